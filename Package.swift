@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+// PackFS: offline map packs (MapLibre Native's offline database) mounted as a filesystem.
+// Layers depend one way: PackStore <- Downloader, PackFS <- FUSEBridge <- packfs (see README "Layout").
+import PackageDescription
+
+let package = Package(
+    name: "PackFS",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "packfs", targets: ["packfs"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // System libraries: a module map and a shim header each, nothing else.
+        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+
+        .target(name: "PackStore", dependencies: [
+            "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib"]),
+        .target(name: "PackFS", dependencies: ["PackStore"]),
+        .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
+        .target(name: "Interchange", dependencies: ["PackStore"]),
+        .executableTarget(name: "packfs", dependencies: [
+            "PackStore", "Downloader", "PackFS", "FUSEBridge", "Interchange",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Helpers shared by the test targets: temp directories, test servers, the built executable.
+        .target(name: "TestSupport", dependencies: ["PackStore"], path: "Tests/TestSupport"),
+        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "TestSupport"], resources: [.copy("Reference")]),
+        .testTarget(name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"]),
+        .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "TestSupport"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PackStore", "TestSupport"]),
+        .testTarget(name: "MountTests", dependencies: ["PackStore", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

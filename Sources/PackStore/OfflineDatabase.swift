@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+
+/// One offline database file, open for reading or writing.
+///
+/// `.session` (a mount or a download) holds an exclusive lock for its lifetime and runs in WAL
+/// mode so readers never wait for the writer; `close()` puts the file back in MapLibre's DELETE
+/// journal mode. `.command` (one-shot commands that write) holds the lock and keeps the file's
+/// journal mode. `.readOnly` takes no lock and never writes.
+public final class OfflineDatabase: @unchecked Sendable {
+    public enum Mode: Sendable { case readOnly, command, session }
+
+    public let path: String
+    public let mode: Mode
+    let writer: any DatabaseWriter
+    private let lock: FileLock?
+    private var closed = false
+
+    private init(path: String, mode: Mode, writer: any DatabaseWriter, lock: FileLock?) {
+        self.path = path
+        self.mode = mode
+        self.writer = writer
+        self.lock = lock
+    }
+
+    /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
+    /// `.readOnly`), and migrating versions 2-5. Refuses anything else without modifying it.
+    public static func open(path: String, mode: Mode = .command) throws -> OfflineDatabase {
+        let inspection = try FileInspection.inspect(path: path)
+        if mode == .readOnly {
+            guard case .offline = inspection else { throw StoreError.fileNotFound(path: path) }
+            return OfflineDatabase(
+                path: path, mode: mode, writer: try queue(path, readonly: true), lock: nil)
+        }
+        let lock = try FileLock(path: path)
+        do {
+            let writer = try openWriter(path: path, mode: mode, inspection: inspection)
+            return OfflineDatabase(path: path, mode: mode, writer: writer, lock: lock)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    private static func openWriter(
+        path: String, mode: Mode, inspection: FileInspection
+    ) throws -> any DatabaseWriter {
+        let setup = try queue(path, readonly: false)
+        try setup.writeWithoutTransaction { db in
+            switch inspection {
+            case .absent, .empty: try Migrations.create(db)
+            case .offline(let version): try Migrations.migrate(db, from: version)
+            }
+        }
+        guard mode == .session else { return setup }
+        try setup.close()
+        return try DatabasePool(path: path, configuration: configuration(readonly: false))
+    }
+
+    static func configuration(readonly: Bool) -> Configuration {
+        var config = Configuration()
+        config.readonly = readonly
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(30)
+        config.maximumReaderCount = 16
+        config.prepareDatabase { db in
+            if !readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
+        }
+        return config
+    }
+
+    private static func queue(_ path: String, readonly: Bool) throws -> DatabaseQueue {
+        do {
+            return try DatabaseQueue(path: path, configuration: configuration(readonly: readonly))
+        } catch {
+            throw StoreError.sqlite("\(path): \(error)")
+        }
+    }
+
+    /// Closes every connection; a session puts the file back in DELETE journal mode first, so the
+    /// file is a single self-contained file again.
+    public func close() throws {
+        guard !closed else { return }
+        closed = true
+        defer { lock?.release() }
+        try writer.close()
+        if mode == .session {
+            let queue = try Self.queue(path, readonly: false)
+            _ = try queue.writeWithoutTransaction { db in
+                try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            }
+            try queue.close()
+        }
+    }
+
+    deinit { try? close() }
+
+    /// Runs `body` in one write transaction: all of it commits, or none of it does.
+    public func write<T>(_ body: (StoreBatch) throws -> T) throws -> T {
+        try wrap { try writer.write { db in try body(StoreBatch(db: db)) } }
+    }
+
+    /// Runs `body` with a consistent read snapshot (never waits for a writer in a session).
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try wrap { try writer.read(body) }
+    }
+
+    func wrap<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.sqlite("\(path): \(error.message ?? error.description)")
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// A parsed JSON document. Object keys keep no order; the writers that need MapLibre's key order
+/// write their own.
+public enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses `data`; nil when it is not JSON.
+    public static func parse(_ data: Data) -> JSONValue? {
+        guard let any = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else { return nil }
+        return JSONValue(any: any)
+    }
+
+    init?(any: Any) {
+        switch any {
+        case is NSNull: self = .null
+        case let string as String: self = .string(string)
+        case let number as NSNumber:
+            // CFBoolean is an NSNumber; its objCType is "c".
+            if String(cString: number.objCType) == "c" {
+                self = .bool(number.boolValue)
+            } else {
+                self = .number(number.doubleValue)
+            }
+        case let array as [Any]:
+            var items: [JSONValue] = []
+            for element in array {
+                guard let value = JSONValue(any: element) else { return nil }
+                items.append(value)
+            }
+            self = .array(items)
+        case let dict as [String: Any]:
+            var fields: [String: JSONValue] = [:]
+            for (key, element) in dict {
+                guard let value = JSONValue(any: element) else { return nil }
+                fields[key] = value
+            }
+            self = .object(fields)
+        default: return nil
+        }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let fields) = self { return fields[key] }
+        return nil
+    }
+
+    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
+    public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    public var object: [String: JSONValue]? {
+        if case .object(let o) = self { return o } else { return nil }
+    }
+
+    /// Compact JSON with keys sorted (stable output for files and tests).
+    public var compactText: String {
+        var out = ""
+        JSONWriter(decimalPoints: false).write(self, into: &out)
+        return out
+    }
+}
+
+/// Compact JSON. With `decimalPoints`, every number is written as MapLibre's RapidJSON writer
+/// writes a double (`14.0`), because MapLibre rejects integer literals in a region definition.
+struct JSONWriter {
+    /// MapLibre's definition needs `14.0`; user metadata keeps `3` as `3`.
+    var decimalPoints: Bool
+
+    func write(_ value: JSONValue, into out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += number(n)
+        case .string(let s): out += Self.quoted(s)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, into: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            writeObject(fields.sorted { $0.key < $1.key }, into: &out)
+        }
+    }
+
+    func writeObject(_ fields: [(key: String, value: JSONValue)], into out: inout String) {
+        out += "{"
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out += "," }
+            out += Self.quoted(field.key) + ":"
+            write(field.value, into: &out)
+        }
+        out += "}"
+    }
+
+    /// Shortest round-trip form, always with a decimal point or exponent.
+    func number(_ n: Double) -> String {
+        guard n.isFinite else { return "null" }
+        if !decimalPoints, n == n.rounded(), abs(n) < 9.0e15 { return String(Int64(n)) }
+        var text = "\(n)"
+        if !text.contains(".") && !text.contains("e") { text += ".0" }
+        return text
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An exclusive `flock` on the database file, held by every process that changes it (a mount, a
+/// download, a command that writes). `flock` locks are independent of the POSIX locks SQLite
+/// takes, and this descriptor is closed only after every SQLite connection is closed, so SQLite's
+/// own locks are never dropped by it.
+final class FileLock {
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw StoreError.sqlite("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw StoreError.inUse(path: path)
+        }
+        descriptor = fd
+    }
+
+    func release() { close(descriptor) }
+}

@@ -1,0 +1,93 @@
+/// MapLibre Native's offline database schema, stable version 6, statement for statement as
+/// MapLibre's `offline_schema.sql` creates it (comments stripped, as its generated header does).
+/// The newer `ambient_*` tables and the `tiles.encoding` column of some snapshots are not part of
+/// the stable format and are deliberately absent.
+enum Schema {
+    static let version = 6
+
+    /// Tables that must exist for a file to count as an offline database.
+    static let tables = ["resources", "tiles", "regions", "region_resources", "region_tiles"]
+
+    static let statements: [String] = [
+        """
+        CREATE TABLE resources (
+          id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+          url TEXT NOT NULL,
+          kind INTEGER NOT NULL,
+          expires INTEGER,
+          modified INTEGER,
+          etag TEXT,
+          data BLOB,
+          compressed INTEGER NOT NULL DEFAULT 0,
+          accessed INTEGER NOT NULL,
+          must_revalidate INTEGER NOT NULL DEFAULT 0,
+          UNIQUE (url)
+        )
+        """,
+        """
+        CREATE TABLE tiles (
+          id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+          url_template TEXT NOT NULL,
+          pixel_ratio INTEGER NOT NULL,
+          z INTEGER NOT NULL,
+          x INTEGER NOT NULL,
+          y INTEGER NOT NULL,
+          expires INTEGER,
+          modified INTEGER,
+          etag TEXT,
+          data BLOB,
+          compressed INTEGER NOT NULL DEFAULT 0,
+          accessed INTEGER NOT NULL,
+          must_revalidate INTEGER NOT NULL DEFAULT 0,
+          UNIQUE (url_template, pixel_ratio, z, x, y)
+        )
+        """,
+        """
+        CREATE TABLE regions (
+          id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+          definition TEXT NOT NULL,
+          description BLOB
+        )
+        """,
+        """
+        CREATE TABLE region_resources (
+          region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
+          resource_id INTEGER NOT NULL REFERENCES resources(id),
+          UNIQUE (region_id, resource_id)
+        )
+        """,
+        """
+        CREATE TABLE region_tiles (
+          region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
+          tile_id INTEGER NOT NULL REFERENCES tiles(id),
+          UNIQUE (region_id, tile_id)
+        )
+        """,
+        "CREATE INDEX resources_accessed\nON resources (accessed)",
+        "CREATE INDEX tiles_accessed\nON tiles (accessed)",
+        "CREATE INDEX region_resources_resource_id\nON region_resources (resource_id)",
+        "CREATE INDEX region_tiles_tile_id\nON region_tiles (tile_id)",
+    ]
+
+    /// PackFS's own bookkeeping, created on first write (never by `create`), so that a fresh
+    /// database is exactly MapLibre's. Rows die with their region through the cascade.
+    static let bookkeeping: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS packfs_pack_state (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          state TEXT NOT NULL,
+          error TEXT,
+          required_resources INTEGER NOT NULL DEFAULT 0,
+          required_tiles INTEGER NOT NULL DEFAULT 0,
+          required_is_precise INTEGER NOT NULL DEFAULT 0,
+          updated INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS packfs_settings (
+          key TEXT NOT NULL PRIMARY KEY,
+          value TEXT NOT NULL
+        )
+        """,
+    ]
+}

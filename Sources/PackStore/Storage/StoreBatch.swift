@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// The writes of one transaction (`OfflineDatabase.write`). Updates keep row ids (update, then
+/// insert if absent, as MapLibre does); pack membership is `INSERT OR IGNORE`.
+public struct StoreBatch {
+    let db: Database
+    let now: Int64
+
+    init(db: Database, now: Int64 = unixNow()) {
+        self.db = db
+        self.now = now
+    }
+
+    /// Stores a resource (content and cache headers) and returns its row id.
+    @discardableResult
+    public func putResource(
+        url: String, kind: ResourceKind, data: StoredData, headers: CacheHeaders
+    ) throws -> ResourceID {
+        let values: StatementArguments = [
+            kind.rawValue, headers.expires, headers.modified, headers.etag, data.bytes,
+            data.compressed, now, headers.mustRevalidate, url,
+        ]
+        try db.cachedStatement(sql: """
+            UPDATE resources SET kind = ?, expires = ?, modified = ?, etag = ?, data = ?,
+              compressed = ?, accessed = ?, must_revalidate = ? WHERE url = ?
+            """).execute(arguments: values)
+        if db.changesCount == 0 {
+            try db.cachedStatement(sql: """
+                INSERT INTO resources (kind, expires, modified, etag, data, compressed, accessed,
+                  must_revalidate, url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: values)
+            return ResourceID(rawValue: db.lastInsertedRowID)
+        }
+        return try resourceID(url: url)!
+    }
+
+    /// Stores a tile and returns its row id.
+    @discardableResult
+    public func putTile(_ key: TileKey, data: StoredData, headers: CacheHeaders) throws -> TileID {
+        let values: StatementArguments = [
+            headers.expires, headers.modified, headers.etag, data.bytes, data.compressed, now,
+            headers.mustRevalidate, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y,
+        ]
+        try db.cachedStatement(sql: """
+            UPDATE tiles SET expires = ?, modified = ?, etag = ?, data = ?, compressed = ?,
+              accessed = ?, must_revalidate = ?
+            WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+            """).execute(arguments: values)
+        if db.changesCount == 0 {
+            try db.cachedStatement(sql: """
+                INSERT INTO tiles (expires, modified, etag, data, compressed, accessed,
+                  must_revalidate, url_template, pixel_ratio, z, x, y)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: values)
+            return TileID(rawValue: db.lastInsertedRowID)
+        }
+        return try tileID(key)!
+    }
+
+    /// A 304 answer: the stored content stays; the headers and `accessed` are renewed.
+    public func revalidateResource(url: String, headers: CacheHeaders) throws {
+        try db.cachedStatement(sql: """
+            UPDATE resources SET expires = ?, modified = COALESCE(?, modified),
+              etag = COALESCE(?, etag), must_revalidate = ?, accessed = ? WHERE url = ?
+            """).execute(arguments: [
+                headers.expires, headers.modified, headers.etag, headers.mustRevalidate, now, url,
+            ])
+    }
+
+    /// A 304 answer for a tile.
+    public func revalidateTile(_ key: TileKey, headers: CacheHeaders) throws {
+        try db.cachedStatement(sql: """
+            UPDATE tiles SET expires = ?, modified = COALESCE(?, modified),
+              etag = COALESCE(?, etag), must_revalidate = ?, accessed = ?
+            WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+            """).execute(arguments: [
+                headers.expires, headers.modified, headers.etag, headers.mustRevalidate, now,
+                key.urlTemplate, key.pixelRatio, key.z, key.x, key.y,
+            ])
+    }
+
+    public func link(resource: ResourceID, to region: RegionID) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO region_resources (region_id, resource_id) VALUES (?, ?)")
+            .execute(arguments: [region.rawValue, resource.rawValue])
+    }
+
+    public func link(tile: TileID, to region: RegionID) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO region_tiles (region_id, tile_id) VALUES (?, ?)")
+            .execute(arguments: [region.rawValue, tile.rawValue])
+    }
+
+    /// Adds an already stored resource (any pack's, or the ambient cache's) to `region`;
+    /// false when nothing is stored under `url`.
+    public func adoptResource(url: String, into region: RegionID) throws -> Bool {
+        guard let id = try resourceID(url: url) else { return false }
+        try link(resource: id, to: region)
+        return true
+    }
+
+    /// Adds an already stored tile to `region`; false when it is not stored.
+    public func adoptTile(_ key: TileKey, into region: RegionID) throws -> Bool {
+        guard let id = try tileID(key) else { return false }
+        try link(tile: id, to: region)
+        return true
+    }
+
+    /// Drops one resource from one pack (the row stays for other packs or the ambient cache).
+    public func unlink(resource: ResourceID, from region: RegionID) throws {
+        try db.execute(
+            sql: "DELETE FROM region_resources WHERE region_id = ? AND resource_id = ?",
+            arguments: [region.rawValue, resource.rawValue])
+    }
+
+    /// Drops one tile from one pack.
+    public func unlink(tile: TileID, from region: RegionID) throws {
+        try db.execute(
+            sql: "DELETE FROM region_tiles WHERE region_id = ? AND tile_id = ?",
+            arguments: [region.rawValue, tile.rawValue])
+    }
+
+    public func resourceID(url: String) throws -> ResourceID? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM resources WHERE url = ?"), arguments: [url])
+            .map(ResourceID.init(rawValue:))
+    }
+
+    public func tileID(_ key: TileKey) throws -> TileID? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT id FROM tiles
+                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                """),
+            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
+        ).map(TileID.init(rawValue:))
+    }
+
+    /// The underlying connection, for PackStore's own multi-statement operations.
+    var database: Database { db }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The `data` and `compressed` columns of one row, exactly as stored.
+///
+/// `bytes == nil` means "no content" (a 404 or 204 tile). When `compressed` is true the bytes are
+/// zlib (RFC 1950), as zlib's `compress()` writes them; readers also accept gzip, which some apps
+/// wrote.
+public struct StoredData: Equatable, Sendable {
+    public var bytes: Data?
+    public var compressed: Bool
+
+    public init(bytes: Data?, compressed: Bool) {
+        self.bytes = bytes
+        self.compressed = compressed
+    }
+
+    public static let noContent = StoredData(bytes: nil, compressed: false)
+
+    /// MapLibre's rule: compress, and keep the compressed form only when strictly smaller.
+    public static func encoding(_ raw: Data) -> StoredData {
+        if let packed = try? Zlib.compress(raw), packed.count < raw.count {
+            return StoredData(bytes: packed, compressed: true)
+        }
+        return StoredData(bytes: raw, compressed: false)
+    }
+
+    /// The content bytes a renderer reads, or nil for "no content".
+    public func decoded() throws -> Data? {
+        guard let bytes else { return nil }
+        return compressed ? try Zlib.decompress(bytes) : bytes
+    }
+
+    /// Size as stored (what MapLibre counts in `completed_bytes`).
+    public var storedSize: Int { bytes?.count ?? 0 }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Every failure PackStore reports. Each case names what failed and where, so that a one-line
+/// message (`description`) is enough for a user to act on.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case fileNotFound(path: String)
+    case notSQLite(path: String)
+    case notOfflineDatabase(path: String, missing: [String])
+    case unsupportedSchemaVersion(path: String, version: Int)
+    case corrupt(path: String, detail: String)
+    case inUse(path: String)
+    case invalidPackName(String, reason: String)
+    case duplicatePackName(String)
+    case packNotFound(String)
+    case regionNotFound(RegionID)
+    case invalidDefinition(field: String, reason: String)
+    case invalidData(String)
+    case sqlite(String)
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let path):
+            return "\(path): no such offline database"
+        case .notSQLite(let path):
+            return "\(path) is not an SQLite database; it was left untouched"
+        case .notOfflineDatabase(let path, let missing):
+            return "\(path) is an SQLite database but not an offline database (no table "
+                + missing.joined(separator: ", ") + "); it was left untouched"
+        case .unsupportedSchemaVersion(let path, let version):
+            return "\(path) has offline schema version \(version); PackFS reads versions 2 to 6;"
+                + " it was left untouched"
+        case .corrupt(let path, let detail):
+            return "\(path) is damaged (\(detail)); it was left untouched"
+        case .inUse(let path):
+            return "\(path) is in use by another PackFS process (mounted or downloading)"
+        case .invalidPackName(let name, let reason):
+            return "invalid pack name \"\(name)\": \(reason)"
+        case .duplicatePackName(let name):
+            return "a pack named \"\(name)\" already exists"
+        case .packNotFound(let name):
+            return "no pack named \"\(name)\""
+        case .regionNotFound(let id):
+            return "no region with id \(id.rawValue)"
+        case .invalidDefinition(let field, let reason):
+            return "\(field): \(reason)"
+        case .invalidData(let detail):
+            return "invalid stored data: \(detail)"
+        case .sqlite(let detail):
+            return "database error: \(detail)"
+        }
+    }
+}

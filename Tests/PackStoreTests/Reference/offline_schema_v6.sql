@@ -1,0 +1,1 @@
+-- MapLibre Native offline schema v6
