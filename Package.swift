@@ -32,8 +32,13 @@ let package = Package(
         ]),
 
         // Helpers shared by the test targets: temp directories, test servers, the built executable.
+        // Writes batches until killed: the crash-safety test's subject.
+        .executableTarget(name: "packfs-crashwriter", dependencies: ["PackStore"], path: "Tests/CrashWriter"),
         .target(name: "TestSupport", dependencies: ["PackStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "TestSupport"], resources: [.copy("Reference")]),
+        .testTarget(
+            name: "PackStoreTests",
+            dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            resources: [.copy("Reference")]),
         .testTarget(name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"]),
         .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),

@@ -20,3 +20,18 @@ public final class TemporaryDirectory {
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     public func remove() { try? FileManager.default.removeItem(at: url) }
 }
+
+/// Executables built next to the test bundle (`.build/<config>/`), whatever the scratch path.
+public enum BuiltProducts {
+    public static var directory: URL {
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    public static func executable(_ name: String) -> URL { directory.appendingPathComponent(name) }
+}
+
+/// `CI=true`: tests that need a real part (FUSE, nginx, python packages) must fail, not skip.
+public var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }

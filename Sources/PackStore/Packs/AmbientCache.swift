@@ -1,0 +1,162 @@
+import GRDB
+
+/// What an eviction or clear removed.
+public struct EvictionReport: Equatable, Sendable {
+    public var resources = 0
+    public var tiles = 0
+    public var bytes: Int64 = 0
+    public init() {}
+}
+
+/// Size of the ambient cache: rows no pack holds.
+public struct AmbientUsage: Equatable, Sendable {
+    public var resources: Int
+    public var tiles: Int
+    /// Stored bytes of their `data`.
+    public var bytes: Int64
+}
+
+/// The ambient cache: resources and tiles that no pack holds. Its size is the stored bytes of
+/// those rows; it is trimmed to a limit (default 50 MiB) least recently accessed first. Pack
+/// rows are never candidates: every query here starts from "no membership row".
+enum AmbientCache {
+    static let defaultLimit: Int64 = 50 * 1024 * 1024
+    static let limitKey = "ambient_limit"
+
+    static let unreferenced = """
+        SELECT 0 AS tbl, id, LENGTH(data) AS size, accessed FROM resources r
+          WHERE NOT EXISTS (SELECT 1 FROM region_resources WHERE resource_id = r.id)
+        UNION ALL
+        SELECT 1 AS tbl, id, LENGTH(data) AS size, accessed FROM tiles t
+          WHERE NOT EXISTS (SELECT 1 FROM region_tiles WHERE tile_id = t.id)
+        """
+
+    static func usage(_ db: Database) throws -> AmbientUsage {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT COALESCE(SUM(tbl = 0), 0) AS resources, COALESCE(SUM(tbl = 1), 0) AS tiles,
+              COALESCE(SUM(size), 0) AS bytes FROM (\(unreferenced))
+            """)!
+        return AmbientUsage(resources: row["resources"], tiles: row["tiles"], bytes: row["bytes"])
+    }
+
+    static func limit(_ db: Database) throws -> Int64 {
+        try Settings.value(limitKey, db).flatMap { Int64($0) } ?? defaultLimit
+    }
+
+    /// Deletes least recently accessed ambient rows until the ambient bytes fit in `limit`.
+    static func trim(_ db: Database, to limit: Int64) throws -> EvictionReport {
+        var report = EvictionReport()
+        var bytes = try usage(db).bytes
+        while bytes > limit {
+            let rows = try Row.fetchAll(db, sql: "\(unreferenced) ORDER BY accessed, id LIMIT 256")
+            if rows.isEmpty { break }
+            for row in rows where bytes > limit {
+                let size: Int64 = row["size"] ?? 0
+                try delete(row, db, into: &report)
+                bytes -= size
+            }
+        }
+        return report
+    }
+
+    /// Deletes every ambient row.
+    static func clear(_ db: Database) throws -> EvictionReport {
+        var report = EvictionReport()
+        for row in try Row.fetchAll(db, sql: unreferenced) { try delete(row, db, into: &report) }
+        return report
+    }
+
+    private static func delete(_ row: Row, _ db: Database, into report: inout EvictionReport) throws {
+        let isTile: Int = row["tbl"]
+        let id: Int64 = row["id"]
+        report.bytes += row["size"] ?? 0
+        if isTile == 1 {
+            try db.cachedStatement(sql: "DELETE FROM tiles WHERE id = ?").execute(arguments: [id])
+            report.tiles += 1
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM resources WHERE id = ?").execute(arguments: [id])
+            report.resources += 1
+        }
+    }
+
+    /// MapLibre's invalidate: expire ambient rows and mark them for revalidation.
+    static func invalidate(_ db: Database) throws -> Int {
+        try db.execute(sql: """
+            UPDATE resources SET expires = 0, must_revalidate = 1
+              WHERE id NOT IN (SELECT resource_id FROM region_resources)
+            """)
+        var changed = db.changesCount
+        try db.execute(sql: """
+            UPDATE tiles SET expires = 0, must_revalidate = 1
+              WHERE id NOT IN (SELECT tile_id FROM region_tiles)
+            """)
+        changed += db.changesCount
+        return changed
+    }
+}
+
+/// PackFS's settings table (`packfs_settings`), created on first write.
+enum Settings {
+    static func value(_ key: String, _ db: Database) throws -> String? {
+        guard try db.tableExists("packfs_settings") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT value FROM packfs_settings WHERE key = ?", arguments: [key])
+    }
+
+    static func set(_ key: String, _ value: String, _ db: Database) throws {
+        try Migrations.ensureBookkeeping(db)
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO packfs_settings (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+}
+
+extension OfflineDatabase {
+    public func ambientUsage() throws -> AmbientUsage { try read(AmbientCache.usage) }
+
+    public func ambientLimit() throws -> Int64 { try read(AmbientCache.limit) }
+
+    /// Sets the ambient limit and trims the cache to it at once.
+    @discardableResult
+    public func setAmbientLimit(_ bytes: Int64) throws -> EvictionReport {
+        precondition(bytes >= 0, "limit checked by the caller")
+        let report = try write { batch -> EvictionReport in
+            try Settings.set(AmbientCache.limitKey, String(bytes), batch.database)
+            return try AmbientCache.trim(batch.database, to: bytes)
+        }
+        try incrementalVacuum()
+        return report
+    }
+
+    /// Trims the ambient cache to its limit.
+    @discardableResult
+    public func trimAmbient() throws -> EvictionReport {
+        let report = try write { try AmbientCache.trim($0.database, to: AmbientCache.limit($0.database)) }
+        try incrementalVacuum()
+        return report
+    }
+
+    @discardableResult
+    public func clearAmbient() throws -> EvictionReport {
+        let report = try write { try AmbientCache.clear($0.database) }
+        try incrementalVacuum()
+        return report
+    }
+
+    /// Marks every ambient row for revalidation; returns how many rows.
+    @discardableResult
+    public func invalidateAmbient() throws -> Int { try write { try AmbientCache.invalidate($0.database) } }
+
+    /// Marks every row of one pack for revalidation (MapLibre's `invalidateRegion`).
+    public func invalidatePack(_ id: RegionID) throws {
+        try write { batch in
+            let db = batch.database
+            try db.execute(sql: """
+                UPDATE resources SET expires = 0, must_revalidate = 1
+                  WHERE id IN (SELECT resource_id FROM region_resources WHERE region_id = ?)
+                """, arguments: [id.rawValue])
+            try db.execute(sql: """
+                UPDATE tiles SET expires = 0, must_revalidate = 1
+                  WHERE id IN (SELECT tile_id FROM region_tiles WHERE region_id = ?)
+                """, arguments: [id.rawValue])
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import GRDB
+
+/// What one pack holds, in MapLibre's terms: counts of rows and their stored bytes.
+public struct PackCounts: Equatable, Sendable {
+    public var resources = 0
+    public var resourceBytes: Int64 = 0
+    public var tiles = 0
+    public var tileBytes: Int64 = 0
+    public init() {}
+}
+
+/// Database-wide figures for `status.json` and `packfs list`.
+public struct DatabaseCounts: Equatable, Sendable {
+    public var packs: Int
+    public var resources: Int
+    public var tiles: Int
+    /// Size of the file in use (pages minus free pages).
+    public var bytes: Int64
+    public var ambient: AmbientUsage
+    public var ambientLimit: Int64
+}
+
+extension OfflineDatabase {
+    /// Counts through the membership tables' unique (region_id, ...) indexes: no table scan.
+    public func counts(of region: RegionID) throws -> PackCounts {
+        try read { db in try Self.counts(of: region, db) }
+    }
+
+    static func counts(of region: RegionID, _ db: Database) throws -> PackCounts {
+        var counts = PackCounts()
+        let resources = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
+                FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
+                WHERE rr.region_id = ?
+                """), arguments: [region.rawValue])!
+        let tiles = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(t.data)), 0) AS bytes
+                FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+                WHERE rt.region_id = ?
+                """), arguments: [region.rawValue])!
+        counts.resources = resources["n"]
+        counts.resourceBytes = resources["bytes"]
+        counts.tiles = tiles["n"]
+        counts.tileBytes = tiles["bytes"]
+        return counts
+    }
+
+    public func databaseCounts() throws -> DatabaseCounts {
+        try read { db in
+            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            return DatabaseCounts(
+                packs: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM regions") ?? 0,
+                resources: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? 0,
+                tiles: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0,
+                bytes: (pages - free) * size, ambient: try AmbientCache.usage(db),
+                ambientLimit: try AmbientCache.limit(db))
+        }
+    }
+}

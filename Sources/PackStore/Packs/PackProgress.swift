@@ -1,0 +1,40 @@
+/// MapLibre's `OfflineRegionStatus` for one pack, as `progress.json` and `packfs status` show it.
+/// Byte counts are stored sizes; `completed_resources` counts tiles too, as MapLibre does.
+public struct PackProgress: Equatable, Sendable {
+    public var status: PackStatus
+    public var counts: PackCounts
+
+    public init(status: PackStatus, counts: PackCounts) {
+        self.status = status
+        self.counts = counts
+    }
+
+    public var completedResources: Int { counts.resources + counts.tiles }
+    public var completedBytes: Int64 { counts.resourceBytes + counts.tileBytes }
+
+    /// For packs with no recorded requirement (made by an app), what is stored is all we know.
+    public var requiredResources: Int { max(status.requiredResources, completedResources) }
+    public var requiredTiles: Int { max(status.requiredTiles, counts.tiles) }
+
+    public var json: JSONValue {
+        .object([
+            "state": .string(status.state.rawValue),
+            "completed_resources": .number(Double(completedResources)),
+            "completed_bytes": .number(Double(completedBytes)),
+            "completed_tiles": .number(Double(counts.tiles)),
+            "completed_tile_bytes": .number(Double(counts.tileBytes)),
+            "required_resources": .number(Double(requiredResources)),
+            "required_tiles": .number(Double(requiredTiles)),
+            "required_resources_is_precise": .bool(status.requiredIsPrecise),
+            "error": status.error.map(JSONValue.string) ?? .null,
+        ])
+    }
+}
+
+extension OfflineDatabase {
+    public func progress(of region: RegionID) throws -> PackProgress {
+        try read { db in
+            PackProgress(status: try Self.status(of: region, db), counts: try Self.counts(of: region, db))
+        }
+    }
+}

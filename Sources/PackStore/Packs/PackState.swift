@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+
+/// A pack's download state, as `user.packfs.state` shows it.
+public enum PackState: String, Sendable, CaseIterable {
+    case inactive, active, complete, error
+}
+
+/// What the downloader last recorded for a pack (`packfs_pack_state`). Packs PackFS never
+/// downloaded have no row and read as inactive with nothing required.
+public struct PackStatus: Equatable, Sendable {
+    public var state: PackState
+    public var error: String?
+    /// Resources plus tiles the definition needs (MapLibre counts tiles as resources too).
+    public var requiredResources: Int
+    public var requiredTiles: Int
+    public var requiredIsPrecise: Bool
+
+    public init(
+        state: PackState, error: String? = nil, requiredResources: Int = 0, requiredTiles: Int = 0,
+        requiredIsPrecise: Bool = false
+    ) {
+        self.state = state
+        self.error = error
+        self.requiredResources = requiredResources
+        self.requiredTiles = requiredTiles
+        self.requiredIsPrecise = requiredIsPrecise
+    }
+}
+
+extension OfflineDatabase {
+    public func status(of region: RegionID) throws -> PackStatus {
+        try read { db in try Self.status(of: region, db) }
+    }
+
+    static func status(of region: RegionID, _ db: Database) throws -> PackStatus {
+        guard try db.tableExists("packfs_pack_state"),
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM packfs_pack_state WHERE region_id = ?", arguments: [region.rawValue])
+        else { return PackStatus(state: .inactive) }
+        return PackStatus(
+            state: PackState(rawValue: row["state"]) ?? .inactive, error: row["error"],
+            requiredResources: row["required_resources"], requiredTiles: row["required_tiles"],
+            requiredIsPrecise: row["required_is_precise"])
+    }
+
+    public func setStatus(_ status: PackStatus, of region: RegionID) throws {
+        try write { batch in try batch.setStatus(status, of: region) }
+    }
+}
+
+extension StoreBatch {
+    /// Records a pack's state inside a larger transaction (with the batch it describes).
+    public func setStatus(_ status: PackStatus, of region: RegionID) throws {
+        try Migrations.ensureBookkeeping(db)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO packfs_pack_state (region_id, state, error, required_resources,
+                  required_tiles, required_is_precise, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                region.rawValue, status.state.rawValue, status.error, status.requiredResources,
+                status.requiredTiles, status.requiredIsPrecise, now,
+            ])
+    }
+}

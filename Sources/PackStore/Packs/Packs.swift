@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+
+/// Creating, finding, renaming, redefining and removing packs.
+extension OfflineDatabase {
+    /// Every pack, in id order. Names are unique: a name an earlier pack already shows (possible
+    /// in databases apps wrote) falls back to `region-<id>`.
+    public func packs() throws -> [Pack] {
+        try read { db in try Self.packs(db) }
+    }
+
+    static func packs(_ db: Database) throws -> [Pack] {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, definition, description FROM regions ORDER BY id")
+        var taken = Set<String>()
+        return rows.map { row in
+            let id = RegionID(rawValue: row["id"])
+            let description: Data? = row["description"]
+            var name = PackDescription.name(in: description) ?? "region-\(id.rawValue)"
+            if taken.contains(name) { name = "region-\(id.rawValue)" }
+            taken.insert(name)
+            let text: String = row["definition"]
+            return Pack(
+                id: id, name: name, definitionText: text,
+                definition: try? RegionDefinition(mapLibreJSON: text), description: description)
+        }
+    }
+
+    public func pack(named name: String) throws -> Pack {
+        guard let pack = try packs().first(where: { $0.name == name }) else {
+            throw StoreError.packNotFound(name)
+        }
+        return pack
+    }
+
+    public func pack(id: RegionID) throws -> Pack {
+        guard let pack = try packs().first(where: { $0.id == id }) else {
+            throw StoreError.regionNotFound(id)
+        }
+        return pack
+    }
+
+    /// Creates an empty pack (state `inactive` until a download starts).
+    public func createPack(
+        name: String, definition: RegionDefinition, metadata: JSONValue? = nil
+    ) throws -> Pack {
+        try PackName.validate(name)
+        let id = try write { batch -> RegionID in
+            try Self.requireFree(name, batch.database)
+            try batch.database.execute(
+                sql: "INSERT INTO regions (definition, description) VALUES (?, ?)",
+                arguments: [
+                    definition.mapLibreJSON,
+                    PackDescription.encode(["name": .string(name), "metadata": metadata].compactMapValues { $0 }),
+                ])
+            return RegionID(rawValue: batch.database.lastInsertedRowID)
+        }
+        return try pack(id: id)
+    }
+
+    public func renamePack(_ id: RegionID, to name: String) throws {
+        try PackName.validate(name)
+        try updateDescription(id) { db, pack, fields in
+            if pack.name != name { try Self.requireFree(name, db) }
+            fields["name"] = .string(name)
+        }
+    }
+
+    /// Replaces the region file's `metadata` kept in the description (nil removes it).
+    public func setMetadata(_ id: RegionID, _ metadata: JSONValue?) throws {
+        try updateDescription(id) { _, pack, fields in
+            fields["name"] = .string(pack.name)
+            fields["metadata"] = metadata
+        }
+    }
+
+    private func updateDescription(
+        _ id: RegionID, _ change: (Database, Pack, inout [String: JSONValue]) throws -> Void
+    ) throws {
+        try write { batch in
+            let db = batch.database
+            guard let pack = try Self.packs(db).first(where: { $0.id == id }) else {
+                throw StoreError.regionNotFound(id)
+            }
+            var fields = PackDescription.fields(of: pack.description)
+            try change(db, pack, &fields)
+            try db.execute(
+                sql: "UPDATE regions SET description = ? WHERE id = ?",
+                arguments: [PackDescription.encode(fields), id.rawValue])
+        }
+    }
+
+    /// Stores a new definition (the downloader then converges the pack to it).
+    public func setDefinition(_ id: RegionID, _ definition: RegionDefinition) throws {
+        try write { batch in
+            try batch.database.execute(
+                sql: "UPDATE regions SET definition = ? WHERE id = ?",
+                arguments: [definition.mapLibreJSON, id.rawValue])
+            guard batch.database.changesCount == 1 else { throw StoreError.regionNotFound(id) }
+        }
+    }
+
+    /// Removes a pack in one transaction: its region row goes, the cascade drops its memberships,
+    /// what no other pack uses becomes ambient cache and is trimmed to the ambient limit. The
+    /// freed pages are then returned to the file system.
+    @discardableResult
+    public func removePack(_ id: RegionID) throws -> EvictionReport {
+        let report = try write { batch -> EvictionReport in
+            try batch.database.execute(sql: "DELETE FROM regions WHERE id = ?", arguments: [id.rawValue])
+            guard batch.database.changesCount == 1 else { throw StoreError.regionNotFound(id) }
+            return try AmbientCache.trim(batch.database, to: AmbientCache.limit(batch.database))
+        }
+        try incrementalVacuum()
+        return report
+    }
+
+    private static func requireFree(_ name: String, _ db: Database) throws {
+        if try packs(db).contains(where: { $0.name == name }) {
+            throw StoreError.duplicatePackName(name)
+        }
+    }
+
+    /// Returns free pages to the file system (the database is `auto_vacuum = INCREMENTAL`).
+    public func incrementalVacuum() throws {
+        try wrap {
+            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA incremental_vacuum") }
+        }
+    }
+}
