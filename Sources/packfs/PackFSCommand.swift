@@ -1,8 +1,57 @@
 import ArgumentParser
+import Foundation
+import PackStore
 
+/// The root command: a table of subcommands and the one place that turns errors into a line on
+/// stderr and an exit status (0 success, 1 failure, 2 bad usage).
 @main
 struct PackFSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "packfs",
-        abstract: "Offline map packs (MapLibre Native's offline database) as a filesystem.")
+        abstract: "Offline map packs (MapLibre Native's offline database) as a filesystem.",
+        subcommands: [
+            ListCommand.self, StatusCommand.self, RemoveCommand.self, CacheCommand.self,
+            ResetCommand.self,
+        ])
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withReport: error)
+        }
+    }
+
+    private static func exit(withReport error: Error) -> Never {
+        if let failure = error as? StoreError {
+            fail(failure.description)
+        }
+        if let failure = error as? CommandFailure {
+            fail(failure.message)
+        }
+        let code = exitCode(for: error)
+        if code == .success {
+            print(fullMessage(for: error))
+            Foundation.exit(0)
+        }
+        if code.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
+            let line = message(for: error).replacingOccurrences(of: "\n", with: " ")
+            FileHandle.standardError.write(Data("packfs: \(line) (see 'packfs help')\n".utf8))
+            Foundation.exit(2)
+        }
+        fail(fullMessage(for: error))
+    }
+
+    static func fail(_ message: String) -> Never {
+        let line = message.replacingOccurrences(of: "\n", with: " ")
+        FileHandle.standardError.write(Data("packfs: \(line)\n".utf8))
+        Foundation.exit(1)
+    }
+}
+
+/// A failure a command reports in its own words (exit status 1).
+struct CommandFailure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
 }

@@ -1,0 +1,48 @@
+import ArgumentParser
+import PackStore
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the packs with their state and progress.")
+
+    @OptionGroup var db: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let database = try db.openForReading()
+        defer { try? database.close() }
+        let rows = try database.packs().map { ($0, try database.progress(of: $0.id)) }
+        if output.json {
+            printJSON(.array(rows.map { PackReport(pack: $0.0, progress: $0.1).json }))
+            return
+        }
+        print(pad("NAME", 24) + pad("STATE", 10) + pad("TILES", 16) + pad("RESOURCES", 16) + "SIZE")
+        for (pack, progress) in rows {
+            let tiles = "\(progress.counts.tiles)/\(progress.requiredTiles)"
+            let resources = "\(progress.completedResources)/\(progress.requiredResources)"
+            print(pad(pack.name, 24) + pad(progress.status.state.rawValue, 10) + pad(tiles, 16)
+                + pad(resources, 16) + humanBytes(progress.completedBytes))
+        }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+/// A pack as the commands print it: name, id, definition, metadata and MapLibre's progress.
+struct PackReport {
+    var pack: Pack
+    var progress: PackProgress
+
+    var json: JSONValue {
+        var fields = progress.json.object ?? [:]
+        fields["name"] = .string(pack.name)
+        fields["id"] = .number(Double(pack.id.rawValue))
+        fields["definition"] = JSONValue.parse(Data(pack.definitionText.utf8)) ?? .string(pack.definitionText)
+        fields["metadata"] = pack.metadata ?? .null
+        return .object(fields)
+    }
+}
+
+import Foundation

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import PackStore
+
+/// The database file every command works on.
+struct DatabaseOptions: ParsableArguments {
+    @Argument(help: "The offline database file (MapLibre Native's format).")
+    var database: String
+
+    /// Opens for reading: no lock, no change to the file.
+    func openForReading() throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .readOnly)
+    }
+
+    /// Opens for a change: refused while another PackFS process holds the database.
+    func openForChange() throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .command)
+    }
+}
+
+/// `--json` for commands that print data.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+}
+
+/// Writes a JSON value to stdout on one line.
+func printJSON(_ value: JSONValue) {
+    print(value.compactText)
+}
+
+/// Sizes for people: 1.5 MiB.
+func humanBytes(_ bytes: Int64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1024 && unit < units.count - 1 {
+        value /= 1024
+        unit += 1
+    }
+    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import PackStore
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show one pack's state, progress and definition.")
+
+    @OptionGroup var db: DatabaseOptions
+    @Argument(help: "The pack's name.") var name: String
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let database = try db.openForReading()
+        defer { try? database.close() }
+        let pack = try database.pack(named: name)
+        let progress = try database.progress(of: pack.id)
+        if output.json {
+            printJSON(PackReport(pack: pack, progress: progress).json)
+            return
+        }
+        print("name:       \(pack.name)")
+        print("state:      \(progress.status.state.rawValue)")
+        if let error = progress.status.error { print("error:      \(error)") }
+        print("tiles:      \(progress.counts.tiles) of \(progress.requiredTiles) (\(humanBytes(progress.counts.tileBytes)))")
+        print("resources:  \(progress.completedResources) of \(progress.requiredResources)"
+            + (progress.status.requiredIsPrecise ? "" : " (estimate)") + " (\(humanBytes(progress.completedBytes)))")
+        print("definition: \(pack.definitionText)")
+        if let metadata = pack.metadata { print("metadata:   \(metadata.compactText)") }
+    }
+}

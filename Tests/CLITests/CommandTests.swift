@@ -1,0 +1,105 @@
+import Foundation
+import PackStore
+import XCTest
+
+final class CommandTests: CLITestCase {
+    func testEverySubcommandHasHelp() throws {
+        for command in ["list", "status", "remove", "cache", "reset"] {
+            let outcome = try packfs(command, "--help")
+            XCTAssertEqual(outcome.status, 0, command)
+            XCTAssertTrue(outcome.stdout.contains("USAGE: packfs \(command)"), command)
+        }
+    }
+
+    func testResetCreatesAV6Database() throws {
+        XCTAssertEqual(try packfs("reset", db).status, 0)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [db, "PRAGMA user_version"]
+        let pipe = Pipe()
+        sqlite.standardOutput = pipe
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        XCTAssertEqual(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "6\n")
+    }
+
+    func testListAndStatusAsTextAndJSON() throws {
+        try makeDatabase()
+        let list = try packfs("list", db)
+        XCTAssertEqual(list.status, 0)
+        XCTAssertTrue(list.stdout.contains("helsinki"))
+        XCTAssertTrue(list.stdout.contains("complete"))
+        let json = try packfs("list", db, "--json")
+        let packs = try XCTUnwrap(JSONValue.parse(Data(json.stdout.utf8))?.array)
+        XCTAssertEqual(packs.map { $0["name"]?.string }, ["helsinki", "other"])
+        XCTAssertEqual(packs[0]["completed_tiles"], .number(2))
+        XCTAssertEqual(packs[0]["definition"]?["max_zoom"], .number(14))
+        XCTAssertEqual(packs[0]["metadata"], .object(["trip": .string("weekend")]))
+        let status = try packfs("status", db, "helsinki", "--json")
+        XCTAssertEqual(JSONValue.parse(Data(status.stdout.utf8))?["state"], .string("complete"))
+        XCTAssertTrue(try packfs("status", db, "helsinki").stdout.contains("tiles:      2 of 2"))
+    }
+
+    func testRemoveKeepsSharedTiles() throws {
+        try makeDatabase()
+        XCTAssertEqual(try packfs("cache", db, "limit", "0").status, 0)
+        let outcome = try packfs("remove", db, "helsinki")
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+        XCTAssertEqual(try database.packs().map(\.name), ["other"])
+        XCTAssertNotNil(try database.tile(TileKey(urlTemplate: "t", pixelRatio: 1, z: 1, x: 0, y: 0)))
+        XCTAssertNil(try database.tile(TileKey(urlTemplate: "t", pixelRatio: 1, z: 1, x: 1, y: 0)))
+    }
+
+    func testCacheCommands() throws {
+        try makeDatabase()
+        try packfs("remove", db, "other")
+        let size = try packfs("cache", db, "size", "--json")
+        XCTAssertEqual(JSONValue.parse(Data(size.stdout.utf8))?["limit"], .number(52_428_800))
+        XCTAssertEqual(try packfs("cache", db, "limit", "1M").status, 0)
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientLimit(), 1_048_576)
+        try packfs("remove", db, "helsinki")
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientUsage().tiles, 2)
+        let invalidated = try packfs("cache", db, "invalidate", "--json")
+        XCTAssertEqual(JSONValue.parse(Data(invalidated.stdout.utf8))?["invalidated"], .number(2))
+        let cleared = try packfs("cache", db, "clear", "--json")
+        XCTAssertEqual(JSONValue.parse(Data(cleared.stdout.utf8))?["removed_tiles"], .number(2))
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientUsage().tiles, 0)
+    }
+
+    func testFailuresAreOneLineWithExitStatusOne() throws {
+        try makeDatabase()
+        let cases: [[String]] = [
+            ["status", db, "missing"], ["remove", db, "missing"], ["list", temp.path("absent.db")],
+            ["list", "/etc/hostname"],
+        ]
+        for arguments in cases {
+            let outcome = try packfs(arguments)
+            XCTAssertEqual(outcome.status, 1, "\(arguments)")
+            XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.hasPrefix("packfs: "), outcome.stderr)
+        }
+        XCTAssertTrue(try packfs("status", db, "missing").stderr.contains("no pack named \"missing\""))
+    }
+
+    func testBadUsageExitsTwo() throws {
+        for arguments in [["bogus"], ["list"], ["cache", db, "limit"], ["cache", db, "size", "5"], ["cache", db, "limit", "lots"], ["cache", db, "explode"]] {
+            let outcome = try packfs(arguments)
+            XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, "\(arguments): \(outcome.stderr)")
+        }
+    }
+
+    func testChangesAreRefusedWhileAnotherProcessHoldsTheDatabase() throws {
+        try makeDatabase()
+        let session = try OfflineDatabase.open(path: db, mode: .session)
+        defer { try? session.close() }
+        for arguments in [["remove", db, "helsinki"], ["cache", db, "clear"], ["reset", db]] {
+            let outcome = try packfs(arguments)
+            XCTAssertEqual(outcome.status, 1, "\(arguments)")
+            XCTAssertTrue(outcome.stderr.contains("in use by another PackFS process"), outcome.stderr)
+        }
+        XCTAssertEqual(try packfs("list", db).status, 0, "reading is fine while mounted")
+        XCTAssertEqual(try session.packs().count, 2)
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what PackFS needs to build and test on a fresh Debian machine (run as root, or with sudo).
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl python3-pip)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# Independent references for the tile-cover tests (test-only).
+python3 -c "import mercantile, supermercado" 2>/dev/null || pip install -q mercantile supermercado
+# A Debian nginx package may start a system-wide server on port 80; PackFS's tests run their own.
+if command -v swift >/dev/null 2>&1; then :; elif [ -x /opt/swift/usr/bin/swift ]; then
+  echo "note: add /opt/swift/usr/bin to PATH" >&2
+fi
