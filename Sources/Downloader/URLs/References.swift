@@ -1,0 +1,20 @@
+/// URLs found inside a style or TileJSON document, made absolute and vetted before anything is
+/// stored or fetched: a relative reference is resolved against the document's URL; a `file://`
+/// URL, any other unknown scheme, or a path that cannot be resolved is refused, never fetched.
+enum References {
+    /// The absolute http, https or mapbox URL that `reference` (at `field` of the document at
+    /// `document`) names.
+    static func resolve(_ reference: String, in document: String, field: String) throws -> String {
+        let place = "\(field) of \(document)"
+        guard !reference.isEmpty else {
+            throw DownloadError.invalidField(url: document, field: field, reason: "empty URL")
+        }
+        guard let absolute = URLString.resolve(reference, against: document) else {
+            throw DownloadError.unresolvableReference(reference: reference, field: place, base: document)
+        }
+        guard URLString.hasFetchableScheme(absolute) else {
+            throw DownloadError.unsupportedScheme(url: absolute, field: place)
+        }
+        return absolute
+    }
+}

@@ -1,0 +1,76 @@
+import PackStore
+
+/// What the command line says about URLs: the Mapbox access token, `--rewrite FROM=TO` rules and
+/// the `--allow-host` list. It turns a resource's stored URL into the URL actually requested, and
+/// vets every URL the HTTP client is about to contact (redirect targets included).
+public struct URLPolicy: Sendable, Equatable {
+    /// Expands `mapbox://` URLs; nil means such URLs fail with `missingAccessToken`.
+    public var accessToken: String?
+    /// Tried in order; the first whose `from` prefixes the URL wins, at most one per URL.
+    public var rewrites: [URLRewrite]
+    /// Hosts (`example.com`) or hosts with a port (`127.0.0.1:8181`) that may be contacted,
+    /// compared case-insensitively; empty allows every host.
+    public var allowedHosts: [String]
+
+    public init(accessToken: String? = nil, rewrites: [URLRewrite] = [], allowedHosts: [String] = []) {
+        self.accessToken = accessToken
+        self.rewrites = rewrites
+        self.allowedHosts = allowedHosts
+    }
+
+    /// The http(s) URL to request for the resource stored under `url` and used as `kind`.
+    ///
+    /// Rewrites are tried on the stored form first, so `mapbox://` URLs can be pointed at a mirror
+    /// without a token; otherwise a `mapbox://` URL is expanded and the rules are tried on the
+    /// expanded form. The result must be http(s) and pass `checkContact`.
+    public func requestURL(for url: String, kind: ResourceKind) throws -> String {
+        let rewritten = rewrite(url)
+        var target = rewritten ?? url
+        if MapboxURL.isMapbox(target) {
+            target = try MapboxURL.expand(target, kind: kind, accessToken: accessToken)
+            if rewritten == nil { target = rewrite(target) ?? target }
+        }
+        try checkContact(target)
+        return target
+    }
+
+    /// Throws unless `url` is http(s) and its host is allowed. Call it for each redirect too.
+    public func checkContact(_ url: String) throws {
+        let scheme = URLString.scheme(of: url)
+        guard scheme == "http" || scheme == "https", let host = URLString.host(of: url) else {
+            throw DownloadError.unsupportedScheme(url: url, field: "request")
+        }
+        guard !allowedHosts.isEmpty else { return }
+        let authority = URLString.authority(of: url).map { $0.lowercased() } ?? host
+        let hostPort = authority.split(separator: "@").last.map(String.init) ?? authority
+        let allowed = allowedHosts.contains { entry in
+            let entry = entry.lowercased()
+            return entry == host || entry == hostPort
+        }
+        if !allowed { throw DownloadError.hostNotAllowed(host: host, url: url) }
+    }
+
+    private func rewrite(_ url: String) -> String? {
+        guard let rule = rewrites.first(where: { url.hasPrefix($0.from) }) else { return nil }
+        return rule.to + url.dropFirst(rule.from.count)
+    }
+}
+
+/// One `--rewrite FROM=TO` rule: a URL starting with `from` is requested with `to` instead.
+public struct URLRewrite: Sendable, Equatable {
+    public var from: String
+    public var to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
+
+    /// Parses the command-line form `FROM=TO`, split at the first `=`.
+    public init(argument: String) throws {
+        guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+            throw DownloadError.invalidRewrite(argument)
+        }
+        self.init(from: String(argument[..<equals]), to: String(argument[argument.index(after: equals)...]))
+    }
+}

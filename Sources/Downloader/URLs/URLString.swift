@@ -1,0 +1,101 @@
+/// URL strings as MapLibre handles them: plain text split into scheme, authority, path and query,
+/// never through Foundation's `URL`, which rejects templates such as `{z}/{x}/{y}.pbf` and would
+/// re-encode what the style wrote (the stored key must be the URL as the style names it).
+enum URLString {
+    /// The lowercased scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then `:`),
+    /// or nil for a relative reference.
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), let first = url.first, first.isASCII,
+            first.isLetter
+        else { return nil }
+        let name = url[..<colon]
+        let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        return allowed ? name.lowercased() : nil
+    }
+
+    /// True for URLs PackFS may store and (after `mapbox://` expansion) fetch.
+    static func hasFetchableScheme(_ url: String) -> Bool {
+        guard let scheme = scheme(of: url) else { return false }
+        return scheme == "http" || scheme == "https" || scheme == "mapbox"
+    }
+
+    /// The authority (`host[:port]`, with any user info) of `scheme://authority/...`, or nil.
+    static func authority(of url: String) -> Substring? {
+        guard scheme(of: url) != nil, let range = url.range(of: "://") else { return nil }
+        let rest = url[range.upperBound...]
+        return rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
+    }
+
+    /// The lowercased host of an absolute URL, without user info, port or IPv6 brackets.
+    static func host(of url: String) -> String? {
+        guard var authority = authority(of: url) else { return nil }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return authority[authority.index(after: authority.startIndex)..<close].lowercased()
+        }
+        return authority.split(separator: ":", omittingEmptySubsequences: false).first?.lowercased()
+    }
+
+    /// Splits at the query the way MapLibre's `URL` does: `head` ends where the query (or, without
+    /// one, the fragment) begins; `query` runs from `?` up to any `#`. The fragment is dropped.
+    static func splitQuery(_ url: String) -> (head: Substring, query: Substring) {
+        let hash = url.firstIndex(of: "#") ?? url.endIndex
+        guard let mark = url.firstIndex(of: "?"), mark < hash else {
+            return (url[..<hash], url[hash..<hash])
+        }
+        return (url[..<mark], url[mark..<hash])
+    }
+
+    /// Resolves `reference` against the http(s) URL `base` (RFC 3986 section 5.2). Absolute
+    /// references come back unchanged; nil when a relative reference meets a base that is not
+    /// http(s) (for instance `mapbox://`), where no resolution makes sense.
+    static func resolve(_ reference: String, against base: String) -> String? {
+        if scheme(of: reference) != nil { return reference }
+        guard let baseScheme = scheme(of: base), baseScheme == "http" || baseScheme == "https",
+            let authority = authority(of: base)
+        else { return nil }
+        if reference.hasPrefix("//") { return baseScheme + ":" + reference }
+        let origin = baseScheme + "://" + authority
+        let basePath = String(splitQuery(base).head.dropFirst(origin.count))
+        let (refPath, refTail) = splitPath(reference)
+        if refPath.isEmpty {
+            // Only a query or a fragment: keep the base path (and its query if none is given).
+            let baseQuery = refTail.hasPrefix("?") ? "" : String(splitQuery(base).query)
+            return origin + basePath + baseQuery + refTail
+        }
+        let merged: String
+        if refPath.hasPrefix("/") {
+            merged = refPath
+        } else {
+            let directory = basePath[
+                ..<(basePath.lastIndex(of: "/").map(basePath.index(after:)) ?? basePath.startIndex)]
+            merged = (directory.isEmpty ? "/" : String(directory)) + refPath
+        }
+        return origin + removeDotSegments(merged) + refTail
+    }
+
+    /// (path, "?query#fragment") of a relative reference.
+    private static func splitPath(_ reference: String) -> (String, String) {
+        let end = reference.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? reference.endIndex
+        return (String(reference[..<end]), String(reference[end...]))
+    }
+
+    /// RFC 3986 section 5.2.4 for an absolute path (`/a/b/../c` -> `/a/c`).
+    static func removeDotSegments(_ path: String) -> String {
+        var output: [Substring] = []
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if isLast { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        return "/" + output.joined(separator: "/")
+    }
+}
