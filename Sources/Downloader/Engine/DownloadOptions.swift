@@ -1,0 +1,24 @@
+import PackStore
+
+/// How a download behaves: URL policy, HTTP settings and limits (the command line's options).
+public struct DownloadOptions: Sendable {
+    public var urlPolicy = URLPolicy()
+    public var http = HTTPClientConfiguration()
+    /// `--max-tiles`: tiles in the whole database at most; nil for no cap.
+    public var maxTiles: Int?
+    /// Tiles with a `mapbox://` template in the whole database at most (MapLibre's rule).
+    public var mapboxTileLimit = 6000
+    /// Requests handed to the HTTP client and not yet finished, at most: bounds memory for huge
+    /// regions while keeping the client's queue full.
+    public var window = 4096
+
+    public init() {}
+}
+
+/// What the downloader's tag says a request is for.
+enum FetchTag: Sendable {
+    /// The style or a TileJSON: needed before the rest can be planned.
+    case document(url: String, kind: ResourceKind)
+    case resource(url: String, kind: ResourceKind)
+    case tile(TileKey)
+}

@@ -1,0 +1,55 @@
+import PackStore
+
+/// Everything a pack needs once its style and TileJSONs are known: the resources (style first)
+/// and, per tiled source, the zooms to cover. Tiles are enumerated lazily, so a region of
+/// millions of tiles is never held in memory at once.
+struct DownloadPlan {
+    struct TileSet {
+        var source: TileSource
+        var zooms: ClosedRange<Int>
+    }
+
+    var resources: [PlannedResource]
+    var tileSets: [TileSet]
+    var area: RegionDefinition.Area
+    var pixelRatio: Double
+    /// Exact: the cover counts without enumerating.
+    var tileCount: Int
+    var mapboxTileCount: Int
+
+    init(definition: RegionDefinition, style: PlannedResource, walk: StylePlan, sources: [TileSource]) {
+        resources = [style] + walk.resources
+        area = definition.area
+        pixelRatio = definition.pixelRatio
+        var seen = Set<String>()
+        tileSets = sources.compactMap { source in
+            // Two sources with one template would name the same tiles: count and fetch them once.
+            guard seen.insert(source.urlTemplate).inserted,
+                let zooms = source.coveringZooms(minZoom: definition.minZoom, maxZoom: definition.maxZoom)
+            else { return nil }
+            return TileSet(source: source, zooms: zooms)
+        }
+        var total = 0
+        var mapbox = 0
+        for set in tileSets {
+            let count = set.zooms.reduce(0) { $0 + TileCover.count(covering: definition.area, zoom: $1, within: set.source.bounds) }
+            total += count
+            if set.source.isMapbox { mapbox += count }
+        }
+        tileCount = total
+        mapboxTileCount = mapbox
+    }
+
+    /// Every (key, stored-form URL, is-mapbox) in order: source by source, zoom by zoom.
+    /// `body` returns false to stop early.
+    func forEachTile(_ body: (TileKey, String, Bool) throws -> Bool) rethrows {
+        for set in tileSets {
+            for z in set.zooms {
+                for tile in TileCover(area, zoom: z, within: set.source.bounds) {
+                    let (key, url) = set.source.tile(z: z, x: tile.x, y: tile.y, pixelRatio: pixelRatio)
+                    guard try body(key, url, set.source.isMapbox) else { return }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import PackStore
+
+/// Fetching: every planned resource and tile is adopted when stored, else requested; completions
+/// become writes. At most `options.window` requests are outstanding.
+extension PackDownload {
+    static let chunkSize = 256
+
+    func fetch(_ plan: DownloadPlan) throws {
+        let resources = plan.resources.filter { !handledDocuments.contains($0.url) }
+        for start in stride(from: 0, to: resources.count, by: Self.chunkSize) {
+            guard !isStopped else { return }
+            try fetchResources(Array(resources[start..<min(start + Self.chunkSize, resources.count)]))
+        }
+        let totals = try database.tileTotals()
+        var chunk: [(key: TileKey, url: String, isMapbox: Bool)] = []
+        try plan.forEachTile { key, url, isMapbox in
+            chunk.append((key, url, isMapbox))
+            if chunk.count == Self.chunkSize {
+                try fetchTiles(chunk, totals: totals)
+                chunk.removeAll(keepingCapacity: true)
+            }
+            return !isStopped
+        }
+        if !isStopped { try fetchTiles(chunk, totals: totals) }
+    }
+
+    private func fetchResources(_ chunk: [PlannedResource]) throws {
+        let stored = try database.storedResources(chunk.map(\.url))
+        var requests: [HTTPRequest<FetchTag>] = []
+        for resource in chunk {
+            if mode == .download, stored[resource.url] != nil {
+                writer.add(.adoptedResource(url: resource.url))
+                continue
+            }
+            let url = try options.urlPolicy.requestURL(for: resource.url, kind: resource.kind)
+            let validators = stored[resource.url].map(HTTPValidators.init)
+            requests.append(HTTPRequest(url: url, validators: validators, tag: .resource(url: resource.url, kind: resource.kind)))
+        }
+        submit(requests)
+    }
+
+    private func fetchTiles(_ chunk: [(key: TileKey, url: String, isMapbox: Bool)], totals: (all: Int, mapbox: Int)) throws {
+        let stored = try database.storedTiles(chunk.map(\.key))
+        var requests: [HTTPRequest<FetchTag>] = []
+        for tile in chunk {
+            if mode == .download, stored[tile.key] != nil {
+                writer.add(.adoptedTile(tile.key))
+                continue
+            }
+            if stored[tile.key] == nil { try countNewTile(isMapbox: tile.isMapbox, totals: totals) }
+            let url = try options.urlPolicy.requestURL(for: tile.url, kind: .tile)
+            let validators = stored[tile.key].map(HTTPValidators.init)
+            requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key)))
+        }
+        submit(requests)
+    }
+
+    /// The database-wide caps: reaching one stops the pack; what is stored stays.
+    private func countNewTile(isMapbox: Bool, totals: (all: Int, mapbox: Int)) throws {
+        newTiles += 1
+        if isMapbox { newMapboxTiles += 1 }
+        if let max = options.maxTiles, totals.all + newTiles > max {
+            throw DownloadFailure(message: "tile limit reached: the database may hold \(max) tiles (--max-tiles)")
+        }
+        if totals.mapbox + newMapboxTiles > options.mapboxTileLimit {
+            throw DownloadFailure(message: "Mapbox tile limit reached: \(options.mapboxTileLimit) mapbox:// tiles")
+        }
+    }
+
+    private func submit(_ requests: [HTTPRequest<FetchTag>]) {
+        guard !requests.isEmpty else { return }
+        waitUntil(outstandingAtMost: max(0, options.window - requests.count))
+        guard !isStopped, let client else { return }
+        begin(requests.count)
+        client.submit(contentsOf: requests)
+    }
+
+    /// Called on the HTTP loop thread for every request: hands the result to the writer.
+    func handle(_ completion: HTTPCompletion<FetchTag>) {
+        defer { end() }
+        switch completion.tag {
+        case .document(let url, _):
+            lock.lock()
+            documents[url] = completion.outcome
+            lock.unlock()
+        case .resource(let url, let kind):
+            handleResource(url: url, kind: kind, completion)
+        case .tile(let key):
+            handleTile(key, completion)
+        }
+    }
+
+    private func handleResource(url: String, kind: ResourceKind, _ completion: HTTPCompletion<FetchTag>) {
+        switch completion.outcome {
+        case .ok(let response):
+            writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
+        case .notModified(let headers):
+            writer.add(.revalidatedResource(url: url, headers: headers))
+        case .noContent:
+            // A missing sprite or glyph range is not needed after all (MapLibre's rule).
+            lock.lock()
+            required.requiredResources -= 1
+            lock.unlock()
+        case .clientError, .failed:
+            fail(completion)
+        }
+    }
+
+    private func handleTile(_ key: TileKey, _ completion: HTTPCompletion<FetchTag>) {
+        switch completion.outcome {
+        case .ok(let response):
+            writer.add(.tile(key, data: response.stored, headers: response.headers))
+        case .notModified(let headers):
+            writer.add(.revalidatedTile(key, headers: headers))
+        case .noContent(_, let headers):
+            writer.add(.tile(key, data: .noContent, headers: headers))
+        case .clientError, .failed:
+            fail(completion)
+        }
+    }
+
+    private func fail(_ completion: HTTPCompletion<FetchTag>) {
+        if case .failed(.cancelled) = completion.outcome { return }
+        stop(.failed(completion.failure?.description ?? "request for \(completion.request.url) failed"))
+    }
+
+    func begin(_ count: Int = 1) {
+        lock.lock()
+        outstanding += count
+        lock.unlock()
+    }
+
+    func end() {
+        lock.lock()
+        outstanding -= 1
+        lock.unlock()
+        idle.lock()
+        idle.broadcast()
+        idle.unlock()
+    }
+
+    func waitUntilIdle() { waitUntil(outstandingAtMost: 0) }
+
+    func waitUntil(outstandingAtMost limit: Int) {
+        idle.lock()
+        defer { idle.unlock() }
+        while !isStopped {
+            lock.lock()
+            let count = outstanding
+            lock.unlock()
+            if count <= limit { return }
+            idle.wait()
+        }
+    }
+}

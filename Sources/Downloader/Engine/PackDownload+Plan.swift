@@ -1,0 +1,116 @@
+import Foundation
+import PackStore
+
+/// Planning: the style and TileJSONs (fetched, or read back when stored), then the plan, and the
+/// convergence of a redefined pack to it.
+extension PackDownload {
+    func makePlan() throws -> DownloadPlan {
+        let styleURL = definition.styleURL
+        let style = try document(url: styleURL, kind: .style)
+        let walk = try StylePlan(style: style, url: styleURL, includeIdeographs: definition.includeIdeographs)
+        var sources: [TileSource] = []
+        for declared in walk.tileSources {
+            let tileJSON = try declared.tileJSONURL.map { try document(url: $0, kind: .source) }
+            sources.append(try declared.tileSource(tileJSON: tileJSON))
+        }
+        let plan = DownloadPlan(
+            definition: definition, style: PlannedResource(url: styleURL, kind: .style), walk: walk,
+            sources: sources)
+        try checkLimits(plan)
+        lock.lock()
+        required.requiredResources = plan.resources.count + plan.tileCount
+        required.requiredTiles = plan.tileCount
+        required.requiredIsPrecise = true
+        lock.unlock()
+        return plan
+    }
+
+    /// A document's content: stored and not being refreshed, read back; else fetched (and
+    /// stored with the pack's first batch).
+    private func document(url: String, kind: ResourceKind) throws -> Data {
+        handledDocuments.insert(url)
+        let stored = try database.resource(url: url)
+        if mode == .download, let stored, let content = try stored.data.decoded() {
+            writer.add(.adoptedResource(url: url))
+            return content
+        }
+        let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
+        let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
+        switch try fetchAndWait(document: url, request: HTTPRequest(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))) {
+        case .ok(let response):
+            writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
+            return response.content
+        case .notModified(let headers):
+            writer.add(.revalidatedResource(url: url, headers: headers))
+            guard let content = try stored?.data.decoded() else { throw DownloadError.invalidJSON(url: url, reason: "empty") }
+            return content
+        case .noContent(let status, _):
+            throw HTTPError.status(status, url: requestURL)
+        case .clientError(let status):
+            throw HTTPError.status(status, url: requestURL)
+        case .failed(let error):
+            throw error
+        }
+    }
+
+    /// Submits one request and blocks until its completion arrives (or the run is stopped).
+    private func fetchAndWait(document url: String, request: HTTPRequest<FetchTag>) throws -> HTTPOutcome {
+        begin()
+        client?.submit(request)
+        waitUntilIdle()
+        lock.lock()
+        defer { lock.unlock() }
+        if case .failed(let message) = stopReason { throw DownloadFailure(message: message) }
+        if stopReason != nil { throw DownloadFailure(message: "suspended") }
+        guard let outcome = documents.removeValue(forKey: url) else {
+            throw DownloadFailure(message: "no answer for \(url)")
+        }
+        return outcome
+    }
+
+    /// The database-wide caps, checked before anything is fetched when the plan alone exceeds
+    /// them; `fetch` checks again as new tiles arrive.
+    private func checkLimits(_ plan: DownloadPlan) throws {
+        if let max = options.maxTiles, plan.tileCount > max {
+            throw DownloadFailure(message: "the region needs \(plan.tileCount) tiles; the tile limit is \(max) (--max-tiles)")
+        }
+        if plan.mapboxTileCount > options.mapboxTileLimit {
+            throw DownloadFailure(message: "the region needs \(plan.mapboxTileCount) mapbox:// tiles; the Mapbox tile limit is \(options.mapboxTileLimit)")
+        }
+    }
+
+    /// Drops what the pack holds but the plan no longer covers (a changed definition): those rows
+    /// stay for other packs or become ambient cache; nothing already stored is fetched again.
+    func converge(to plan: DownloadPlan) throws {
+        var staleTiles = Set(try database.tileKeys(of: region))
+        var staleResources = Set(try database.resourceURLs(of: region))
+        guard !staleTiles.isEmpty || !staleResources.isEmpty else { return }
+        for resource in plan.resources { staleResources.remove(resource.url) }
+        if !staleTiles.isEmpty {
+            plan.forEachTile { key, _, _ in
+                staleTiles.remove(key)
+                return !staleTiles.isEmpty
+            }
+        }
+        try database.unlink(tiles: Array(staleTiles), resources: Array(staleResources), from: region)
+    }
+}
+
+/// A run that cannot go on, in words for `progress.json`.
+struct DownloadFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+extension URLPolicy {
+    /// The HTTP client's host check (redirect targets included): a host is allowed when the list
+    /// is empty, or names it (alone or with a port).
+    func allows(host: String) -> Bool {
+        guard !allowedHosts.isEmpty else { return true }
+        let host = host.lowercased()
+        return allowedHosts.contains { entry in
+            let entry = entry.lowercased()
+            return entry == host || entry.hasPrefix(host + ":")
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import PackStore
+
+/// One run of a pack's download (or refresh), from planning to the last batch written.
+///
+/// Concepts. The style and TileJSONs are fetched (or read back, when stored) first, because they
+/// say what else is needed; then every resource and tile of the plan is either already stored,
+/// anywhere in the database (adopted: a membership row, no request), or fetched. Refresh
+/// revalidates stored rows with conditional requests instead of adopting them.
+///
+/// Threading. `run()` blocks its caller; HTTP completions arrive on the client's loop thread and
+/// go straight to the `BatchWriter`, which writes on its own thread. `suspend()` may be called
+/// from any thread; `run()` then returns with the pack `inactive`, everything written so far kept.
+///
+/// Errors. A 4xx other than 404, retries exhausted, a broken style, or a limit reached stop the
+/// pack in state `error` with a message naming the URL; nothing stored is lost.
+public final class PackDownload: @unchecked Sendable {
+    public enum Mode: Sendable { case download, refresh }
+
+    let database: OfflineDatabase
+    let region: RegionID
+    let definition: RegionDefinition
+    let options: DownloadOptions
+    let mode: Mode
+    /// Called after each committed batch (on the writer's thread) and at the end.
+    public var onProgress: (@Sendable (PackProgress) -> Void)?
+
+    let lock = NSLock()
+    let idle = NSCondition()
+    var outstanding = 0
+    var stopReason: StopReason?
+    var required = PackStatus(state: .active)
+    var client: HTTPClient<FetchTag>?
+    var writer: BatchWriter!
+    var documents: [String: HTTPOutcome] = [:]
+    /// The style and TileJSONs, fetched or adopted while planning (not again by `fetch`).
+    var handledDocuments = Set<String>()
+    /// Tiles newly stored (or about to be) by this run, for the database-wide limits.
+    var newTiles = 0
+    var newMapboxTiles = 0
+
+    enum StopReason {
+        case suspended
+        case failed(String)
+    }
+
+    public init(database: OfflineDatabase, region: RegionID, definition: RegionDefinition,
+                options: DownloadOptions = DownloadOptions(), mode: Mode = .download) {
+        self.database = database
+        self.region = region
+        self.definition = definition
+        self.options = options
+        self.mode = mode
+    }
+
+    /// Runs to completion, error or suspension and returns the pack's final status.
+    @discardableResult
+    public func run() -> PackStatus {
+        do {
+            try start()
+            let plan = try makePlan()
+            try converge(to: plan)
+            try fetch(plan)
+            waitUntilIdle()
+        } catch {
+            stop(.failed(Self.message(for: error)))
+        }
+        client?.shutdown()
+        client = nil
+        return finish()
+    }
+
+    /// Stops the run; what is stored stays and the next run resumes from it.
+    public func suspend() {
+        stop(.suspended)
+    }
+
+    func stop(_ reason: StopReason) {
+        lock.lock()
+        if stopReason == nil { stopReason = reason }
+        lock.unlock()
+        client?.cancel { _ in true }
+        idle.lock()
+        idle.broadcast()
+        idle.unlock()
+    }
+
+    var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopReason != nil
+    }
+
+    private func start() throws {
+        writer = BatchWriter(database: database, region: region)
+        writer.status = { [unowned self] in self.currentStatus() }
+        writer.onCommit = { [unowned self] _ in self.reportProgress() }
+        try database.setStatus(currentStatus(), of: region)
+        let policy = options.urlPolicy
+        client = try HTTPClient<FetchTag>(
+            configuration: options.http, allowHost: { host in policy.allows(host: host) },
+            completion: { [unowned self] completion in self.handle(completion) })
+    }
+
+    /// The status to record now: active while running, then what the run ended as.
+    func currentStatus() -> PackStatus {
+        lock.lock()
+        defer { lock.unlock() }
+        var status = required
+        switch stopReason {
+        case nil: status.state = .active
+        case .suspended: status.state = .inactive
+        case .failed(let message):
+            status.state = .error
+            status.error = message
+        }
+        return status
+    }
+
+    private func finish() -> PackStatus {
+        do {
+            try writer.finish()
+        } catch {
+            stop(.failed("writing the pack failed: \(Self.message(for: error))"))
+        }
+        var status = currentStatus()
+        if status.state == .active { status.state = .complete }
+        try? database.setStatus(status, of: region)
+        reportProgress()
+        return status
+    }
+
+    func reportProgress() {
+        guard let onProgress, let progress = try? database.progress(of: region) else { return }
+        onProgress(progress)
+    }
+
+    static func message(for error: Error) -> String {
+        (error as? CustomStringConvertible)?.description ?? "\(error)"
+    }
+}

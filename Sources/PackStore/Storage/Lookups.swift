@@ -1,0 +1,79 @@
+import GRDB
+
+/// Bulk questions the downloader asks: which of these are stored already, and what a pack holds.
+/// Each runs in one read transaction (a snapshot; in a session it never waits for the writer).
+extension OfflineDatabase {
+    /// The validators of every key in `keys` that is stored (content or "no content").
+    public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: CacheHeaders] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT expires, modified, etag, must_revalidate FROM tiles
+                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                """)
+            var found: [TileKey: CacheHeaders] = [:]
+            for key in keys {
+                let arguments: StatementArguments = [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
+                if let row = try Row.fetchOne(statement, arguments: arguments) {
+                    found[key] = Self.headers(from: row)
+                }
+            }
+            return found
+        }
+    }
+
+    /// The validators of every URL in `urls` that is stored.
+    public func storedResources(_ urls: [String]) throws -> [String: CacheHeaders] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT expires, modified, etag, must_revalidate FROM resources WHERE url = ?
+                """)
+            var found: [String: CacheHeaders] = [:]
+            for url in urls {
+                if let row = try Row.fetchOne(statement, arguments: [url]) { found[url] = Self.headers(from: row) }
+            }
+            return found
+        }
+    }
+
+    /// Every tile key a pack holds.
+    public func tileKeys(of region: RegionID) throws -> [TileKey] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
+                JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
+                """, arguments: [region.rawValue]).map {
+                TileKey(urlTemplate: $0[0], pixelRatio: $0[1], z: $0[2], x: $0[3], y: $0[4])
+            }
+        }
+    }
+
+    /// Every resource URL a pack holds.
+    public func resourceURLs(of region: RegionID) throws -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT r.url FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
+                WHERE rr.region_id = ?
+                """, arguments: [region.rawValue])
+        }
+    }
+
+    /// Tiles in the whole database, and those with a `mapbox://` template (MapLibre's limit
+    /// counts those).
+    public func tileTotals() throws -> (all: Int, mapbox: Int) {
+        try read { db in
+            let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0
+            let mapbox = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles WHERE url_template LIKE 'mapbox://%'") ?? 0
+            return (all, mapbox)
+        }
+    }
+
+    /// Drops tiles and resources from a pack (a redefinition no longer covers them), in one
+    /// transaction; rows no other pack holds become ambient cache.
+    public func unlink(tiles: [TileKey], resources: [String], from region: RegionID) throws {
+        guard !tiles.isEmpty || !resources.isEmpty else { return }
+        try write { batch in
+            for key in tiles { if let id = try batch.tileID(key) { try batch.unlink(tile: id, from: region) } }
+            for url in resources { if let id = try batch.resourceID(url: url) { try batch.unlink(resource: id, from: region) } }
+        }
+    }
+}
