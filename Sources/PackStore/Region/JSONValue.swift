@@ -21,6 +21,12 @@ public enum JSONValue: Equatable, Sendable {
         switch any {
         case is NSNull: self = .null
         case let string as String: self = .string(string)
+        case let decimal as NSDecimalNumber:
+            // Foundation on Linux returns long mantissas (17 digits, as in shortest round-trip
+            // coordinates) as NSDecimalNumber, whose doubleValue is off by a few ulps; its decimal
+            // text is exact, and Double(String) rounds it correctly.
+            guard let value = Double(decimal.stringValue) else { return nil }
+            self = .number(value)
         case let number as NSNumber:
             // CFBoolean is an NSNumber; its objCType is "c".
             if String(cString: number.objCType) == "c" {

@@ -1,0 +1,155 @@
+import PackStore
+
+// Tile cover: which Web Mercator XYZ tiles a region needs at one zoom. Pure logic, no I/O.
+//
+// Rules (DESIGN section 4), checked against mercantile and supermercado by TileCoverTests:
+// - Latitudes are clamped to +-85.0511 (the Mercator square), longitudes to -180...180, and a
+//   coordinate within 1e-14 world widths of a tile edge is on it (mercantile's EPSILON), so that
+//   bounds copied from a tile's own bounds give that tile. A tile owns its west and north edges;
+//   the world's east and south edges belong to the last column and row, so 180 east is column
+//   2^z - 1, never 2^z.
+// - Bounds: every tile whose interior meets the box, exactly `mercantile.tiles` (an east or south
+//   bound on a tile edge stops there); a box of zero width or height on a tile edge still gets
+//   the tiles that own it, where mercantile returns none.
+// - Polygons (holes, Multi): every tile whose interior meets the closed polygon: tiles an edge
+//   passes through, and tiles inside (even-odd per polygon, so ring orientation does not
+//   matter). A tile wholly inside a hole is left out, even when the hole's edges lie on its
+//   edges; a tile the hole's edge passes through is kept. A box-shaped polygon covers what the
+//   same bounds cover. MapLibre's cover spans follow the same convention (floor(x) ..< ceil(x)).
+// - Lines and points: every tile the line or point meets as a half-open cell: a line along a
+//   tile edge takes the row south or the column east of it, a point on an edge the tile
+//   `mercantile.tile` gives (MapLibre's cover gives none there). A line has no inside, so the
+//   interior rule would give a line on a tile edge nothing at all.
+// - A polygon with no width or height in tile units (drawn as a line, or flattened by the
+//   latitude clamp near a pole) is covered as its outline, as bounds would be, never by nothing.
+// - supermercado (GDAL's all_touched burn) agrees with these rules except on tile edges and
+//   corners: it fails on shapes of zero width there, burns nothing on the world's east edge and
+//   treats a vertex on a tile corner differently; the test cases say which and why.
+// - Segments are straight in Mercator (as MapLibre draws them); a segment from 179 to -179
+//   spans the world the long way: RFC 7946 geometries are cut at the antimeridian. A crossing
+//   of a tile corner in the middle of a segment (not at a vertex) is decided by floating point.
+// - GeometryCollection: the union of its members. `within` (a source's bounds): only tiles also
+//   in the bounds cover of those bounds; bounds with west > east cross the antimeridian.
+//
+// Cost. A bounds cover is a rectangle: counting it is O(1). A geometry cover scans row by row
+// (`RowScanner`), holding only the edges of the current row: enumerating or counting a cover of
+// millions of tiles holds a few runs of columns at a time, never the tiles.
+
+/// The tiles covering a region's area at one zoom: a lazy sequence in row-major order (north to
+/// south, west to east). Build one and iterate it, or ask `count` before downloading.
+public struct TileCover: Sequence, Sendable {
+    public let zoom: Int
+    fileprivate let plan: Plan
+
+    fileprivate enum Plan: Sendable {
+        case rect(TileRect)
+        /// A scanner at its first row; each iteration runs a copy.
+        case scan(RowScanner)
+        case empty
+    }
+
+    /// - Parameter bounds: a source's bounds; tiles outside them are left out.
+    public init(_ area: RegionDefinition.Area, zoom: Int, within bounds: Bounds? = nil) {
+        let grid = TileGrid(zoom: zoom)
+        let limit = bounds.map(grid.rect(of:))
+        self.zoom = zoom
+        switch area {
+        case .bounds(let box):
+            let rect = grid.rect(of: box)
+            if let limit {
+                plan = rect.intersection(limit).map(Plan.rect) ?? .empty
+            } else {
+                plan = .rect(rect)
+            }
+        case .geometry(let geometry):
+            plan = .scan(RowScanner(edges: EdgeBuilder.edges(of: geometry, grid: grid), grid: grid, limit: limit))
+        }
+    }
+
+    public static func tiles(
+        covering area: RegionDefinition.Area, zoom: Int, within bounds: Bounds? = nil
+    ) -> [TileCoordinate] {
+        Array(TileCover(area, zoom: zoom, within: bounds))
+    }
+
+    /// The number of tiles, without listing them (for tile limits before a download).
+    public static func count(covering area: RegionDefinition.Area, zoom: Int, within bounds: Bounds? = nil) -> Int {
+        TileCover(area, zoom: zoom, within: bounds).count
+    }
+
+    /// The number of tiles: O(1) for bounds, one scan of the rows for a geometry.
+    public var count: Int {
+        if case .rect(let rect) = plan { return rect.count }
+        return spans.reduce(0) { $0 + $1.x.count }
+    }
+
+    /// The cover as runs of tiles in one row, for callers that batch by row.
+    public var spans: Spans { Spans(plan: plan) }
+
+    public func makeIterator() -> Iterator {
+        Iterator(zoom: zoom, spans: spans.makeIterator())
+    }
+
+    /// The tiles one by one.
+    public struct Iterator: IteratorProtocol {
+        let zoom: Int
+        var spans: Spans.Iterator
+        var current: TileSpan?
+        var nextX = 0
+
+        public mutating func next() -> TileCoordinate? {
+            while true {
+                if let span = current, nextX <= span.x.upperBound {
+                    nextX += 1
+                    return TileCoordinate(z: zoom, x: nextX - 1, y: span.y)
+                }
+                guard let span = spans.next() else { return nil }
+                current = span
+                nextX = span.x.lowerBound
+            }
+        }
+    }
+
+    /// The cover's runs, row by row, north to south and west to east within a row.
+    public struct Spans: Sequence, Sendable {
+        fileprivate let plan: Plan
+
+        public func makeIterator() -> Iterator {
+            switch plan {
+            case .rect(let rect): return Iterator(rect: rect, scanner: nil)
+            case .scan(let scanner): return Iterator(rect: nil, scanner: scanner)
+            case .empty: return Iterator(rect: nil, scanner: nil)
+            }
+        }
+
+        public struct Iterator: IteratorProtocol {
+            private let rect: TileRect?
+            private var row: Int
+            private var column = 0
+            private var scanner: RowScanner?
+            /// The rest of the scanner's current row, last run first.
+            private var pending: [TileSpan] = []
+
+            fileprivate init(rect: TileRect?, scanner: RowScanner?) {
+                self.rect = rect
+                self.row = rect?.rows.lowerBound ?? 0
+                self.scanner = scanner
+            }
+
+            public mutating func next() -> TileSpan? {
+                if let rect {
+                    guard row <= rect.rows.upperBound else { return nil }
+                    let span = TileSpan(y: row, x: rect.columns[column])
+                    column += 1
+                    if column == rect.columns.count { (row, column) = (row + 1, 0) }
+                    return span
+                }
+                // Mutating the optional in place keeps the scanner's arrays uniquely owned.
+                if pending.isEmpty, let next = scanner?.next() {
+                    pending = next.runs.reversed().map { TileSpan(y: next.y, x: $0) }
+                }
+                return pending.popLast()
+            }
+        }
+    }
+}
