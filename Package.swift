@@ -39,7 +39,9 @@ let package = Package(
             name: "PackStoreTests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Reference")]),
-        .testTarget(name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"]),
+        .testTarget(
+            name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"],
+            exclude: ["Reference"]),
         .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PackStore", "TestSupport"]),

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Downloader
+import Foundation
+import PackStore
+
+struct DownloadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "download",
+        abstract: "Download a pack without mounting (creates it, resumes it, or converges it to a changed region).",
+        discussion: "Ctrl-C suspends the download; running the command again resumes it.")
+
+    @OptionGroup var db: DatabaseOptions
+    @Argument(help: "The pack's name.") var name: String
+    @Argument(help: "The region file (JSON: style, bounds or geometry, minzoom, maxzoom).") var region: String
+    @OptionGroup var network: NetworkOptions
+
+    func run() throws {
+        let file = try readRegionFile(region)
+        try PackName.validate(name)
+        let database = try OfflineDatabase.open(path: db.database, mode: .session)
+        defer { try? database.close() }
+        let pack = try packForDownload(file, in: database)
+        let download = PackDownload(
+            database: database, region: pack.id, definition: file.definition, options: network.downloadOptions)
+        try finish(ProgressReporter.run(download, name: name))
+    }
+
+    private func packForDownload(_ file: RegionFile, in database: OfflineDatabase) throws -> Pack {
+        guard let pack = try database.packs().first(where: { $0.name == name }) else {
+            return try database.createPack(name: name, definition: file.definition, metadata: file.metadata)
+        }
+        if pack.definition != file.definition { try database.setDefinition(pack.id, file.definition) }
+        if pack.metadata != file.metadata { try database.setMetadata(pack.id, file.metadata) }
+        return pack
+    }
+}
+
+struct RefreshCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh",
+        abstract: "Revalidate every resource of a pack with conditional requests; store only what changed.")
+
+    @OptionGroup var db: DatabaseOptions
+    @Argument(help: "The pack's name.") var name: String
+    @OptionGroup var network: NetworkOptions
+
+    func run() throws {
+        let database = try OfflineDatabase.open(path: db.database, mode: .session)
+        defer { try? database.close() }
+        let pack = try database.pack(named: name)
+        guard let definition = pack.definition else {
+            throw CommandFailure("pack \(name): its definition cannot be read: \(pack.definitionText)")
+        }
+        let download = PackDownload(
+            database: database, region: pack.id, definition: definition, options: network.downloadOptions,
+            mode: .refresh)
+        try finish(ProgressReporter.run(download, name: name))
+    }
+}
+
+/// Exit status from a pack's final state: complete 0, otherwise a one-line failure.
+func finish(_ status: PackStatus) throws {
+    switch status.state {
+    case .complete: return
+    case .error: throw CommandFailure(status.error ?? "download failed")
+    case .inactive, .active: throw CommandFailure("suspended; run the command again to resume")
+    }
+}

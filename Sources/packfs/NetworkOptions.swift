@@ -1,0 +1,52 @@
+import ArgumentParser
+import Downloader
+import Foundation
+import PackStore
+
+/// Options of every command that talks HTTP (DESIGN section 4).
+struct NetworkOptions: ParsableArguments {
+    @Option(help: "Requests in flight at most.")
+    var concurrency = 20
+
+    @Option(name: .customLong("access-token"), help: "Mapbox access token for mapbox:// URLs.")
+    var accessToken: String?
+
+    @Option(help: ArgumentHelp("Rewrite URL prefix FROM to TO before each request (repeatable).", valueName: "FROM=TO"))
+    var rewrite: [String] = []
+
+    @Option(name: .customLong("allow-host"), help: "Only contact this host (repeatable; redirects included).")
+    var allowHost: [String] = []
+
+    @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most.")
+    var maxTiles: Int?
+
+    func validate() throws {
+        guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 512") }
+        if let maxTiles, maxTiles < 0 { throw ValidationError("--max-tiles must not be negative") }
+        for rule in rewrite {
+            do { _ = try URLRewrite(argument: rule) } catch { throw ValidationError("--rewrite \(rule): \(error)") }
+        }
+    }
+
+    var downloadOptions: DownloadOptions {
+        var options = DownloadOptions()
+        options.http.concurrency = concurrency
+        options.maxTiles = maxTiles
+        options.urlPolicy = URLPolicy(
+            accessToken: accessToken, rewrites: rewrite.compactMap { try? URLRewrite(argument: $0) },
+            allowedHosts: allowHost)
+        return options
+    }
+}
+
+/// Reads and validates a region file; errors name the file and the field.
+func readRegionFile(_ path: String) throws -> RegionFile {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw CommandFailure("\(path): cannot be read")
+    }
+    do {
+        return try RegionFile.parse(data)
+    } catch let error as StoreError {
+        throw CommandFailure("\(path): \(error.description)")
+    }
+}

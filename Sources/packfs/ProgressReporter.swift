@@ -1,0 +1,53 @@
+import Downloader
+import Foundation
+import PackStore
+
+/// Shows a download's progress: a bar redrawn in place on a terminal, a plain line at most once
+/// a second otherwise. SIGINT and SIGTERM suspend the download (it resumes on the next run).
+enum ProgressReporter {
+    static func run(_ download: PackDownload, name: String) -> PackStatus {
+        let terminal = isatty(STDERR_FILENO) == 1
+        let last = LastLine()
+        download.onProgress = { progress in last.show(progress, name: name, terminal: terminal) }
+        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { download.suspend() }
+            source.resume()
+            return source
+        }
+        let status = download.run()
+        signals.forEach { $0.cancel() }
+        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        return status
+    }
+
+    final class LastLine: @unchecked Sendable {
+        private let lock = NSLock()
+        private var shown = Date.distantPast
+
+        func show(_ progress: PackProgress, name: String, terminal: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            let now = Date()
+            let final = progress.status.state != .active
+            guard terminal || final || now.timeIntervalSince(shown) >= 1 else { return }
+            shown = now
+            let line = describe(progress, name: name, width: terminal ? 30 : 0)
+            FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
+        }
+
+        private func describe(_ progress: PackProgress, name: String, width: Int) -> String {
+            let done = progress.completedResources
+            let total = max(progress.requiredResources, 1)
+            let fraction = min(1, Double(done) / Double(total))
+            var bar = ""
+            if width > 0 {
+                let filled = Int(fraction * Double(width))
+                bar = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
+            }
+            return "\(name): \(bar)\(String(format: "%5.1f", fraction * 100))% \(done)/\(progress.requiredResources) resources,"
+                + " \(progress.counts.tiles)/\(progress.requiredTiles) tiles, \(humanBytes(progress.completedBytes))"
+        }
+    }
+}
