@@ -17,7 +17,7 @@ final class BodyDecoderTests: XCTestCase {
         let content = try fixture(glyphs)
         let body = try ZlibGzip.member(content, name: "0-255.pbf", comment: "fixture", extra: [1, 2, 3, 4], headerCRC: true)
         XCTAssertEqual(body[3], 0x1E, "FHCRC, FEXTRA, FNAME and FCOMMENT set")
-        let decoded = try BodyDecoder.decode(body, contentEncoding: "gzip", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
         XCTAssertEqual(decoded.content, content)
         try assertReframed(decoded, gzip: body, deflateStart: 10 + 2 + 4 + 10 + 8 + 2)
     }
@@ -26,7 +26,7 @@ final class BodyDecoderTests: XCTestCase {
         for path in [glyphs, "tiles/helsinki/14/9326/4741.pbf", "styles/bright.json"] {
             let content = try fixture(path)
             let body = try PythonGzip.compress(ProjectPaths.world.appendingPathComponent(path).path)
-            let decoded = try BodyDecoder.decode(body, contentEncoding: "gzip", limit: limit)
+            let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
             XCTAssertEqual(decoded.content, content, path)
             XCTAssertEqual(body[3] & 0x08, 0x08, "Python writes FNAME")
             let nameEnd = body[10...].firstIndex(of: 0)! + 1
@@ -52,7 +52,7 @@ final class BodyDecoderTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         let content = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let body = try ZlibGzip.member(content)
-        let decoded = try BodyDecoder.decode(body, contentEncoding: "gzip", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored, StoredData(bytes: content, compressed: false))
     }
@@ -61,17 +61,17 @@ final class BodyDecoderTests: XCTestCase {
         var body = try ZlibGzip.member(try fixture(glyphs))
         body[body.count / 2] ^= 0x55
         body[body.count - 8] ^= 0xFF
-        XCTAssertThrowsError(try BodyDecoder.decode(body, contentEncoding: "gzip", limit: limit)) { error in
+        XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)) { error in
             guard case BodyFailure.corrupt = error else { return XCTFail("\(error)") }
         }
         let truncated = try ZlibGzip.member(try fixture(glyphs)).prefix(100)
-        XCTAssertThrowsError(try BodyDecoder.decode(Data(truncated), contentEncoding: "gzip", limit: limit))
+        XCTAssertThrowsError(try BodyDecoder().decode(Data(truncated), contentEncoding: "gzip", limit: limit))
     }
 
     func testConcatenatedMembersAreJoinedAndRecompressed() throws {
         let first = try fixture(glyphs), second = try fixture("styles/bright.json")
         let body = try ZlibGzip.member(first) + ZlibGzip.member(second)
-        let decoded = try BodyDecoder.decode(body, contentEncoding: "gzip", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
         XCTAssertEqual(decoded.content, first + second)
         XCTAssertEqual(try decoded.stored.decoded(), first + second)
     }
@@ -79,7 +79,7 @@ final class BodyDecoderTests: XCTestCase {
     func testZlibDeflateIsKeptAsIs() throws {
         let content = try fixture(glyphs)
         let body = try Zlib.compress(content)
-        let decoded = try BodyDecoder.decode(body, contentEncoding: "deflate", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "deflate", limit: limit)
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored, StoredData(bytes: body, compressed: true))
     }
@@ -87,7 +87,7 @@ final class BodyDecoderTests: XCTestCase {
     func testRawDeflateIsReframed() throws {
         let content = try fixture(glyphs)
         let raw = try ZlibGzip.deflate(content, windowBits: -15)
-        let decoded = try BodyDecoder.decode(raw, contentEncoding: "deflate", limit: limit)
+        let decoded = try BodyDecoder().decode(raw, contentEncoding: "deflate", limit: limit)
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored.bytes?.dropFirst(2).dropLast(4), raw[...])
         XCTAssertEqual(try decoded.stored.decoded(), content)
@@ -95,20 +95,20 @@ final class BodyDecoderTests: XCTestCase {
 
     func testIdentityFollowsMapLibresRule() throws {
         let content = try fixture(glyphs)
-        let decoded = try BodyDecoder.decode(content, contentEncoding: nil, limit: limit)
+        let decoded = try BodyDecoder().decode(content, contentEncoding: nil, limit: limit)
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored, StoredData.encoding(content))
         let tiny = Data("{}".utf8)
-        XCTAssertEqual(try BodyDecoder.decode(tiny, contentEncoding: "identity", limit: limit).stored,
+        XCTAssertEqual(try BodyDecoder().decode(tiny, contentEncoding: "identity", limit: limit).stored,
                        StoredData(bytes: tiny, compressed: false))
     }
 
     func testUnknownEncodingAndOversizedBodiesAreRefused() throws {
-        XCTAssertThrowsError(try BodyDecoder.decode(Data([1, 2]), contentEncoding: "br", limit: limit)) {
+        XCTAssertThrowsError(try BodyDecoder().decode(Data([1, 2]), contentEncoding: "br", limit: limit)) {
             XCTAssertEqual($0 as? BodyFailure, .unsupportedEncoding("br"))
         }
         let body = try ZlibGzip.member(Data(count: 1 << 20))
-        XCTAssertThrowsError(try BodyDecoder.decode(body, contentEncoding: "gzip", limit: 1 << 16)) {
+        XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: 1 << 16)) {
             XCTAssertEqual($0 as? BodyFailure, .tooLarge)
         }
     }

@@ -100,4 +100,25 @@ final class HTTPClientNginxTests: XCTestCase {
         XCTAssertEqual(log.count, paths.count)
         XCTAssertLessThanOrEqual(Set(log.map(\.connection)).count, 20, "nginx saw kept-alive connections")
     }
+
+    func testHTTP2OverTLSMultiplexesOnOneConnection() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            throw XCTSkip("openssl is needed to make the test certificate")
+        }
+        server.stop()
+        server = try TestServer.nginx(tls: true)
+        var configuration = testConfiguration()
+        configuration.caFile = server.certificatePath
+        http.client.shutdown()
+        http = try ClientUnderTest(configuration, allowHost: { $0 == "127.0.0.1" })
+        let paths = Array(fixturePaths("fonts/Noto Sans Bold", suffix: ".pbf").prefix(60))
+        let results = http.fetch(paths.map(server.url))
+        for (path, completion) in zip(paths, results) {
+            XCTAssertEqual(completion.outcome.response?.content, try server.expectedContent(path), path)
+        }
+        XCTAssertEqual(http.client.statistics.connections, 1, "20 streams multiplexed on one connection")
+        let log = try server.waitForLog(count: paths.count)
+        XCTAssertEqual(Set(log.compactMap(\.httpProtocol)), ["HTTP/2.0"])
+        XCTAssertEqual(Set(log.map(\.connection)).count, 1)
+    }
 }

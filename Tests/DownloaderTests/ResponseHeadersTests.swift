@@ -111,3 +111,42 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertFalse(RetryPolicy.isTransient(CURLE_UNSUPPORTED_PROTOCOL))
     }
 }
+
+final class AttemptClassifierTests: XCTestCase {
+    private let classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: 1 << 20)
+    private let url = "http://127.0.0.1/x"
+
+    private func step(status: Int = 200, code: CURLcode = CURLE_OK, headers: [String] = [], body: Data = Data(),
+                      redirect: String? = nil) -> AttemptStep {
+        var fields = ResponseHeaderFields()
+        for line in headers { Array((line + "\r\n").utf8).withUnsafeBufferPointer { fields.consume(line: $0) } }
+        let result = AttemptResult(code: code, message: "boom", status: status, headers: fields, body: body,
+                                   bodyTooLarge: false, redirectURL: redirect, newConnections: 0)
+        return classifier.classify(result, url: url, now: 1000)
+    }
+
+    func testStatusesMapToOutcomes() {
+        guard case .finish(.ok(let response)) = step(body: Data("{}".utf8)) else { return XCTFail() }
+        XCTAssertEqual(response.content, Data("{}".utf8))
+        guard case .finish(.noContent(404, _)) = step(status: 404),
+              case .finish(.noContent(204, _)) = step(status: 204),
+              case .finish(.notModified) = step(status: 304),
+              case .finish(.clientError(403)) = step(status: 403),
+              case .finish(.clientError(410)) = step(status: 410),
+              case .redirect("http://127.0.0.1/y") = step(status: 301, redirect: "http://127.0.0.1/y"),
+              case .finish(.failed(.status(302, _))) = step(status: 302)
+        else { return XCTFail("a status was misclassified") }
+    }
+
+    func testTransientFailuresAreRetried() {
+        guard case .retry(.status(503, _), nil) = step(status: 503),
+              case .retry(.status(429, _), 7) = step(status: 429, headers: ["Retry-After: 7"]),
+              case .retry(.network(18, "boom", _), nil) = step(code: CURLE_PARTIAL_FILE),
+              case .retry(.network(56, _, _), nil) = step(code: CURLE_RECV_ERROR),
+              case .retry(.badBody, nil) = step(headers: ["Content-Encoding: gzip"], body: Data([0x1F, 0x8B, 8, 0]))
+        else { return XCTFail("a transient failure was not retried") }
+        guard case .finish(.failed(.network(1, _, _))) = step(code: CURLE_UNSUPPORTED_PROTOCOL),
+              case .finish(.failed(.badBody)) = step(headers: ["Content-Encoding: br"], body: Data([1]))
+        else { return XCTFail("a permanent failure was retried") }
+    }
+}

@@ -16,6 +16,8 @@ public struct AccessLogEntry: Equatable, Sendable {
     public var connection: Int
     /// Fault server only: reset, truncate, 429, 500, ..., corrupt, slow; nil for a plain answer.
     public var fault: String?
+    /// nginx only: "HTTP/1.1" or "HTTP/2.0".
+    public var httpProtocol: String?
 }
 
 /// A real HTTP server process on a free 127.0.0.1 port, serving Fixtures/world with `{base}`
@@ -40,10 +42,16 @@ public final class TestServer {
     private let servedRoot: URL?
     private let process: Process
 
-    private init(process: Process, port: Int, directory: TemporaryDirectory, accessLogPath: String, servedRoot: URL?) {
+    /// With `tls`: the self-signed certificate to trust (as a CA file).
+    public var certificatePath: String? {
+        baseURL.hasPrefix("https:") ? directory.path("cert.pem") : nil
+    }
+
+    private init(process: Process, port: Int, directory: TemporaryDirectory, accessLogPath: String, servedRoot: URL?,
+                 scheme: String = "http") {
         self.process = process
         self.port = port
-        self.baseURL = "http://127.0.0.1:\(port)"
+        self.baseURL = "\(scheme)://127.0.0.1:\(port)"
         self.directory = directory
         self.accessLogPath = accessLogPath
         self.servedRoot = servedRoot
@@ -52,22 +60,26 @@ public final class TestServer {
     deinit { stop() }
 
     /// nginx (/usr/sbin/nginx) via Tests/servers/nginx-world.sh. `pregzip` adds .gz siblings that
-    /// gzip_static serves as they are.
-    public static func nginx(pregzip: Bool = false, workers: Int = 1) throws -> TestServer {
+    /// gzip_static serves as they are; `tls` serves HTTPS and HTTP/2 with a self-signed certificate
+    /// (`certificatePath`). `world` replaces Fixtures/world (it must hold styles/bright.json and
+    /// tiles/helsinki.json).
+    public static func nginx(pregzip: Bool = false, tls: Bool = false, workers: Int = 1,
+                             world: URL = ProjectPaths.world) throws -> TestServer {
         let directory = try TemporaryDirectory(prefix: "packfs-nginx")
         var lastError = "no attempt"
         // Picking a free port and binding it are two steps; another process may win the race.
         for _ in 0..<5 {
             let port = try LoopbackPort.free()
             var arguments = ["--dir", directory.url.path, "--port", "\(port)", "--workers", "\(workers)",
-                             "--die-with-parent"]
+                             "--world", world.path, "--die-with-parent"]
             if pregzip { arguments.append("--pregzip") }
+            if tls { arguments.append("--tls") }
             let process = try launch(ProjectPaths.servers.appendingPathComponent("nginx-world.sh").path,
                                      arguments, output: directory.path("server.out"))
-            if waitUntilListening(port: port, process: process, timeout: 15) {
+            if waitUntilListening(port: port, process: process, timeout: 60) {
                 return TestServer(process: process, port: port, directory: directory,
                                   accessLogPath: directory.path("access.log"),
-                                  servedRoot: directory.url.appendingPathComponent("world"))
+                                  servedRoot: directory.url.appendingPathComponent("world"), scheme: tls ? "https" : "http")
             }
             terminate(process)
             lastError = (try? String(contentsOfFile: directory.path("server.out"), encoding: .utf8)) ?? "exited"
@@ -129,7 +141,8 @@ public final class TestServer {
                 ifNoneMatch: object["if_none_match"] as? String ?? "",
                 acceptEncoding: object["accept_encoding"] as? String ?? "",
                 connection: (object["connection"] as? NSNumber)?.intValue ?? 0,
-                fault: object["fault"] as? String)
+                fault: object["fault"] as? String,
+                httpProtocol: object["protocol"] as? String)
         }
     }
 

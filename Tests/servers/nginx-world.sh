@@ -5,18 +5,20 @@
 # under DIR, and nginx runs in the foreground (daemon off) as this script's own process (exec), so
 # the caller stops it by signalling the pid it started.
 #
-# usage: nginx-world.sh --dir DIR --port PORT [--world PATH] [--workers N] [--pregzip] [--die-with-parent]
+# usage: nginx-world.sh --dir DIR --port PORT [--world PATH] [--workers N] [--pregzip] [--tls] [--die-with-parent]
 #   DIR          created if needed; gets world/, nginx.conf, access.log, error.log, nginx.pid
 #   --pregzip    also writes a .gz sibling (gzip -9) of every .pbf/.json file, served by gzip_static
+#   --tls        HTTPS with HTTP/2 and a fresh self-signed certificate for 127.0.0.1 (DIR/cert.pem;
+#                clients trust it as their CA file); the base URL becomes https://127.0.0.1:PORT
 #   --die-with-parent  nginx gets SIGTERM when the launching process dies (no server outlives a
 #                crashed test run; needs setpriv from util-linux)
 # access.log: one JSON object per request: time, method, uri, status, if_none_match,
-#   accept_encoding, content_encoding, connection, connection_requests, bytes.
+#   accept_encoding, content_encoding, connection, connection_requests, protocol, bytes.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 world="$here/../../Fixtures/world"
-dir="" port="" workers=1 pregzip=0 die_with_parent=0
+dir="" port="" workers=1 pregzip=0 tls=0 die_with_parent=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir=$2; shift 2 ;;
@@ -24,6 +26,7 @@ while [ $# -gt 0 ]; do
     --world) world=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --pregzip) pregzip=1; shift ;;
+    --tls) tls=1; shift ;;
     --die-with-parent) die_with_parent=1; shift ;;
     *) echo "nginx-world.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -32,7 +35,14 @@ done
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-base="http://127.0.0.1:$port"
+scheme=http listen="127.0.0.1:$port" tls_lines=""
+if [ "$tls" = 1 ]; then
+  scheme=https listen="127.0.0.1:$port ssl http2"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+  tls_lines="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem;"
+fi
+base="$scheme://127.0.0.1:$port"
 rm -rf "$dir/world"
 cp -R "$world" "$dir/world"
 for f in "$dir/world/styles/bright.json" "$dir/world/tiles/helsinki.json"; do
@@ -66,7 +76,8 @@ http {
     log_format packfs escape=json '{"time":\$msec,"method":"\$request_method","uri":"\$uri",'
         '"status":\$status,"if_none_match":"\$http_if_none_match",'
         '"accept_encoding":"\$http_accept_encoding","content_encoding":"\$sent_http_content_encoding",'
-        '"connection":\$connection,"connection_requests":\$connection_requests,"bytes":\$body_bytes_sent}';
+        '"connection":\$connection,"connection_requests":\$connection_requests,'
+        '"protocol":"\$server_protocol","bytes":\$body_bytes_sent}';
     access_log $dir/access.log packfs;
     client_body_temp_path $dir/tmp/body;
     proxy_temp_path $dir/tmp/proxy;
@@ -85,7 +96,8 @@ http {
     gzip_static on;
     gzip_vary on;
     server {
-        listen 127.0.0.1:$port;
+        listen $listen;
+        $tls_lines
         root $dir/world;
         location / { }
     }

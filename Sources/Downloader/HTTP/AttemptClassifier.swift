@@ -10,17 +10,20 @@ enum AttemptStep {
     case redirect(target: String)
 }
 
-/// Maps one attempt's raw result to the next step. Pure (no handle, no clock except `now`), so
-/// every status and failure path is testable without a server.
-enum AttemptClassifier {
-    static func classify(_ result: AttemptResult, url: String, bodyLimit: Int, now: Int64) -> AttemptStep {
-        guard result.code == CURLE_OK else { return networkFailure(result, url: url, bodyLimit: bodyLimit) }
+/// Maps one attempt's raw result to the next step. No handle and no clock except `now`, so every
+/// status and failure path is testable without a server.
+struct AttemptClassifier {
+    let decoder: BodyDecoder
+    let bodyLimit: Int
+
+    func classify(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
+        guard result.code == CURLE_OK else { return networkFailure(result, url: url) }
         let status = result.status
         switch status {
         case 204, 404:
             return .finish(.noContent(status: status, headers: result.headers.cacheHeaders(now: now)))
         case 200..<300:
-            return decoded(result, url: url, bodyLimit: bodyLimit, now: now)
+            return decoded(result, url: url, now: now)
         case 304:
             return .finish(.notModified(result.headers.cacheHeaders(now: now)))
         case 300..<400:
@@ -35,15 +38,15 @@ enum AttemptClassifier {
         }
     }
 
-    private static func networkFailure(_ result: AttemptResult, url: String, bodyLimit: Int) -> AttemptStep {
+    private func networkFailure(_ result: AttemptResult, url: String) -> AttemptStep {
         if result.bodyTooLarge { return .finish(.failed(.bodyTooLarge(limit: bodyLimit, url: url))) }
         let error = HTTPError.network(code: Int(result.code.rawValue), message: result.message, url: url)
         return RetryPolicy.isTransient(result.code) ? .retry(error, retryAfter: nil) : .finish(.failed(error))
     }
 
-    private static func decoded(_ result: AttemptResult, url: String, bodyLimit: Int, now: Int64) -> AttemptStep {
+    private func decoded(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
         do {
-            let body = try BodyDecoder.decode(result.body, contentEncoding: result.headers.contentEncoding, limit: bodyLimit)
+            let body = try decoder.decode(result.body, contentEncoding: result.headers.contentEncoding, limit: bodyLimit)
             let response = HTTPResponse(
                 status: result.status, content: body.content, stored: body.stored,
                 headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)

@@ -10,13 +10,16 @@ import PackStore
 ///   this name) is re-framed like gzip.
 /// - identity: compressed with MapLibre's rule (`StoredData.encoding`).
 /// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
-enum BodyDecoder {
+/// Not thread-safe (it reuses one `Inflater`): the loop owns one.
+final class BodyDecoder {
     struct Decoded {
         var content: Data
         var stored: StoredData
     }
 
-    static func decode(_ body: Data, contentEncoding: String?, limit: Int) throws -> Decoded {
+    private let inflater = Inflater()
+
+    func decode(_ body: Data, contentEncoding: String?, limit: Int) throws -> Decoded {
         switch contentEncoding ?? "identity" {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
         case "gzip", "x-gzip": return try gzip(body, limit: limit)
@@ -25,13 +28,13 @@ enum BodyDecoder {
         }
     }
 
-    static func gzip(_ body: Data, limit: Int) throws -> Decoded {
+    func gzip(_ body: Data, limit: Int) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             let start = try GzipHeader.deflateOffset(in: raw)
-            let first = try Inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), limit: limit)
+            let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), limit: limit)
             if first.consumed == raw.count {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
-                return Decoded(content: first.output, stored: reframed(deflate, content: first.output))
+                return Decoded(content: first.output, stored: Self.reframed(deflate, content: first.output))
             }
             // Concatenated members (RFC 1952 2.2) hold several deflate streams: no single zlib
             // stream can carry them, so the joined content is compressed like an identity body.
@@ -39,7 +42,7 @@ enum BodyDecoder {
             var offset = first.consumed
             while offset < raw.count {
                 let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let next = try Inflater.inflate(rest, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: rest),
+                let next = try inflater.inflate(rest, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: rest),
                                                 limit: limit - content.count)
                 content.append(next.output)
                 offset += next.consumed
@@ -48,14 +51,14 @@ enum BodyDecoder {
         }
     }
 
-    static func deflate(_ body: Data, limit: Int) throws -> Decoded {
+    func deflate(_ body: Data, limit: Int) throws -> Decoded {
         try body.withUnsafeBytes { raw in
-            guard isZlibHeader(raw) else {
-                let stream = try Inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, limit: limit)
+            guard Self.isZlibHeader(raw) else {
+                let stream = try inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, limit: limit)
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[..<stream.consumed])
-                return Decoded(content: stream.output, stored: reframed(deflate, content: stream.output))
+                return Decoded(content: stream.output, stored: Self.reframed(deflate, content: stream.output))
             }
-            let stream = try Inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, limit: limit)
+            let stream = try inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, limit: limit)
             guard stream.consumed < stream.output.count else {
                 return Decoded(content: stream.output, stored: StoredData(bytes: stream.output, compressed: false))
             }

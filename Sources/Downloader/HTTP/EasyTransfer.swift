@@ -8,6 +8,7 @@ struct EasySettings {
     /// Seconds a transfer may stay below 1 byte/s before it counts as a (retried) timeout.
     var stallTimeout: Int
     var maxBodyBytes: Int
+    var caFile: String?
     var verbose: Bool
 }
 
@@ -83,7 +84,8 @@ final class EasyTransfer {
             packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallTimeout),
             packfs_easy_setopt_long(handle, CURLOPT_VERBOSE, settings.verbose ? 1 : 0),
         ]
-        if let failed = codes.first(where: { $0 != CURLE_OK }) {
+        let caCode = settings.caFile.map { packfs_easy_setopt_str(handle, CURLOPT_CAINFO, $0) } ?? CURLE_OK
+        if let failed = (codes + [caCode]).first(where: { $0 != CURLE_OK }) {
             throw HTTPError.setup("curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
         }
     }

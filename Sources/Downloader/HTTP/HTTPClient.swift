@@ -15,6 +15,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var stallTimeout = 30
     /// Largest body accepted, on the wire and inflated.
     public var maxBodyBytes = 256 << 20
+    /// A PEM file of certificate authorities to trust instead of the system's (a private CA, or a
+    /// test server's self-signed certificate).
+    public var caFile: String?
     /// libcurl's own trace on stderr.
     public var verbose = false
 
@@ -22,7 +25,7 @@ public struct HTTPClientConfiguration: Sendable {
 
     var easySettings: EasySettings {
         EasySettings(userAgent: userAgent, connectTimeout: connectTimeout, stallTimeout: stallTimeout,
-                     maxBodyBytes: maxBodyBytes, verbose: verbose)
+                     maxBodyBytes: maxBodyBytes, caFile: caFile, verbose: verbose)
     }
 }
 
@@ -42,7 +45,7 @@ public struct HTTPClientConfiguration: Sendable {
 /// `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
 /// corrupt bodies, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes are final.
 public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
+    private let multi: MultiHandle
     private let inbox = Inbox<Tag>()
     private let statisticsBox = StatisticsBox()
     private let completion: @Sendable (HTTPCompletion<Tag>) -> Void
@@ -52,28 +55,11 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
                 allowHost: @escaping @Sendable (String) -> Bool = { _ in true },
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
-        precondition(configuration.concurrency > 0, "concurrency must be positive")
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let multi = curl_multi_init() else {
-            curl_global_cleanup()
-            throw HTTPError.setup("curl_multi_init failed")
-        }
-        self.multi = multi
+        guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
+        multi = try MultiHandle(concurrency: configuration.concurrency)
         self.completion = completion
-        let n = configuration.concurrency
-        _ = packfs_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = packfs_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, n)
-        // Idle connections kept for reuse; twice the slots leaves room for a few hosts.
-        _ = packfs_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 2 * n)
-        let loop: TransferLoop<Tag>
-        do {
-            loop = try TransferLoop(multi: multi, configuration: configuration, inbox: inbox,
+        let loop = try TransferLoop(multi: multi, configuration: configuration, inbox: inbox,
                                     statistics: statisticsBox, allowHost: allowHost, completion: completion)
-        } catch {
-            curl_multi_cleanup(multi)
-            curl_global_cleanup()
-            throw error
-        }
         let finished = self.finished
         finished.enter()
         thread = Thread {
@@ -84,11 +70,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
         thread.start()
     }
 
-    deinit {
-        shutdown()
-        curl_multi_cleanup(multi)
-        curl_global_cleanup()
-    }
+    deinit { shutdown() }
 
     public func submit(_ request: HTTPRequest<Tag>) {
         submit(contentsOf: [request])
@@ -104,24 +86,52 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
             }
             return
         }
-        curl_multi_wakeup(multi)
+        multi.wakeUp()
     }
 
     /// Ends the requests whose tag matches, queued, waiting to retry or in flight, each with
     /// `.failed(.cancelled)`. Asynchronous: completions follow on the loop thread.
     public func cancel(where predicate: @escaping @Sendable (Tag) -> Bool) {
         inbox.post(cancellation: predicate)
-        curl_multi_wakeup(multi)
+        multi.wakeUp()
     }
 
     /// Cancels everything outstanding (each gets its `.cancelled` completion) and stops the loop
     /// thread; waits for it unless called on the loop thread itself. Idempotent.
     public func shutdown() {
         inbox.close()
-        curl_multi_wakeup(multi)
+        multi.wakeUp()
         if Thread.current !== thread { finished.wait() }
     }
 
     /// Totals so far; updated by the loop after each turn.
     public var statistics: HTTPStatistics { statisticsBox.current }
+}
+
+/// The multi handle, shared by the client (which only wakes the loop) and the loop (which does
+/// everything else). Whichever lets go last cleans it up, so a wake-up never meets a freed handle,
+/// even when the client's last reference dies on the loop thread.
+final class MultiHandle: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+
+    init(concurrency: Int) throws {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard let pointer = curl_multi_init() else {
+            curl_global_cleanup()
+            throw HTTPError.setup("curl_multi_init failed")
+        }
+        self.pointer = pointer
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAX_HOST_CONNECTIONS, concurrency)
+        // Idle connections kept for reuse; twice the slots leaves room for a few hosts.
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, 2 * concurrency)
+    }
+
+    deinit {
+        curl_multi_cleanup(pointer)
+        curl_global_cleanup()
+    }
+
+    /// Thread-safe: interrupts (or pre-empts) the loop's curl_multi_poll.
+    func wakeUp() { curl_multi_wakeup(pointer) }
 }

@@ -12,9 +12,9 @@ final class TransferLoop<Tag: Sendable> {
     struct Limits {
         var retry: RetryPolicy
         var maxRedirects: Int
-        var maxBodyBytes: Int
     }
 
+    private let multiHandle: MultiHandle
     let multi: UnsafeMutableRawPointer
     let inbox: Inbox<Tag>
     let statistics: StatisticsBox
@@ -22,6 +22,7 @@ final class TransferLoop<Tag: Sendable> {
     let allowHost: @Sendable (String) -> Bool
     let limits: Limits
     let urls: URLInspector
+    let classifier: AttemptClassifier
     private let sharedHeaders: UnsafeMutablePointer<curl_slist>?
     private var transfers: [EasyTransfer]
     private var idle: [Int]
@@ -33,17 +34,18 @@ final class TransferLoop<Tag: Sendable> {
     var totals = HTTPStatistics()
     var random = SystemRandomNumberGenerator()
 
-    init(multi: UnsafeMutableRawPointer, configuration: HTTPClientConfiguration, inbox: Inbox<Tag>,
+    init(multi: MultiHandle, configuration: HTTPClientConfiguration, inbox: Inbox<Tag>,
          statistics: StatisticsBox, allowHost: @escaping @Sendable (String) -> Bool,
          completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
-        self.multi = multi
+        multiHandle = multi
+        self.multi = multi.pointer
         self.inbox = inbox
         self.statistics = statistics
         self.allowHost = allowHost
         self.completion = completion
-        limits = Limits(retry: configuration.retry, maxRedirects: configuration.maxRedirects,
-                        maxBodyBytes: configuration.maxBodyBytes)
+        limits = Limits(retry: configuration.retry, maxRedirects: configuration.maxRedirects)
         urls = try URLInspector()
+        classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: configuration.maxBodyBytes)
         sharedHeaders = RequestHeaders.shared()
         let settings = configuration.easySettings
         transfers = try (0..<configuration.concurrency).map { try EasyTransfer(slot: $0, settings: settings) }
@@ -52,6 +54,8 @@ final class TransferLoop<Tag: Sendable> {
     }
 
     deinit {
+        // Easy handles go before the list they point at; the multi handle (still referenced by
+        // `multiHandle`) goes after them.
         transfers.removeAll()
         curl_slist_free_all(sharedHeaders)
     }
@@ -135,8 +139,7 @@ final class TransferLoop<Tag: Sendable> {
         job.newConnections += result.newConnections
         totals.connections += result.newConnections
         totals.wireBytes += result.body.count
-        let step = AttemptClassifier.classify(result, url: job.url, bodyLimit: limits.maxBodyBytes,
-                                              now: Int64(Date().timeIntervalSince1970))
+        let step = classifier.classify(result, url: job.url, now: Int64(Date().timeIntervalSince1970))
         proceed(job, step)
     }
 
