@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
     --pregzip) pregzip=1; shift ;;
     --tls) tls=1; shift ;;
     --die-with-parent) die_with_parent=1; shift ;;
+    --watch-pid) die_with_parent=1; shift 2 ;;  # the first version's flag; same effect
     *) echo "nginx-world.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

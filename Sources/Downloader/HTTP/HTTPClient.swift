@@ -34,7 +34,9 @@ public struct HTTPClientConfiguration: Sendable {
 /// Concepts. Callers `submit` requests (a URL, optional validators, an opaque tag) from any
 /// thread and receive exactly one `HTTPCompletion` per request. A single loop thread owns the
 /// multi handle and `concurrency` reusable easy handles; requests beyond that wait in a queue.
-/// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS).
+/// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS). A 200
+/// body is decoded once, on the loop thread, into its content and its stored form (`BodyDecoder`:
+/// a gzip body's deflate stream is re-framed as zlib, never recompressed).
 ///
 /// Threading. `completion` runs on the loop thread, one call at a time. Keep it cheap (hand the
 /// result to your own queue): while it runs no transfer makes progress. It may call `submit` and
