@@ -1,0 +1,125 @@
+import Foundation
+import PackStore
+
+/// Turns a 200 body as received into its content and its stored form, inflating at most once and
+/// never recompressing what the server already compressed.
+///
+/// - gzip: inflated once (which checks CRC-32 and length), then the member's deflate data is
+///   re-framed as zlib: header 78 9C + the same deflate bytes + Adler-32 of the content.
+/// - deflate: zlib-wrapped bodies are kept as they are; raw deflate (which some servers send under
+///   this name) is re-framed like gzip.
+/// - identity: compressed with MapLibre's rule (`StoredData.encoding`).
+/// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
+/// Not thread-safe (it reuses one `Inflater`): the loop owns one.
+final class BodyDecoder {
+    struct Decoded {
+        var content: Data
+        var stored: StoredData
+    }
+
+    private let inflater = Inflater()
+
+    func decode(_ body: Data, contentEncoding: String?, limit: Int) throws -> Decoded {
+        switch contentEncoding ?? "identity" {
+        case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
+        case "gzip", "x-gzip": return try gzip(body, limit: limit)
+        case "deflate": return try deflate(body, limit: limit)
+        case let other: throw BodyFailure.unsupportedEncoding(other)
+        }
+    }
+
+    func gzip(_ body: Data, limit: Int) throws -> Decoded {
+        try body.withUnsafeBytes { raw in
+            let start = try GzipHeader.deflateOffset(in: raw)
+            let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), limit: limit)
+            if first.consumed == raw.count {
+                let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
+                return Decoded(content: first.output, stored: Self.reframed(deflate, content: first.output))
+            }
+            // Concatenated members (RFC 1952 2.2) hold several deflate streams: no single zlib
+            // stream can carry them, so the joined content is compressed like an identity body.
+            var content = first.output
+            var offset = first.consumed
+            while offset < raw.count {
+                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                let next = try inflater.inflate(rest, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: rest),
+                                                limit: limit - content.count)
+                content.append(next.output)
+                offset += next.consumed
+            }
+            return Decoded(content: content, stored: StoredData.encoding(content))
+        }
+    }
+
+    func deflate(_ body: Data, limit: Int) throws -> Decoded {
+        try body.withUnsafeBytes { raw in
+            guard Self.isZlibHeader(raw) else {
+                let stream = try inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, limit: limit)
+                let deflate = UnsafeRawBufferPointer(rebasing: raw[..<stream.consumed])
+                return Decoded(content: stream.output, stored: Self.reframed(deflate, content: stream.output))
+            }
+            let stream = try inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, limit: limit)
+            guard stream.consumed < stream.output.count else {
+                return Decoded(content: stream.output, stored: StoredData(bytes: stream.output, compressed: false))
+            }
+            let kept = stream.consumed == raw.count ? body : Data(raw[..<stream.consumed])
+            return Decoded(content: stream.output, stored: StoredData(bytes: kept, compressed: true))
+        }
+    }
+
+    /// zlib framing around an existing deflate stream, kept only when strictly smaller.
+    static func reframed(_ deflate: UnsafeRawBufferPointer, content: Data) -> StoredData {
+        let size = 2 + deflate.count + 4
+        guard size < content.count else { return StoredData(bytes: content, compressed: false) }
+        var zlib = Data(capacity: size)
+        zlib.append(contentsOf: [0x78, 0x9C])
+        if let base = deflate.baseAddress {
+            zlib.append(base.assumingMemoryBound(to: UInt8.self), count: deflate.count)
+        }
+        let adler = Inflater.adler32(of: content)
+        zlib.append(contentsOf: [UInt8(adler >> 24), UInt8((adler >> 16) & 0xFF), UInt8((adler >> 8) & 0xFF), UInt8(adler & 0xFF)])
+        return StoredData(bytes: zlib, compressed: true)
+    }
+
+    /// RFC 1950 2.2: deflate method, window <= 32K, header check multiple of 31, no preset dictionary.
+    static func isZlibHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
+        guard raw.count >= 2 else { return false }
+        let cmf = raw[0], flg = raw[1]
+        return cmf & 0x0F == 8 && cmf >> 4 <= 7 && (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0 && flg & 0x20 == 0
+    }
+}
+
+/// The parts of an RFC 1952 member header re-framing needs.
+enum GzipHeader {
+    private static let fhcrc: UInt8 = 0x02, fextra: UInt8 = 0x04, fname: UInt8 = 0x08, fcomment: UInt8 = 0x10
+
+    /// Where the deflate data starts: after the 10 fixed bytes and the optional FEXTRA, FNAME,
+    /// FCOMMENT and FHCRC fields, in that order.
+    static func deflateOffset(in raw: UnsafeRawBufferPointer) throws -> Int {
+        guard raw.count >= 18, raw[0] == 0x1F, raw[1] == 0x8B, raw[2] == 8 else {
+            throw BodyFailure.corrupt("not a gzip member")
+        }
+        let flags = raw[3]
+        var offset = 10
+        if flags & fextra != 0 {
+            guard offset + 2 <= raw.count else { throw BodyFailure.corrupt("gzip FEXTRA truncated") }
+            offset += 2 + (Int(raw[offset]) | Int(raw[offset + 1]) << 8)
+        }
+        for flag in [fname, fcomment] where flags & flag != 0 {
+            while offset < raw.count, raw[offset] != 0 { offset += 1 }
+            offset += 1
+        }
+        if flags & fhcrc != 0 { offset += 2 }
+        guard offset + 8 <= raw.count else { throw BodyFailure.corrupt("gzip header truncated") }
+        return offset
+    }
+
+    /// ISIZE of the last member (content length mod 2^32): an exact output size for one member.
+    static func trailerSize(of raw: UnsafeRawBufferPointer) -> Int {
+        guard raw.count >= 18 else { return 64 }
+        let end = raw.count
+        let size = Int(raw[end - 4]) | Int(raw[end - 3]) << 8 | Int(raw[end - 2]) << 16 | Int(raw[end - 1]) << 24
+        // A forged ISIZE must not reserve gigabytes; deflate expands at most ~1032:1.
+        return min(size, raw.count * 1032)
+    }
+}

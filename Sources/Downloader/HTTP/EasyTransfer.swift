@@ -1,0 +1,182 @@
+import CCurl
+import Foundation
+
+/// Options every easy handle gets once, at creation.
+struct EasySettings {
+    var userAgent: String
+    var connectTimeout: Double
+    /// Seconds a transfer may stay below 1 byte/s before it counts as a (retried) timeout.
+    var stallTimeout: Int
+    var maxBodyBytes: Int
+    var caFile: String?
+    var verbose: Bool
+}
+
+/// What one attempt produced, copied out of the easy handle so the handle can be reused at once.
+struct AttemptResult {
+    var code: CURLcode
+    /// libcurl's error buffer (or strerror); empty on success.
+    var message: String
+    var status: Int
+    var headers: ResponseHeaderFields
+    var body: Data
+    var bodyTooLarge: Bool
+    /// Where a 3xx points, made absolute by libcurl.
+    var redirectURL: String?
+    var newConnections: Int
+}
+
+/// One reusable easy handle and the buffers its callbacks fill. There is one per transfer slot,
+/// created with the client and kept for its life, so libcurl's per-handle caches stay warm and no
+/// request pays for handle setup. The callbacks find it through their userdata pointer, unretained:
+/// the loop owns every EasyTransfer for as long as its handle exists.
+final class EasyTransfer {
+    let handle: UnsafeMutableRawPointer
+    let slot: Int
+    private let maxBodyBytes: Int
+    private var body = Data()
+    private var headers = ResponseHeaderFields()
+    private var bodyTooLarge = false
+    /// The conditional request's header list (nil when the shared list is used); freed per request.
+    private var ownHeaders: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init(slot: Int, settings: EasySettings) throws {
+        guard let handle = curl_easy_init() else { throw HTTPError.setup("curl_easy_init failed") }
+        self.handle = handle
+        self.slot = slot
+        self.maxBodyBytes = settings.maxBodyBytes
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        try configure(settings)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(ownHeaders)
+        errorBuffer.deallocate()
+    }
+
+    private func configure(_ settings: EasySettings) throws {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let codes: [CURLcode] = [
+            packfs_easy_setopt_ptr(handle, CURLOPT_PRIVATE, me),
+            packfs_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, receiveBody),
+            packfs_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, me),
+            packfs_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, receiveHeader),
+            packfs_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, me),
+            packfs_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer),
+            packfs_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
+            // Only http and https, for the request and (were it ever on) for redirects.
+            packfs_easy_setopt_str(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
+            packfs_easy_setopt_str(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+            // Redirects are followed by the loop, which checks each target host first.
+            packfs_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            packfs_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)),
+            // Wait for an HTTP/2 connection to multiplex on rather than opening another.
+            packfs_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1),
+            packfs_easy_setopt_str(handle, CURLOPT_USERAGENT, settings.userAgent),
+            // Bodies arrive as sent: Accept-Encoding is our own header and the body decoder keeps
+            // the server's deflate stream. CURLOPT_ACCEPT_ENCODING stays unset.
+            packfs_easy_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0),
+            packfs_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(settings.connectTimeout * 1000)),
+            packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
+            packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallTimeout),
+            packfs_easy_setopt_long(handle, CURLOPT_VERBOSE, settings.verbose ? 1 : 0),
+        ]
+        let caCode = settings.caFile.map { packfs_easy_setopt_str(handle, CURLOPT_CAINFO, $0) } ?? CURLE_OK
+        if let failed = (codes + [caCode]).first(where: { $0 != CURLE_OK }) {
+            throw HTTPError.setup("curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
+        }
+    }
+
+    /// Points the handle at the next request. `shared` is the header list of unconditional
+    /// requests; a conditional one gets its own list, freed when the next request is prepared.
+    func prepare(url: String, validators: HTTPValidators?, shared: UnsafeMutablePointer<curl_slist>?) -> Bool {
+        body = Data()
+        headers = ResponseHeaderFields()
+        bodyTooLarge = false
+        errorBuffer[0] = 0
+        curl_slist_free_all(ownHeaders)
+        ownHeaders = nil
+        if let validators, !validators.isEmpty {
+            ownHeaders = RequestHeaders.conditional(validators)
+        }
+        return packfs_easy_setopt_str(handle, CURLOPT_URL, url) == CURLE_OK
+            && packfs_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, ownHeaders ?? shared) == CURLE_OK
+    }
+
+    /// Moves the attempt's result out; the handle is ready for `prepare` again.
+    func takeResult(_ code: CURLcode) -> AttemptResult {
+        var status = 0, connects = 0
+        var redirect: UnsafeMutablePointer<CChar>?
+        _ = packfs_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        _ = packfs_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+        if (300..<400).contains(status) {
+            _ = packfs_easy_getinfo_ptr(handle, CURLINFO_REDIRECT_URL, &redirect)
+        }
+        let message = code == CURLE_OK ? ""
+            : errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let result = AttemptResult(
+            code: code, message: message, status: status, headers: headers, body: body,
+            bodyTooLarge: bodyTooLarge, redirectURL: redirect.map { String(cString: $0) },
+            newConnections: connects)
+        body = Data()
+        return result
+    }
+
+    /// Appends body bytes; returning less than `count` makes libcurl abort the transfer.
+    fileprivate func receive(body bytes: UnsafeRawPointer, count: Int) -> Int {
+        if body.count + count > maxBodyBytes {
+            bodyTooLarge = true
+            return 0
+        }
+        if body.isEmpty, let expected = headers.contentLength, expected > 0 {
+            body.reserveCapacity(min(expected, maxBodyBytes))
+        }
+        body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+        return count
+    }
+
+    fileprivate func receive(headerLine bytes: UnsafeRawPointer, count: Int) {
+        headers.consume(line: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
+    }
+}
+
+// The two callbacks libcurl calls on the loop thread. They never trap: a missing pointer aborts the
+// transfer (returning 0), which surfaces as an ordinary CURLE_WRITE_ERROR.
+private let receiveBody: packfs_write_cb = { data, size, count, userdata in
+    guard let data, let userdata else { return 0 }
+    let transfer = Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.receive(body: UnsafeRawPointer(data), count: size * count)
+}
+
+private let receiveHeader: packfs_write_cb = { data, size, count, userdata in
+    guard let data, let userdata else { return 0 }
+    let transfer = Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    transfer.receive(headerLine: UnsafeRawPointer(data), count: size * count)
+    return size * count
+}
+
+/// Request header lists. libcurl copies nothing from a list, so each lives as long as a request
+/// that uses it.
+enum RequestHeaders {
+    static let acceptEncoding = "Accept-Encoding: gzip, deflate"
+
+    /// The list every unconditional request shares, owned by the loop.
+    static func shared() -> UnsafeMutablePointer<curl_slist>? {
+        curl_slist_append(nil, acceptEncoding)
+    }
+
+    static func conditional(_ validators: HTTPValidators) -> UnsafeMutablePointer<curl_slist>? {
+        var list = curl_slist_append(nil, acceptEncoding)
+        // A stored value with a line break would inject headers; such a validator is dropped.
+        if let etag = validators.etag, !etag.contains(where: \.isNewline) {
+            list = curl_slist_append(list, "If-None-Match: \(etag)")
+        }
+        if let modified = validators.modified {
+            list = curl_slist_append(list, "If-Modified-Since: \(HTTPDate.format(modified))")
+        }
+        return list
+    }
+}

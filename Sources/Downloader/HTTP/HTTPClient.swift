@@ -1,0 +1,139 @@
+import CCurl
+import Foundation
+
+/// Settings of an `HTTPClient`.
+public struct HTTPClientConfiguration: Sendable {
+    /// Transfers in flight at most (`--concurrency`); also the number of easy handles and the
+    /// per-host connection limit.
+    public var concurrency = 20
+    public var userAgent = "PackFS/0.1 (offline map packs; libcurl)"
+    public var retry = RetryPolicy()
+    public var maxRedirects = 10
+    /// Seconds to establish a connection.
+    public var connectTimeout = 15.0
+    /// Seconds below 1 byte/s before a transfer counts as stalled (a retried timeout).
+    public var stallTimeout = 30
+    /// Largest body accepted, on the wire and inflated.
+    public var maxBodyBytes = 256 << 20
+    /// A PEM file of certificate authorities to trust instead of the system's (a private CA, or a
+    /// test server's self-signed certificate).
+    public var caFile: String?
+    /// libcurl's own trace on stderr.
+    public var verbose = false
+
+    public init() {}
+
+    var easySettings: EasySettings {
+        EasySettings(userAgent: userAgent, connectTimeout: connectTimeout, stallTimeout: stallTimeout,
+                     maxBodyBytes: maxBodyBytes, caFile: caFile, verbose: verbose)
+    }
+}
+
+/// An HTTP client on libcurl's multi interface.
+///
+/// Concepts. Callers `submit` requests (a URL, optional validators, an opaque tag) from any
+/// thread and receive exactly one `HTTPCompletion` per request. A single loop thread owns the
+/// multi handle and `concurrency` reusable easy handles; requests beyond that wait in a queue.
+/// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS). A 200
+/// body is decoded once, on the loop thread, into its content and its stored form (`BodyDecoder`:
+/// a gzip body's deflate stream is re-framed as zlib, never recompressed).
+///
+/// Threading. `completion` runs on the loop thread, one call at a time. Keep it cheap (hand the
+/// result to your own queue): while it runs no transfer makes progress. It may call `submit` and
+/// `cancel`, and `shutdown` (which then does not wait). The one exception: a request submitted
+/// after `shutdown` completes at once, with `.cancelled`, on the submitting thread.
+///
+/// Errors. Redirects are followed by the loop, and only to http/https URLs whose host passes
+/// `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
+/// corrupt bodies, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes are final.
+public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
+    private let multi: MultiHandle
+    private let inbox = Inbox<Tag>()
+    private let statisticsBox = StatisticsBox()
+    private let completion: @Sendable (HTTPCompletion<Tag>) -> Void
+    private let finished = DispatchGroup()
+    private let thread: Thread
+
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                allowHost: @escaping @Sendable (String) -> Bool = { _ in true },
+                completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
+        guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
+        multi = try MultiHandle(concurrency: configuration.concurrency)
+        self.completion = completion
+        let loop = try TransferLoop(multi: multi, configuration: configuration, inbox: inbox,
+                                    statistics: statisticsBox, allowHost: allowHost, completion: completion)
+        let finished = self.finished
+        finished.enter()
+        thread = Thread {
+            loop.run()
+            finished.leave()
+        }
+        thread.name = "PackFS HTTP loop"
+        thread.start()
+    }
+
+    deinit { shutdown() }
+
+    public func submit(_ request: HTTPRequest<Tag>) {
+        submit(contentsOf: [request])
+    }
+
+    /// Submits many requests with one wake-up of the loop.
+    public func submit(contentsOf requests: [HTTPRequest<Tag>]) {
+        guard !requests.isEmpty else { return }
+        guard inbox.post(requests.map(Job.init)) else {
+            for request in requests {
+                completion(HTTPCompletion(request: request, outcome: .failed(.cancelled(url: request.url)),
+                                          finalURL: request.url, attempts: 0, newConnections: 0))
+            }
+            return
+        }
+        multi.wakeUp()
+    }
+
+    /// Ends the requests whose tag matches, queued, waiting to retry or in flight, each with
+    /// `.failed(.cancelled)`. Asynchronous: completions follow on the loop thread.
+    public func cancel(where predicate: @escaping @Sendable (Tag) -> Bool) {
+        inbox.post(cancellation: predicate)
+        multi.wakeUp()
+    }
+
+    /// Cancels everything outstanding (each gets its `.cancelled` completion) and stops the loop
+    /// thread; waits for it unless called on the loop thread itself. Idempotent.
+    public func shutdown() {
+        inbox.close()
+        multi.wakeUp()
+        if Thread.current !== thread { finished.wait() }
+    }
+
+    /// Totals so far; updated by the loop after each turn.
+    public var statistics: HTTPStatistics { statisticsBox.current }
+}
+
+/// The multi handle, shared by the client (which only wakes the loop) and the loop (which does
+/// everything else). Whichever lets go last cleans it up, so a wake-up never meets a freed handle,
+/// even when the client's last reference dies on the loop thread.
+final class MultiHandle: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+
+    init(concurrency: Int) throws {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard let pointer = curl_multi_init() else {
+            curl_global_cleanup()
+            throw HTTPError.setup("curl_multi_init failed")
+        }
+        self.pointer = pointer
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAX_HOST_CONNECTIONS, concurrency)
+        // Idle connections kept for reuse; twice the slots leaves room for a few hosts.
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, 2 * concurrency)
+    }
+
+    deinit {
+        curl_multi_cleanup(pointer)
+        curl_global_cleanup()
+    }
+
+    /// Thread-safe: interrupts (or pre-empts) the loop's curl_multi_poll.
+    func wakeUp() { curl_multi_wakeup(pointer) }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import PackStore
+
+/// One GET the client should perform. `tag` is opaque to the client and comes back with the
+/// completion, so callers can route results without a lookup table of their own.
+public struct HTTPRequest<Tag: Sendable>: Sendable {
+    public var url: String
+    /// Validators from a stored copy; when present the request is conditional and may end
+    /// `.notModified`.
+    public var validators: HTTPValidators?
+    public var tag: Tag
+
+    public init(url: String, validators: HTTPValidators? = nil, tag: Tag) {
+        self.url = url
+        self.validators = validators
+        self.tag = tag
+    }
+}
+
+/// What a stored copy knows about its version: sent as If-None-Match / If-Modified-Since.
+public struct HTTPValidators: Sendable, Equatable {
+    /// The ETag exactly as the server sent it (quotes and `W/` included).
+    public var etag: String?
+    /// Last-Modified in Unix seconds, as `CacheHeaders.modified` stores it.
+    public var modified: Int64?
+
+    public init(etag: String? = nil, modified: Int64? = nil) {
+        self.etag = etag
+        self.modified = modified
+    }
+
+    public init(_ headers: CacheHeaders) {
+        self.init(etag: headers.etag, modified: headers.modified)
+    }
+
+    var isEmpty: Bool { etag == nil && modified == nil }
+}
+
+/// A 200 response, decoded once.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// The content as the server meant it (transfer compression removed): parse or validate this.
+    public var content: Data
+    /// What the database stores: zlib only when strictly smaller than `content`. A gzip body is
+    /// re-framed as zlib rather than recompressed.
+    public var stored: StoredData
+    public var headers: CacheHeaders
+    /// Bytes received on the wire for the body (before inflation).
+    public var wireBytes: Int
+}
+
+/// The final result of one request, after redirects and retries.
+public enum HTTPOutcome: Sendable {
+    /// 200 (or another 2xx with content).
+    case ok(HTTPResponse)
+    /// 304 to a conditional request; the headers refresh the stored copy's expiry.
+    case notModified(CacheHeaders)
+    /// 204 or 404: the resource has no content.
+    case noContent(status: Int, headers: CacheHeaders)
+    /// Any other 4xx: not retried; the caller decides (a pack stops in state `error`).
+    case clientError(status: Int)
+    /// Retries exhausted, or a failure that retrying cannot fix.
+    case failed(HTTPError)
+}
+
+/// Delivered once for every submitted request.
+public struct HTTPCompletion<Tag: Sendable>: Sendable {
+    public var request: HTTPRequest<Tag>
+    public var outcome: HTTPOutcome
+    /// The URL that answered last (differs from `request.url` after redirects).
+    public var finalURL: String
+    /// Attempts made (1 when the first one settled it); redirects are not attempts.
+    public var attempts: Int
+    /// New connections opened for this request (CURLINFO_NUM_CONNECTS summed over attempts).
+    public var newConnections: Int
+
+    public var tag: Tag { request.tag }
+
+    /// The outcome as an error naming the status and URL, or nil for `.ok`, `.notModified` and
+    /// `.noContent`.
+    public var failure: HTTPError? {
+        switch outcome {
+        case .ok, .notModified, .noContent: return nil
+        case .clientError(let status): return .status(status, url: finalURL)
+        case .failed(let error): return error
+        }
+    }
+}
+
+/// Running totals, readable from any thread.
+public struct HTTPStatistics: Sendable, Equatable {
+    /// Attempts handed to libcurl (first tries, retries and redirect hops).
+    public var attempts = 0
+    public var retries = 0
+    public var completed = 0
+    /// Connections libcurl opened; with keep-alive this stays near the concurrency.
+    public var connections = 0
+    public var wireBytes = 0
+}

@@ -1,0 +1,79 @@
+import CZlib
+import Foundation
+
+/// Why a body could not be decoded. `corrupt` is worth a retry (the bytes were damaged on the way);
+/// the others are not.
+enum BodyFailure: Error, Equatable {
+    case corrupt(String)
+    case unsupportedEncoding(String)
+    case tooLarge
+}
+
+/// zlib inflation of one stream that reports how much input the stream used: gzip re-framing
+/// has to know where the first member ends. Output is sized from a hint so a correct hint (gzip's
+/// ISIZE) means one allocation and no copy.
+///
+/// One instance serves many bodies: the z_stream (with its 7 KB state) is reset, not rebuilt, per
+/// body. It lives at a fixed heap address because zlib keeps a pointer back to it. Not
+/// thread-safe: the loop owns one.
+final class Inflater {
+    struct Result {
+        var output: Data
+        var consumed: Int
+    }
+
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var initialised = false
+
+    init() {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+    }
+
+    deinit {
+        if initialised { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    /// `windowBits`: 31 gzip (header, CRC-32 and ISIZE checked), 15 zlib (Adler-32 checked),
+    /// -15 raw deflate (nothing to check). Throws unless the stream ends within `input`.
+    func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, limit: Int) throws -> Result {
+        let ready = initialised ? inflateReset2(stream, windowBits) : packfs_inflateInit2(stream, windowBits)
+        guard ready == Z_OK else { throw BodyFailure.corrupt("inflateInit failed") }
+        initialised = true
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        // One spare byte lets zlib see the end of the stream without a second, doubled buffer.
+        var output = Data(count: max(64, min(sizeHint + 1, limit)))
+        var produced = 0
+        var status = Z_OK
+        repeat {
+            if produced == output.count {
+                guard output.count < limit else { throw BodyFailure.tooLarge }
+                output.count = min(limit, output.count * 2)
+            }
+            status = output.withUnsafeMutableBytes { out -> Int32 in
+                stream.pointee.next_out = out.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = uInt(out.count - produced)
+                // Z_FINISH: all input is here, so zlib inflates straight into `output` and never
+                // allocates or fills its sliding window.
+                let result = CZlib.inflate(stream, Z_FINISH)
+                produced = out.count - Int(stream.pointee.avail_out)
+                return result
+            }
+        } while status == Z_OK || (status == Z_BUF_ERROR && produced == output.count)
+        guard status == Z_STREAM_END else {
+            let message = stream.pointee.msg.map { String(cString: $0) } ?? "truncated stream"
+            throw BodyFailure.corrupt(message)
+        }
+        output.count = produced
+        return Result(output: output, consumed: input.count - Int(stream.pointee.avail_in))
+    }
+
+    static func adler32(of data: Data) -> UInt32 {
+        data.withUnsafeBytes { raw in
+            UInt32(CZlib.adler32(1, raw.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(raw.count)))
+        }
+    }
+}

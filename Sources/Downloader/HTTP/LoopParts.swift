@@ -1,0 +1,149 @@
+import CCurl
+import Foundation
+
+/// A request on its way: the caller's request plus what the loop tracks across attempts.
+struct Job<Tag: Sendable> {
+    var request: HTTPRequest<Tag>
+    /// The URL of the next attempt (the request's, or a redirect target).
+    var url: String
+    /// Attempts that ended in something other than a redirect.
+    var attempts = 0
+    var redirects = 0
+    var newConnections = 0
+
+    init(_ request: HTTPRequest<Tag>) {
+        self.request = request
+        url = request.url
+    }
+
+    var isFirstAttempt: Bool { attempts == 0 && redirects == 0 }
+}
+
+/// A FIFO of jobs: an array read from a moving head, compacted now and then, so that a caller
+/// submitting 20,000 requests at once costs no per-pop shifting.
+struct JobQueue<Tag: Sendable> {
+    private var items: [Job<Tag>] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    mutating func append(_ job: Job<Tag>) { items.append(job) }
+    mutating func append(contentsOf jobs: [Job<Tag>]) { items.append(contentsOf: jobs) }
+
+    mutating func popFirst() -> Job<Tag>? {
+        guard head < items.count else { return nil }
+        let job = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 4096, head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    /// Removes the jobs matching `predicate`, returning them.
+    mutating func remove(where predicate: (Job<Tag>) -> Bool) -> [Job<Tag>] {
+        let pending = items[head...]
+        let removed = pending.filter(predicate)
+        items = pending.filter { !predicate($0) }
+        head = 0
+        return removed
+    }
+}
+
+/// What other threads hand to the loop, under one lock. The loop takes everything at once, so a
+/// submitter never waits for more than an append.
+final class Inbox<Tag: Sendable>: @unchecked Sendable {
+    struct Mail {
+        var jobs: [Job<Tag>] = []
+        var cancellations: [@Sendable (Tag) -> Bool] = []
+        var stop = false
+    }
+
+    private let lock = NSLock()
+    private var mail = Mail()
+
+    /// False once the client is stopping: the request was not taken.
+    func post(_ jobs: [Job<Tag>]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !mail.stop else { return false }
+        mail.jobs.append(contentsOf: jobs)
+        return true
+    }
+
+    func post(cancellation: @escaping @Sendable (Tag) -> Bool) {
+        lock.lock()
+        mail.cancellations.append(cancellation)
+        lock.unlock()
+    }
+
+    func close() {
+        lock.lock()
+        mail.stop = true
+        lock.unlock()
+    }
+
+    func take() -> Mail {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = mail
+        mail = Mail(stop: taken.stop)
+        return taken
+    }
+}
+
+/// Totals written by the loop, read by anyone.
+final class StatisticsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = HTTPStatistics()
+
+    func publish(_ totals: HTTPStatistics) {
+        lock.lock()
+        value = totals
+        lock.unlock()
+    }
+
+    var current: HTTPStatistics {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+/// Scheme and host as libcurl itself parses them: the allow list must judge the host libcurl would
+/// connect to, so no second URL parser (with its own corner cases) gets a say.
+final class URLInspector {
+    private let handle: OpaquePointer
+
+    init() throws {
+        guard let handle = curl_url() else { throw HTTPError.setup("curl_url failed") }
+        self.handle = handle
+    }
+
+    deinit { curl_url_cleanup(handle) }
+
+    /// Nil when `url` may be fetched; else why not, phrased for a first request or for a redirect
+    /// from `origin`.
+    func refusal(of url: String, redirectedFrom origin: String?, allowHost: (String) -> Bool) -> HTTPError? {
+        guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
+              let scheme = part(CURLUPART_SCHEME)
+        else { return .malformedURL(url: url) }
+        let host = part(CURLUPART_HOST) ?? ""
+        let allowed = (scheme == "http" || scheme == "https") && !host.isEmpty && allowHost(host)
+        guard !allowed else { return nil }
+        if let origin { return .redirectRefused(host: host.isEmpty ? scheme : host, from: origin, to: url) }
+        if scheme != "http" && scheme != "https" { return .unsupportedScheme(url: url) }
+        return host.isEmpty ? .malformedURL(url: url) : .hostNotAllowed(host: host, url: url)
+    }
+
+    private func part(_ which: CURLUPart) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+        defer { curl_free(value) }
+        return String(cString: value).lowercased()
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// What happens after an attempt: finish, retry later, or follow a redirect.
+extension TransferLoop {
+    func proceed(_ job: Job<Tag>, _ step: AttemptStep) {
+        var job = job
+        switch step {
+        case .finish(let outcome):
+            job.attempts += 1
+            complete(job, outcome)
+        case .retry(let error, let retryAfter):
+            job.attempts += 1
+            guard job.attempts < limits.retry.maxAttempts else {
+                complete(job, .failed(error))
+                return
+            }
+            let delay = limits.retry.delay(afterAttempt: job.attempts, retryAfter: retryAfter, using: &random)
+            totals.retries += 1
+            retries.insert(job, due: MonotonicClock.now() + MonotonicClock.nanoseconds(delay))
+        case .redirect(let target):
+            follow(job, to: target)
+        }
+    }
+
+    private func follow(_ job: Job<Tag>, to target: String) {
+        var job = job
+        job.redirects += 1
+        guard job.redirects <= limits.maxRedirects else {
+            complete(job, .failed(.tooManyRedirects(url: job.request.url)))
+            return
+        }
+        if let refusal = urls.refusal(of: target, redirectedFrom: job.url, allowHost: allowHost) {
+            complete(job, .failed(refusal))
+            return
+        }
+        job.url = target
+        resumed.append(job)
+    }
+
+    /// Ends matching jobs wherever they are (queued, backing off or in flight) with `.cancelled`.
+    func cancel(where predicate: (Job<Tag>) -> Bool) {
+        let stopped = detachActive(where: predicate)
+            + resumed.remove(where: predicate)
+            + fresh.remove(where: predicate)
+            + retries.remove(where: predicate)
+        for job in stopped { complete(job, .failed(.cancelled(url: job.url))) }
+    }
+
+    func complete(_ job: Job<Tag>, _ outcome: HTTPOutcome) {
+        totals.completed += 1
+        completion(HTTPCompletion(
+            request: job.request, outcome: outcome, finalURL: job.url,
+            attempts: job.attempts, newConnections: job.newConnections))
+    }
+}

@@ -1,0 +1,166 @@
+import CCurl
+import Foundation
+
+/// The multi loop: the only code that touches the multi handle (besides curl_multi_wakeup) and
+/// the easy handles, all on one thread.
+///
+/// One turn: take the inbox, release due retries, fill free slots, curl_multi_perform, settle
+/// finished transfers; then curl_multi_poll until a socket is ready, libcurl's own timer fires,
+/// the next retry is due or another thread calls curl_multi_wakeup. Retries wait in a timer heap,
+/// not in a slot, so a backing-off request never holds up the others.
+final class TransferLoop<Tag: Sendable> {
+    struct Limits {
+        var retry: RetryPolicy
+        var maxRedirects: Int
+    }
+
+    private let multiHandle: MultiHandle
+    let multi: UnsafeMutableRawPointer
+    let inbox: Inbox<Tag>
+    let statistics: StatisticsBox
+    let completion: @Sendable (HTTPCompletion<Tag>) -> Void
+    let allowHost: @Sendable (String) -> Bool
+    let limits: Limits
+    let urls: URLInspector
+    let classifier: AttemptClassifier
+    private let sharedHeaders: UnsafeMutablePointer<curl_slist>?
+    private var transfers: [EasyTransfer]
+    private var idle: [Int]
+    var active: [Job<Tag>?]
+    var fresh = JobQueue<Tag>()
+    /// Redirect hops and due retries: work already under way goes before fresh requests.
+    var resumed = JobQueue<Tag>()
+    var retries = RetryQueue<Job<Tag>>()
+    var totals = HTTPStatistics()
+    var random = SystemRandomNumberGenerator()
+
+    init(multi: MultiHandle, configuration: HTTPClientConfiguration, inbox: Inbox<Tag>,
+         statistics: StatisticsBox, allowHost: @escaping @Sendable (String) -> Bool,
+         completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
+        multiHandle = multi
+        self.multi = multi.pointer
+        self.inbox = inbox
+        self.statistics = statistics
+        self.allowHost = allowHost
+        self.completion = completion
+        limits = Limits(retry: configuration.retry, maxRedirects: configuration.maxRedirects)
+        urls = try URLInspector()
+        classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: configuration.maxBodyBytes)
+        sharedHeaders = RequestHeaders.shared()
+        let settings = configuration.easySettings
+        transfers = try (0..<configuration.concurrency).map { try EasyTransfer(slot: $0, settings: settings) }
+        idle = Array(transfers.indices.reversed())
+        active = Array(repeating: nil, count: transfers.count)
+    }
+
+    deinit {
+        // Easy handles go before the list they point at; the multi handle (still referenced by
+        // `multiHandle`) goes after them.
+        transfers.removeAll()
+        curl_slist_free_all(sharedHeaders)
+    }
+
+    /// Runs until the inbox is closed, then cancels whatever is left. Every job ever received is
+    /// completed exactly once.
+    func run() {
+        while true {
+            let mail = inbox.take()
+            fresh.append(contentsOf: mail.jobs)
+            for predicate in mail.cancellations { cancel(where: { predicate($0.request.tag) }) }
+            if mail.stop { break }
+            releaseDueRetries()
+            startTransfers()
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            let settled = settleFinished()
+            statistics.publish(totals)
+            // Freed slots can take queued work at once, without a trip through poll.
+            if settled > 0 { continue }
+            curl_multi_poll(multi, nil, 0, pollTimeout(), nil)
+        }
+        cancel(where: { _ in true })
+        statistics.publish(totals)
+    }
+
+    private func releaseDueRetries() {
+        guard !retries.isEmpty else { return }
+        let now = MonotonicClock.now()
+        while let job = retries.popDue(now: now) { resumed.append(job) }
+    }
+
+    private func startTransfers() {
+        while let slot = idle.last, let job = resumed.popFirst() ?? fresh.popFirst() {
+            if job.isFirstAttempt,
+               let refusal = urls.refusal(of: job.url, redirectedFrom: nil, allowHost: allowHost) {
+                complete(job, .failed(refusal))
+                continue
+            }
+            let transfer = transfers[slot]
+            guard transfer.prepare(url: job.url, validators: job.request.validators, shared: sharedHeaders),
+                  curl_multi_add_handle(multi, transfer.handle) == CURLM_OK
+            else {
+                complete(job, .failed(.setup("could not start a transfer for \(job.url)")))
+                continue
+            }
+            idle.removeLast()
+            active[slot] = job
+            totals.attempts += 1
+        }
+    }
+
+    /// Reads libcurl's "done" messages; returns how many transfers ended.
+    private func settleFinished() -> Int {
+        var settled = 0
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            // The message dies with curl_multi_remove_handle: copy what we need first.
+            let code = message.pointee.data.result
+            guard let slot = slot(of: easy) else { continue }
+            settle(slot: slot, code: code)
+            settled += 1
+        }
+        return settled
+    }
+
+    private func slot(of easy: UnsafeMutableRawPointer) -> Int? {
+        var owner: UnsafeMutableRawPointer?
+        guard packfs_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &owner) == CURLE_OK, let owner else { return nil }
+        return Unmanaged<EasyTransfer>.fromOpaque(owner).takeUnretainedValue().slot
+    }
+
+    private func settle(slot: Int, code: CURLcode) {
+        let transfer = transfers[slot]
+        curl_multi_remove_handle(multi, transfer.handle)
+        let result = transfer.takeResult(code)
+        idle.append(slot)
+        guard var job = active[slot] else { return }
+        active[slot] = nil
+        job.newConnections += result.newConnections
+        totals.connections += result.newConnections
+        totals.wireBytes += result.body.count
+        let step = classifier.classify(result, url: job.url, now: Int64(Date().timeIntervalSince1970))
+        proceed(job, step)
+    }
+
+    /// Stops the active transfers whose job matches, returning their jobs; slots become idle.
+    func detachActive(where predicate: (Job<Tag>) -> Bool) -> [Job<Tag>] {
+        var detached: [Job<Tag>] = []
+        for slot in active.indices {
+            guard let job = active[slot], predicate(job) else { continue }
+            curl_multi_remove_handle(multi, transfers[slot].handle)
+            active[slot] = nil
+            idle.append(slot)
+            detached.append(job)
+        }
+        return detached
+    }
+
+    private func pollTimeout() -> Int32 {
+        let idleWait: UInt64 = 1000
+        guard let due = retries.earliestDue else { return Int32(idleWait) }
+        let now = MonotonicClock.now()
+        guard due > now else { return 0 }
+        return Int32(min(idleWait, (due - now + 999_999) / 1_000_000))
+    }
+}

@@ -1,0 +1,152 @@
+import CCurl
+@testable import Downloader
+import Foundation
+import PackStore
+import XCTest
+
+final class ResponseHeadersTests: XCTestCase {
+    private let now: Int64 = 1_700_000_000
+
+    private func fields(_ lines: [String]) -> ResponseHeaderFields {
+        var fields = ResponseHeaderFields()
+        for line in lines {
+            let bytes = Array((line + "\r\n").utf8)
+            bytes.withUnsafeBufferPointer { fields.consume(line: $0) }
+        }
+        return fields
+    }
+
+    func testCacheHeadersFromATypicalResponse() {
+        let headers = fields([
+            "HTTP/1.1 200 OK", "content-type: application/x-protobuf", "ETag: W/\"6b01-1e7e\"",
+            "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT", "Cache-Control: public, max-age=3600",
+            "Expires: Thu, 01 Dec 2039 16:00:00 GMT", "CONTENT-ENCODING: GZIP", "Content-Length: 42",
+        ])
+        XCTAssertEqual(headers.cacheHeaders(now: now),
+                       CacheHeaders(expires: now + 3600, modified: 784_111_777, etag: "W/\"6b01-1e7e\""))
+        XCTAssertEqual(headers.contentEncoding, "gzip")
+        XCTAssertEqual(headers.contentLength, 42)
+    }
+
+    func testExpiresAndRevalidation() {
+        XCTAssertEqual(fields(["Expires: Sun, 06 Nov 1994 08:49:37 GMT"]).cacheHeaders(now: now).expires, 784_111_777)
+        XCTAssertEqual(fields(["Expires: 0"]).cacheHeaders(now: now).expires, now, "invalid means expired")
+        XCTAssertEqual(fields(["Cache-Control: s-maxage=60"]).cacheHeaders(now: now).expires, now + 60)
+        XCTAssertEqual(fields(["Cache-Control: s-maxage=60, max-age=10"]).cacheHeaders(now: now).expires, now + 10)
+        XCTAssertTrue(fields(["Cache-Control: max-age=0, must-revalidate"]).cacheHeaders(now: now).mustRevalidate)
+        XCTAssertTrue(fields(["Cache-Control: private", "Cache-Control: no-cache"]).cacheHeaders(now: now).mustRevalidate)
+        XCTAssertEqual(fields([]).cacheHeaders(now: now), CacheHeaders())
+    }
+
+    func testAStatusLineStartsAFreshHeaderBlock() {
+        let headers = fields(["HTTP/1.1 100 Continue", "ETag: \"interim\"", "", "HTTP/1.1 200 OK", "Retry-After: 5"])
+        XCTAssertNil(headers.etag)
+        XCTAssertEqual(headers.retryAfter, "5")
+    }
+
+    func testRetryAfterInSecondsOrAsADate() {
+        XCTAssertEqual(fields(["Retry-After: 120"]).retryAfterDelay(now: now), 120)
+        let date = HTTPDate.format(now + 30)
+        XCTAssertEqual(fields(["Retry-After: \(date)"]).retryAfterDelay(now: now), 30)
+        XCTAssertEqual(fields(["Retry-After: \(HTTPDate.format(now - 30))"]).retryAfterDelay(now: now), 0)
+        XCTAssertNil(fields(["Retry-After: soon"]).retryAfterDelay(now: now))
+    }
+
+    func testHTTPDatesRoundTrip() {
+        XCTAssertEqual(HTTPDate.format(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT")
+        XCTAssertEqual(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT"), 784_111_777)
+        XCTAssertEqual(HTTPDate.parse("Sun Nov  6 08:49:37 1994"), 784_111_777)
+        for t: Int64 in [0, 951_782_400, now] { XCTAssertEqual(HTTPDate.parse(HTTPDate.format(t)), t) }
+    }
+
+    func testConditionalRequestHeaders() {
+        var list = RequestHeaders.conditional(HTTPValidators(etag: "\"abc\"", modified: 784_111_777))
+        defer { curl_slist_free_all(list) }
+        var lines: [String] = []
+        while let node = list {
+            lines.append(String(cString: node.pointee.data))
+            list = node.pointee.next
+        }
+        XCTAssertEqual(lines, ["Accept-Encoding: gzip, deflate", "If-None-Match: \"abc\"",
+                               "If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT"])
+        let injected = RequestHeaders.conditional(HTTPValidators(etag: "\"a\"\r\nX-Evil: 1"))
+        XCTAssertNil(injected?.pointee.next, "a validator with a line break is dropped")
+        curl_slist_free_all(injected)
+    }
+}
+
+final class RetryPolicyTests: XCTestCase {
+    func testBackoffDoublesWithJitterAndHonoursRetryAfter() {
+        let policy = RetryPolicy(maxAttempts: 8, baseDelay: 0.2, maxDelay: 5, maxRetryAfter: 60)
+        var random = SystemRandomNumberGenerator()
+        for attempt in 1...10 {
+            let full = min(5, 0.2 * pow(2, Double(attempt - 1)))
+            let delay = policy.delay(afterAttempt: attempt, retryAfter: nil, using: &random)
+            XCTAssert(delay >= full / 2 && delay <= full, "attempt \(attempt): \(delay)")
+        }
+        XCTAssertEqual(policy.delay(afterAttempt: 1, retryAfter: 7, using: &random), 7)
+        XCTAssertEqual(policy.delay(afterAttempt: 1, retryAfter: 3600, using: &random), 60)
+    }
+
+    func testRetryQueuePopsInDueOrder() {
+        var queue = RetryQueue<String>()
+        for (name, due) in [("c", 30), ("a", 10), ("d", 30), ("b", 20)] { queue.insert(name, due: UInt64(due)) }
+        XCTAssertEqual(queue.earliestDue, 10)
+        XCTAssertNil(queue.popDue(now: 5))
+        var popped: [String] = []
+        while let next = queue.popDue(now: 100) { popped.append(next) }
+        XCTAssertEqual(popped, ["a", "b", "c", "d"])
+        for (name, due) in [("x", 3), ("y", 1), ("z", 2)] { queue.insert(name, due: UInt64(due)) }
+        XCTAssertEqual(queue.remove(where: { $0 == "y" }), ["y"])
+        XCTAssertEqual(queue.popDue(now: 10), "z")
+    }
+
+    func testStatusesAndCurlCodes() {
+        XCTAssertTrue(RetryPolicy.isTransient(status: 503))
+        XCTAssertTrue(RetryPolicy.isTransient(status: 429))
+        XCTAssertFalse(RetryPolicy.isTransient(status: 403))
+        XCTAssertTrue(RetryPolicy.isTransient(CURLE_PARTIAL_FILE))
+        XCTAssertTrue(RetryPolicy.isTransient(CURLE_RECV_ERROR))
+        XCTAssertTrue(RetryPolicy.isTransient(CURLE_GOT_NOTHING))
+        XCTAssertFalse(RetryPolicy.isTransient(CURLE_UNSUPPORTED_PROTOCOL))
+    }
+}
+
+final class AttemptClassifierTests: XCTestCase {
+    private let classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: 1 << 20)
+    private let url = "http://127.0.0.1/x"
+
+    private func step(status: Int = 200, code: CURLcode = CURLE_OK, headers: [String] = [], body: Data = Data(),
+                      redirect: String? = nil) -> AttemptStep {
+        var fields = ResponseHeaderFields()
+        for line in headers { Array((line + "\r\n").utf8).withUnsafeBufferPointer { fields.consume(line: $0) } }
+        let result = AttemptResult(code: code, message: "boom", status: status, headers: fields, body: body,
+                                   bodyTooLarge: false, redirectURL: redirect, newConnections: 0)
+        return classifier.classify(result, url: url, now: 1000)
+    }
+
+    func testStatusesMapToOutcomes() {
+        guard case .finish(.ok(let response)) = step(body: Data("{}".utf8)) else { return XCTFail() }
+        XCTAssertEqual(response.content, Data("{}".utf8))
+        guard case .finish(.noContent(404, _)) = step(status: 404),
+              case .finish(.noContent(204, _)) = step(status: 204),
+              case .finish(.notModified) = step(status: 304),
+              case .finish(.clientError(403)) = step(status: 403),
+              case .finish(.clientError(410)) = step(status: 410),
+              case .redirect("http://127.0.0.1/y") = step(status: 301, redirect: "http://127.0.0.1/y"),
+              case .finish(.failed(.status(302, _))) = step(status: 302)
+        else { return XCTFail("a status was misclassified") }
+    }
+
+    func testTransientFailuresAreRetried() {
+        guard case .retry(.status(503, _), nil) = step(status: 503),
+              case .retry(.status(429, _), 7) = step(status: 429, headers: ["Retry-After: 7"]),
+              case .retry(.network(18, "boom", _), nil) = step(code: CURLE_PARTIAL_FILE),
+              case .retry(.network(56, _, _), nil) = step(code: CURLE_RECV_ERROR),
+              case .retry(.badBody, nil) = step(headers: ["Content-Encoding: gzip"], body: Data([0x1F, 0x8B, 8, 0]))
+        else { return XCTFail("a transient failure was not retried") }
+        guard case .finish(.failed(.network(1, _, _))) = step(code: CURLE_UNSUPPORTED_PROTOCOL),
+              case .finish(.failed(.badBody)) = step(headers: ["Content-Encoding: br"], body: Data([1]))
+        else { return XCTFail("a permanent failure was retried") }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line of a test server's access log (nginx and the fault server write the same keys).
+public struct AccessLogEntry: Equatable, Sendable {
+    public var time: Double
+    public var method: String
+    public var uri: String
+    /// 0 when the fault server answered nothing (a reset).
+    public var status: Int
+    public var ifNoneMatch: String
+    public var acceptEncoding: String
+    /// The connection's serial number: requests sharing it came over one kept-alive connection.
+    public var connection: Int
+    /// Fault server only: reset, truncate, 429, 500, ..., corrupt, slow; nil for a plain answer.
+    public var fault: String?
+    /// nginx only: "HTTP/1.1" or "HTTP/2.0".
+    public var httpProtocol: String?
+}
+
+/// A real HTTP server process on a free 127.0.0.1 port, serving Fixtures/world with `{base}`
+/// replaced by `baseURL`.
+///
+/// Start one per test in `setUp` and call `stop()` in `tearDown` (also runs on failure; `deinit`
+/// stops it too, and the server exits by itself if the test process dies). Both servers are
+/// started from the scripts in Tests/servers.
+public final class TestServer {
+    public enum Failure: Error, CustomStringConvertible {
+        case startFailed(String)
+        public var description: String {
+            switch self { case .startFailed(let why): return "test server did not start: \(why)" }
+        }
+    }
+
+    public let baseURL: String
+    public let port: Int
+    public let directory: TemporaryDirectory
+    public let accessLogPath: String
+    /// Where `{base}` was replaced: the bytes each path serves (before transfer compression).
+    private let servedRoot: URL?
+    private let process: Process
+
+    /// With `tls`: the self-signed certificate to trust (as a CA file).
+    public var certificatePath: String? {
+        baseURL.hasPrefix("https:") ? directory.path("cert.pem") : nil
+    }
+
+    private init(process: Process, port: Int, directory: TemporaryDirectory, accessLogPath: String, servedRoot: URL?,
+                 scheme: String = "http") {
+        self.process = process
+        self.port = port
+        self.baseURL = "\(scheme)://127.0.0.1:\(port)"
+        self.directory = directory
+        self.accessLogPath = accessLogPath
+        self.servedRoot = servedRoot
+    }
+
+    deinit { stop() }
+
+    /// nginx (/usr/sbin/nginx) via Tests/servers/nginx-world.sh. `pregzip` adds .gz siblings that
+    /// gzip_static serves as they are; `tls` serves HTTPS and HTTP/2 with a self-signed certificate
+    /// (`certificatePath`). `world` replaces Fixtures/world (it must hold styles/bright.json and
+    /// tiles/helsinki.json).
+    public static func nginx(pregzip: Bool = false, tls: Bool = false, workers: Int = 1,
+                             world: URL = ProjectPaths.world) throws -> TestServer {
+        let directory = try TemporaryDirectory(prefix: "packfs-nginx")
+        var lastError = "no attempt"
+        // Picking a free port and binding it are two steps; another process may win the race.
+        for _ in 0..<5 {
+            let port = try LoopbackPort.free()
+            var arguments = ["--dir", directory.url.path, "--port", "\(port)", "--workers", "\(workers)",
+                             "--world", world.path, "--die-with-parent"]
+            if pregzip { arguments.append("--pregzip") }
+            if tls { arguments.append("--tls") }
+            let process = try launch(ProjectPaths.servers.appendingPathComponent("nginx-world.sh").path,
+                                     arguments, output: directory.path("server.out"))
+            if waitUntilListening(port: port, process: process, timeout: 60) {
+                return TestServer(process: process, port: port, directory: directory,
+                                  accessLogPath: directory.path("access.log"),
+                                  servedRoot: directory.url.appendingPathComponent("world"), scheme: tls ? "https" : "http")
+            }
+            terminate(process)
+            lastError = (try? String(contentsOfFile: directory.path("server.out"), encoding: .utf8)) ?? "exited"
+        }
+        directory.remove()
+        throw Failure.startFailed("nginx: \(lastError)")
+    }
+
+    /// Tests/servers/faultserver.py with extra `arguments` (rates, --gzip, --fail-path...; see its
+    /// header). The OS picks the port.
+    public static func faultServer(_ arguments: [String] = []) throws -> TestServer {
+        let directory = try TemporaryDirectory(prefix: "packfs-faults")
+        let portFile = directory.path("port")
+        let script = ProjectPaths.servers.appendingPathComponent("faultserver.py").path
+        let process = try launch("/usr/bin/env", ["python3", script, "--root", ProjectPaths.world.path,
+                                                   "--port-file", portFile, "--log", directory.path("access.log"),
+                                                   "--watch-pid", "\(getpid())"] + arguments,
+                                 output: directory.path("server.out"))
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, process.isRunning {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+               let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+               waitUntilListening(port: port, process: process, timeout: 5) {
+                return TestServer(process: process, port: port, directory: directory,
+                                  accessLogPath: directory.path("access.log"), servedRoot: nil)
+            }
+            usleep(20_000)
+        }
+        terminate(process)
+        let output = (try? String(contentsOfFile: directory.path("server.out"), encoding: .utf8)) ?? ""
+        directory.remove()
+        throw Failure.startFailed("faultserver.py: \(output)")
+    }
+
+    public func url(_ path: String) -> String { baseURL + path }
+
+    /// The bytes `path` serves, `{base}` replaced: what a client must end up with.
+    public func expectedContent(_ path: String) throws -> Data {
+        let relative = (path.removingPercentEncoding ?? path).trimmingCharacters(in: ["/"])
+        if let servedRoot { return try Data(contentsOf: servedRoot.appendingPathComponent(relative)) }
+        let data = try Data(contentsOf: ProjectPaths.world.appendingPathComponent(relative))
+        guard path.hasSuffix(".json") else { return data }
+        return Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "{base}", with: baseURL).utf8)
+    }
+
+    /// The access log so far. nginx writes each line when the response is done; give it a moment
+    /// (`waitForLog`) before counting the last requests.
+    public func accessLog() throws -> [AccessLogEntry] {
+        let text = (try? String(contentsOfFile: accessLogPath, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw Failure.startFailed("unreadable access log line: \(line)")
+            }
+            return AccessLogEntry(
+                time: (object["time"] as? NSNumber)?.doubleValue ?? 0,
+                method: object["method"] as? String ?? "",
+                uri: object["uri"] as? String ?? "",
+                status: (object["status"] as? NSNumber)?.intValue ?? 0,
+                ifNoneMatch: object["if_none_match"] as? String ?? "",
+                acceptEncoding: object["accept_encoding"] as? String ?? "",
+                connection: (object["connection"] as? NSNumber)?.intValue ?? 0,
+                fault: object["fault"] as? String,
+                httpProtocol: object["protocol"] as? String)
+        }
+    }
+
+    /// Polls the access log until it holds at least `count` lines or `timeout` passes.
+    @discardableResult
+    public func waitForLog(count: Int, timeout: TimeInterval = 5) throws -> [AccessLogEntry] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var entries = try accessLog()
+        while entries.count < count, Date() < deadline {
+            usleep(20_000)
+            entries = try accessLog()
+        }
+        return entries
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Idempotent.
+    public func stop() {
+        Self.terminate(process)
+        directory.remove()
+    }
+
+    private static func launch(_ executable: String, _ arguments: [String], output: String) throws -> Process {
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(forWritingAtPath: output)
+        process.standardError = FileHandle(forWritingAtPath: output)
+        try process.run()
+        return process
+    }
+
+    private static func waitUntilListening(port: Int, process: Process, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, process.isRunning {
+            if LoopbackPort.accepts(port) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    private static func terminate(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        // Bounded: an unbounded waitUntilExit() would turn a stuck server into a hung test run.
+        let killDeadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < killDeadline { usleep(10_000) }
+    }
+}
+
+/// Loopback TCP helpers for starting servers.
+public enum LoopbackPort {
+    /// A port the OS considers free right now (bound to 0, read back, released).
+    public static func free() throws -> Int {
+        try withSocket { fd, address in
+            var address = address
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                }
+            }
+            guard bound else { throw TestServer.Failure.startFailed("no free port") }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port` (no request is sent, so
+    /// nothing appears in an access log).
+    public static func accepts(_ port: Int) -> Bool {
+        (try? withSocket { fd, address in
+            var address = address
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            return withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+        }) ?? false
+    }
+
+    private static func withSocket<T>(_ body: (Int32, sockaddr_in) throws -> T) throws -> T {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestServer.Failure.startFailed("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        return try body(fd, address)
+    }
+}
+
+extension ProjectPaths {
+    /// Tests/servers: the nginx script and the fault server.
+    public static let servers = root.appendingPathComponent("Tests").appendingPathComponent("servers")
+}

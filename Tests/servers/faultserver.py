@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""A static tile server that misbehaves on purpose, for PackFS's HTTP tests.
+
+Serves a world folder (Fixtures/world) over HTTP/1.1 with keep-alive, replacing "{base}" in .json
+files by its own base URL, and injects real faults at per-kind rates:
+
+  500 / 502 / 503     an error status (with a body, connection kept alive)
+  429                 Too Many Requests with Retry-After: --retry-after seconds
+  reset               the connection is closed with an RST (SO_LINGER 0), no answer at all
+  truncate            Content-Length promises the whole body, half is sent, then the socket closes
+  corrupt             a gzip body with a flipped byte (only when the answer is gzipped)
+  slow                --slow-seconds of sleep, then a normal answer
+
+Which fault (if any) a request gets is decided from (seed, path, how many times that path was
+asked before), never from arrival order, so a run with the same seed and request set injects the
+same faults whatever the client's concurrency.
+
+Other switches: --gzip (gzip bodies for clients sending Accept-Encoding: gzip; the member carries
+an FNAME field), --etag-mode stable|request|generation (GET /_control/bump starts a new
+generation), --fail-path PATH=STATUS (always that status), --script PATH=KIND,KIND,... (the first
+requests for PATH get these answers, in order; KIND is a fault name, a status or "ok"),
+--redirect PATH=LOCATION (302; "{base}" allowed in LOCATION), --cache-control VALUE.
+
+Access log: one JSON object per request on --log: time, method, uri, status (0 when no answer),
+fault, if_none_match, accept_encoding, connection (a per-connection number), bytes.
+The port (0 = chosen by the OS) is printed as "PORT n" on stdout and written to --port-file.
+With --watch-pid PID the server exits when that process is gone (no orphans after a crashed test).
+
+Standard library only.
+"""
+
+import argparse
+import email.utils
+import gzip
+import hashlib
+import http.server
+import io
+import itertools
+import json
+import os
+import random
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+FAULT_KINDS = ["500", "502", "503", "429", "reset", "truncate", "corrupt", "slow"]
+CONTENT_TYPES = {
+    ".json": "application/json",
+    ".pbf": "application/x-protobuf",
+    ".mvt": "application/vnd.mapbox-vector-tile",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".webp": "image/webp",
+}
+
+
+class World:
+    """Shared state: configuration, per-path request counts, ETag generation, the log."""
+
+    def __init__(self, args):
+        self.args = args
+        self.root = os.path.abspath(args.root)
+        self.base = ""
+        self.lock = threading.Lock()
+        self.counts = {}
+        self.generation = 1
+        self.request_serial = itertools.count(1)
+        self.connection_serial = itertools.count(1)
+        self.log_file = open(args.log, "a", buffering=1) if args.log else None
+        self.fail_paths = dict(parse_pair(p) for p in args.fail_path)
+        self.redirects = dict(parse_pair(p) for p in args.redirect)
+        self.scripts = {k: v.split(",") for k, v in (parse_pair(s) for s in args.script)}
+        self.rates = [(kind, getattr(args, "rate_" + kind)) for kind in FAULT_KINDS]
+        if sum(rate for _, rate in self.rates) > 1.0:
+            raise SystemExit("fault rates add up to more than 1")
+
+    def next_index(self, path):
+        with self.lock:
+            n = self.counts.get(path, 0)
+            self.counts[path] = n + 1
+            return n
+
+    def decide(self, path):
+        """The answer kind for this request: a fault name, a status string, or "ok"."""
+        n = self.next_index(path)
+        if path in self.fail_paths:
+            return self.fail_paths[path]
+        script = self.scripts.get(path)
+        if script and n < len(script):
+            return script[n]
+        draw = random.Random(f"{self.args.seed}:{path}:{n}").random()
+        for kind, rate in self.rates:
+            if draw < rate:
+                return kind
+            draw -= rate
+        return "ok"
+
+    def log(self, entry):
+        if self.log_file is None:
+            return
+        line = json.dumps(entry)
+        with self.lock:
+            self.log_file.write(line + "\n")
+
+    def load(self, path):
+        """(content, mtime) for a URL path, or None when there is no such file."""
+        relative = urllib.parse.unquote(path).lstrip("/")
+        full = os.path.normpath(os.path.join(self.root, relative))
+        if not full.startswith(self.root + os.sep) or not os.path.isfile(full):
+            return None
+        with open(full, "rb") as f:
+            content = f.read()
+        if full.endswith(".json"):
+            content = content.replace(b"{base}", self.base.encode())
+        return content, os.path.getmtime(full)
+
+    def etag(self, content):
+        digest = hashlib.sha1(content).hexdigest()[:16]
+        mode = self.args.etag_mode
+        if mode == "generation":
+            return f'"g{self.generation}-{digest}"'
+        if mode == "request":
+            return f'"r{next(self.request_serial)}-{digest}"'
+        return f'"{digest}"'
+
+
+def parse_pair(text):
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise SystemExit(f"expected PATH=VALUE, got {text!r}")
+    return key, value
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "faultserver/1"
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.connection_id = next(self.server.world.connection_serial)
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_HEAD(self):
+        self.serve(send_body=False)
+
+    def do_GET(self):
+        self.serve(send_body=True)
+
+    def serve(self, send_body):
+        world = self.server.world
+        path = urllib.parse.urlsplit(self.path).path
+        self.entry = {
+            "time": time.time(), "method": self.command, "uri": path, "status": 0, "fault": None,
+            "if_none_match": self.headers.get("If-None-Match", ""),
+            "accept_encoding": self.headers.get("Accept-Encoding", ""),
+            "connection": self.connection_id, "bytes": 0,
+        }
+        self.logged = False
+        try:
+            if path.startswith("/_control/"):
+                self.control(path)
+            else:
+                self.answer(path, world.decide(path), send_body)
+        finally:
+            self.log_entry()
+
+    def log_entry(self):
+        """Logs the request once, before its answer leaves: a client that has its answer can
+        read the log line."""
+        if not self.logged:
+            self.logged = True
+            self.server.world.log(self.entry)
+
+    def control(self, path):
+        world = self.server.world
+        if path == "/_control/bump":
+            with world.lock:
+                world.generation += 1
+        self.send_simple(200, json.dumps({"generation": world.generation}).encode(), "application/json")
+
+    def answer(self, path, kind, send_body):
+        world = self.server.world
+        if kind in FAULT_KINDS and kind not in ("corrupt", "slow"):
+            self.entry["fault"] = kind
+        if kind == "reset":
+            return self.reset()
+        if kind == "429":
+            return self.send_simple(429, b"slow down\n", "text/plain",
+                                    {"Retry-After": str(world.args.retry_after)})
+        if kind.isdigit() and kind != "200":
+            return self.send_simple(int(kind), f"status {kind}\n".encode(), "text/plain")
+        if path in world.redirects:
+            location = world.redirects[path].replace("{base}", world.base)
+            return self.send_simple(302, b"moved\n", "text/plain", {"Location": location})
+        if kind == "slow":
+            self.entry["fault"] = "slow"
+            time.sleep(world.args.slow_seconds)
+        self.send_file(path, kind, send_body)
+
+    def send_file(self, path, kind, send_body):
+        world = self.server.world
+        loaded = world.load(path)
+        if loaded is None:
+            return self.send_simple(404, b"not found\n", "text/plain")
+        content, mtime = loaded
+        etag = world.etag(content)
+        headers = {"ETag": etag, "Last-Modified": email.utils.formatdate(mtime, usegmt=True)}
+        if world.args.cache_control:
+            headers["Cache-Control"] = world.args.cache_control
+        if self.not_modified(etag, mtime):
+            return self.send_simple(304, b"", None, headers)
+        body = content
+        if world.args.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
+            body = gzip_member(content, os.path.basename(path))
+            headers["Content-Encoding"] = "gzip"
+            headers["Vary"] = "Accept-Encoding"
+            if kind == "corrupt":
+                self.entry["fault"] = "corrupt"
+                body = corrupted(body)
+        content_type = CONTENT_TYPES.get(os.path.splitext(path)[1], "application/octet-stream")
+        if kind == "truncate":
+            return self.truncate(body, content_type, headers)
+        self.send_simple(200, body, content_type, headers, send_body)
+
+    def not_modified(self, etag, mtime):
+        candidates = self.headers.get("If-None-Match")
+        if candidates is not None:
+            tags = [t.strip() for t in candidates.split(",")]
+            return "*" in tags or etag in tags or ("W/" + etag) in tags
+        since = self.headers.get("If-Modified-Since")
+        if since and self.server.world.args.etag_mode == "stable":
+            parsed = email.utils.parsedate_to_datetime(since)
+            return parsed is not None and int(mtime) <= parsed.timestamp()
+        return False
+
+    def head_bytes(self, status, content_type, length, headers):
+        lines = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}",
+                 f"Server: {self.server_version}", f"Date: {self.date_time_string()}",
+                 f"Content-Length: {length}"]
+        if content_type:
+            lines.append(f"Content-Type: {content_type}")
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    def send_simple(self, status, body, content_type, headers=None, send_body=True):
+        # One write for head and body: two small writes meet Nagle and delayed ACKs (40 ms).
+        head = self.head_bytes(status, content_type, len(body), headers)
+        self.entry["status"] = status
+        self.entry["bytes"] = len(body) if send_body else 0
+        self.log_entry()
+        self.wfile.write(head + (body if send_body and status != 304 else b""))
+
+    def truncate(self, body, content_type, headers):
+        self.entry["fault"] = "truncate"
+        self.entry["status"] = 200
+        self.entry["bytes"] = len(body) // 2
+        self.log_entry()
+        self.wfile.write(self.head_bytes(200, content_type, len(body), headers) + body[: len(body) // 2])
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def reset(self):
+        # SO_LINGER with a zero timeout turns close() into an RST: a real reset, not a clean FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.log_entry()
+        self.connection.close()
+
+
+def gzip_member(content, name):
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename=name, mode="wb", fileobj=buffer, mtime=1700000000) as f:
+        f.write(content)
+    return buffer.getvalue()
+
+
+def corrupted(body):
+    damaged = bytearray(body)
+    middle = 10 + (len(body) - 18) // 2  # inside the deflate data, past any short header
+    damaged[middle] ^= 0x55
+    damaged[-8] ^= 0xFF  # and the CRC-32, so even a lucky flip cannot pass
+    return bytes(damaged)
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256  # the default 5 drops SYNs when 20 clients connect at once
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)  # no getfqdn(): no DNS on startup
+        self.server_name, self.server_port = self.server_address[:2]
+
+
+def watch(pid):
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:
+            pass
+        time.sleep(0.5)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", required=True, help="folder to serve (Fixtures/world)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--port-file")
+    parser.add_argument("--log", help="access log, JSON lines")
+    parser.add_argument("--seed", type=int, default=1)
+    for kind in FAULT_KINDS:
+        parser.add_argument(f"--rate-{kind}", dest=f"rate_{kind}", type=float, default=0.0)
+    parser.add_argument("--retry-after", type=int, default=1)
+    parser.add_argument("--slow-seconds", type=float, default=0.2)
+    parser.add_argument("--gzip", action="store_true")
+    parser.add_argument("--etag-mode", choices=["stable", "request", "generation"], default="stable")
+    parser.add_argument("--fail-path", action="append", default=[])
+    parser.add_argument("--script", action="append", default=[])
+    parser.add_argument("--redirect", action="append", default=[])
+    parser.add_argument("--cache-control")
+    parser.add_argument("--watch-pid", type=int)
+    args = parser.parse_args()
+
+    world = World(args)
+    server = Server((args.host, args.port), Handler)
+    server.world = world
+    port = server.server_address[1]
+    world.base = f"http://{args.host}:{port}"
+    if args.port_file:
+        with open(args.port_file + ".tmp", "w") as f:
+            f.write(f"{port}\n")
+        os.replace(args.port_file + ".tmp", args.port_file)
+    print(f"PORT {port}", flush=True)
+    if args.watch_pid:
+        threading.Thread(target=watch, args=(args.watch_pid,), daemon=True).start()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
