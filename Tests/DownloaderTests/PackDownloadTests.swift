@@ -172,9 +172,9 @@ final class PackDownloadTests: XCTestCase {
         options.http.concurrency = 4
         let database = try OfflineDatabase.open(path: path, mode: .session)
         let pack = try database.createPack(name: "helsinki", definition: helsinki(faults.baseURL))
-        let download = PackDownload(database: database, region: pack.id, definition: helsinki(faults.baseURL), options: options)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) { download.suspend() }
-        XCTAssertEqual(download.run().state, .inactive)
+        let first = PackDownload(database: database, region: pack.id, definition: helsinki(faults.baseURL), options: options)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) { first.suspend() }
+        XCTAssertEqual(first.run().state, .inactive)
         XCTAssertEqual(try database.status(of: pack.id).state, .inactive)
         let stored = try database.resourceURLs(of: pack.id).count + database.tileKeys(of: pack.id).count
         try database.close()
