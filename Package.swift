@@ -44,7 +44,9 @@ let package = Package(
             exclude: ["Reference"]),
         .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["PackStore", "TestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MountTests", dependencies: ["PackStore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]

@@ -1,0 +1,112 @@
+import GRDB
+import Foundation
+import PackStore
+import TestSupport
+import XCTest
+
+/// `packfs download`, `refresh` and `estimate` as a user runs them, against real servers.
+final class DownloadCommandTests: CLITestCase {
+    var server: TestServer?
+    override func tearDown() {
+        server?.stop()
+        super.tearDown()
+    }
+
+    func writeRegion(_ base: String, extra: String = "") throws -> String {
+        let region = temp.path("region.json")
+        try """
+            {"style": "\(base)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": 14, "metadata": {"trip": "Helsinki weekend"}\(extra)}
+            """.write(toFile: region, atomically: true, encoding: .utf8)
+        return region
+    }
+
+    func testDownloadEstimateAndRefreshFromNginx() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let region = try writeRegion(nginx.baseURL)
+        let estimate = try packfs("estimate", region, "--json")
+        XCTAssertEqual(estimate.status, 0, estimate.stderr)
+        let figures = try XCTUnwrap(JSONValue.parse(Data(estimate.stdout.utf8)))
+        XCTAssertEqual(figures["tiles"], .number(25))
+        XCTAssertEqual(figures["required_resources"], .number(322))
+        let outcome = try packfs("download", db, "helsinki", region)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("25/25 tiles"), outcome.stderr)
+        let status = try JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
+        XCTAssertEqual(status?["state"], .string("complete"))
+        XCTAssertEqual(status?["metadata"], .object(["trip": .string("Helsinki weekend")]))
+        let requests = try nginx.waitForLog(count: 322).count
+        let refresh = try packfs("refresh", db, "helsinki")
+        XCTAssertEqual(refresh.status, 0, refresh.stderr)
+        let revalidations = Array(try nginx.waitForLog(count: requests + 322).dropFirst(requests))
+        XCTAssertEqual(revalidations.count, 322)
+        XCTAssertEqual(Set(revalidations.map(\.status)), [304])
+    }
+
+    func testBadRegionFilesNameTheFieldAndChangeNothing() throws {
+        try packfs("reset", db)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let cases: [(String, String)] = [
+            (#"{"style": "file:///etc/passwd", "bounds": [0,0,1,1]}"#, "style"),
+            (#"{"style": "http://127.0.0.1:1/s.json", "bounds": [0,0,1,100]}"#, "bounds"),
+            (#"{"style": "http://127.0.0.1:1/s.json", "bounds": [0,0,1,1], "minzoom": 9, "maxzoom": 3}"#, "minzoom"),
+            ("not json", "JSON"),
+        ]
+        for (text, field) in cases {
+            let region = temp.path("bad.json")
+            try text.write(toFile: region, atomically: true, encoding: .utf8)
+            let outcome = try packfs("download", db, "bad", region)
+            XCTAssertEqual(outcome.status, 1, text)
+            XCTAssertTrue(outcome.stderr.contains(field), "\(text): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, outcome.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), before)
+    }
+
+    func testA403EndsInErrorWithExitStatusOne() throws {
+        let faults = try TestServer.faultServer(["--fail-path", "/sprites/bright@2x.png=403"])
+        server = faults
+        let outcome = try packfs("download", db, "helsinki", try writeRegion(faults.baseURL))
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.stderr.contains("HTTP 403 for \(faults.baseURL)/sprites/bright@2x.png"), outcome.stderr)
+        let status = try JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
+        XCTAssertEqual(status?["state"], .string("error"))
+    }
+
+    /// SIGKILL at a random moment, then the same command again: the pack completes and nothing
+    /// stored before the kill is requested again.
+    func testKilledDownloadResumesWithoutRefetching() throws {
+        let faults = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.03"])
+        server = faults
+        let region = try writeRegion(faults.baseURL)
+        let process = Process()
+        process.executableURL = BuiltProducts.executable("packfs")
+        process.arguments = ["download", db, "helsinki", region, "--concurrency", "4"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(useconds_t.random(in: 700_000...1_500_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+        let pack = try database.pack(named: "helsinki")
+        var stored = Set(try database.resourceURLs(of: pack.id))
+        for key in try database.tileKeys(of: pack.id) {
+            stored.insert(key.urlTemplate.replacingOccurrences(of: "{z}", with: "\(key.z)")
+                .replacingOccurrences(of: "{x}", with: "\(key.x)").replacingOccurrences(of: "{y}", with: "\(key.y)"))
+        }
+        try database.close()
+        XCTAssertGreaterThan(stored.count, 0, "the kill came after some batches")
+        XCTAssertLessThan(stored.count, 322, "the kill came before the end")
+        usleep(300_000)
+        let before = try faults.accessLog().count
+        let rerun = try packfs("download", db, "helsinki", region)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        let again = try faults.accessLog().dropFirst(before).map { faults.baseURL + $0.uri }
+        XCTAssertEqual(again.filter { stored.contains($0) }, [], "stored before the kill, requested again")
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).progress(of: pack.id).completedResources, 322)
+        let check = try OfflineDatabase.open(path: db, mode: .readOnly).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
+        XCTAssertEqual(check, "ok")
+    }
+}
