@@ -23,24 +23,21 @@ struct PackFSCommand: ParsableCommand {
         }
     }
 
+    /// Help and version requests exit 0; usage errors 2; every other error 1, as one line.
     private static func exit(withReport error: Error) -> Never {
-        if let failure = error as? StoreError {
-            fail(failure.description)
-        }
-        if let failure = error as? CommandFailure {
-            fail(failure.message)
-        }
+        if let failure = error as? CommandFailure { fail(failure.message) }
+        if let failure = error as? StoreError { fail(failure.description) }
         let code = exitCode(for: error)
         if code == .success {
             print(fullMessage(for: error))
             Foundation.exit(0)
         }
-        if code.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
+        if code.rawValue == ExitCode.validationFailure.rawValue {
             let line = message(for: error).replacingOccurrences(of: "\n", with: " ")
             FileHandle.standardError.write(Data("packfs: \(line) (see 'packfs help')\n".utf8))
             Foundation.exit(2)
         }
-        fail(fullMessage(for: error))
+        fail(String(describing: error))
     }
 
     static func fail(_ message: String) -> Never {

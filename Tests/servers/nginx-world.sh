@@ -47,6 +47,7 @@ base="$scheme://127.0.0.1:$port"
 rm -rf "$dir/world"
 cp -R "$world" "$dir/world"
 for f in "$dir/world/styles/bright.json" "$dir/world/tiles/helsinki.json"; do
+  [ -f "$f" ] || continue
   sed -i "s#{base}#$base#g" "$f"
 done
 if [ "$pregzip" = 1 ]; then

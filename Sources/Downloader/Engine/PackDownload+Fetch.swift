@@ -131,10 +131,17 @@ extension PackDownload {
         lock.unlock()
     }
 
+    /// One request finished. Wakes the submitter only when it is waiting for this count, so a
+    /// completion costs no context switch in the common case.
     func end() {
         lock.lock()
         outstanding -= 1
+        let wake = outstanding <= wakeAt
         lock.unlock()
+        if wake { wakeWaiters() }
+    }
+
+    func wakeWaiters() {
         idle.lock()
         idle.broadcast()
         idle.unlock()
@@ -148,6 +155,7 @@ extension PackDownload {
         while !isStopped {
             lock.lock()
             let count = outstanding
+            wakeAt = count <= limit ? -1 : limit
             lock.unlock()
             if count <= limit { return }
             idle.wait()

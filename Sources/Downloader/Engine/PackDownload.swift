@@ -28,6 +28,9 @@ public final class PackDownload: @unchecked Sendable {
     let lock = NSLock()
     let idle = NSCondition()
     var outstanding = 0
+    /// The count at or below which a waiting submitter wants to be woken (-1: nobody waits).
+    var wakeAt = -1
+    var lastProgress = Date.distantPast
     var stopReason: StopReason?
     var required = PackStatus(state: .active)
     var client: HTTPClient<FetchTag>?
@@ -80,9 +83,7 @@ public final class PackDownload: @unchecked Sendable {
         if stopReason == nil { stopReason = reason }
         lock.unlock()
         client?.cancel { _ in true }
-        idle.lock()
-        idle.broadcast()
-        idle.unlock()
+        wakeWaiters()
     }
 
     var isStopped: Bool {
@@ -126,12 +127,19 @@ public final class PackDownload: @unchecked Sendable {
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
         try? database.setStatus(status, of: region)
-        reportProgress()
+        reportProgress(final: true)
         return status
     }
 
-    func reportProgress() {
-        guard let onProgress, let progress = try? database.progress(of: region) else { return }
+    /// At most every 0.25 s while running (the counts are a query); always at the end.
+    func reportProgress(final: Bool = false) {
+        guard let onProgress else { return }
+        lock.lock()
+        let now = Date()
+        let due = final || now.timeIntervalSince(lastProgress) >= 0.25
+        if due { lastProgress = now }
+        lock.unlock()
+        guard due, let progress = try? database.progress(of: region) else { return }
         onProgress(progress)
     }
 
