@@ -3,7 +3,7 @@
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl python3-pip)
+packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl openssl python3-pip)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

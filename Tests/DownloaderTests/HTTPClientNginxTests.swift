@@ -103,6 +103,8 @@ final class HTTPClientNginxTests: XCTestCase {
 
     func testHTTP2OverTLSMultiplexesOnOneConnection() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            // scripts/setup.sh installs openssl; only a hand-made laptop setup may lack it.
+            if isCI { return XCTFail("openssl is needed to make the test certificate") }
             throw XCTSkip("openssl is needed to make the test certificate")
         }
         server.stop()

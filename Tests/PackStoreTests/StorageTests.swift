@@ -45,7 +45,7 @@ final class StorageTests: StoreTestCase {
     func testNoContentIsNullDataAndValidatorsRoundTrip() throws {
         let database = try OfflineDatabase.open(path: path)
         let headers = CacheHeaders(expires: 1_900_000_000, modified: 1_700_000_000, etag: "\"abc\"", mustRevalidate: true)
-        try database.write { try $0.putTile(self.tileKey(3, 1, 2), data: .noContent, headers: headers) }
+        _ = try database.write { try $0.putTile(self.tileKey(3, 1, 2), data: .noContent, headers: headers) }
         let tile = try XCTUnwrap(database.tile(tileKey(3, 1, 2)))
         XCTAssertNil(tile.data.bytes)
         XCTAssertNil(try tile.data.decoded())
@@ -76,7 +76,7 @@ final class StorageTests: StoreTestCase {
 
     func testRevalidationKeepsContentAndRenewsHeaders() throws {
         let database = try OfflineDatabase.open(path: path)
-        try database.write {
+        _ = try database.write {
             try $0.putTile(self.tileKey(1, 1, 1), data: .encoding(Data("x".utf8)), headers: CacheHeaders(expires: 10, etag: "e1", mustRevalidate: true))
         }
         try database.write { try $0.revalidateTile(self.tileKey(1, 1, 1), headers: CacheHeaders(expires: 99)) }

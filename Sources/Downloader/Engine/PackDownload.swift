@@ -144,6 +144,6 @@ public final class PackDownload: @unchecked Sendable {
     }
 
     static func message(for error: Error) -> String {
-        (error as? CustomStringConvertible)?.description ?? "\(error)"
+        String(describing: error)
     }
 }
