@@ -1,0 +1,173 @@
+import Foundation
+
+/// A node number as the kernel sees it. 1 is the root (FUSE_ROOT_ID). The bit layout that makes
+/// an inode say what it names (pack, source, z, x, y, ...) is `InodeCodec`'s business.
+public struct Inode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public static let root = Inode(rawValue: 1)
+    public var description: String { String(rawValue) }
+}
+
+/// What `stat` shows for a node.
+public struct Attributes: Equatable, Sendable {
+    public enum Kind: Sendable { case directory, regularFile }
+
+    public var inode: Inode
+    public var kind: Kind
+    /// Permission bits only (0o444, 0o555, 0o644, 0o755); the bridge adds the file type.
+    public var permissions: UInt16
+    /// Exact content size in bytes (directories: 0 or a nominal size).
+    public var size: UInt64
+    public var links: UInt32
+    /// Seconds since the epoch, for atime, mtime and ctime alike.
+    public var modified: Int64
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(
+        inode: Inode, kind: Kind, permissions: UInt16, size: UInt64, links: UInt32 = 1,
+        modified: Int64, uid: UInt32, gid: UInt32
+    ) {
+        self.inode = inode
+        self.kind = kind
+        self.permissions = permissions
+        self.size = size
+        self.links = links
+        self.modified = modified
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// A lookup's answer: the node and how long the kernel may cache the name and the attributes.
+public struct Entry: Equatable, Sendable {
+    public var attributes: Attributes
+    /// Seconds the kernel may keep the name -> inode mapping without asking again.
+    public var entryTimeout: Double
+    /// Seconds the kernel may keep the attributes.
+    public var attributeTimeout: Double
+
+    public init(attributes: Attributes, entryTimeout: Double, attributeTimeout: Double) {
+        self.attributes = attributes
+        self.entryTimeout = entryTimeout
+        self.attributeTimeout = attributeTimeout
+    }
+}
+
+/// One name in a directory listing. `cookie` is the offset the kernel passes back to continue
+/// after this entry (stable across calls, so a listing that grows during a download continues
+/// where it left off).
+public struct DirectoryEntry: Equatable, Sendable {
+    public var name: String
+    public var inode: Inode
+    public var kind: Attributes.Kind
+    public var cookie: Int64
+
+    public init(name: String, inode: Inode, kind: Attributes.Kind, cookie: Int64) {
+        self.name = name
+        self.inode = inode
+        self.kind = kind
+        self.cookie = cookie
+    }
+}
+
+/// How an open file may be cached by the kernel.
+public struct OpenOptions: Equatable, Sendable {
+    /// The content cannot change while this inode means this content: keep the page cache.
+    public var keepCache: Bool
+    /// Use direct I/O (content whose size changes, like progress.json).
+    public var directIO: Bool
+    /// A handle the filesystem wants back in read/write/release (0: none).
+    public var handle: UInt64
+
+    public init(keepCache: Bool, directIO: Bool = false, handle: UInt64 = 0) {
+        self.keepCache = keepCache
+        self.directIO = directIO
+        self.handle = handle
+    }
+}
+
+/// `statfs` figures.
+public struct FilesystemStatistics: Equatable, Sendable {
+    public var blockSize: UInt32
+    public var blocks: UInt64
+    public var freeBlocks: UInt64
+    public var files: UInt64
+    public var nameMax: UInt32
+
+    public init(blockSize: UInt32, blocks: UInt64, freeBlocks: UInt64, files: UInt64, nameMax: UInt32 = 255) {
+        self.blockSize = blockSize
+        self.blocks = blocks
+        self.freeBlocks = freeBlocks
+        self.files = files
+        self.nameMax = nameMax
+    }
+}
+
+/// The caller of an operation (from `fuse_req_ctx`), for permission decisions.
+public struct Caller: Equatable, Sendable {
+    public var uid: UInt32
+    public var gid: UInt32
+    public var pid: Int32
+    public init(uid: UInt32, gid: UInt32, pid: Int32) {
+        self.uid = uid
+        self.gid = gid
+        self.pid = pid
+    }
+}
+
+/// The filesystem operations the FUSE bridge calls, named after the kernel's operations with its
+/// argument words. Every method is called on a FUSE worker thread, possibly concurrently: an
+/// implementation is thread-safe and never waits on the network. Errors are `FilesystemError`s;
+/// the bridge maps them to errno with `FilesystemError.errno` (the one table) and never lets an
+/// error or a trap cross into C.
+public protocol Filesystem: AnyObject, Sendable {
+    func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
+    /// The kernel dropped `lookups` references to `inode`.
+    func forget(inode: Inode, lookups: UInt64)
+    func getattr(inode: Inode, caller: Caller) throws -> Attributes
+    /// Entries after `offset` (0: from the start; else a previous entry's cookie), at most
+    /// `limit` of them; `.` and `..` included.
+    func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry]
+    func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions
+    func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data
+    func release(inode: Inode, handle: UInt64)
+    func statfs() throws -> FilesystemStatistics
+
+    // Changes (DESIGN section 2, "Management with ordinary tools").
+    func create(parent: Inode, name: String, mode: UInt32, flags: Int32, caller: Caller) throws -> (Entry, OpenOptions)
+    func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int
+    /// close(): a region file's content is validated and acted on here; an error fails close().
+    func flush(inode: Inode, handle: UInt64) throws
+    func unlink(parent: Inode, name: String, caller: Caller) throws
+    func rmdir(parent: Inode, name: String, caller: Caller) throws
+    func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
+    func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws
+    /// chmod/chown/truncate/utimens; `touch` on a region file refreshes the pack.
+    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes
+    func getxattr(inode: Inode, name: String) throws -> Data
+    func setxattr(inode: Inode, name: String, value: Data, caller: Caller) throws
+    func listxattr(inode: Inode) throws -> [String]
+}
+
+/// What a `setattr` asks to change (nil: unchanged).
+public struct AttributeChanges: Equatable, Sendable {
+    public var mode: UInt32?
+    public var uid: UInt32?
+    public var gid: UInt32?
+    public var size: UInt64?
+    /// Seconds since the epoch; `touch` sets both times to now.
+    public var accessed: Int64?
+    public var modified: Int64?
+
+    public init(mode: UInt32? = nil, uid: UInt32? = nil, gid: UInt32? = nil, size: UInt64? = nil,
+                accessed: Int64? = nil, modified: Int64? = nil) {
+        self.mode = mode
+        self.uid = uid
+        self.gid = gid
+        self.size = size
+        self.accessed = accessed
+        self.modified = modified
+    }
+}

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every failure the filesystem reports, and the one table that maps them to errno.
+public enum FilesystemError: Error, Equatable, CustomStringConvertible {
+    case notFound
+    case notDirectory
+    case isDirectory
+    case exists
+    case notEmpty
+    /// A change outside the writable surface (tiles, styles, anything inside a pack).
+    case readOnly
+    /// An operation PackFS refuses on a writable node (chmod of a region file, truncate...).
+    case notPermitted
+    /// A rejected region file (its reason is in `<name>.error`) or a bad argument.
+    case invalid(String)
+    /// An inode that no longer names anything (its pack was removed or renamed).
+    case stale
+    case noAttribute
+    case nameTooLong
+    /// Anything unexpected; the bridge logs the cause.
+    case io(String)
+
+    /// The one domain-error -> errno table.
+    public var errno: Int32 {
+        switch self {
+        case .notFound: return ENOENT
+        case .notDirectory: return ENOTDIR
+        case .isDirectory: return EISDIR
+        case .exists: return EEXIST
+        case .notEmpty: return ENOTEMPTY
+        case .readOnly: return EROFS
+        case .notPermitted: return EPERM
+        case .invalid: return EINVAL
+        case .stale: return ESTALE
+        case .noAttribute: return ENODATA
+        case .nameTooLong: return ENAMETOOLONG
+        case .io: return EIO
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalid(let reason): return "invalid: \(reason)"
+        case .io(let cause): return "I/O error: \(cause)"
+        default: return "errno \(errno)"
+        }
+    }
+}
