@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(
             name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"],
             exclude: ["Reference"]),
-        .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "TestSupport"]),
+        .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "Downloader", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "CLITests",

@@ -1,0 +1,100 @@
+import Foundation
+import PackStore
+
+/// How long the kernel may trust what it learns about a node.
+enum Freshness: Equatable {
+    /// Tiles, glyphs, sprites, TileJSON, the style of a complete pack: an hour, page cache kept.
+    case immutable
+    /// A pack's directories while it downloads: they grow, so the kernel asks again soon.
+    case settling
+    /// status.json, progress.json, region files and the packs/ listing: never cached, direct I/O.
+    case live
+
+    var timeout: Double {
+        switch self {
+        case .immutable: return 3600
+        case .settling: return 1
+        case .live: return 0
+        }
+    }
+}
+
+extension PackFilesystem {
+    func entry(for node: Node) throws -> Entry {
+        let inode = try InodeCodec.encode(node)
+        let (attributes, freshness) = try attributes(of: node, inode: inode)
+        return Entry(attributes: attributes, entryTimeout: freshness.timeout, attributeTimeout: freshness.timeout)
+    }
+
+    /// The attributes of `node`, checking that it still exists (`.stale` when its pack or its
+    /// row is gone).
+    func attributes(of node: Node, inode: Inode) throws -> (attributes: Attributes, freshness: Freshness) {
+        switch node {
+        case .root: return (directory(inode, 0o555), .live)
+        case .packs: return (directory(inode, 0o755), .live)
+        case .status, .rejection: return (file(inode, 0o444, try content(of: node, inode: inode).count), .live)
+        case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)
+        case .source(let region, let ref, let part):
+            guard !ref.primary, try layout(region).source(ref) != nil else { throw FilesystemError.stale }
+            let freshness = directoryFreshness(region)
+            guard part == .tileJSON else { return (directory(inode, 0o555), freshness) }
+            return (file(inode, 0o444, try size(of: node, inode: inode)), freshness)
+        case .zoom(let region, let ref, _), .column(let region, let ref, _, _):
+            guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }
+            return (directory(inode, 0o555), directoryFreshness(region))
+        case .fontStack(let region, let id):
+            guard try database.packResource(id, in: region) != nil else { throw FilesystemError.stale }
+            return (directory(inode, 0o555), directoryFreshness(region))
+        case .tile(let region, let id):
+            guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }
+            return (file(inode, 0o444, try size(of: node, inode: inode)), .immutable)
+        case .resource(let region, let id):
+            guard try database.packHolds(resource: id, in: region) else { throw FilesystemError.stale }
+            return (file(inode, 0o444, try size(of: node, inode: inode)), .immutable)
+        }
+    }
+
+    private func attributes(of part: PackPart, in region: RegionID, inode: Inode)
+        throws -> (attributes: Attributes, freshness: Freshness)
+    {
+        let node = Node.pack(region, part)
+        switch part {
+        case .directory, .sources, .glyphs, .sprites:
+            _ = try pack(region)
+            return (directory(inode, 0o555), directoryFreshness(region))
+        case .regionFile:
+            return (file(inode, 0o644, try content(of: node, inode: inode).count), .live)
+        case .progress:
+            return (file(inode, 0o444, try content(of: node, inode: inode).count), .live)
+        case .style:
+            let freshness: Freshness = try isComplete(region) ? .immutable : .live
+            return (file(inode, 0o444, try size(of: node, inode: inode)), freshness)
+        }
+    }
+
+    func isComplete(_ region: RegionID) throws -> Bool {
+        try database.status(of: region).state == .complete
+    }
+
+    private func directoryFreshness(_ region: RegionID) -> Freshness {
+        (try? isComplete(region)) == true ? .immutable : .settling
+    }
+
+    /// The exact size of immutable content: from the cache, else by decoding it once.
+    func size(of node: Node, inode: Inode) throws -> Int {
+        if let size = cache.size(inode) { return Int(size) }
+        return try content(of: node, inode: inode).count
+    }
+
+    func directory(_ inode: Inode, _ permissions: UInt16) -> Attributes {
+        Attributes(
+            inode: inode, kind: .directory, permissions: permissions, size: 0, links: 2, modified: mountTime,
+            uid: uid, gid: gid)
+    }
+
+    func file(_ inode: Inode, _ permissions: UInt16, _ size: Int) -> Attributes {
+        Attributes(
+            inode: inode, kind: .regularFile, permissions: permissions, size: UInt64(size), modified: mountTime,
+            uid: uid, gid: gid)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import PackStore
+
+/// File contents, decoded from the store at read time (immutable ones cached by inode).
+extension PackFilesystem {
+    func content(of node: Node, inode: Inode) throws -> Data {
+        if let cached = cache.content(inode) { return cached }
+        switch node {
+        case .status: return try statusJSON()
+        case .rejection(let serial):
+            guard let rejection = rejections.rejection(serial) else { throw FilesystemError.stale }
+            return Data((rejection.reason + "\n").utf8)
+        case .pack(let region, .regionFile): return try regionFile(try pack(region))
+        case .pack(let region, .progress):
+            return Data((try database.progress(of: region).json.compactText + "\n").utf8)
+        case .pack(let region, .style):
+            let layout = try layout(region)
+            guard let style = rewriter(layout.pack).style(layout) else { throw FilesystemError.stale }
+            return style
+        case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref), inode)
+        case .tile(let region, let id):
+            guard let tile = try database.packTile(id, in: region), let data = try TileFormat.content(of: tile.data)
+            else { throw FilesystemError.stale }
+            return remember(data, inode)
+        case .resource(let region, let id):
+            guard let resource = try database.packResource(id, in: region), let data = try resource.data.decoded()
+            else { throw FilesystemError.stale }
+            return remember(data, inode)
+        case .root, .packs, .pack, .source, .zoom, .column, .fontStack:
+            throw FilesystemError.isDirectory
+        }
+    }
+
+    private func remember(_ data: Data, _ inode: Inode) -> Data {
+        cache.store(data, for: inode)
+        return data
+    }
+
+    func rewriter(_ pack: Pack) -> StyleRewriter {
+        StyleRewriter(mountpoint: mountpoint, packName: pack.name)
+    }
+
+    /// The region file a user would write to make this pack again.
+    func regionFile(_ pack: Pack) throws -> Data {
+        guard let definition = pack.definition else { return Data((pack.definitionText + "\n").utf8) }
+        return Data(RegionFile(definition: definition, metadata: pack.metadata).encoded().utf8)
+    }
+
+    private func tileJSON(_ region: RegionID, _ ref: SourceRef) throws -> Data {
+        let layout = try layout(region)
+        guard let source = layout.source(ref) else { throw FilesystemError.stale }
+        guard let url = source.tileJSONURL else { return rewriter(layout.pack).tileJSON(source) }
+        guard let id = try database.packResourceID(url: url, in: region),
+            let data = try database.packResource(id, in: region)?.data.decoded()
+        else { throw FilesystemError.stale }
+        return data
+    }
+
+    /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache.
+    private func statusJSON() throws -> Data {
+        let counts = try database.databaseCounts()
+        func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
+        let status: JSONValue = .object([
+            "packs": number(counts.packs),
+            "bytes": number(counts.bytes),
+            "resources": number(counts.resources),
+            "tiles": number(counts.tiles),
+            "tile_limit": tileLimit.map(number) ?? .null,
+            "ambient_cache": .object([
+                "bytes": number(counts.ambient.bytes),
+                "resources": number(counts.ambient.resources),
+                "tiles": number(counts.ambient.tiles),
+                "limit": number(counts.ambientLimit),
+            ]),
+        ])
+        return Data((status.compactText + "\n").utf8)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import PackStore
+
+/// Lookup: one name in one directory, answered with indexed queries (never a listing).
+extension PackFilesystem {
+    func child(named name: String, of parent: Node) throws -> Node {
+        switch parent {
+        case .root:
+            switch name {
+            case "status.json": return .status
+            case "packs": return .packs
+            default: throw FilesystemError.notFound
+            }
+        case .packs: return try packsChild(named: name)
+        case .pack(let region, let part): return try packChild(named: name, of: part, in: region)
+        case .source(let region, let ref, .directory):
+            if name == "tiles.json" { return .source(region, ref, .tileJSON) }
+            return try zoomChild(named: name, in: region, ref)
+        case .zoom(let region, let ref, let z):
+            let (_, source) = try source(region, ref)
+            guard let x = Self.coordinate(name), let columns = source.columns,
+                try database.tileColumns(columns, z: z, after: x - 1, limit: 1) == [x]
+            else { throw FilesystemError.notFound }
+            return .column(region, ref, z: z, x: x)
+        case .column(let region, let ref, let z, let x): return try tileChild(named: name, in: region, ref, z: z, x: x)
+        case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region)
+        case .status, .rejection, .source(_, _, .tileJSON), .tile, .resource:
+            throw FilesystemError.notDirectory
+        }
+    }
+
+    private func packsChild(named name: String) throws -> Node {
+        if name.hasSuffix(".error"), let rejection = rejections.rejection(named: String(name.dropLast(6))) {
+            return .rejection(rejection.serial)
+        }
+        let packs = try database.packs()
+        if name.hasSuffix(".region"), let pack = packs.first(where: { $0.name + ".region" == name }) {
+            return .pack(pack.id, .regionFile)
+        }
+        guard let pack = packs.first(where: { $0.name == name }) else { throw FilesystemError.notFound }
+        return .pack(pack.id, .directory)
+    }
+
+    private func packChild(named name: String, of part: PackPart, in region: RegionID) throws -> Node {
+        let layout = try layout(region)
+        switch (part, name) {
+        case (.directory, "style.json"):
+            guard layout.style != nil else { throw FilesystemError.notFound }
+            return .pack(region, .style)
+        case (.directory, "progress.json"): return .pack(region, .progress)
+        case (.directory, "sources"): return .pack(region, .sources)
+        case (.directory, "glyphs"): return .pack(region, .glyphs)
+        case (.directory, "sprites"): return .pack(region, .sprites)
+        case (.directory, _):
+            guard let primary = layout.primary else { throw FilesystemError.notFound }
+            return try zoomChild(named: name, in: region, SourceRef(index: primary, primary: true))
+        case (.sources, _):
+            guard let index = layout.sources.firstIndex(where: { $0.id == name }) else { throw FilesystemError.notFound }
+            return .source(region, SourceRef(index: index, primary: false), .directory)
+        case (.glyphs, _):
+            guard let stack = try fontStacks(layout).first(where: { $0.name == name }) else {
+                throw FilesystemError.notFound
+            }
+            return .fontStack(region, stack.id)
+        case (.sprites, _):
+            guard let file = layout.spriteFiles.first(where: { $0.name == name }),
+                let id = try database.packResourceID(url: file.url, in: region)
+            else { throw FilesystemError.notFound }
+            return .resource(region, id)
+        case (.regionFile, _), (.style, _), (.progress, _):
+            throw FilesystemError.notDirectory
+        }
+    }
+
+    private func zoomChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
+        let (_, source) = try source(region, ref)
+        guard let z = Self.coordinate(name), z <= InodeCodec.maxZoom, let columns = source.columns,
+            try database.tileZooms(columns).contains(z)
+        else { throw FilesystemError.notFound }
+        return .zoom(region, ref, z: z)
+    }
+
+    private func tileChild(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> Node {
+        let (_, source) = try source(region, ref)
+        guard let dot = name.lastIndex(of: "."), name[name.index(after: dot)...] == source.fileExtension,
+            let y = Self.coordinate(String(name[..<dot])), y < 1 << z, let columns = source.columns
+        else { throw FilesystemError.notFound }
+        let key = TileKey(
+            urlTemplate: columns.urlTemplate, pixelRatio: columns.pixelRatio, z: z, x: x,
+            y: source.isTMS ? (1 << z) - 1 - y : y)
+        guard let id = try database.packTileID(key, in: region) else { throw FilesystemError.notFound }
+        return .tile(region, id)
+    }
+
+    private func glyphChild(named name: String, stack: ResourceID, in region: RegionID) throws -> Node {
+        let layout = try layout(region)
+        guard let template = layout.glyphs, name.hasSuffix(".pbf"),
+            let stackName = try fontStackName(stack, in: region, template: template),
+            let id = try database.packResourceID(
+                url: template.url(fontStack: stackName, range: String(name.dropLast(4))), in: region)
+        else { throw FilesystemError.notFound }
+        return .resource(region, id)
+    }
+
+    /// The layout and the source `ref` names; `.stale` when the style no longer has it.
+    func source(_ region: RegionID, _ ref: SourceRef) throws -> (PackLayout, PackLayout.Source) {
+        let layout = try layout(region)
+        guard let source = layout.source(ref) else { throw FilesystemError.stale }
+        return (layout, source)
+    }
+
+    /// A z, x or y written the canonical way (digits, no leading zero, no sign), or nil.
+    static func coordinate(_ text: String) -> Int? {
+        guard !text.isEmpty, text.count <= 8, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber),
+            text == "0" || !text.hasPrefix("0")
+        else { return nil }
+        return Int(text)
+    }
+}
+
+/// Font stacks: the pack's glyph resources grouped by the stack their URL names.
+extension PackFilesystem {
+    struct FontStack {
+        var name: String
+        /// The lowest row id among the stack's ranges: names the stack's directory.
+        var id: ResourceID
+        var ranges: [(range: String, id: ResourceID)]
+    }
+
+    /// The stacks of the pack, by their lowest row id (stable while ranges are added).
+    func fontStacks(_ layout: PackLayout) throws -> [FontStack] {
+        guard let template = layout.glyphs else { return [] }
+        var stacks: [String: FontStack] = [:]
+        for (id, url) in try database.packResources(of: .glyphs, in: layout.pack.id) {
+            guard let (name, range) = template.parse(url), !name.isEmpty, !name.contains("/") else { continue }
+            stacks[name, default: FontStack(name: name, id: id, ranges: [])].ranges.append((range, id))
+        }
+        return stacks.values.sorted { $0.id.rawValue < $1.id.rawValue }
+    }
+
+    func fontStackName(_ id: ResourceID, in region: RegionID, template: GlyphTemplate) throws -> String? {
+        guard let url = try database.packResources(of: .glyphs, in: region).first(where: { $0.id == id })?.url
+        else { return nil }
+        return template.parse(url)?.fontStack
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import PackStore
+
+/// Listings. Cookies are stable: `.` is 1, `..` is 2, and every other entry's cookie derives
+/// from what it names (a fixed slot, a region id, a source index, x or y + 3...), never from its
+/// position, so a listing that grows during a download resumes where it left off. Tile columns
+/// and rows are read one page at a time from the index, `limit` entries per call.
+extension PackFilesystem {
+    typealias Child = (name: String, node: Node, cookie: Int64)
+
+    func listing(of node: Node, inode: Inode, after offset: Int64, limit: Int) throws -> [DirectoryEntry] {
+        _ = try attributes(of: node, inode: inode)  // .stale / not a directory first
+        var entries: [DirectoryEntry] = []
+        if offset < 1 { entries.append(DirectoryEntry(name: ".", inode: inode, kind: .directory, cookie: 1)) }
+        if offset < 2 {
+            let parent = try InodeCodec.encode(Self.parent(of: node))
+            entries.append(DirectoryEntry(name: "..", inode: parent, kind: .directory, cookie: 2))
+        }
+        let wanted = limit - entries.count
+        guard wanted > 0 else { return Array(entries.prefix(limit)) }
+        for child in try children(of: node, after: max(offset, 2), limit: wanted) {
+            let kind: Attributes.Kind = Self.isDirectory(child.node) ? .directory : .regularFile
+            entries.append(
+                DirectoryEntry(name: child.name, inode: try InodeCodec.encode(child.node), kind: kind, cookie: child.cookie))
+        }
+        return entries
+    }
+
+    /// Up to `limit` children with a cookie above `offset`, by cookie.
+    private func children(of node: Node, after offset: Int64, limit: Int) throws -> [Child] {
+        let all: [Child]
+        switch node {
+        case .root: all = [("status.json", .status, 3), ("packs", .packs, 4)]
+        case .packs: all = try packsChildren()
+        case .pack(let region, .directory): all = try packChildren(region, after: offset, limit: limit)
+        case .pack(let region, .sources):
+            all = try layout(region).sources.indices.map { index in
+                let ref = SourceRef(index: index, primary: false)
+                return (try layout(region).sources[index].id, .source(region, ref, .directory), Int64(3 + index))
+            }
+        case .pack(let region, .glyphs):
+            all = try fontStacks(try layout(region)).map { ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue) }
+        case .pack(let region, .sprites): all = try spriteChildren(region)
+        case .source(let region, let ref, .directory): all = try sourceChildren(region, ref, after: offset, limit: limit)
+        case .zoom(let region, let ref, let z): return try columnChildren(region, ref, z: z, after: offset, limit: limit)
+        case .column(let region, let ref, let z, let x):
+            return try tileChildren(region, ref, z: z, x: x, after: offset, limit: limit)
+        case .fontStack(let region, let id): all = try rangeChildren(region, stack: id)
+        default: throw FilesystemError.notDirectory
+        }
+        return Array(all.filter { $0.cookie > offset }.sorted { $0.cookie < $1.cookie }.prefix(limit))
+    }
+
+    private func packsChildren() throws -> [Child] {
+        var children: [Child] = []
+        for pack in try database.packs() {
+            let slot = 3 + 2 * pack.id.rawValue
+            children.append((pack.name + ".region", .pack(pack.id, .regionFile), slot))
+            children.append((pack.name, .pack(pack.id, .directory), slot + 1))
+        }
+        // After every pack slot (region ids have 24 bits).
+        for rejection in rejections.all {
+            children.append((rejection.name + ".error", .rejection(rejection.serial), (1 << 40) + Int64(rejection.serial)))
+        }
+        return children
+    }
+
+    private func packChildren(_ region: RegionID, after offset: Int64, limit: Int) throws -> [Child] {
+        let layout = try layout(region)
+        var children: [Child] = layout.style == nil ? [] : [("style.json", .pack(region, .style), 3)]
+        children += [
+            ("progress.json", .pack(region, .progress), 4), ("sources", .pack(region, .sources), 5),
+            ("glyphs", .pack(region, .glyphs), 6), ("sprites", .pack(region, .sprites), 7),
+        ]
+        if let primary = layout.primary {
+            children += try zoomChildren(region, SourceRef(index: primary, primary: true), base: 8)
+        }
+        return children
+    }
+
+    private func sourceChildren(_ region: RegionID, _ ref: SourceRef, after offset: Int64, limit: Int) throws -> [Child] {
+        let (_, source) = try source(region, ref)
+        var children: [Child] = []
+        if try source.tileJSONURL.map({ try database.packResourceID(url: $0, in: region) != nil }) ?? true {
+            children.append(("tiles.json", .source(region, ref, .tileJSON), 3))
+        }
+        return children + (try zoomChildren(region, ref, base: 4))
+    }
+
+    private func zoomChildren(_ region: RegionID, _ ref: SourceRef, base: Int64) throws -> [Child] {
+        guard let columns = try source(region, ref).1.columns else { return [] }
+        return try database.tileZooms(columns).filter { $0 <= InodeCodec.maxZoom }.map {
+            (String($0), .zoom(region, ref, z: $0), base + Int64($0))
+        }
+    }
+
+    private func columnChildren(_ region: RegionID, _ ref: SourceRef, z: Int, after offset: Int64, limit: Int)
+        throws -> [Child]
+    {
+        guard let columns = try source(region, ref).1.columns else { return [] }
+        return try database.tileColumns(columns, z: z, after: Int(offset - 3), limit: limit).map {
+            (String($0), .column(region, ref, z: z, x: $0), 3 + Int64($0))
+        }
+    }
+
+    private func tileChildren(_ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int)
+        throws -> [Child]
+    {
+        let (_, source) = try source(region, ref)
+        guard let columns = source.columns else { return [] }
+        let lastY = Int(offset - 3)  // the XYZ row of the last entry already listed (-1: none)
+        let flip = { (y: Int) in source.isTMS ? (1 << z) - 1 - y : y }
+        let rows = try database.tileRows(
+            columns, z: z, x: x, after: flip(lastY), descending: source.isTMS, limit: limit)
+        return rows.map { row in
+            let y = flip(row.y)
+            return ("\(y).\(source.fileExtension)", .tile(region, row.id), 3 + Int64(y))
+        }
+    }
+
+    private func spriteChildren(_ region: RegionID) throws -> [Child] {
+        try layout(region).spriteFiles.enumerated().compactMap { index, file in
+            try database.packResourceID(url: file.url, in: region).map { (file.name, .resource(region, $0), 3 + Int64(index)) }
+        }
+    }
+
+    private func rangeChildren(_ region: RegionID, stack: ResourceID) throws -> [Child] {
+        guard let stack = try fontStacks(try layout(region)).first(where: { $0.id == stack }) else {
+            throw FilesystemError.stale
+        }
+        return stack.ranges.compactMap { range, id in
+            guard let start = range.split(separator: "-").first.flatMap({ Int($0) }) else { return nil }
+            return (range + ".pbf", .resource(region, id), 3 + Int64(start))
+        }
+    }
+
+    static func isDirectory(_ node: Node) -> Bool {
+        switch node {
+        case .root, .packs, .zoom, .column, .fontStack: return true
+        case .pack(_, let part): return [.directory, .sources, .glyphs, .sprites].contains(part)
+        case .source(_, _, let part): return part == .directory
+        case .status, .rejection, .tile, .resource: return false
+        }
+    }
+
+    static func parent(of node: Node) -> Node {
+        switch node {
+        case .root, .status, .packs: return .root
+        case .rejection, .pack(_, .directory), .pack(_, .regionFile): return .packs
+        case .pack(let region, _): return .pack(region, .directory)
+        case .source(let region, _, _): return .pack(region, .sources)
+        case .zoom(let region, let ref, _):
+            return ref.primary ? .pack(region, .directory) : .source(region, ref, .directory)
+        case .column(let region, let ref, let z, _): return .zoom(region, ref, z: z)
+        case .fontStack(let region, _): return .pack(region, .glyphs)
+        case .tile(let region, _), .resource(let region, _): return .pack(region, .directory)
+        }
+    }
+}

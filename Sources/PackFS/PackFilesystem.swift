@@ -1,0 +1,143 @@
+import Foundation
+import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The mount's tree (DESIGN section 2) over one offline database, read side. Every node is
+/// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
+/// listings grow while a download writes. Mutations are refused for now; the writable surface
+/// (region files) reaches the downloader through `RegionFileSink` once the write side lands.
+public final class PackFilesystem: Filesystem, @unchecked Sendable {
+    let database: OfflineDatabase
+    /// The absolute mountpoint path: `style.json` points its URLs into it.
+    let mountpoint: String
+    /// `--max-tiles`, shown in status.json (nil: no limit).
+    let tileLimit: Int?
+    /// Where region files go when written (unused until the write side lands).
+    let sink: RegionFileSink?
+    let mountTime = Int64(Date().timeIntervalSince1970)
+    let uid = getuid()
+    let gid = getgid()
+    let cache = ContentCache()
+    let layouts = LayoutCache()
+    let rejections = Rejections()
+
+    /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
+    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, sink: RegionFileSink? = nil) {
+        self.database = database
+        self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
+        self.tileLimit = tileLimit
+        self.sink = sink
+    }
+
+    /// Forgets cached sizes, contents and layouts (after a change under known inodes: a refresh,
+    /// a redefinition, a removal). The kernel's own caches are the bridge's business.
+    public func invalidateCaches() {
+        cache.removeAll()
+        layouts.removeAll()
+    }
+
+    // MARK: Filesystem, read side
+
+    public func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry {
+        try translatingErrors {
+            guard name.utf8.count <= 255 else { throw FilesystemError.nameTooLong }
+            let node = try child(named: name, of: try node(parent))
+            return try entry(for: node)
+        }
+    }
+
+    public func forget(inode: Inode, lookups: UInt64) {
+        // Inodes name what they are: there is no table to drop counts from.
+    }
+
+    public func getattr(inode: Inode, caller: Caller) throws -> Attributes {
+        try translatingErrors { try attributes(of: try node(inode), inode: inode).attributes }
+    }
+
+    public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
+        try translatingErrors { try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0)) }
+    }
+
+    public func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions {
+        try translatingErrors {
+            let node = try node(inode)
+            let (attributes, freshness) = try attributes(of: node, inode: inode)
+            guard attributes.kind == .regularFile else { throw FilesystemError.isDirectory }
+            if flags & O_ACCMODE != O_RDONLY || flags & O_TRUNC != 0 { throw try refusal(at: inode) }
+            return OpenOptions(keepCache: freshness == .immutable, directIO: freshness == .live)
+        }
+    }
+
+    public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
+        try translatingErrors {
+            let data = try content(of: try node(inode), inode: inode)
+            guard offset >= 0, offset < data.count, size > 0 else { return Data() }
+            let start = data.startIndex + Int(offset)
+            return data[start..<min(start + size, data.endIndex)]
+        }
+    }
+
+    public func release(inode: Inode, handle: UInt64) {}
+
+    public func statfs() throws -> FilesystemStatistics {
+        try translatingErrors {
+            let counts = try database.databaseCounts()
+            let blocks = UInt64(max(counts.bytes, 0) + 4095) / 4096
+            return FilesystemStatistics(
+                blockSize: 4096, blocks: blocks, freeBlocks: 0, files: UInt64(counts.resources + counts.tiles))
+        }
+    }
+
+    // MARK: Shared helpers
+
+    func node(_ inode: Inode) throws -> Node {
+        guard let node = InodeCodec.decode(inode) else { throw FilesystemError.stale }
+        return node
+    }
+
+    /// The pack `region` names now; `.stale` when it was removed.
+    func pack(_ region: RegionID) throws -> Pack {
+        guard let pack = try database.packs().first(where: { $0.id == region }) else { throw FilesystemError.stale }
+        return pack
+    }
+
+    func layout(_ region: RegionID) throws -> PackLayout {
+        try layouts.layout(for: try pack(region)) { try PackLayout.load($0, from: database) }
+    }
+
+    /// Runs `body`, letting `FilesystemError`s through and turning anything else (a store
+    /// error, a decoding failure) into `.io` with its cause, for the bridge to log.
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FilesystemError {
+            throw error
+        } catch {
+            throw FilesystemError.io(String(describing: error))
+        }
+    }
+}
+
+/// Parsed layouts by pack, kept for a second: a pack being downloaded gains its TileJSON and
+/// its first raster tile (which fixes the source's extension) moments after its style.
+final class LayoutCache: @unchecked Sendable {
+    static let lifetime: TimeInterval = 1
+    private let lock = NSLock()
+    private var entries: [RegionID: (layout: PackLayout, loaded: Date)] = [:]
+
+    func layout(for pack: Pack, load: (Pack) throws -> PackLayout) throws -> PackLayout {
+        if let entry = lock.withLock({ entries[pack.id] }), entry.layout.pack == pack,
+            Date().timeIntervalSince(entry.loaded) < Self.lifetime
+        {
+            return entry.layout
+        }
+        let layout = try load(pack)
+        lock.withLock { entries[pack.id] = (layout, Date()) }
+        return layout
+    }
+
+    func removeAll() { lock.withLock { entries = [:] } }
+}

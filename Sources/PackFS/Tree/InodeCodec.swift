@@ -1,0 +1,144 @@
+import PackStore
+
+/// What a node of the mount is, decoded from its inode number alone (no table: squashfuse style).
+enum Node: Hashable, Sendable {
+    case root, status, packs
+    /// `packs/<name>.error`: a rejected region file, by the serial number of its rejection (the
+    /// name may belong to no pack: a rejected creation creates nothing).
+    case rejection(UInt32)
+    case pack(RegionID, PackPart)
+    /// `sources/<id>/` (or its `tiles.json`) of the tiled source at `source`.
+    case source(RegionID, SourceRef, SourcePart)
+    /// `<z>/` under a pack (primary view) or under `sources/<id>/`.
+    case zoom(RegionID, SourceRef, z: Int)
+    /// `<z>/<x>/`.
+    case column(RegionID, SourceRef, z: Int, x: Int)
+    /// `<z>/<x>/<y>.<ext>`: a row of `tiles` (the row fixes template, z, x and y).
+    case tile(RegionID, TileID)
+    /// A glyph range or sprite file: a row of `resources`.
+    case resource(RegionID, ResourceID)
+    /// `glyphs/<fontstack>/`, named by the lowest row id of its glyph ranges in the pack.
+    case fontStack(RegionID, ResourceID)
+
+    var region: RegionID? {
+        switch self {
+        case .root, .status, .packs, .rejection: return nil
+        case .pack(let r, _), .source(let r, _, _), .zoom(let r, _, _), .column(let r, _, _, _),
+            .tile(let r, _), .resource(let r, _), .fontStack(let r, _):
+            return r
+        }
+    }
+}
+
+/// The nodes that hang directly off one pack, one inode each.
+enum PackPart: UInt64, Sendable, CaseIterable {
+    case directory, regionFile, style, progress, sources, glyphs, sprites
+}
+
+enum SourcePart: UInt64, Sendable {
+    case directory, tileJSON
+}
+
+/// A tiled source by its index in style order, seen either at the pack's top (the primary source,
+/// `primary == true`) or under `sources/<id>/`. The two views get distinct directory inodes so
+/// the kernel never sees one directory under two parents.
+struct SourceRef: Hashable, Sendable {
+    var index: Int
+    var primary: Bool
+}
+
+// Inode bit layout (64 bits, most significant first):
+//
+//   63..60  kind      0 top, 1 pack part, 2 source, 3 zoom dir, 4 column dir, 5 tile,
+//                     6 resource file, 7 font stack dir
+//   59..36  region    regions.id (24 bits: ids up to 16,777,215); 0 for kind 0
+//   35..0   payload   by kind:
+//     top          1 root (FUSE_ROOT_ID), 2 status.json, 3 packs/,
+//                  2^32 + n: packs/<name>.error of rejection number n
+//     pack part    PackPart raw value
+//     source, zoom, column
+//                  35 primary view | 34..29 source index (0-63) | 28..24 z (0-31) | 23..0 x
+//                  (source: bit 0 is SourcePart instead of x)
+//     tile, resource, font stack
+//                  the row id (36 bits: up to 68,719,476,735)
+//
+// A tile is named by its row, not by z/x/y: 5 + 24 + 24 bits of coordinates leave no room for a
+// large region id, and a row id is what reading the tile needs anyway.
+enum InodeCodec {
+    static let regionBits: UInt64 = 24
+    static let payloadBits: UInt64 = 36
+    static let maxRegion: Int64 = (1 << 24) - 1
+    static let maxRow: Int64 = (1 << 36) - 1
+    static let maxSources = 64
+    static let maxZoom = 31
+    static let maxColumn = (1 << 24) - 1
+
+    private enum Kind: UInt64 {
+        case top, pack, source, zoom, column, tile, resource, fontStack
+    }
+
+    /// The inode of `node`; `.io` when a number does not fit (a region id above 2^24 - 1, a row
+    /// id above 2^36 - 1, a source index above 63).
+    static func encode(_ node: Node) throws -> Inode {
+        switch node {
+        case .root: return .root
+        case .status: return Inode(rawValue: 2)
+        case .packs: return Inode(rawValue: 3)
+        case .rejection(let serial): return Inode(rawValue: 1 << 32 | UInt64(serial))
+        case .pack(let region, let part): return try make(.pack, region, part.rawValue)
+        case .source(let region, let ref, let part):
+            return try make(.source, region, try coordinates(ref, z: 0, x: 0) | part.rawValue)
+        case .zoom(let region, let ref, let z): return try make(.zoom, region, try coordinates(ref, z: z, x: 0))
+        case .column(let region, let ref, let z, let x):
+            return try make(.column, region, try coordinates(ref, z: z, x: x))
+        case .tile(let region, let id): return try make(.tile, region, try row(id.rawValue))
+        case .resource(let region, let id): return try make(.resource, region, try row(id.rawValue))
+        case .fontStack(let region, let id): return try make(.fontStack, region, try row(id.rawValue))
+        }
+    }
+
+    /// The node `inode` names, or nil for a number this codec never makes.
+    static func decode(_ inode: Inode) -> Node? {
+        let raw = inode.rawValue
+        guard let kind = Kind(rawValue: raw >> 60) else { return nil }
+        let region = RegionID(Int64((raw >> payloadBits) & ((1 << regionBits) - 1)))
+        let payload = raw & ((1 << payloadBits) - 1)
+        let ref = SourceRef(index: Int((payload >> 29) & 0x3F), primary: payload >> 35 == 1)
+        let z = Int((payload >> 24) & 0x1F)
+        let x = Int(payload & 0xFF_FFFF)
+        switch kind {
+        case .top:
+            guard region.rawValue == 0 else { return nil }
+            if payload >> 32 == 1 { return .rejection(UInt32(truncatingIfNeeded: payload)) }
+            return [1: Node.root, 2: .status, 3: .packs][payload]
+        case .pack: return PackPart(rawValue: payload).map { .pack(region, $0) }
+        case .source:
+            guard z == 0, !ref.primary, let part = SourcePart(rawValue: payload & 0xFF_FFFF) else { return nil }
+            return .source(region, ref, part)
+        case .zoom: return x == 0 ? .zoom(region, ref, z: z) : nil
+        case .column: return .column(region, ref, z: z, x: x)
+        case .tile: return .tile(region, TileID(rawValue: Int64(payload)))
+        case .resource: return .resource(region, ResourceID(rawValue: Int64(payload)))
+        case .fontStack: return .fontStack(region, ResourceID(rawValue: Int64(payload)))
+        }
+    }
+
+    private static func make(_ kind: Kind, _ region: RegionID, _ payload: UInt64) throws -> Inode {
+        guard (0...maxRegion).contains(region.rawValue) else {
+            throw FilesystemError.io("region id \(region.rawValue) does not fit in an inode (max \(maxRegion))")
+        }
+        return Inode(rawValue: kind.rawValue << 60 | UInt64(region.rawValue) << payloadBits | payload)
+    }
+
+    private static func coordinates(_ ref: SourceRef, z: Int, x: Int) throws -> UInt64 {
+        guard (0..<maxSources).contains(ref.index), (0...maxZoom).contains(z), (0...maxColumn).contains(x) else {
+            throw FilesystemError.io("source \(ref.index) z \(z) x \(x) does not fit in an inode")
+        }
+        return (ref.primary ? 1 << 35 : 0) | UInt64(ref.index) << 29 | UInt64(z) << 24 | UInt64(x)
+    }
+
+    private static func row(_ id: Int64) throws -> UInt64 {
+        guard (0...maxRow).contains(id) else { throw FilesystemError.io("row id \(id) does not fit in an inode") }
+        return UInt64(id)
+    }
+}

@@ -1,0 +1,175 @@
+import GRDB
+
+/// One tile source of one pack, as the mount lists it: the pack, the first `tiles` template and
+/// the key's pixel ratio.
+public struct TileColumnSet: Hashable, Sendable {
+    public var region: RegionID
+    public var urlTemplate: String
+    public var pixelRatio: Int
+    public init(region: RegionID, urlTemplate: String, pixelRatio: Int) {
+        self.region = region
+        self.urlTemplate = urlTemplate
+        self.pixelRatio = pixelRatio
+    }
+}
+
+/// The questions the mount asks while the kernel walks the tree: one directory level at a time,
+/// each through the `tiles` unique index (url_template, pixel_ratio, z, x, y) and the membership
+/// index (region_id, tile_id) or (region_id, resource_id). No query scans a table; distinct z and
+/// x are found by skip scans (one index seek per distinct value), so a column of 20,000 tiles
+/// lists its x values in as many seeks as there are x values. Only tiles with content count:
+/// "no content" rows (NULL data) are not in the tree.
+extension OfflineDatabase {
+    enum TreeSQL {
+        static let member = "EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ? AND rt.tile_id = t.id)"
+        static let nextZoom = """
+            SELECT z FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z > ?
+              AND data IS NOT NULL AND \(member) ORDER BY z LIMIT 1
+            """
+        static let nextColumn = """
+            SELECT x FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x > ?
+              AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
+            """
+        static func rows(descending: Bool) -> String {
+            """
+            SELECT y, id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
+              AND y \(descending ? "<" : ">") ? AND data IS NOT NULL AND \(member)
+              ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
+            """
+        }
+        static let tileByKey = """
+            SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+              AND data IS NOT NULL AND \(member)
+            """
+        static let tileByID = """
+            SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
+              accessed, must_revalidate FROM tiles t WHERE id = ? AND \(member)
+            """
+        static let sampleTile = """
+            SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND data IS NOT NULL
+              AND \(member) LIMIT 1
+            """
+        static let resourceMember =
+            "EXISTS (SELECT 1 FROM region_resources rr WHERE rr.region_id = ? AND rr.resource_id = r.id)"
+        static let resourceByURL = "SELECT id FROM resources r WHERE url = ? AND \(resourceMember)"
+        static let resourceByID = """
+            SELECT id, url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate
+              FROM resources r WHERE id = ? AND \(resourceMember)
+            """
+        static let holdsTile = "SELECT 1 FROM region_tiles WHERE region_id = ? AND tile_id = ?"
+        static let holdsResource = "SELECT 1 FROM region_resources WHERE region_id = ? AND resource_id = ?"
+        static let resourcesOfKind = """
+            SELECT r.id, r.url FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
+              WHERE rr.region_id = ? AND r.kind = ? ORDER BY rr.resource_id
+            """
+    }
+
+    /// The zoom levels with content, ascending.
+    public func tileZooms(_ set: TileColumnSet) throws -> [Int] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: TreeSQL.nextZoom)
+            var zooms: [Int] = []
+            while let z = try Int.fetchOne(
+                statement, arguments: [set.urlTemplate, set.pixelRatio, zooms.last ?? -1, set.region.rawValue])
+            {
+                zooms.append(z)
+            }
+            return zooms
+        }
+    }
+
+    /// Up to `limit` x values with content at zoom `z`, ascending, each above `after`.
+    public func tileColumns(_ set: TileColumnSet, z: Int, after: Int, limit: Int) throws -> [Int] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: TreeSQL.nextColumn)
+            var columns: [Int] = []
+            while columns.count < limit, let x = try Int.fetchOne(
+                statement, arguments: [set.urlTemplate, set.pixelRatio, z, columns.last ?? after, set.region.rawValue])
+            {
+                columns.append(x)
+            }
+            return columns
+        }
+    }
+
+    /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`
+    /// in the order asked: ascending, or descending for a TMS source listed in XYZ order.
+    public func tileRows(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
+        throws -> [(y: Int, id: TileID)]
+    {
+        try read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: TreeSQL.rows(descending: descending)),
+                arguments: [set.urlTemplate, set.pixelRatio, z, x, after, set.region.rawValue, limit]
+            ).map { (y: $0[0], id: TileID(rawValue: $0[1])) }
+        }
+    }
+
+    /// The row of a tile with content that the pack holds, or nil.
+    public func packTileID(_ key: TileKey, in region: RegionID) throws -> TileID? {
+        try read { db in
+            try Int64.fetchOne(
+                db.cachedStatement(sql: TreeSQL.tileByKey),
+                arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y, region.rawValue]
+            ).map(TileID.init(rawValue:))
+        }
+    }
+
+    /// A tile row, if `region` still holds it.
+    public func packTile(_ id: TileID, in region: RegionID) throws -> StoredTile? {
+        try read { db in
+            try Row.fetchOne(db.cachedStatement(sql: TreeSQL.tileByID), arguments: [id.rawValue, region.rawValue])
+                .map(Self.tile(from:))
+        }
+    }
+
+    /// Some tile with content of the set (to tell a raster source's image format).
+    public func sampleTile(_ set: TileColumnSet) throws -> StoredTile? {
+        let id = try read { db in
+            try Int64.fetchOne(
+                db.cachedStatement(sql: TreeSQL.sampleTile),
+                arguments: [set.urlTemplate, set.pixelRatio, set.region.rawValue])
+        }
+        return try id.flatMap { try packTile(TileID(rawValue: $0), in: set.region) }
+    }
+
+    /// The row of the resource stored under `url`, if `region` holds it.
+    public func packResourceID(url: String, in region: RegionID) throws -> ResourceID? {
+        try read { db in
+            try Int64.fetchOne(db.cachedStatement(sql: TreeSQL.resourceByURL), arguments: [url, region.rawValue])
+                .map(ResourceID.init(rawValue:))
+        }
+    }
+
+    /// A resource row, if `region` holds it.
+    public func packResource(_ id: ResourceID, in region: RegionID) throws -> StoredResource? {
+        try read { db in
+            try Row.fetchOne(db.cachedStatement(sql: TreeSQL.resourceByID), arguments: [id.rawValue, region.rawValue])
+                .map(Self.resource(from:))
+        }
+    }
+
+    /// Row ids and URLs of the pack's resources of one kind, by row id (through the membership
+    /// index: as many rows as the pack holds resources, never the whole table).
+    public func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)] {
+        try read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: TreeSQL.resourcesOfKind), arguments: [region.rawValue, kind.rawValue]
+            ).map { (id: ResourceID(rawValue: $0[0]), url: $0[1]) }
+        }
+    }
+
+    /// Whether `region` still holds the tile row (membership index only: no data read).
+    public func packHolds(tile id: TileID, in region: RegionID) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: TreeSQL.holdsTile), arguments: [region.rawValue, id.rawValue]) != nil
+        }
+    }
+
+    public func packHolds(resource id: ResourceID, in region: RegionID) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: TreeSQL.holdsResource), arguments: [region.rawValue, id.rawValue]) != nil
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Downloader
+import Foundation
+@testable import PackFS
+import PackStore
+import TestSupport
+import XCTest
+
+/// The whole read side over a real download of the fixture pack, walked as the kernel would.
+final class TreeWalkTests: XCTestCase {
+    static var temp: TemporaryDirectory?
+    static var server: TestServer?
+    static var setupError: Error?
+
+    /// A mountpoint with a space: URLs in style.json must be percent-encoded.
+    let mountpoint = "/mnt/pack fs"
+    var database: OfflineDatabase!
+    var fs: PackFilesystem!
+    var walker: TreeWalker { TreeWalker(fs: fs) }
+    var server: TestServer { Self.server! }
+
+    override class func setUp() {
+        do {
+            let temp = try TemporaryDirectory(prefix: "packfs-tree")
+            let server = try TestServer.nginx()
+            (Self.temp, Self.server) = (temp, server)
+            let database = try OfflineDatabase.open(path: temp.path("origin.db"), mode: .session)
+            defer { try? database.close() }
+            let definition = RegionDefinition(
+                styleURL: server.baseURL + "/styles/bright.json",
+                area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)), minZoom: 0, maxZoom: 14)
+            let pack = try database.createPack(
+                name: "helsinki", definition: definition, metadata: .object(["trip": .string("weekend")]))
+            let status = PackDownload(database: database, region: pack.id, definition: definition).run()
+            if status.state != .complete { throw FilesystemError.io("download: \(status.error ?? "?")") }
+        } catch {
+            setupError = error
+        }
+    }
+
+    override class func tearDown() {
+        server?.stop()
+        temp?.remove()
+    }
+
+    override func setUpWithError() throws {
+        if let error = Self.setupError { throw error }
+        let path = Self.temp!.path("copy-\(UUID().uuidString).db")
+        try FileManager.default.copyItem(atPath: Self.temp!.path("origin.db"), toPath: path)
+        database = try OfflineDatabase.open(path: path, mode: .session)
+        fs = PackFilesystem(database: database, mountpoint: mountpoint)
+    }
+
+    override func tearDownWithError() throws {
+        fs = nil
+        try database?.close()
+    }
+
+    /// The origin's bytes for `path`, as a renderer reading `file://` needs them (inflated).
+    func origin(_ path: String) throws -> Data {
+        let data = try server.expectedContent(path)
+        return data.starts(with: [0x1F, 0x8B]) ? try Zlib.decompress(data) : data
+    }
+
+    func testEveryFileHasTheOriginsBytesAndAnExactSize() throws {
+        let files = try walker.files()
+        let pack = "packs/helsinki/"
+        let originOf: [(prefix: String, origin: String)] = [
+            (pack + "sources/openmaptiles/", "tiles/helsinki/"), (pack + "sources/land/", "tiles/land/"),
+            (pack + "sources/relief/", "tiles/geography-class-png/"), (pack + "glyphs/", "fonts/"),
+        ]
+        var checked = 0
+        for (path, file) in files {
+            XCTAssertEqual(file.attributes.size, UInt64(file.content.count), path)
+            XCTAssertEqual(file.attributes.permissions, path.hasSuffix(".region") ? 0o644 : 0o444, path)
+            guard let match = originOf.first(where: { path.hasPrefix($0.prefix) }) else { continue }
+            let rest = String(path.dropFirst(match.prefix.count))
+            if rest == "tiles.json" && !path.contains("/openmaptiles/") {
+                // Inline sources have no TileJSON at the origin: the mount writes one.
+                let template = JSONValue.parse(file.content)?["tiles"]?.array?.first?.string ?? ""
+                XCTAssertTrue(template.hasPrefix("file:///mnt/pack%20fs/" + match.prefix), template)
+                continue
+            }
+            let originPath = rest == "tiles.json" ? "tiles/helsinki.json" : match.origin + rest
+            XCTAssertEqual(file.content, try origin(originPath), path)
+            checked += 1
+        }
+        let primary = files.keys.filter { $0.range(of: #"^packs/helsinki/\d+/\d+/\d+\.pbf$"#, options: .regularExpression) != nil }
+        XCTAssertEqual(primary.count, 19)
+        for path in primary {
+            let origin = try origin("tiles/helsinki/" + path.dropFirst(pack.count))
+            XCTAssertEqual(files[path]?.content, origin, path)
+        }
+        XCTAssertEqual(files.keys.filter { $0.hasPrefix(pack + "glyphs/") }.count, 3 * 97)
+        XCTAssertEqual(Set(files.keys.filter { $0.hasPrefix(pack + "glyphs/") }.map { $0.split(separator: "/")[3] }).count, 3)
+        let relief = files.keys.filter { $0.hasPrefix(pack + "sources/relief/") && $0 != pack + "sources/relief/tiles.json" }
+        XCTAssertFalse(relief.isEmpty)
+        XCTAssertTrue(relief.allSatisfy { $0.hasSuffix(".png") }, "\(relief)")
+        for (file, origin) in [("default.json", "bright.json"), ("default.png", "bright.png"),
+                               ("default@2x.json", "bright@2x.json"), ("default@2x.png", "bright@2x.png")] {
+            XCTAssertEqual(files[pack + "sprites/" + file]?.content, try self.origin("sprites/" + origin), file)
+        }
+        XCTAssertEqual(files.keys.filter { $0.hasPrefix(pack + "sprites/") }.count, 4)
+        XCTAssertEqual(try walker.list(try walker.lookup(pack + "sources").attributes.inode).map(\.name),
+                       [".", "..", "openmaptiles", "land", "relief"])
+        XCTAssertGreaterThan(checked, 300)
+    }
+
+    func testStyleURLsPointIntoTheMountAndResolveToFiles() throws {
+        let files = try walker.files(under: "packs/helsinki")
+        let style = try XCTUnwrap(JSONValue.parse(try XCTUnwrap(files["packs/helsinki/style.json"]).content))
+        let base = "file:///mnt/pack%20fs/packs/helsinki/"
+        func path(_ url: String) throws -> String {
+            XCTAssertTrue(url.hasPrefix(base), url)
+            return "packs/helsinki/" + (String(url.dropFirst(base.count)).removingPercentEncoding ?? "")
+        }
+        let sources = try XCTUnwrap(style["sources"]?.object)
+        XCTAssertEqual(Set(sources.keys), ["openmaptiles", "land", "relief"])
+        for (id, source) in sources {
+            XCTAssertNil(source["url"], id)
+            let template = try XCTUnwrap(source["tiles"]?.array?.first?.string, id)
+            let tiles = files.keys.filter { $0.hasPrefix("packs/helsinki/sources/\(id)/") && !$0.hasSuffix("tiles.json") }
+            XCTAssertFalse(tiles.isEmpty, id)
+            for tile in tiles {
+                let zxy = tile.split(separator: "/").suffix(3).map(String.init)
+                let y = String(zxy[2].split(separator: ".")[0])
+                let url = template.replacingOccurrences(of: "{z}", with: zxy[0])
+                    .replacingOccurrences(of: "{x}", with: zxy[1]).replacingOccurrences(of: "{y}", with: y)
+                XCTAssertEqual(try path(url), tile)
+            }
+        }
+        XCTAssertEqual(sources["openmaptiles"]?["maxzoom"], .number(14))
+        XCTAssertNotNil(sources["openmaptiles"]?["bounds"])
+        let glyphs = try XCTUnwrap(style["glyphs"]?.string)
+        let glyph = glyphs.replacingOccurrences(of: "{fontstack}", with: "Noto%20Sans%20Regular")
+            .replacingOccurrences(of: "{range}", with: "0-255")
+        XCTAssertNotNil(files[try path(glyph)], glyph)
+        let sprite = try XCTUnwrap(style["sprite"]?.string)
+        for suffix in [".json", ".png", "@2x.json", "@2x.png"] {
+            XCTAssertNotNil(files[try path(sprite + suffix)], sprite + suffix)
+        }
+    }
+
+    func testLiveFilesAndRegionFile() throws {
+        let pack = try database.pack(named: "helsinki")
+        let progress = try walker.lookup("packs/helsinki/progress.json")
+        XCTAssertEqual(progress.entryTimeout, 0)
+        XCTAssertEqual(JSONValue.parse(try walker.read(progress.attributes.inode, size: progress.attributes.size)),
+                       try database.progress(of: pack.id).json)
+        let region = try walker.lookup("packs/helsinki.region")
+        XCTAssertEqual(region.attributes.permissions, 0o644)
+        XCTAssertEqual(region.attributes.uid, getuid())
+        let text = try walker.read(region.attributes.inode, size: region.attributes.size)
+        XCTAssertEqual(try RegionFile.parse(text), RegionFile(definition: pack.definition!, metadata: pack.metadata))
+        let status = try walker.lookup("status.json")
+        let figures = try XCTUnwrap(JSONValue.parse(try walker.read(status.attributes.inode, size: status.attributes.size)))
+        XCTAssertEqual(figures["packs"], .number(1))
+        XCTAssertEqual(figures["tiles"], .number(Double(try database.databaseCounts().tiles)))
+        XCTAssertEqual(try walker.lookup("packs").attributes.permissions, 0o755)
+        let tile = try walker.lookup("packs/helsinki/14/9326/4741.pbf")
+        XCTAssertEqual(tile.entryTimeout, 3600)
+        XCTAssertEqual(try fs.open(inode: tile.attributes.inode, flags: O_RDONLY, caller: walker.caller).keepCache, true)
+        XCTAssertEqual(try fs.open(inode: progress.attributes.inode, flags: O_RDONLY, caller: walker.caller).directIO, true)
+    }
+
+    func testPagingReturnsEveryEntryOnce() throws {
+        for path in ["", "packs", "packs/helsinki", "packs/helsinki/glyphs", "packs/helsinki/glyphs/Noto Sans Bold",
+                     "packs/helsinki/sprites", "packs/helsinki/sources/openmaptiles/14", "packs/helsinki/14/9326"] {
+            let inode = try walker.lookup(path).attributes.inode
+            let all = try walker.list(inode, limit: 10_000)
+            XCTAssertEqual(Set(all.map(\.name)).count, all.count, path)
+            for limit in [1, 2, 3] {
+                XCTAssertEqual(try walker.list(inode, limit: limit), all, "\(path) by \(limit)")
+            }
+        }
+    }
+
+    func testAbsentNamesAndRefusedChanges() throws {
+        for path in ["nope", "packs/nope", "packs/nope.region", "packs/helsinki.error", "packs/helsinki/nope",
+                     "packs/helsinki/15", "packs/helsinki/14/1", "packs/helsinki/14/9326/1.pbf",
+                     "packs/helsinki/14/9326/4741.png", "packs/helsinki/14/9326/04741.pbf", "packs/helsinki/sources/x",
+                     "packs/helsinki/glyphs/Nope", "packs/helsinki/glyphs/Noto Sans Bold/1-2.pbf",
+                     "packs/helsinki/sprites/other.json"] {
+            XCTAssertThrowsError(try walker.lookup(path), path) { XCTAssertEqual($0 as? FilesystemError, .notFound, path) }
+        }
+        let pack = try walker.lookup("packs/helsinki").attributes.inode
+        XCTAssertThrowsError(try fs.unlink(parent: pack, name: "style.json", caller: walker.caller)) {
+            XCTAssertEqual(($0 as? FilesystemError)?.errno, EROFS)
+        }
+        XCTAssertThrowsError(try fs.mkdir(parent: .root, name: "x", mode: 0o755, caller: walker.caller)) {
+            XCTAssertEqual(($0 as? FilesystemError)?.errno, EPERM)
+        }
+        let tile = try walker.lookup("packs/helsinki/14/9326/4741.pbf").attributes.inode
+        XCTAssertThrowsError(try fs.open(inode: tile, flags: O_WRONLY, caller: walker.caller)) {
+            XCTAssertEqual(($0 as? FilesystemError)?.errno, EROFS)
+        }
+    }
+
+    func testRejectionHookShowsAnErrorFile() throws {
+        fs.recordRegionFileVerdict(name: "bad", reason: "bounds: south latitude is above north latitude")
+        let entry = try walker.lookup("packs/bad.error")
+        XCTAssertEqual(String(decoding: try walker.read(entry.attributes.inode, size: entry.attributes.size), as: UTF8.self),
+                       "bounds: south latitude is above north latitude\n")
+        XCTAssertTrue(try walker.list(try walker.lookup("packs").attributes.inode).map(\.name).contains("bad.error"))
+        fs.recordRegionFileVerdict(name: "bad", reason: nil)
+        XCTAssertThrowsError(try walker.lookup("packs/bad.error"))
+        XCTAssertThrowsError(try fs.getattr(inode: entry.attributes.inode, caller: walker.caller)) {
+            XCTAssertEqual($0 as? FilesystemError, .stale)
+        }
+    }
+
+    func testARemovedPacksInodesAreStale() throws {
+        let paths = ["packs/helsinki", "packs/helsinki.region", "packs/helsinki/style.json", "packs/helsinki/14",
+                     "packs/helsinki/14/9326", "packs/helsinki/14/9326/4741.pbf", "packs/helsinki/glyphs/Noto Sans Bold",
+                     "packs/helsinki/glyphs/Noto Sans Bold/0-255.pbf", "packs/helsinki/sources/relief/tiles.json"]
+        var inodes: [Inode] = []
+        for path in paths {
+            let entry = try walker.lookup(path)
+            if entry.attributes.kind == .regularFile { _ = try walker.read(entry.attributes.inode, size: entry.attributes.size) }
+            inodes.append(entry.attributes.inode)
+        }
+        try database.removePack(try database.pack(named: "helsinki").id)
+        for (path, inode) in zip(paths, inodes) {
+            XCTAssertThrowsError(try fs.getattr(inode: inode, caller: walker.caller), path) {
+                XCTAssertEqual($0 as? FilesystemError, .stale, path)
+            }
+        }
+        XCTAssertEqual(try walker.list(try walker.lookup("packs").attributes.inode).map(\.name), [".", ".."])
+    }
+}
