@@ -112,3 +112,18 @@ final class InvalidatingFilesystem: MemoryFilesystem, @unchecked Sendable {
         return try super.read(inode: inode, handle: handle, offset: offset, size: size)
     }
 }
+
+/// Zero-message opens: the kernel stops sending open/opendir after the first ENOSYS and still
+/// reads and lists everything.
+final class StatelessOpenTests: MountedTestCase {
+    override var mountOptions: FUSEMount.Options {
+        FUSEMount.Options(caching: KernelCaching(statelessOpen: true, statelessOpendir: true), handlesSignals: false)
+    }
+
+    func testReadsAndListsWithoutOpens() throws {
+        for _ in 0..<2 {
+            XCTAssertEqual(FileManager.default.contents(atPath: path("large.bin")), MemoryFilesystem.large)
+            XCTAssertEqual(try listing(path("many")).count, MemoryFilesystem.manyCount)
+        }
+    }
+}
