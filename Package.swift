@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "MountTests", dependencies: ["PackStore", "TestSupport"]),
+        .testTarget(name: "MountTests", dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS"]),
     ],
     swiftLanguageModes: [.v5]
 )

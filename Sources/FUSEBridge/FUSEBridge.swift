@@ -1,2 +1,21 @@
-// FUSEBridge: the only target that imports libfuse. Session, @convention(c) trampolines, replies.
-import CFuse
+// FUSEBridge: the only target that imports libfuse. It turns kernel requests into calls on a
+// `Filesystem` (PackFS's model) and the answers into replies.
+//
+// Concepts. `FUSEMount` owns one libfuse low-level session: mount, the multithreaded loop, unmount.
+// `Operations` is the one operations table; each entry is a non-capturing @convention(c) closure
+// that copies its arguments into Swift values, calls the model through `Session.serve`, and sends
+// exactly one `Reply`. The model travels as the session's userdata (`Unmanaged.passRetained`) and
+// is recovered with `fuse_req_userdata`.
+//
+// Caching. Names and attributes are cached for the timeouts the model puts in each `Entry`;
+// getattr/setattr answers use `KernelCaching.attributeTimeout`. File content stays in the page
+// cache across opens when the model says `keepCache`. Changes behind the kernel's back reach it
+// through `KernelCache` (`KernelNotifier`), sent from a queue of its own so that no notification
+// waits on a request it is itself blocking. Capabilities are chosen in `KernelCaching.negotiate`.
+//
+// Threading. libfuse's multithreaded loop runs callbacks on up to `maxThreads` workers at once;
+// the model is `Sendable` and does its own locking. A worker never waits on anything but the model.
+//
+// Errors. A `FilesystemError` becomes its errno through `FilesystemError.errno` (the one table);
+// anything else becomes EIO with a line on stderr naming the operation and the cause. No Swift
+// error crosses into C, and the bridge holds no force-unwrap or precondition on kernel input.

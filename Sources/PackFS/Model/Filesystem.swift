@@ -47,11 +47,15 @@ public struct Entry: Equatable, Sendable {
     public var entryTimeout: Double
     /// Seconds the kernel may keep the attributes.
     public var attributeTimeout: Double
+    /// With the inode, names the node for the kernel's lifetime of the mount: bump it when an
+    /// inode number is reused for a different node (only NFS export relies on it).
+    public var generation: UInt64
 
-    public init(attributes: Attributes, entryTimeout: Double, attributeTimeout: Double) {
+    public init(attributes: Attributes, entryTimeout: Double, attributeTimeout: Double, generation: UInt64 = 0) {
         self.attributes = attributes
         self.entryTimeout = entryTimeout
         self.attributeTimeout = attributeTimeout
+        self.generation = generation
     }
 }
 

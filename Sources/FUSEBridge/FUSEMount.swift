@@ -1,0 +1,128 @@
+import CFuse
+import Foundation
+import PackFS
+
+/// One mount of a `Filesystem`: `run()` mounts, serves requests on libfuse's multithreaded loop
+/// and unmounts when the loop ends: by `stop()`, SIGINT/SIGTERM/SIGHUP, or an external unmount
+/// (`fusermount3 -u`, `umount`).
+public final class FUSEMount: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// `-o` options for libfuse and the kernel (`allow_other`, `fsname=...`, `subtype=packfs`,
+        /// comma-separated or one per string). `allow_other` brings `default_permissions`, so the
+        /// kernel checks the permission bits for the other users it lets in.
+        public var mountOptions: [String]
+        /// Most worker threads serving requests at once.
+        public var maxThreads: Int
+        public var caching: KernelCaching
+        /// libfuse's handlers: SIGINT, SIGTERM and SIGHUP end the loop, SIGPIPE is ignored. They are
+        /// process-wide and serve one session at a time: leave off for a second concurrent mount.
+        public var handlesSignals: Bool
+        /// Detach with `fuse_daemonize` after mounting (fork, setsid, chdir /, stdio to /dev/null).
+        /// Forking keeps only the calling thread: use only from a process that has started no
+        /// other threads yet, i.e. the CLI's main thread before anything else.
+        public var daemonize: Bool
+
+        public init(mountOptions: [String] = [], maxThreads: Int = 16, caching: KernelCaching = KernelCaching(),
+                    handlesSignals: Bool = true, daemonize: Bool = false) {
+            self.mountOptions = mountOptions
+            self.maxThreads = maxThreads
+            self.caching = caching
+            self.handlesSignals = handlesSignals
+            self.daemonize = daemonize
+        }
+    }
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case invalidOptions([String])
+        case mountFailed(String)
+        case daemonizeFailed
+        case signalHandlersFailed
+        case loopFailed(errno: Int32)
+
+        public var description: String {
+            switch self {
+            case .invalidOptions(let options): return "libfuse rejected the options \(options)"
+            case .mountFailed(let path): return "cannot mount on \(path) (see the message above)"
+            case .daemonizeFailed: return "cannot detach into the background"
+            case .signalHandlersFailed: return "cannot install the signal handlers"
+            case .loopFailed(let code): return "the FUSE session failed: \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    public let mountpoint: String
+    public let options: Options
+    /// Where the model sends invalidations; effective while `run()` is serving.
+    public var kernelCache: KernelCache { notifier }
+    private let filesystem: Filesystem
+    private let notifier = KernelNotifier()
+    private let exit = ExitRequest()
+
+    public init(filesystem: Filesystem, mountpoint: String, options: Options = Options()) {
+        self.filesystem = filesystem
+        self.mountpoint = mountpoint
+        self.options = options
+    }
+
+    /// Mounts and serves until the loop ends, then unmounts. Returns the signal that ended it,
+    /// or 0 (`stop()` or an external unmount). Blocks the calling thread; call it once.
+    @discardableResult
+    public func run() throws -> Int32 {
+        let userdata = Unmanaged.passRetained(Session(filesystem: filesystem, caching: options.caching))
+        defer { userdata.release() }
+        guard let session = makeSession(userdata.toOpaque()) else { throw Failure.invalidOptions(options.mountOptions) }
+        defer { fuse_session_destroy(session) }
+        guard fuse_session_mount(session, mountpoint) == 0 else { throw Failure.mountFailed(mountpoint) }
+        defer {
+            fuse_session_unmount(session)
+            notifier.waitUntilIdle()
+        }
+        if options.daemonize && fuse_daemonize(0) != 0 { throw Failure.daemonizeFailed }
+        if options.handlesSignals && fuse_set_signal_handlers(session) != 0 { throw Failure.signalHandlersFailed }
+        defer { if options.handlesSignals { fuse_remove_signal_handlers(session) } }
+        notifier.attach(session)
+        defer { notifier.detach() }
+        let result = exit.serve(session, mountpoint: mountpoint) { loop(session) }
+        if result < 0 { throw Failure.loopFailed(errno: -result) }
+        return result
+    }
+
+    /// Ends `run()` from any thread: it unmounts and returns. Harmless before or after `run()`.
+    public func stop() { exit.request() }
+
+    private func loop(_ session: OpaquePointer) -> Int32 {
+        guard let config = fuse_loop_cfg_create() else { return -ENOMEM }
+        defer { fuse_loop_cfg_destroy(config) }
+        fuse_loop_cfg_set_max_threads(config, UInt32(max(1, options.maxThreads)))
+        return fuse_session_loop_mt(session, config)
+    }
+
+    private func makeSession(_ userdata: UnsafeMutableRawPointer) -> OpaquePointer? {
+        var ops = Operations.table()
+        return withArguments(["packfs"] + Self.arguments(for: options.mountOptions)) { args in
+            fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, userdata)
+        }
+    }
+
+    /// `-o` pairs for libfuse, with `default_permissions` added to `allow_other`.
+    static func arguments(for mountOptions: [String]) -> [String] {
+        let words = mountOptions.flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty }
+        var all = words
+        if words.contains("allow_other") && !words.contains("default_permissions") {
+            all.append("default_permissions")
+        }
+        return all.isEmpty ? [] : ["-o", all.joined(separator: ",")]
+    }
+}
+
+/// Calls `body` with a `fuse_args` over C copies of `arguments`, freed afterwards (libfuse copies
+/// what it keeps).
+func withArguments<T>(_ arguments: [String], _ body: (inout fuse_args) -> T) -> T {
+    var pointers = arguments.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeMutableBufferPointer { buffer in
+        var args = fuse_args(argc: Int32(buffer.count), argv: buffer.baseAddress, allocated: 0)
+        defer { fuse_opt_free_args(&args) }
+        return body(&args)
+    }
+}

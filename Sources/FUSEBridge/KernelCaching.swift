@@ -1,0 +1,60 @@
+import CFuse
+import PackFS
+
+/// How much the kernel may cache, and the capabilities `init` asks for. Kernel facts behind each:
+///
+/// - `statelessOpen` (FUSE_CAP_NO_OPEN_SUPPORT): `open` answers ENOSYS once and the kernel never
+///   sends open or release for files again on this connection. It then opens every file as if the
+///   reply had been FOPEN_KEEP_CACHE with handle 0 (fs/fuse/file.c, "default for no-open"): pages
+///   stay cached across opens until `KernelCache.invalidate(inode:)` or an mtime/size change seen
+///   by getattr (auto_inval_data). `Filesystem.open`'s direct I/O and handles are then ignored and
+///   `release` is never called, so it suits only a model whose files need no open state. Off by
+///   default: PackFS's progress.json needs direct I/O and region files need handles.
+/// - `statelessOpendir` (FUSE_CAP_NO_OPENDIR_SUPPORT): the same for directories; the kernel then
+///   also caches listings (FOPEN_CACHE_DIR) until the directory is invalidated or its mtime
+///   changes, so a model that grows listings must invalidate the directory. Off by default.
+/// - readdirplus stays off (libfuse offers it only when the table has `readdirplus`): each
+///   readdirplus entry carries full attributes and a lookup reference, so a listing of 20,000
+///   tiles would cost 20,000 stats and as many forgets, while map readers open tiles by path.
+/// - Always asked: FUSE_CAP_ASYNC_READ (parallel reads of one file, needed by the multithreaded
+///   loop to help), FUSE_CAP_AUTO_INVAL_DATA (drop cached pages when getattr shows a new
+///   mtime or size), FUSE_CAP_ATOMIC_O_TRUNC (`open(O_TRUNC)` arrives as an open flag, not as a
+///   separate truncate the model would refuse), FUSE_CAP_PARALLEL_DIROPS (lookups and readdirs
+///   in one directory run concurrently). Never: writeback cache (a region file's close must see
+///   every write in order) and splice (replies are small buffers).
+public struct KernelCaching: Sendable, Equatable {
+    public var statelessOpen: Bool
+    public var statelessOpendir: Bool
+    /// Seconds the kernel keeps attributes from getattr and setattr (lookups use `Entry`'s).
+    public var attributeTimeout: Double
+    /// Upper bound on the kernel's readahead per file, in bytes.
+    public var maxReadahead: UInt32
+
+    public init(statelessOpen: Bool = false, statelessOpendir: Bool = false, attributeTimeout: Double = 1,
+                maxReadahead: UInt32 = 128 * 1024) {
+        self.statelessOpen = statelessOpen
+        self.statelessOpendir = statelessOpendir
+        self.attributeTimeout = attributeTimeout
+        self.maxReadahead = maxReadahead
+    }
+
+    /// What the kernel agreed to: stateless opens only work where the kernel supports them.
+    struct Agreement: Equatable {
+        var statelessOpen = false
+        var statelessOpendir = false
+    }
+
+    func negotiate(_ connection: inout fuse_conn_info) -> Agreement {
+        let capable = connection.capable
+        var wanted = UInt32(FUSE_CAP_ASYNC_READ | FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_ATOMIC_O_TRUNC
+            | FUSE_CAP_PARALLEL_DIROPS)
+        if statelessOpen { wanted |= UInt32(FUSE_CAP_NO_OPEN_SUPPORT) }
+        if statelessOpendir { wanted |= UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) }
+        let refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO)
+        connection.want = (connection.want | (wanted & capable)) & ~refused
+        connection.max_readahead = min(connection.max_readahead, maxReadahead)
+        return Agreement(
+            statelessOpen: connection.want & UInt32(FUSE_CAP_NO_OPEN_SUPPORT) != 0,
+            statelessOpendir: connection.want & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0)
+    }
+}

@@ -1,0 +1,64 @@
+import CFuse
+import Foundation
+import PackFS
+
+/// `KernelCache` over libfuse's invalidation notifications.
+///
+/// Notifications are sent from a serial queue, never from the caller's thread: the model may
+/// invalidate from inside a callback, and the kernel holds locks for that callback's request
+/// (the parent directory's for lookup/create/unlink/rename, page locks for read) that
+/// inval_entry and inval_inode need; sending inline would wait on the very reply the callback has
+/// not sent yet. Between mount and unmount only: before `attach` and after `detach` they are
+/// dropped, since there is no kernel cache to clear.
+final class KernelNotifier: KernelCache, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "packfs.fuse.notify")
+    private let condition = NSCondition()
+    private var session: OpaquePointer?
+    /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
+    private var sending = 0
+
+    func invalidate(inode: Inode) {
+        send { fuse_lowlevel_notify_inval_inode($0, inode.rawValue, 0, 0) }
+    }
+
+    func invalidate(parent: Inode, name: String) {
+        send { session in
+            name.withCString { fuse_lowlevel_notify_inval_entry(session, parent.rawValue, $0, strlen($0)) }
+        }
+    }
+
+    func attach(_ session: OpaquePointer) {
+        condition.withLock { self.session = session }
+    }
+
+    /// Stops new notifications and gives those under way a moment to finish while the session's
+    /// device is still open. One can stay blocked (a page lock held by a read nobody will answer
+    /// once the loop has ended); it ends when unmounting aborts the connection, so the session
+    /// is destroyed only after `waitUntilIdle()` following the unmount.
+    func detach() {
+        condition.withLock { session = nil }
+        waitUntilIdle(deadline: Date(timeIntervalSinceNow: 1))
+    }
+
+    func waitUntilIdle(deadline: Date = .distantFuture) {
+        condition.withLock {
+            while sending > 0 && condition.wait(until: deadline) {}
+        }
+    }
+
+    private func send(_ notify: @escaping @Sendable (OpaquePointer) -> Int32) {
+        queue.async {
+            let session: OpaquePointer? = self.condition.withLock {
+                if self.session != nil { self.sending += 1 }
+                return self.session
+            }
+            guard let session else { return }
+            // -ENOENT: the kernel had nothing cached for it, which is what we wanted.
+            _ = notify(session)
+            self.condition.withLock {
+                self.sending -= 1
+                self.condition.broadcast()
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CFuse
+import Foundation
+import PackFS
+
+/// The table's entries that change the tree (DESIGN section 2, "Management with ordinary tools")
+/// and its extended attributes.
+extension Operations {
+    static func addChanges(to ops: inout fuse_lowlevel_ops) {
+        ops.create = { req, parent, name, mode, file in
+            Session.serve(req, "create", file: file) { session, caller in
+                let (entry, options) = try session.filesystem.create(
+                    parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode,
+                    flags: file?.pointee.flags ?? 0, caller: caller)
+                return .create(entry, options)
+            }
+        }
+        ops.write = { req, inode, bytes, size, offset, file in
+            Session.serve(req, "write") { session, _ in
+                let data = bytes.map { Data(bytes: $0, count: size) } ?? Data()
+                return .written(try session.filesystem.write(
+                    inode: Inode(inode), handle: file?.pointee.fh ?? 0, offset: Int64(offset), data: data))
+            }
+        }
+        ops.flush = { req, inode, file in
+            Session.serve(req, "flush") { session, _ in
+                try session.filesystem.flush(inode: Inode(inode), handle: file?.pointee.fh ?? 0)
+                return .done
+            }
+        }
+        ops.unlink = { req, parent, name in
+            Session.serve(req, "unlink") { session, caller in
+                try session.filesystem.unlink(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller)
+                return .done
+            }
+        }
+        ops.rmdir = { req, parent, name in
+            Session.serve(req, "rmdir") { session, caller in
+                try session.filesystem.rmdir(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller)
+                return .done
+            }
+        }
+        ops.mkdir = { req, parent, name, mode in
+            Session.serve(req, "mkdir") { session, caller in
+                .entry(try session.filesystem.mkdir(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
+            }
+        }
+        ops.rename = { req, parent, name, newParent, newName, flags in
+            Session.serve(req, "rename") { session, caller in
+                // RENAME_EXCHANGE and RENAME_NOREPLACE are not part of the model's rename.
+                guard flags == 0 else { return .error(EINVAL) }
+                try session.filesystem.rename(parent: Inode(parent), name: try FUSEBridge.name(name),
+                                              newParent: Inode(newParent), newName: try FUSEBridge.name(newName), caller: caller)
+                return .done
+            }
+        }
+        ops.setattr = { req, inode, status, fields, _ in
+            Session.serve(req, "setattr") { session, caller in
+                let changes = AttributeChanges(status, fields: fields)
+                return .attributes(try session.filesystem.setattr(inode: Inode(inode), changes: changes, caller: caller),
+                                   timeout: session.caching.attributeTimeout)
+            }
+        }
+    }
+
+    static func addExtendedAttributes(to ops: inout fuse_lowlevel_ops) {
+        ops.getxattr = { req, inode, name, size in
+            Session.serve(req, "getxattr") { session, _ in
+                Operations.sized(try session.filesystem.getxattr(inode: Inode(inode), name: try FUSEBridge.name(name)), limit: size)
+            }
+        }
+        ops.setxattr = { req, inode, name, value, size, _ in
+            Session.serve(req, "setxattr") { session, caller in
+                let data = value.map { Data(bytes: $0, count: size) } ?? Data()
+                try session.filesystem.setxattr(inode: Inode(inode), name: try FUSEBridge.name(name), value: data, caller: caller)
+                return .done
+            }
+        }
+        ops.listxattr = { req, inode, size in
+            Session.serve(req, "listxattr") { session, _ in
+                let names = try session.filesystem.listxattr(inode: Inode(inode))
+                return Operations.sized(Data(names.flatMap { Array($0.utf8) + [0] }), limit: size)
+            }
+        }
+    }
+
+    /// xattr replies: size 0 is a probe for the needed size; a too-small buffer is ERANGE.
+    static func sized(_ data: Data, limit: Int) -> Reply {
+        if limit == 0 { return .xattrSize(data.count) }
+        return data.count > limit ? .error(ERANGE) : .bytes(data)
+    }
+}
+
+extension AttributeChanges {
+    /// The fields `to_set` names, with "now" resolved here (FUSE_SET_ATTR_*_NOW carry no time).
+    init(_ status: UnsafeMutablePointer<stat>?, fields: Int32) {
+        self.init()
+        guard let status = status?.pointee else { return }
+        let now = Int64(time(nil))
+        func has(_ flag: Int32) -> Bool { fields & flag != 0 }
+        if has(FUSE_SET_ATTR_MODE) { mode = status.st_mode & 0o7777 }
+        if has(FUSE_SET_ATTR_UID) { uid = status.st_uid }
+        if has(FUSE_SET_ATTR_GID) { gid = status.st_gid }
+        if has(FUSE_SET_ATTR_SIZE) { size = UInt64(clamping: status.st_size) }
+        if has(FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW) { accessed = has(FUSE_SET_ATTR_ATIME_NOW) ? now : Int64(status.st_atim.tv_sec) }
+        if has(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW) { modified = has(FUSE_SET_ATTR_MTIME_NOW) ? now : Int64(status.st_mtim.tv_sec) }
+    }
+}

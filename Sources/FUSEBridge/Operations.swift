@@ -1,0 +1,103 @@
+import CFuse
+import Foundation
+import PackFS
+
+/// The one operations table. Each entry copies the kernel's arguments into Swift values, calls
+/// the model inside `Session.serve` and lets it send the single reply. Entries left nil get
+/// libfuse's default (ENOSYS, or success for opendir/releasedir/fsync-like no-ops).
+enum Operations {
+    static func table() -> fuse_lowlevel_ops {
+        var ops = fuse_lowlevel_ops()
+        ops.`init` = { userdata, connection in
+            guard let userdata, let connection else { return }
+            let session = Unmanaged<Session>.fromOpaque(userdata).takeUnretainedValue()
+            session.agreement = session.caching.negotiate(&connection.pointee)
+        }
+        ops.lookup = { req, parent, name in
+            Session.serve(req, "lookup") { session, caller in
+                .entry(try session.filesystem.lookup(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller))
+            }
+        }
+        ops.forget = { req, inode, lookups in
+            Session.of(req)?.filesystem.forget(inode: Inode(inode), lookups: lookups)
+            fuse_reply_none(req)
+        }
+        ops.forget_multi = { req, count, forgets in
+            if let session = Session.of(req), let forgets {
+                for item in UnsafeBufferPointer(start: forgets, count: count) {
+                    session.filesystem.forget(inode: Inode(item.ino), lookups: item.nlookup)
+                }
+            }
+            fuse_reply_none(req)
+        }
+        ops.getattr = { req, inode, _ in
+            Session.serve(req, "getattr") { session, caller in
+                .attributes(try session.filesystem.getattr(inode: Inode(inode), caller: caller),
+                            timeout: session.caching.attributeTimeout)
+            }
+        }
+        ops.opendir = { req, _, file in
+            Session.serve(req, "opendir", file: file) { session, _ in
+                session.agreement.statelessOpendir ? .error(ENOSYS) : .open(OpenOptions(keepCache: false))
+            }
+        }
+        ops.readdir = { req, inode, size, offset, _ in
+            Session.serve(req, "readdir") { session, caller in
+                let entries = try session.filesystem.readdir(
+                    inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.capacity(size), caller: caller)
+                return .bytes(DirectoryBuffer.fill(req, size: size, entries: entries))
+            }
+        }
+        ops.open = { req, inode, file in
+            Session.serve(req, "open", file: file) { session, caller in
+                // ENOSYS is how a filesystem tells the kernel to stop sending opens (see KernelCaching).
+                if session.agreement.statelessOpen { return .error(ENOSYS) }
+                return .open(try session.filesystem.open(inode: Inode(inode), flags: file?.pointee.flags ?? 0, caller: caller))
+            }
+        }
+        ops.read = { req, inode, size, offset, file in
+            Session.serve(req, "read") { session, _ in
+                .bytes(try session.filesystem.read(inode: Inode(inode), handle: file?.pointee.fh ?? 0, offset: Int64(offset), size: size))
+            }
+        }
+        ops.release = { req, inode, file in
+            Session.serve(req, "release") { session, _ in
+                session.filesystem.release(inode: Inode(inode), handle: file?.pointee.fh ?? 0)
+                return .done
+            }
+        }
+        ops.statfs = { req, _ in
+            Session.serve(req, "statfs") { session, _ in .statistics(try session.filesystem.statfs()) }
+        }
+        addChanges(to: &ops)
+        addExtendedAttributes(to: &ops)
+        return ops
+    }
+}
+
+/// A readdir reply: as many entries as fit in the kernel's buffer, each with its cookie as the
+/// offset to continue from. Entries that do not fit are asked for again next time.
+enum DirectoryBuffer {
+    /// The smallest record fuse_add_direntry writes: a 24-byte header plus a name, 8-byte aligned.
+    static func capacity(_ size: Int) -> Int { max(1, size / 32) }
+
+    static func fill(_ req: fuse_req_t?, size: Int, entries: [DirectoryEntry]) -> Data {
+        guard size > 0 else { return Data() }
+        var buffer = [CChar](repeating: 0, count: size)
+        var used = 0
+        buffer.withUnsafeMutableBufferPointer { memory in
+            guard let base = memory.baseAddress else { return }
+            for entry in entries {
+                var status = stat()
+                status.st_ino = ino_t(entry.inode.rawValue)
+                status.st_mode = entry.kind.fileType
+                let needed = entry.name.withCString {
+                    fuse_add_direntry(req, base + used, size - used, $0, &status, off_t(entry.cookie))
+                }
+                if needed > size - used { break }
+                used += needed
+            }
+        }
+        return buffer.withUnsafeBytes { Data($0.prefix(used)) }
+    }
+}

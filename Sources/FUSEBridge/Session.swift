@@ -1,0 +1,66 @@
+import CFuse
+import Foundation
+import PackFS
+
+/// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
+/// `Session.of(req)` (passthrough_ll's `lo_data(req)`).
+final class Session: @unchecked Sendable {
+    let filesystem: Filesystem
+    let caching: KernelCaching
+    /// What `init` agreed with the kernel; written once in `init`, before any other callback.
+    private let lock = NSLock()
+    private var agreed = KernelCaching.Agreement()
+
+    init(filesystem: Filesystem, caching: KernelCaching) {
+        self.filesystem = filesystem
+        self.caching = caching
+    }
+
+    var agreement: KernelCaching.Agreement {
+        get { lock.withLock { agreed } }
+        set { lock.withLock { agreed = newValue } }
+    }
+
+    static func of(_ req: fuse_req_t?) -> Session? {
+        guard let raw = fuse_req_userdata(req) else { return nil }
+        return Unmanaged<Session>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Runs one request: `work` computes the reply from the model, thrown errors become errno,
+    /// and exactly one reply is sent.
+    static func serve(_ req: fuse_req_t?, _ operation: StaticString,
+                      file: UnsafeMutablePointer<fuse_file_info>? = nil,
+                      _ work: (Session, Caller) throws -> Reply) {
+        guard let session = of(req) else { return Reply.error(EIO).send(req) }
+        let reply: Reply
+        do {
+            reply = try work(session, caller(req))
+        } catch let error as FilesystemError {
+            if case .io = error { log(operation, error) }
+            reply = .error(error.errno)
+        } catch {
+            log(operation, error)
+            reply = .error(EIO)
+        }
+        reply.send(req, file: file)
+    }
+
+    static func caller(_ req: fuse_req_t?) -> Caller {
+        guard let context = fuse_req_ctx(req) else { return Caller(uid: 0, gid: 0, pid: 0) }
+        return Caller(uid: context.pointee.uid, gid: context.pointee.gid, pid: context.pointee.pid)
+    }
+
+    static func log(_ operation: StaticString, _ error: Error) {
+        FileHandle.standardError.write(Data("packfs: \(operation) failed with EIO: \(error)\n".utf8))
+    }
+}
+
+/// A name argument from the kernel (never nil in practice; the bridge does not trap if it is).
+func name(_ pointer: UnsafePointer<CChar>?) throws -> String {
+    guard let pointer else { throw FilesystemError.invalid("missing name") }
+    return String(cString: pointer)
+}
+
+extension Inode {
+    init(_ ino: fuse_ino_t) { self.init(rawValue: ino) }
+}

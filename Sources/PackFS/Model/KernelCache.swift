@@ -1,0 +1,11 @@
+/// The kernel's caches of names, attributes and file content, as the model sees them: when a
+/// node changes behind the kernel's back (a download adds a tile, a pack is renamed), the model
+/// tells the kernel to forget what it cached. The FUSE bridge implements it with the kernel's
+/// invalidation notifications; calls are cheap, never block and may come from any thread,
+/// including from inside a filesystem operation.
+public protocol KernelCache: AnyObject, Sendable {
+    /// Forget the attributes and cached content (pages, a directory's listing) of `inode`.
+    func invalidate(inode: Inode)
+    /// Forget that `name` in `parent` maps to an inode (or to nothing), and `parent`'s attributes.
+    func invalidate(parent: Inode, name: String)
+}
