@@ -86,9 +86,11 @@ extension PackFilesystem {
         return try content(of: node, inode: inode).count
     }
 
+    /// `st_nlink` 1: "not counted". With 2, fts (find without -noleaf, Foundation's directory
+    /// walks) concludes a directory has no subdirectories and never descends into z/x/.
     func directory(_ inode: Inode, _ permissions: UInt16) -> Attributes {
         Attributes(
-            inode: inode, kind: .directory, permissions: permissions, size: 0, links: 2, modified: mountTime,
+            inode: inode, kind: .directory, permissions: permissions, size: 0, links: 1, modified: mountTime,
             uid: uid, gid: gid)
     }
 

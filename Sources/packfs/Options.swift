@@ -12,6 +12,11 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .readOnly)
     }
 
+    /// Opens for a long session (mount, download): WAL, exclusive; created when absent.
+    func openForSession() throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .session)
+    }
+
     /// Opens for a change: refused while another PackFS process holds the database.
     func openForChange() throws -> OfflineDatabase {
         try OfflineDatabase.open(path: database, mode: .command)

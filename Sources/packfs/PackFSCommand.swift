@@ -11,7 +11,7 @@ struct PackFSCommand: ParsableCommand {
         abstract: "Offline map packs (MapLibre Native's offline database) as a filesystem.",
         subcommands: [
             ListCommand.self, StatusCommand.self, RemoveCommand.self, CacheCommand.self,
-            ResetCommand.self, DownloadCommand.self, RefreshCommand.self, EstimateCommand.self,
+            ResetCommand.self, MountCommand.self, DownloadCommand.self, RefreshCommand.self, EstimateCommand.self,
         ])
 
     static func main() {

@@ -1,0 +1,127 @@
+import Foundation
+import PackStore
+import TestSupport
+import XCTest
+
+/// `packfs mount` as a user runs it: a pack downloaded from nginx, mounted by the real binary in
+/// daemon mode, read with ordinary tools, compared byte for byte with the origin.
+final class PackMountTests: XCTestCase {
+    var mount: MountHelper!
+    var server: TestServer!
+    var db: String { mount.directory.path("packs.db") }
+
+    override func setUpWithError() throws {
+        try MountHelper.requireFUSE()
+        mount = try MountHelper()
+        server = try TestServer.nginx()
+        let region = mount.directory.path("helsinki.region")
+        try """
+            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": 14}
+            """.write(toFile: region, atomically: true, encoding: .utf8)
+        let download = try packfs(["download", db, "helsinki", region])
+        XCTAssertEqual(download.status, 0, download.text)
+    }
+
+    override func tearDown() {
+        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        server?.stop()
+        mount?.directory.remove()
+    }
+
+    private func packfsMount() throws {
+        let outcome = try packfs(["mount", db, mount.path])
+        XCTAssertEqual(outcome.status, 0, outcome.text)
+        XCTAssertTrue(mount.isMounted)
+    }
+
+    func testEveryFileHasTheOriginsBytesAndToolsBehave() throws {
+        try packfsMount()
+        let pack = mount.path + "/packs/helsinki"
+        let files = try FileManager.default.subpathsOfDirectory(atPath: pack)
+        let tiles = files.filter { $0.range(of: #"^\d+/\d+/\d+\.pbf$"#, options: .regularExpression) != nil }
+        XCTAssertEqual(tiles.count, 19)
+        for tile in tiles {
+            let served = try Data(contentsOf: URL(fileURLWithPath: pack + "/" + tile))
+            XCTAssertEqual(served, try server.expectedContent("/tiles/helsinki/" + tile), tile)
+        }
+        for glyph in files.filter({ $0.hasPrefix("glyphs/") && $0.hasSuffix(".pbf") }) {
+            let parts = glyph.split(separator: "/")
+            let served = try Data(contentsOf: URL(fileURLWithPath: pack + "/" + glyph))
+            XCTAssertEqual(served, try server.expectedContent("/fonts/\(parts[1])/\(parts[2])"), glyph)
+        }
+        XCTAssertEqual(files.filter { $0.hasPrefix("glyphs/") && $0.hasSuffix(".pbf") }.count, 291)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: pack + "/sprites/default@2x.png")),
+                       try server.expectedContent("/sprites/bright@2x.png"))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: pack + "/sources/relief/1/1/0.png")),
+                       try server.expectedContent("/tiles/geography-class-png/1/1/0.png"))
+
+        let find = MountHelper.runTool("/usr/bin/find", [pack, "-type", "f"])
+        XCTAssertEqual(find.status, 0)
+        let found = String(decoding: find.output, as: UTF8.self).split(separator: "\n").count
+        XCTAssertEqual(found, files.filter { !$0.hasSuffix("/") }.count - (try directories(pack)))
+        let stat = MountHelper.runTool("/usr/bin/stat", ["-c", "%s %A", pack + "/14/9327/4742.pbf"])
+        XCTAssertEqual(String(decoding: stat.output, as: UTF8.self), "\(try server.expectedContent("/tiles/helsinki/14/9327/4742.pbf").count) -r--r--r--\n")
+        XCTAssertEqual(MountHelper.runTool("/usr/bin/du", ["-s", pack]).status, 0)
+        let ls = MountHelper.runTool("/bin/ls", ["-l", mount.path + "/packs"])
+        XCTAssertTrue(String(decoding: ls.output, as: UTF8.self).contains("helsinki.region"))
+        let style = try XCTUnwrap(JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: pack + "/style.json"))))
+        XCTAssertEqual(style["glyphs"]?.string, "file://\(mount.path)/packs/helsinki/glyphs/{fontstack}/{range}.pbf")
+        let progress = try XCTUnwrap(JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: pack + "/progress.json"))))
+        XCTAssertEqual(progress["state"], .string("complete"))
+        XCTAssertEqual(progress["completed_tiles"], .number(25))
+    }
+
+    func testChangesInsideAPackFailAndUnmountLeavesOneFile() throws {
+        try packfsMount()
+        let tile = mount.path + "/packs/helsinki/14/9327/4742.pbf"
+        XCTAssertEqual(open(tile, O_WRONLY), -1)
+        XCTAssertEqual(errno, EROFS)
+        XCTAssertEqual(unlink(mount.path + "/packs/helsinki/style.json"), -1)
+        XCTAssertEqual(errno, EROFS)
+        let again = try packfs(["mount", db, mount.directory.path("helsinki.region")])
+        XCTAssertEqual(again.status, 1, "refused: not a directory")
+        let second = mount.directory.path("second")
+        try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
+        let busy = try packfs(["mount", db, second])
+        XCTAssertEqual(busy.status, 1)
+        XCTAssertTrue(busy.text.contains("in use by another PackFS process"), busy.text)
+        XCTAssertEqual(MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
+        let deadline = Date().addingTimeInterval(10)
+        while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(50_000) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "the daemon closed the database")
+        let mode = MountHelper.runTool("/usr/bin/sqlite3", [db, "PRAGMA journal_mode"])
+        XCTAssertEqual(String(decoding: mode.output, as: UTF8.self), "delete\n")
+    }
+
+    func testANonOfflineDatabaseIsRefusedAndLeftUntouched() throws {
+        let bogus = mount.directory.path("bogus.db")
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: bogus))
+        let outcome = try packfs(["mount", bogus, mount.path])
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.text.contains("not an SQLite database"), outcome.text)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: bogus)), Data("not a database".utf8))
+        XCTAssertFalse(mount.isMounted)
+    }
+
+    /// Runs the packfs binary; the text is stdout and stderr together.
+    private func packfs(_ arguments: [String]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = BuiltProducts.executable("packfs")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    private func directories(_ root: String) throws -> Int {
+        var isDirectory: ObjCBool = false
+        return try FileManager.default.subpathsOfDirectory(atPath: root).filter {
+            FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.count
+    }
+}
