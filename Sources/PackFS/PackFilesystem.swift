@@ -7,16 +7,18 @@ import PackStore
 
 /// The mount's tree (DESIGN section 2) over one offline database, read side. Every node is
 /// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
-/// listings grow while a download writes. Mutations are refused for now; the writable surface
-/// (region files) reaches the downloader through `RegionFileSink` once the write side lands.
+/// listings grow while a download writes. The writable surface (region files, removal, rename,
+/// touch, state xattrs) reaches the downloader through `controller`.
 public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let database: OfflineDatabase
     /// The absolute mountpoint path: `style.json` points its URLs into it.
     let mountpoint: String
     /// `--max-tiles`, shown in status.json (nil: no limit).
     let tileLimit: Int?
-    /// Where region files go when written (unused until the write side lands).
-    let sink: RegionFileSink?
+    /// Where region files and pack commands go. Set before the mount serves; not changed after.
+    public var controller: PackController?
+    /// The kernel's caches, to invalidate after a change. Set before the mount serves.
+    public var kernelCache: KernelCache?
     let mountTime = Int64(Date().timeIntervalSince1970)
     let uid = getuid()
     let gid = getgid()
@@ -25,11 +27,10 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let rejections = Rejections()
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
-    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, sink: RegionFileSink? = nil) {
+    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil) {
         self.database = database
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit
-        self.sink = sink
     }
 
     /// Forgets cached sizes, contents and layouts (after a change under known inodes: a refresh,

@@ -1,12 +1,19 @@
 import Foundation
+import PackStore
 
-/// Where a written region file goes: the executable wires this to the downloader (PackFS never
-/// imports it). Called when a region file is closed after writing, on a FUSE thread: an
-/// implementation validates and records quickly and downloads elsewhere, never waiting on the
-/// network here.
-public protocol RegionFileSink: AnyObject, Sendable {
-    /// "The region file for pack `name` was written and closed with `content`."
+/// What the filesystem asks of the pack manager that the executable wires in (PackFS never
+/// imports the downloader). Called on FUSE threads: an implementation validates and records
+/// quickly and downloads elsewhere, never waiting on the network here.
+public protocol PackController: AnyObject, Sendable {
+    /// The region file for pack `name` was written and closed with `content`: create the pack,
+    /// or redefine it, and start downloading. `.rejected` fails close() with EINVAL.
     func regionFileClosed(name: String, content: Data) -> RegionFileVerdict
+    /// `rm packs/<name>.region`, `rmdir packs/<name>`: stop the pack's download, remove the pack.
+    func removePack(_ region: RegionID) throws
+    /// `touch packs/<name>.region`: revalidate every resource of the pack.
+    func refreshPack(_ region: RegionID)
+    /// `user.packfs.state` set to `active` (resume) or `inactive` (suspend).
+    func setPackActive(_ region: RegionID, _ active: Bool)
 }
 
 public enum RegionFileVerdict: Equatable, Sendable {
