@@ -19,9 +19,8 @@ struct MountCommand: ParsableCommand {
     @Flag(name: .customShort("f"), help: "Stay in the foreground.") var foreground = false
     @Option(name: .customShort("o"), help: "FUSE mount options, comma-separated (allow_other, ...).")
     var options: [String] = []
-    @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most (shown in status.json).")
-    var maxTiles: Int?
     @Option(help: "FUSE worker threads at most.") var threads = 16
+    @OptionGroup var network: NetworkOptions
 
     func validate() throws {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
@@ -36,10 +35,16 @@ struct MountCommand: ParsableCommand {
         if !foreground { return try Background.start(CommandLine.arguments, mountpoint: mountpoint) }
         let database = try db.openForSession()
         defer { try? database.close() }
-        let filesystem = PackFilesystem(database: database, mountpoint: mountpoint, tileLimit: maxTiles)
+        let filesystem = PackFilesystem(database: database, mountpoint: mountpoint, tileLimit: network.maxTiles)
+        let manager = PackManager(database: database, options: network.downloadOptions)
         let mount = FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint,
             options: FUSEMount.Options(mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads))
+        filesystem.controller = manager
+        filesystem.kernelCache = mount.kernelCache
+        manager.filesystem = filesystem
+        manager.resumeActivePacks()
+        defer { manager.suspendForUnmount() }
         do {
             try mount.run()
         } catch {
