@@ -32,6 +32,7 @@ extension PackFilesystem {
         switch node {
         case .root: return (directory(inode, 0o555), .live)
         case .packs: return (directory(inode, 0o755), .live)
+        case .draft: return (file(inode, 0o644, try content(of: node, inode: inode).count), .live)
         case .status, .rejection: return (file(inode, 0o444, try content(of: node, inode: inode).count), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)
         case .source(let region, let ref, let part):

@@ -24,7 +24,7 @@ extension PackFilesystem {
             return .column(region, ref, z: z, x: x)
         case .column(let region, let ref, let z, let x): return try tileChild(named: name, in: region, ref, z: z, x: x)
         case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region)
-        case .status, .rejection, .source(_, _, .tileJSON), .tile, .resource:
+        case .status, .rejection, .draft, .source(_, _, .tileJSON), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }
@@ -37,6 +37,9 @@ extension PackFilesystem {
         if name.hasSuffix(".region"), let pack = packs.first(where: { $0.name + ".region" == name }) {
             return .pack(pack.id, .regionFile)
         }
+        if name.hasSuffix(".region"), let draft = drafts.draft(named: String(name.dropLast(7))) {
+            return .draft(draft.serial)
+        }
         guard let pack = packs.first(where: { $0.name == name }) else { throw FilesystemError.notFound }
         return .pack(pack.id, .directory)
     }
@@ -45,7 +48,7 @@ extension PackFilesystem {
         let layout = try layout(region)
         switch (part, name) {
         case (.directory, "style.json"):
-            guard layout.style != nil else { throw FilesystemError.notFound }
+            guard try holdsStyle(layout) else { throw FilesystemError.notFound }
             return .pack(region, .style)
         case (.directory, "progress.json"): return .pack(region, .progress)
         case (.directory, "sources"): return .pack(region, .sources)
@@ -100,6 +103,14 @@ extension PackFilesystem {
                 url: template.url(fontStack: stackName, range: String(name.dropLast(4))), in: region)
         else { throw FilesystemError.notFound }
         return .resource(region, id)
+    }
+
+    /// Whether the pack shows `style.json`: its style is stored and still a member (`rm
+    /// style.json` drops the membership; the tree keeps following the stored style, so that an
+    /// `rm -r` in progress can go on finding the rest).
+    func holdsStyle(_ layout: PackLayout) throws -> Bool {
+        guard layout.style != nil, let url = layout.pack.definition?.styleURL else { return false }
+        return try database.packResourceID(url: url, in: layout.pack.id) != nil
     }
 
     /// The layout and the source `ref` names; `.stale` when the style no longer has it.

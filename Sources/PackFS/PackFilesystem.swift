@@ -25,6 +25,7 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let cache = ContentCache()
     let layouts = LayoutCache()
     let rejections = Rejections()
+    let drafts = RegionDrafts()
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
     public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil) {
@@ -67,7 +68,8 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
             let node = try node(inode)
             let (attributes, freshness) = try attributes(of: node, inode: inode)
             guard attributes.kind == .regularFile else { throw FilesystemError.isDirectory }
-            if flags & O_ACCMODE != O_RDONLY || flags & O_TRUNC != 0 { throw try refusal(at: inode) }
+            if flags & O_ACCMODE != O_RDONLY { return try openForWriting(node, inode: inode, flags: flags) }
+            if flags & O_TRUNC != 0 { throw try refusal(at: inode) }
             return OpenOptions(keepCache: freshness == .immutable, directIO: freshness == .live)
         }
     }
@@ -80,8 +82,6 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
             return data[start..<min(start + size, data.endIndex)]
         }
     }
-
-    public func release(inode: Inode, handle: UInt64) {}
 
     public func statfs() throws -> FilesystemStatistics {
         try translatingErrors {
