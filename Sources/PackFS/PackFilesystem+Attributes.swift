@@ -44,7 +44,8 @@ extension PackFilesystem {
             guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .fontStack(let region, let id):
-            guard try database.packResource(id, in: region) != nil else { throw FilesystemError.stale }
+            guard try database.packResource(id, in: region) != nil || vacancies.stackName(region: region, id: id) != nil
+            else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .tile(let region, let id):
             guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }

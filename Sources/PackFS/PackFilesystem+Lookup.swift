@@ -20,6 +20,7 @@ extension PackFilesystem {
             let (_, source) = try source(region, ref)
             guard let x = Self.coordinate(name), let columns = source.columns,
                 try database.tileColumns(columns, z: z, after: x - 1, limit: 1) == [x]
+                    || vacancies.holds(region: region, source: ref, z: z, x: x)
             else { throw FilesystemError.notFound }
             return .column(region, ref, z: z, x: x)
         case .column(let region, let ref, let z, let x): return try tileChild(named: name, in: region, ref, z: z, x: x)
@@ -61,10 +62,9 @@ extension PackFilesystem {
             guard let index = layout.sources.firstIndex(where: { $0.id == name }) else { throw FilesystemError.notFound }
             return .source(region, SourceRef(index: index, primary: false), .directory)
         case (.glyphs, _):
-            guard let stack = try fontStacks(layout).first(where: { $0.name == name }) else {
-                throw FilesystemError.notFound
-            }
-            return .fontStack(region, stack.id)
+            if let stack = try fontStacks(layout).first(where: { $0.name == name }) { return .fontStack(region, stack.id) }
+            guard let id = vacancies.stack(region: region, named: name) else { throw FilesystemError.notFound }
+            return .fontStack(region, id)
         case (.sprites, _):
             guard let file = layout.spriteFiles.first(where: { $0.name == name }),
                 let id = try database.packResourceID(url: file.url, in: region)
@@ -78,7 +78,7 @@ extension PackFilesystem {
     private func zoomChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
         let (_, source) = try source(region, ref)
         guard let z = Self.coordinate(name), z <= InodeCodec.maxZoom, let columns = source.columns,
-            try database.tileZooms(columns).contains(z)
+            try database.tileZooms(columns).contains(z) || vacancies.holds(region: region, source: ref, z: z)
         else { throw FilesystemError.notFound }
         return .zoom(region, ref, z: z)
     }
@@ -151,7 +151,7 @@ extension PackFilesystem {
 
     func fontStackName(_ id: ResourceID, in region: RegionID, template: GlyphTemplate) throws -> String? {
         guard let url = try database.packResources(of: .glyphs, in: region).first(where: { $0.id == id })?.url
-        else { return nil }
+        else { return vacancies.stackName(region: region, id: id) }
         return template.parse(url)?.fontStack
     }
 }

@@ -131,7 +131,11 @@ extension PackFilesystem {
     }
 
     private func rangeChildren(_ region: RegionID, stack: ResourceID) throws -> [Child] {
-        guard let stack = try fontStacks(try layout(region)).first(where: { $0.id == stack }) else {
+        let stacks = try fontStacks(try layout(region))
+        // An emptied stack (or one whose lowest range went) is found by the name it had.
+        let vacated = vacancies.stackName(region: region, id: stack)
+        guard let stack = stacks.first(where: { $0.id == stack }) ?? stacks.first(where: { $0.name == vacated }) else {
+            if vacated != nil { return [] }
             throw FilesystemError.stale
         }
         return stack.ranges.compactMap { range, id in

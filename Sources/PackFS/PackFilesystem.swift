@@ -5,7 +5,7 @@ import PackStore
     import Glibc
 #endif
 
-/// The mount's tree (DESIGN section 2) over one offline database, read side. Every node is
+/// The mount's tree (DESIGN section 2) over one offline database. Every node is
 /// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
 /// listings grow while a download writes. The writable surface (region files, removal, rename,
 /// touch, state xattrs) reaches the downloader through `controller`.
@@ -26,6 +26,7 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let layouts = LayoutCache()
     let rejections = Rejections()
     let drafts = RegionDrafts()
+    let vacancies = Vacancies()
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
     public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil) {

@@ -23,6 +23,7 @@ extension PackFilesystem {
             case .draft: throw FilesystemError.busy
             default:
                 guard target.region != nil else { throw try refusal(under: parent) }
+                try keepDirectory(try node(parent))
                 try dropFromPack(target)
                 kernelCache?.invalidate(parent: parent, name: name)
             }
@@ -36,6 +37,7 @@ extension PackFilesystem {
                 // A directory inside a pack holds nothing of its own: rm -r has already dropped
                 // its files, and the pack goes with the pack directory's rmdir.
                 _ = try pack(region)
+                if let target = try existingChild(named: name, of: parentNode) { vacancies.remove(target) }
                 return
             }
             let target = try child(named: name, of: parentNode)
@@ -54,6 +56,7 @@ extension PackFilesystem {
         guard let controller else { throw FilesystemError.notPermitted }
         let name = try pack(region).name
         try controller.removePack(region)
+        vacancies.remove(region: region)
         invalidateCaches()
         packsChanged(name, name + Self.regionSuffix)
     }
@@ -72,6 +75,18 @@ extension PackFilesystem {
             try unlinkResource(url: try source(region, ref).1.tileJSONURL, from: region)
             invalidateCaches()
         default: break  // progress.json: generated, nothing stored to drop
+        }
+    }
+
+    /// Keeps `directory` (and its `<z>/`) after its last file goes, until its own rmdir.
+    private func keepDirectory(_ directory: Node) throws {
+        switch directory {
+        case .column(let region, let ref, let z, let x): vacancies.vacate(region: region, source: ref.index, z: z, x: x)
+        case .fontStack(let region, let id):
+            let layout = try layout(region)
+            guard let template = layout.glyphs, let name = try fontStackName(id, in: region, template: template) else { return }
+            vacancies.vacate(region: region, stack: id, name: name)
+        default: break
         }
     }
 
