@@ -1,6 +1,6 @@
 // PackFS: the filesystem model of the mount (DESIGN section 2), over PackStore only; no FUSE here
 // (FUSEBridge calls the `Filesystem` protocol) and no HTTP (region files reach the downloader
-// through `RegionFileSink`, wired by the executable).
+// through `PackController`, wired by the executable).
 //
 // Concepts. The tree is built on demand through lookup, never preloaded (go-fuse style): a pack
 // has millions of tiles. Each node's inode says what it names (`InodeCodec`: pack, source, z, x,
@@ -13,6 +13,13 @@
 // exact without decoding twice; parsed layouts for a second. The kernel keeps immutable content
 // (tiles, glyphs, sprites, TileJSON, a complete pack's style) an hour with keep_cache; live files
 // (status.json, progress.json, region files, packs/) are never cached and use direct I/O.
+//
+// Changes (Write/). Region files are written into in-memory drafts (`RegionDrafts`) and judged
+// by the pack manager at close(); a rejection fails close() with EINVAL and shows as
+// `packs/<name>.error`. Removal, rename, touch and the state xattr go to the manager or the
+// store, then the model's and the kernel's caches (`KernelCache`) forget the names involved.
+// Inside a pack only removal works (so `rm -r` empties a pack, see `Vacancies`); every other
+// change is EROFS there, EPERM elsewhere.
 //
 // Threading. Every method may run on any FUSE thread at once; shared state sits behind locks and
 // reads go to the WAL snapshot of a `.session` database, so they never wait for a download.

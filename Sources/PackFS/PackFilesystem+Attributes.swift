@@ -32,6 +32,7 @@ extension PackFilesystem {
         switch node {
         case .root: return (directory(inode, 0o555), .live)
         case .packs: return (directory(inode, 0o755), .live)
+        case .draft: return (file(inode, 0o644, try content(of: node, inode: inode).count), .live)
         case .status, .rejection: return (file(inode, 0o444, try content(of: node, inode: inode).count), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)
         case .source(let region, let ref, let part):
@@ -43,7 +44,8 @@ extension PackFilesystem {
             guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .fontStack(let region, let id):
-            guard try database.packResource(id, in: region) != nil else { throw FilesystemError.stale }
+            guard try database.packResource(id, in: region) != nil || vacancies.stackName(region: region, id: id) != nil
+            else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .tile(let region, let id):
             guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }

@@ -10,7 +10,13 @@ extension PackFilesystem {
         case .rejection(let serial):
             guard let rejection = rejections.rejection(serial) else { throw FilesystemError.stale }
             return Data((rejection.reason + "\n").utf8)
-        case .pack(let region, .regionFile): return try regionFile(try pack(region))
+        case .draft(let serial):
+            guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
+            return draft.content
+        case .pack(let region, .regionFile):
+            // While the file is open for writing it reads as written so far, as on a disk.
+            let pack = try pack(region)
+            return try drafts.draft(named: pack.name)?.content ?? regionFile(pack)
         case .pack(let region, .progress):
             return Data((try database.progress(of: region).json.compactText + "\n").utf8)
         case .pack(let region, .style):

@@ -20,11 +20,12 @@ extension PackFilesystem {
             let (_, source) = try source(region, ref)
             guard let x = Self.coordinate(name), let columns = source.columns,
                 try database.tileColumns(columns, z: z, after: x - 1, limit: 1) == [x]
+                    || vacancies.holds(region: region, source: ref, z: z, x: x)
             else { throw FilesystemError.notFound }
             return .column(region, ref, z: z, x: x)
         case .column(let region, let ref, let z, let x): return try tileChild(named: name, in: region, ref, z: z, x: x)
         case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region)
-        case .status, .rejection, .source(_, _, .tileJSON), .tile, .resource:
+        case .status, .rejection, .draft, .source(_, _, .tileJSON), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }
@@ -37,6 +38,9 @@ extension PackFilesystem {
         if name.hasSuffix(".region"), let pack = packs.first(where: { $0.name + ".region" == name }) {
             return .pack(pack.id, .regionFile)
         }
+        if name.hasSuffix(".region"), let draft = drafts.draft(named: String(name.dropLast(7))) {
+            return .draft(draft.serial)
+        }
         guard let pack = packs.first(where: { $0.name == name }) else { throw FilesystemError.notFound }
         return .pack(pack.id, .directory)
     }
@@ -45,7 +49,7 @@ extension PackFilesystem {
         let layout = try layout(region)
         switch (part, name) {
         case (.directory, "style.json"):
-            guard layout.style != nil else { throw FilesystemError.notFound }
+            guard try holdsStyle(layout) else { throw FilesystemError.notFound }
             return .pack(region, .style)
         case (.directory, "progress.json"): return .pack(region, .progress)
         case (.directory, "sources"): return .pack(region, .sources)
@@ -58,10 +62,9 @@ extension PackFilesystem {
             guard let index = layout.sources.firstIndex(where: { $0.id == name }) else { throw FilesystemError.notFound }
             return .source(region, SourceRef(index: index, primary: false), .directory)
         case (.glyphs, _):
-            guard let stack = try fontStacks(layout).first(where: { $0.name == name }) else {
-                throw FilesystemError.notFound
-            }
-            return .fontStack(region, stack.id)
+            if let stack = try fontStacks(layout).first(where: { $0.name == name }) { return .fontStack(region, stack.id) }
+            guard let id = vacancies.stack(region: region, named: name) else { throw FilesystemError.notFound }
+            return .fontStack(region, id)
         case (.sprites, _):
             guard let file = layout.spriteFiles.first(where: { $0.name == name }),
                 let id = try database.packResourceID(url: file.url, in: region)
@@ -75,7 +78,7 @@ extension PackFilesystem {
     private func zoomChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
         let (_, source) = try source(region, ref)
         guard let z = Self.coordinate(name), z <= InodeCodec.maxZoom, let columns = source.columns,
-            try database.tileZooms(columns).contains(z)
+            try database.tileZooms(columns).contains(z) || vacancies.holds(region: region, source: ref, z: z)
         else { throw FilesystemError.notFound }
         return .zoom(region, ref, z: z)
     }
@@ -100,6 +103,14 @@ extension PackFilesystem {
                 url: template.url(fontStack: stackName, range: String(name.dropLast(4))), in: region)
         else { throw FilesystemError.notFound }
         return .resource(region, id)
+    }
+
+    /// Whether the pack shows `style.json`: its style is stored and still a member (`rm
+    /// style.json` drops the membership; the tree keeps following the stored style, so that an
+    /// `rm -r` in progress can go on finding the rest).
+    func holdsStyle(_ layout: PackLayout) throws -> Bool {
+        guard layout.style != nil, let url = layout.pack.definition?.styleURL else { return false }
+        return try database.packResourceID(url: url, in: layout.pack.id) != nil
     }
 
     /// The layout and the source `ref` names; `.stale` when the style no longer has it.
@@ -140,7 +151,7 @@ extension PackFilesystem {
 
     func fontStackName(_ id: ResourceID, in region: RegionID, template: GlyphTemplate) throws -> String? {
         guard let url = try database.packResources(of: .glyphs, in: region).first(where: { $0.id == id })?.url
-        else { return nil }
+        else { return vacancies.stackName(region: region, id: id) }
         return template.parse(url)?.fontStack
     }
 }

@@ -53,12 +53,18 @@ extension PackFilesystem {
 
     private func packsChildren() throws -> [Child] {
         var children: [Child] = []
-        for pack in try database.packs() {
+        let packs = try database.packs()
+        for pack in packs {
             let slot = 3 + 2 * pack.id.rawValue
             children.append((pack.name + ".region", .pack(pack.id, .regionFile), slot))
             children.append((pack.name, .pack(pack.id, .directory), slot + 1))
         }
-        // After every pack slot (region ids have 24 bits).
+        // After every pack slot (region ids have 24 bits): error files, then region files being
+        // written for names no pack has yet.
+        let packNames = Set(packs.map(\.name))
+        for draft in drafts.all where !packNames.contains(draft.name) {
+            children.append((draft.name + ".region", .draft(draft.serial), (1 << 41) + Int64(draft.serial)))
+        }
         for rejection in rejections.all {
             children.append((rejection.name + ".error", .rejection(rejection.serial), (1 << 40) + Int64(rejection.serial)))
         }
@@ -67,7 +73,7 @@ extension PackFilesystem {
 
     private func packChildren(_ region: RegionID, after offset: Int64, limit: Int) throws -> [Child] {
         let layout = try layout(region)
-        var children: [Child] = layout.style == nil ? [] : [("style.json", .pack(region, .style), 3)]
+        var children: [Child] = try holdsStyle(layout) ? [("style.json", .pack(region, .style), 3)] : []
         children += [
             ("progress.json", .pack(region, .progress), 4), ("sources", .pack(region, .sources), 5),
             ("glyphs", .pack(region, .glyphs), 6), ("sprites", .pack(region, .sprites), 7),
@@ -125,7 +131,11 @@ extension PackFilesystem {
     }
 
     private func rangeChildren(_ region: RegionID, stack: ResourceID) throws -> [Child] {
-        guard let stack = try fontStacks(try layout(region)).first(where: { $0.id == stack }) else {
+        let stacks = try fontStacks(try layout(region))
+        // An emptied stack (or one whose lowest range went) is found by the name it had.
+        let vacated = vacancies.stackName(region: region, id: stack)
+        guard let stack = stacks.first(where: { $0.id == stack }) ?? stacks.first(where: { $0.name == vacated }) else {
+            if vacated != nil { return [] }
             throw FilesystemError.stale
         }
         return stack.ranges.compactMap { range, id in
@@ -139,14 +149,14 @@ extension PackFilesystem {
         case .root, .packs, .zoom, .column, .fontStack: return true
         case .pack(_, let part): return [.directory, .sources, .glyphs, .sprites].contains(part)
         case .source(_, _, let part): return part == .directory
-        case .status, .rejection, .tile, .resource: return false
+        case .status, .rejection, .draft, .tile, .resource: return false
         }
     }
 
     static func parent(of node: Node) -> Node {
         switch node {
         case .root, .status, .packs: return .root
-        case .rejection, .pack(_, .directory), .pack(_, .regionFile): return .packs
+        case .rejection, .draft, .pack(_, .directory), .pack(_, .regionFile): return .packs
         case .pack(let region, _): return .pack(region, .directory)
         case .source(let region, _, _): return .pack(region, .sources)
         case .zoom(let region, let ref, _):

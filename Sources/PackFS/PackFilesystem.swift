@@ -5,7 +5,7 @@ import PackStore
     import Glibc
 #endif
 
-/// The mount's tree (DESIGN section 2) over one offline database, read side. Every node is
+/// The mount's tree (DESIGN section 2) over one offline database. Every node is
 /// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
 /// listings grow while a download writes. The writable surface (region files, removal, rename,
 /// touch, state xattrs) reaches the downloader through `controller`.
@@ -25,6 +25,8 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let cache = ContentCache()
     let layouts = LayoutCache()
     let rejections = Rejections()
+    let drafts = RegionDrafts()
+    let vacancies = Vacancies()
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
     public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil) {
@@ -67,7 +69,8 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
             let node = try node(inode)
             let (attributes, freshness) = try attributes(of: node, inode: inode)
             guard attributes.kind == .regularFile else { throw FilesystemError.isDirectory }
-            if flags & O_ACCMODE != O_RDONLY || flags & O_TRUNC != 0 { throw try refusal(at: inode) }
+            if flags & O_ACCMODE != O_RDONLY { return try openForWriting(node, inode: inode, flags: flags) }
+            if flags & O_TRUNC != 0 { throw try refusal(at: inode) }
             return OpenOptions(keepCache: freshness == .immutable, directIO: freshness == .live)
         }
     }
@@ -80,8 +83,6 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
             return data[start..<min(start + size, data.endIndex)]
         }
     }
-
-    public func release(inode: Inode, handle: UInt64) {}
 
     public func statfs() throws -> FilesystemStatistics {
         try translatingErrors {

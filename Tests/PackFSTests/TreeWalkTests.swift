@@ -183,7 +183,7 @@ final class TreeWalkTests: XCTestCase {
             XCTAssertThrowsError(try walker.lookup(path), path) { XCTAssertEqual($0 as? FilesystemError, .notFound, path) }
         }
         let pack = try walker.lookup("packs/helsinki").attributes.inode
-        XCTAssertThrowsError(try fs.unlink(parent: pack, name: "style.json", caller: walker.caller)) {
+        XCTAssertThrowsError(try fs.create(parent: pack, name: "x.region", mode: 0o644, flags: O_WRONLY, caller: walker.caller)) {
             XCTAssertEqual(($0 as? FilesystemError)?.errno, EROFS)
         }
         XCTAssertThrowsError(try fs.mkdir(parent: .root, name: "x", mode: 0o755, caller: walker.caller)) {

@@ -19,6 +19,13 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
     case stale
     case noAttribute
     case nameTooLong
+    /// A region file whose content would pass `RegionDrafts.maxBytes`.
+    case tooLarge
+    /// A region file being written (rename or unlink it after its close).
+    case busy
+    /// An extended attribute PackFS does not keep; ENOTSUP so that `cp -a` and `mv` into
+    /// `packs/` skip it quietly, as they do on file systems without xattrs.
+    case notSupported
     /// Anything unexpected; the bridge logs the cause.
     case io(String)
 
@@ -36,6 +43,9 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
         case .stale: return ESTALE
         case .noAttribute: return ENODATA
         case .nameTooLong: return ENAMETOOLONG
+        case .tooLarge: return EFBIG
+        case .busy: return EBUSY
+        case .notSupported: return ENOTSUP
         case .io: return EIO
         }
     }

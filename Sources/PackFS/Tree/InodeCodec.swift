@@ -6,6 +6,9 @@ enum Node: Hashable, Sendable {
     /// `packs/<name>.error`: a rejected region file, by the serial number of its rejection (the
     /// name may belong to no pack: a rejected creation creates nothing).
     case rejection(UInt32)
+    /// `packs/<name>.region` while it is being written for a name no pack has yet, by the
+    /// serial number of its draft (`RegionDrafts`).
+    case draft(UInt32)
     case pack(RegionID, PackPart)
     /// `sources/<id>/` (or its `tiles.json`) of the tiled source at `source`.
     case source(RegionID, SourceRef, SourcePart)
@@ -22,7 +25,7 @@ enum Node: Hashable, Sendable {
 
     var region: RegionID? {
         switch self {
-        case .root, .status, .packs, .rejection: return nil
+        case .root, .status, .packs, .rejection, .draft: return nil
         case .pack(let r, _), .source(let r, _, _), .zoom(let r, _, _), .column(let r, _, _, _),
             .tile(let r, _), .resource(let r, _), .fontStack(let r, _):
             return r
@@ -55,6 +58,7 @@ struct SourceRef: Hashable, Sendable {
 //   35..0   payload   by kind:
 //     top          1 root (FUSE_ROOT_ID), 2 status.json, 3 packs/,
 //                  2^32 + n: packs/<name>.error of rejection number n
+//                  2^33 + n: packs/<name>.region being written, draft number n (no pack yet)
 //     pack part    PackPart raw value
 //     source, zoom, column
 //                  35 primary view | 34..29 source index (0-63) | 28..24 z (0-31) | 23..0 x
@@ -72,6 +76,8 @@ enum InodeCodec {
     static let maxSources = 64
     static let maxZoom = 31
     static let maxColumn = (1 << 24) - 1
+    /// `packs/`, the parent of every name the write side changes.
+    static let packs = Inode(rawValue: 3)
 
     private enum Kind: UInt64 {
         case top, pack, source, zoom, column, tile, resource, fontStack
@@ -83,8 +89,9 @@ enum InodeCodec {
         switch node {
         case .root: return .root
         case .status: return Inode(rawValue: 2)
-        case .packs: return Inode(rawValue: 3)
+        case .packs: return packs
         case .rejection(let serial): return Inode(rawValue: 1 << 32 | UInt64(serial))
+        case .draft(let serial): return Inode(rawValue: 2 << 32 | UInt64(serial))
         case .pack(let region, let part): return try make(.pack, region, part.rawValue)
         case .source(let region, let ref, let part):
             return try make(.source, region, try coordinates(ref, z: 0, x: 0) | part.rawValue)
@@ -110,6 +117,7 @@ enum InodeCodec {
         case .top:
             guard region.rawValue == 0 else { return nil }
             if payload >> 32 == 1 { return .rejection(UInt32(truncatingIfNeeded: payload)) }
+            if payload >> 32 == 2 { return .draft(UInt32(truncatingIfNeeded: payload)) }
             return [1: Node.root, 2: .status, 3: .packs][payload]
         case .pack: return PackPart(rawValue: payload).map { .pack(region, $0) }
         case .source:

@@ -1,0 +1,121 @@
+import Foundation
+import PackStore
+
+/// Removal (DESIGN section 2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack
+/// through the pack manager; `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm`
+/// drops that file's tile or resource from the pack (the row stays for other packs, or becomes
+/// ambient cache), generated files (progress.json, a generated tiles.json) go quietly, and
+/// `rmdir` of any directory succeeds without doing anything: so `rm -r packs/<name>` empties
+/// what it can file by file, then its last rmdir removes the pack, and prints no error.
+///
+/// Everything else is refused with the errno DESIGN prescribes: inside a pack EROFS, at the top
+/// and in `packs/` EPERM (a pack is made by writing its region file, never by mkdir).
+extension PackFilesystem {
+    public func unlink(parent: Inode, name: String, caller: Caller) throws {
+        try translatingErrors {
+            let target = try child(named: name, of: try node(parent))
+            guard !Self.isDirectory(target) else { throw FilesystemError.isDirectory }
+            switch target {
+            case .rejection:
+                rejections.clear(name: String(name.dropLast(".error".count)))
+                packsChanged(name)
+            case .pack(let region, .regionFile): try removePack(region)
+            case .draft: throw FilesystemError.busy
+            default:
+                guard target.region != nil else { throw try refusal(under: parent) }
+                try keepDirectory(try node(parent))
+                try dropFromPack(target)
+                kernelCache?.invalidate(parent: parent, name: name)
+            }
+        }
+    }
+
+    public func rmdir(parent: Inode, name: String, caller: Caller) throws {
+        try translatingErrors {
+            let parentNode = try node(parent)
+            if let region = parentNode.region {
+                // A directory inside a pack holds nothing of its own: rm -r has already dropped
+                // its files, and the pack goes with the pack directory's rmdir.
+                _ = try pack(region)
+                if let target = try existingChild(named: name, of: parentNode) { vacancies.remove(target) }
+                return
+            }
+            let target = try child(named: name, of: parentNode)
+            guard Self.isDirectory(target) else { throw FilesystemError.notDirectory }
+            guard case .pack(let region, .directory) = target else { throw try refusal(under: parent) }
+            try removePack(region)
+        }
+    }
+
+    public func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry {
+        throw try refusal(under: parent)
+    }
+
+    /// Removes a pack through the pack manager, then forgets everything cached about it.
+    func removePack(_ region: RegionID) throws {
+        guard let controller else { throw FilesystemError.notPermitted }
+        let name = try pack(region).name
+        try controller.removePack(region)
+        vacancies.remove(region: region)
+        invalidateCaches()
+        packsChanged(name, name + Self.regionSuffix)
+    }
+
+    /// Drops one file's row from its pack. The style and a stored TileJSON shape the tree, so
+    /// the parsed layouts are forgotten after them; tiles, glyphs and sprites shape nothing.
+    private func dropFromPack(_ node: Node) throws {
+        switch node {
+        case .tile(let region, let id): try database.write { try $0.unlink(tile: id, from: region) }
+        case .resource(let region, let id): try database.write { try $0.unlink(resource: id, from: region) }
+        case .pack(let region, .style):
+            try unlinkResource(url: try pack(region).definition?.styleURL, from: region)
+            invalidateCaches()
+        case .source(let region, let ref, .tileJSON):
+            // nil for a source with inline `tiles`: its tiles.json is generated.
+            try unlinkResource(url: try source(region, ref).1.tileJSONURL, from: region)
+            invalidateCaches()
+        default: break  // progress.json: generated, nothing stored to drop
+        }
+    }
+
+    /// Keeps `directory` (and its `<z>/`) after its last file goes, until its own rmdir.
+    private func keepDirectory(_ directory: Node) throws {
+        switch directory {
+        case .column(let region, let ref, let z, let x): vacancies.vacate(region: region, source: ref.index, z: z, x: x)
+        case .fontStack(let region, let id):
+            let layout = try layout(region)
+            guard let template = layout.glyphs, let name = try fontStackName(id, in: region, template: template) else { return }
+            vacancies.vacate(region: region, stack: id, name: name)
+        default: break
+        }
+    }
+
+    private func unlinkResource(url: String?, from region: RegionID) throws {
+        guard let url, let id = try database.packResourceID(url: url, in: region) else { return }
+        try database.write { try $0.unlink(resource: id, from: region) }
+    }
+
+    /// The child `name` of `parent`, or nil when there is none.
+    func existingChild(named name: String, of parent: Node) throws -> Node? {
+        do {
+            return try child(named: name, of: parent)
+        } catch FilesystemError.notFound {
+            return nil
+        }
+    }
+
+    /// The error for changing a child of `parent`.
+    func refusal(under parent: Inode) throws -> FilesystemError {
+        let node = try node(parent)
+        return node.region == nil ? .notPermitted : .readOnly
+    }
+
+    /// The error for changing `inode` itself.
+    func refusal(at inode: Inode) throws -> FilesystemError {
+        let node = try node(inode)
+        switch node {
+        case .pack(_, .regionFile), .pack(_, .directory): return .notPermitted
+        default: return node.region == nil ? .notPermitted : .readOnly
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import PackStore
+
+/// `mv packs/<a>.region packs/<b>.region` or `mv packs/<a> packs/<b>` renames the pack; no
+/// other rename exists (inside a pack EROFS, anywhere else EPERM). The kernel's rename replaces
+/// an existing target, but replacing a pack would delete it: an existing target is EEXIST.
+extension PackFilesystem {
+    public func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws {
+        try translatingErrors {
+            let (from, to) = (try node(parent), try node(newParent))
+            guard from == .packs, to == .packs else {
+                throw from.region != nil || to.region != nil ? FilesystemError.readOnly : .notPermitted
+            }
+            switch try child(named: name, of: .packs) {
+            case .pack(let region, .regionFile):
+                guard let target = Self.packName(ofRegionFile: newName) else { throw FilesystemError.notPermitted }
+                try renamePack(region, to: target)
+            case .pack(let region, .directory): try renamePack(region, to: newName)
+            case .draft: throw FilesystemError.busy
+            default: throw FilesystemError.notPermitted
+            }
+        }
+    }
+
+    private func renamePack(_ region: RegionID, to newName: String) throws {
+        let pack = try pack(region)
+        guard pack.name != newName else { return }
+        do { try PackName.validate(newName) } catch { throw FilesystemError.invalid(String(describing: error)) }
+        // The draft's close would go to the old name: rename after the close.
+        guard drafts.draft(named: pack.name) == nil else { throw FilesystemError.busy }
+        if drafts.draft(named: newName) != nil { throw FilesystemError.exists }
+        do {
+            try database.renamePack(region, to: newName)
+        } catch StoreError.duplicatePackName(_) {
+            throw FilesystemError.exists
+        }
+        invalidateCaches()
+        packsChanged(pack.name, pack.name + Self.regionSuffix, newName, newName + Self.regionSuffix)
+        try forgetPackNameContent(region)
+    }
+
+    /// style.json and generated tiles.json spell the pack's name in their URLs, and the kernel
+    /// may keep their pages (a complete pack's are immutable).
+    private func forgetPackNameContent(_ region: RegionID) throws {
+        guard let kernelCache else { return }
+        kernelCache.invalidate(inode: try InodeCodec.encode(.pack(region, .style)))
+        for index in try layout(region).sources.indices {
+            let ref = SourceRef(index: index, primary: false)
+            kernelCache.invalidate(inode: try InodeCodec.encode(.source(region, ref, .tileJSON)))
+        }
+    }
+}

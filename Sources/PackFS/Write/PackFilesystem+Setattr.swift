@@ -1,0 +1,40 @@
+import Foundation
+import PackStore
+
+/// setattr on region files: `touch` (new times) refreshes the pack, a truncate resizes a region
+/// file open for writing. chmod and chown are refused unless they change nothing, so that `mv`
+/// from another file system (which copies, then sets the old mode and owner) does not fail on
+/// an ordinary 0644 file of the mounting user. Everything inside a pack is read-only.
+extension PackFilesystem {
+    public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes {
+        try translatingErrors {
+            let node = try node(inode)
+            guard changes != AttributeChanges() else { return try attributes(of: node, inode: inode).attributes }
+            guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
+            guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
+            if let size = changes.size, try !drafts.resize(name: name, to: size) { throw FilesystemError.notPermitted }
+            if changes.accessed != nil || changes.modified != nil, case .pack(let region, _) = node {
+                // A region file being written for a new name has no pack to refresh yet.
+                guard let controller else { throw FilesystemError.notPermitted }
+                controller.refreshPack(region)
+            }
+            return try attributes(of: node, inode: inode).attributes
+        }
+    }
+
+    /// The pack name of a region file (a pack's, or one being written); nil for other nodes.
+    func regionFileName(_ node: Node) throws -> String? {
+        switch node {
+        case .pack(let region, .regionFile): return try pack(region).name
+        case .draft(let serial):
+            guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
+            return draft.name
+        default: return nil
+        }
+    }
+
+    private func keepsModeAndOwner(_ changes: AttributeChanges) -> Bool {
+        (changes.mode.map { $0 & 0o7777 == 0o644 } ?? true) && (changes.uid.map { $0 == uid } ?? true)
+            && (changes.gid.map { $0 == gid } ?? true)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PackStore
+
+/// The two extended attributes of a pack's region file. Unknown names read as ENODATA; setting
+/// one is ENOTSUP (PackFS keeps no arbitrary attributes, and `cp -a`/`mv` skip ENOTSUP quietly)
+/// except inside a pack, where every change is EROFS. `user.packfs.progress` is read-only
+/// (EPERM). A region file still being written for a new name has no pack, hence no attributes.
+enum PackAttribute: String, CaseIterable {
+    /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend).
+    case state = "user.packfs.state"
+    /// The pack's progress.json.
+    case progress = "user.packfs.progress"
+}
+
+extension PackFilesystem {
+    public func getxattr(inode: Inode, name: String) throws -> Data {
+        try translatingErrors {
+            guard let region = try regionOfRegionFile(inode), let attribute = PackAttribute(rawValue: name) else {
+                throw FilesystemError.noAttribute
+            }
+            switch attribute {
+            case .state: return Data(try database.status(of: region).state.rawValue.utf8)
+            case .progress:
+                let node = Node.pack(region, .progress)
+                return try content(of: node, inode: try InodeCodec.encode(node))
+            }
+        }
+    }
+
+    public func setxattr(inode: Inode, name: String, value: Data, caller: Caller) throws {
+        try translatingErrors {
+            guard let region = try regionOfRegionFile(inode), let attribute = PackAttribute(rawValue: name) else {
+                throw try refusal(at: inode) == .readOnly ? FilesystemError.readOnly : .notSupported
+            }
+            guard attribute == .state else { throw FilesystemError.notPermitted }
+            // `echo active | attr -s ...` and friends may add a newline.
+            let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let active = ["active": true, "inactive": false][text] else {
+                throw FilesystemError.invalid("\(name) takes active or inactive, not \"\(text)\"")
+            }
+            guard let controller else { throw FilesystemError.notPermitted }
+            controller.setPackActive(region, active)
+        }
+    }
+
+    public func listxattr(inode: Inode) throws -> [String] {
+        try translatingErrors { try regionOfRegionFile(inode) == nil ? [] : PackAttribute.allCases.map(\.rawValue) }
+    }
+
+    /// The pack whose region file `inode` is; nil for any other node that exists (.stale when
+    /// it does not).
+    private func regionOfRegionFile(_ inode: Inode) throws -> RegionID? {
+        let node = try node(inode)
+        _ = try attributes(of: node, inode: inode)
+        guard case .pack(let region, .regionFile) = node else { return nil }
+        return region
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Region files open for writing, by pack name. All handles open on one name share one buffer,
+/// as the handles of one inode share its content on a disk file system; the buffer is handed to
+/// the pack manager at close() and dropped with the last handle.
+///
+/// A draft is "dirty" when its content must be judged at the next close: after create (a new
+/// file, even left empty), a write, an O_TRUNC open or a truncate. An existing region file opened
+/// for writing and closed untouched (`touch` opens it O_WRONLY) changes nothing, and a second
+/// close of the same content (a dup'd descriptor) does not submit it twice.
+final class RegionDrafts: @unchecked Sendable {
+    /// A region file is a few kilobytes of JSON (a detailed polygon a few megabytes): 16 MiB
+    /// bounds what a stray `cp` of a large file can pin in memory.
+    static let maxBytes = 16 << 20
+
+    struct Draft: Equatable {
+        var serial: UInt32
+        var name: String
+        var content: Data
+        var dirty: Bool
+        var handles: Int
+    }
+
+    /// What a close() hands over: the name and the full content.
+    struct Submission: Equatable {
+        var name: String
+        var content: Data
+    }
+
+    private let lock = NSLock()
+    private var byName: [String: Draft] = [:]
+    private var nameByHandle: [UInt64: String] = [:]
+    private var nextSerial: UInt32 = 1
+    private var nextHandle: UInt64 = 1
+
+    /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
+    /// when the draft already exists); `truncate` empties it; `dirty` marks it for the next close.
+    func open(name: String, current: Data, truncate: Bool, dirty: Bool) -> UInt64 {
+        lock.withLock {
+            var draft: Draft
+            if let existing = byName[name] {
+                draft = existing
+            } else {
+                draft = Draft(serial: nextSerial, name: name, content: current, dirty: false, handles: 0)
+                nextSerial &+= 1
+            }
+            if truncate { draft.content = Data() }
+            draft.dirty = draft.dirty || dirty || truncate
+            draft.handles += 1
+            byName[name] = draft
+            let handle = nextHandle
+            nextHandle &+= 1
+            nameByHandle[handle] = name
+            return handle
+        }
+    }
+
+    /// Writes `data` at `offset` of the handle's draft (a hole reads as zeros).
+    func write(handle: UInt64, offset: Int64, data: Data) throws -> Int {
+        try lock.withLock {
+            guard let name = nameByHandle[handle], var draft = byName[name] else { throw FilesystemError.notPermitted }
+            guard offset >= 0, offset + Int64(data.count) <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            let end = Int(offset) + data.count
+            if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
+            let start = draft.content.startIndex + Int(offset)
+            draft.content.replaceSubrange(start..<start + data.count, with: data)
+            draft.dirty = true
+            byName[name] = draft
+            return data.count
+        }
+    }
+
+    /// ftruncate on an open region file: cut or zero-extend the buffer. False when `name` has
+    /// no draft (a region file not open for writing cannot be truncated).
+    func resize(name: String, to size: UInt64) throws -> Bool {
+        try lock.withLock {
+            guard var draft = byName[name] else { return false }
+            guard size <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            if draft.content.count > Int(size) {
+                draft.content = draft.content.prefix(Int(size))
+            } else {
+                draft.content.append(Data(count: Int(size) - draft.content.count))
+            }
+            draft.dirty = true
+            byName[name] = draft
+            return true
+        }
+    }
+
+    /// The content to judge at this close, if the draft changed since the last one.
+    func submission(handle: UInt64) -> Submission? {
+        lock.withLock {
+            guard let name = nameByHandle[handle], var draft = byName[name], draft.dirty else { return nil }
+            draft.dirty = false
+            byName[name] = draft
+            return Submission(name: name, content: draft.content)
+        }
+    }
+
+    /// Drops a handle; returns the draft's name when that was its last handle (the draft is gone).
+    func release(handle: UInt64) -> String? {
+        lock.withLock {
+            guard let name = nameByHandle.removeValue(forKey: handle), var draft = byName[name] else { return nil }
+            draft.handles -= 1
+            guard draft.handles <= 0 else {
+                byName[name] = draft
+                return nil
+            }
+            byName[name] = nil
+            return name
+        }
+    }
+
+    func draft(named name: String) -> Draft? { lock.withLock { byName[name] } }
+
+    func draft(_ serial: UInt32) -> Draft? { lock.withLock { byName.values.first { $0.serial == serial } } }
+
+    /// True when `handle` is a write handle (read handles are 0).
+    func isOpen(handle: UInt64) -> Bool { lock.withLock { nameByHandle[handle] != nil } }
+
+    /// Every draft, by name.
+    var all: [Draft] { lock.withLock { byName.values.sorted { $0.name < $1.name } } }
+}
