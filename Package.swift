@@ -47,7 +47,9 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "MountTests", dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS"]),
+        .testTarget(
+            name: "MountTests",
+            dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v5]
 )

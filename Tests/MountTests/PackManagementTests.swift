@@ -1,0 +1,179 @@
+import Foundation
+import GRDB
+import PackStore
+import TestSupport
+import XCTest
+
+/// Managing packs with ordinary tools on a real mount served by the `packfs` binary: cp, mv,
+/// touch, rm, rm -r, xattrs; downloads run inside the daemon.
+final class PackManagementTests: XCTestCase {
+    var mount: MountHelper!
+    var server: TestServer!
+    var db: String { mount.directory.path("packs.db") }
+    var packs: String { mount.path + "/packs" }
+
+    override func setUpWithError() throws {
+        try MountHelper.requireFUSE()
+        mount = try MountHelper()
+        server = try TestServer.nginx()
+    }
+
+    override func tearDown() {
+        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        server?.stop()
+        mount?.directory.remove()
+    }
+
+    @discardableResult
+    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    func mountPackFS(_ extra: [String] = []) throws {
+        let outcome = try run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path] + extra)
+        XCTAssertEqual(outcome.status, 0, outcome.text)
+    }
+
+    func unmount() throws {
+        XCTAssertEqual(try run("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
+        let deadline = Date().addingTimeInterval(15)
+        while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(50_000) }
+    }
+
+    func regionFile(_ name: String, maxZoom: Int = 14) throws -> String {
+        let path = mount.directory.path(name)
+        try """
+            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": \(maxZoom), "metadata": {"trip": "test"}}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Polls progress.json until the pack is complete (or fails the test after `timeout`).
+    func waitForState(_ pack: String, _ state: String = "complete", timeout: TimeInterval = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            if let data = FileManager.default.contents(atPath: "\(packs)/\(pack)/progress.json") {
+                last = String(decoding: data, as: UTF8.self)
+                if JSONValue.parse(data)?["state"]?.string == state { return }
+            }
+            usleep(100_000)
+        }
+        XCTFail("\(pack) did not reach \(state): \(last)")
+    }
+
+    func xattr(_ path: String, _ name: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let size = XAttr.get(path, name, &buffer, buffer.count)
+        return size < 0 ? nil : String(decoding: buffer.prefix(size), as: UTF8.self)
+    }
+
+    func testCopyARegionFileDownloadsThePack() throws {
+        try mountPackFS()
+        let cp = try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"])
+        XCTAssertEqual(cp.status, 0, cp.text)
+        try waitForState("helsinki")
+        let tiles = try FileManager.default.subpathsOfDirectory(atPath: packs + "/helsinki")
+            .filter { $0.range(of: #"^\d+/\d+/\d+\.pbf$"#, options: .regularExpression) != nil }
+        XCTAssertEqual(tiles.count, 19)
+        for tile in tiles {
+            XCTAssertEqual(FileManager.default.contents(atPath: packs + "/helsinki/" + tile),
+                           try server.expectedContent("/tiles/helsinki/" + tile), tile)
+        }
+        XCTAssertEqual(xattr(packs + "/helsinki.region", "user.packfs.state"), "complete")
+        let progress = JSONValue.parse(Data((xattr(packs + "/helsinki.region", "user.packfs.progress") ?? "").utf8))
+        XCTAssertEqual(progress?["completed_resources"], .number(322))
+        let cat = try run("/bin/cat", [packs + "/helsinki.region"])
+        XCTAssertTrue(cat.text.contains("\"maxzoom\": 14"), cat.text)
+    }
+
+    func testABadRegionFileFailsTheCopyAndExplainsWhy() throws {
+        try mountPackFS()
+        let bad = mount.directory.path("bad.json")
+        try #"{"style": "file:///etc/passwd", "bounds": [0, 0, 1, 1]}"#.write(toFile: bad, atomically: true, encoding: .utf8)
+        let cp = try run("/bin/cp", [bad, packs + "/bad.region"])
+        XCTAssertNotEqual(cp.status, 0)
+        XCTAssertTrue(cp.text.contains("Invalid argument"), cp.text)
+        let reason = try String(contentsOfFile: packs + "/bad.error", encoding: .utf8)
+        XCTAssertTrue(reason.contains("style"), reason)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/bad"))
+        try unmount()
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
+    }
+
+    func testRenameTouchRemoveAndRecursiveRemove() throws {
+        try mountPackFS()
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("b.json", maxZoom: 10), packs + "/b.region"]).status, 0)
+        try waitForState("a")
+        try waitForState("b")
+        let mv = try run("/bin/mv", [packs + "/a.region", packs + "/renamed.region"])
+        XCTAssertEqual(mv.status, 0, mv.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/renamed/style.json"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/a"))
+
+        let before = try server.accessLog().count
+        XCTAssertEqual(try run("/usr/bin/touch", [packs + "/renamed.region"]).status, 0)
+        let deadline = Date().addingTimeInterval(30)
+        while try server.accessLog().count < before + 322, Date() < deadline { usleep(100_000) }
+        let revalidations = Array(try server.accessLog().dropFirst(before))
+        XCTAssertEqual(revalidations.count, 322, "touch revalidated every resource")
+        XCTAssertEqual(Set(revalidations.map(\.status)), [304])
+
+        let rm = try run("/bin/rm", ["-rf", packs + "/b"])
+        XCTAssertEqual(rm.status, 0, rm.text)
+        XCTAssertEqual(rm.text, "", "rm -r prints nothing")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/b.region"))
+        XCTAssertEqual(try run("/bin/rm", [packs + "/renamed.region"]).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs), [])
+        try unmount()
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
+    }
+
+    func testSharedTilesSurviveRemovalOfOnePack() throws {
+        try mountPackFS()
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("b.json", maxZoom: 10), packs + "/b.region"]).status, 0)
+        try waitForState("a")
+        try waitForState("b")
+        XCTAssertEqual(try run("/bin/rm", ["-r", "-f", packs + "/a"]).status, 0)
+        let shared = packs + "/b/10/582/296.pbf"
+        XCTAssertEqual(FileManager.default.contents(atPath: shared), try server.expectedContent("/tiles/helsinki/10/582/296.pbf"))
+        try unmount()
+        let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+        XCTAssertEqual(try database.packs().map(\.name), ["b"])
+        XCTAssertEqual(try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
+    }
+
+    func testUnmountDuringADownloadResumesAtTheNextMount() throws {
+        server.stop()
+        server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
+        try mountPackFS(["--concurrency", "2"])
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
+        usleep(1_500_000)
+        try unmount()
+        let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+        let pack = try database.pack(named: "helsinki")
+        let stored = try database.progress(of: pack.id).completedResources
+        XCTAssertEqual(try database.status(of: pack.id).state, .active, "recorded for resumption")
+        XCTAssertGreaterThan(stored, 0)
+        XCTAssertLessThan(stored, 322)
+        try database.close()
+        usleep(300_000)
+        let before = try server.accessLog().count
+        try mountPackFS()
+        try waitForState("helsinki")
+        let again = try server.accessLog().dropFirst(before).count
+        XCTAssertEqual(again, 322 - stored, "only what was missing was fetched")
+    }
+}
