@@ -1,0 +1,68 @@
+import Foundation
+import PackStore
+import TestSupport
+import XCTest
+
+/// mount-scripts/: `mount -t fuse.packfs` through mount.packfs, and umount.packfs waiting for the
+/// daemon to close the database.
+final class MountScriptTests: XCTestCase {
+    var mount: MountHelper!
+    let helper = "/sbin/mount.fuse.packfs"
+    var db: String { mount.directory.path("packs.db") }
+
+    override func setUpWithError() throws {
+        try MountHelper.requireFUSE()
+        mount = try MountHelper()
+    }
+
+    override func tearDown() {
+        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        try? FileManager.default.removeItem(atPath: helper)
+        mount?.directory.remove()
+    }
+
+    private func script(_ name: String) -> String {
+        ProjectPaths.root.appendingPathComponent("mount-scripts").appendingPathComponent(name).path
+    }
+
+    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PACKFS"] = BuiltProducts.executable("packfs").path
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    func testMountTypeFusePackfsAndUnmountScript() throws {
+        guard FileManager.default.isWritableFile(atPath: "/sbin") else {
+            if isCI { return XCTFail("/sbin is not writable: cannot install mount.fuse.packfs") }
+            throw XCTSkip("/sbin is not writable (not root)")
+        }
+        try? FileManager.default.removeItem(atPath: helper)
+        try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: script("mount.packfs"))
+        let mounted = try run("/bin/mount", ["-t", "fuse.packfs", db, mount.path, "-o", "defaults,_netdev,nofail"])
+        XCTAssertEqual(mounted.status, 0, mounted.text)
+        XCTAssertTrue(mount.isMounted)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path).sorted(), ["packs", "status.json"])
+        let unmounted = try run(script("umount.packfs"), [mount.path])
+        XCTAssertEqual(unmounted.status, 0, unmounted.text)
+        XCTAssertFalse(mount.isMounted)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "the daemon closed the database before umount.packfs returned")
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
+    }
+
+    func testMountHelperRefusesUnknownArguments() throws {
+        let bad = try run(script("mount.packfs"), [db, mount.path, "--bogus"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.text.contains("unknown argument"), bad.text)
+        XCTAssertFalse(mount.isMounted)
+    }
+}
