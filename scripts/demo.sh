@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build PackFS (release), serve the bundled sample tile
-# server (Fixtures/world) with nginx on loopback, download the Helsinki pack into a new database in
-# /tmp/packfs-demo, and show it with packfs and sqlite3.
+# server (Fixtures/world) with nginx on loopback, mount a new database, write a region file into
+# the mount, wait for the download to complete, and show the pack as files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -9,14 +9,17 @@ cd "$(dirname "$0")/.."
 swift build -c release --product packfs
 packfs="$(swift build -c release --show-bin-path)/packfs"
 demo=/tmp/packfs-demo
-rm -rf "$demo" && mkdir -p "$demo"
+mnt="$demo/mnt"
+fusermount3 -u "$mnt" 2>/dev/null || true
+rm -rf "$demo" && mkdir -p "$mnt"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 Tests/servers/nginx-world.sh --dir "$demo/server" --port "$port" --die-with-parent >"$demo/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
+cleanup() { fusermount3 -u "$mnt" 2>/dev/null || true; kill "$server" 2>/dev/null || true; }
+trap cleanup EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/styles/bright.json" >/dev/null && break; sleep 0.1; done
-echo "== sample tile server: http://127.0.0.1:$port (nginx, Fixtures/world)"
+echo "== sample tile server: http://127.0.0.1:$port (nginx serving Fixtures/world)"
 
 cat >"$demo/helsinki.region" <<REGION
 {
@@ -28,13 +31,20 @@ cat >"$demo/helsinki.region" <<REGION
 }
 REGION
 set -x
-cat "$demo/helsinki.region"
-"$packfs" estimate "$demo/helsinki.region"
-"$packfs" download "$demo/packs.db" helsinki "$demo/helsinki.region"
+"$packfs" mount "$demo/packs.db" "$mnt"
+cp "$demo/helsinki.region" "$mnt/packs/helsinki.region"
+set +x
+for _ in $(seq 600); do
+  grep -q '"state":"complete"' "$mnt/packs/helsinki/progress.json" 2>/dev/null && break
+  grep -q '"state":"error"' "$mnt/packs/helsinki/progress.json" 2>/dev/null && break
+  sleep 0.1
+done
+set -x
+ls -l "$mnt" "$mnt/packs" "$mnt/packs/helsinki"
+cat "$mnt/packs/helsinki/progress.json"; echo
+cat "$mnt/status.json"; echo
+(cd "$mnt/packs/helsinki" && ls [0-9]*/[0-9]*/[0-9]*.pbf | wc -l)   # tiles of the primary source
+find "$mnt/packs/helsinki" -type f | wc -l                          # every file of the pack
+du -sh "$mnt/packs/helsinki"
+head -c 400 "$mnt/packs/helsinki/style.json"; echo
 "$packfs" list "$demo/packs.db"
-"$packfs" status "$demo/packs.db" helsinki
-"$packfs" download "$demo/packs.db" helsinki "$demo/helsinki.region"   # again: nothing is fetched twice
-sqlite3 "$demo/packs.db" "SELECT id, definition, CAST(description AS TEXT) FROM regions"
-sqlite3 "$demo/packs.db" "SELECT kind, COUNT(*) FROM resources GROUP BY kind"
-sqlite3 "$demo/packs.db" "SELECT url_template, COUNT(*) FROM tiles GROUP BY url_template"
-sqlite3 "$demo/packs.db" "PRAGMA user_version; PRAGMA journal_mode; PRAGMA integrity_check"
