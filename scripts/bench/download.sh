@@ -34,13 +34,15 @@ for round in $(seq "$rounds"); do
   t1=$(now)
   stored=$(sqlite3 "$work/packs.db" "SELECT COUNT(*) FROM tiles WHERE data IS NOT NULL")
   [ "$stored" = "$count" ] || { echo "packfs stored $stored of $count tiles" >&2; exit 1; }
-  rm -rf "$work/out" && mkdir -p "$work/out"
+  # A fresh directory per round: reusing a deleted one slowed later rounds' file creation.
+  mkdir -p "$work/r$round/out"
   sync
   t2=$(now)
-  (cd "$work" && curl -s --parallel --parallel-max 20 -K "$work/world/urls.txt" 2>/dev/null)
+  (cd "$work/r$round" && curl -s --parallel --parallel-max 20 -K "$work/world/urls.txt" 2>/dev/null)
   t3=$(now)
-  fetched=$(find "$work/out" -type f | wc -l)
+  fetched=$(find "$work/r$round/out" -type f | wc -l)
   [ "$fetched" = "$count" ] || { echo "curl fetched $fetched of $count tiles" >&2; exit 1; }
+  rm -rf "$work/r$round"
   p=$(python3 -c "print($t1-$t0)"); c=$(python3 -c "print($t3-$t2)")
   printf '%-6s %10.2f %12s %10.2f %12s %8.2f\n' "$round" "$p" "$(rate "$count" "$p")" "$c" "$(rate "$count" "$c")" \
     "$(python3 -c "print($c/$p)")"

@@ -39,6 +39,7 @@ final class BatchWriter: @unchecked Sendable {
     /// Written in the same transaction as each batch, so state and content never disagree.
     var status: (() -> PackStatus)?
 
+    // 2048 items per batch was tried (fewer commits and fsyncs): no measurable gain over 512.
     init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxDelay: TimeInterval = 0.2) {
         self.database = database
         self.region = region

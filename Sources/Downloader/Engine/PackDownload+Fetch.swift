@@ -41,7 +41,7 @@ extension PackDownload {
     }
 
     private func fetchTiles(_ chunk: [(key: TileKey, url: String, isMapbox: Bool)], totals: (all: Int, mapbox: Int)) throws {
-        let stored = try database.storedTiles(chunk.map(\.key))
+        let stored = try database.storedTiles(chunk.map(\.key).filter(templateHasTiles))
         var requests: [HTTPRequest<FetchTag>] = []
         for tile in chunk {
             if mode == .download, stored[tile.key] != nil {
@@ -54,6 +54,17 @@ extension PackDownload {
             requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key)))
         }
         submit(requests)
+    }
+
+    /// Whether the database held tiles of this template when the run first met it: when not,
+    /// none of this run's keys can be stored except by this run, which requests each key once.
+    /// Spares a lookup per tile of a first download. (A writer in another process may store one
+    /// meanwhile; it is then fetched again instead of adopted, and upserted.)
+    private func templateHasTiles(_ key: TileKey) throws -> Bool {
+        if let known = templatesStored[key.urlTemplate] { return known }
+        let known = try database.hasTiles(urlTemplate: key.urlTemplate)
+        templatesStored[key.urlTemplate] = known
+        return known
     }
 
     /// The database-wide caps: reaching one stops the pack; what is stored stays.

@@ -38,6 +38,9 @@ public final class PackDownload: @unchecked Sendable {
     var documents: [String: HTTPOutcome] = [:]
     /// The style and TileJSONs, fetched or adopted while planning (not again by `fetch`).
     var handledDocuments = Set<String>()
+    /// Per URL template: did the database hold any of its tiles when this run first met it?
+    /// (Read and written by `fetch` only, on the caller's thread.)
+    var templatesStored: [String: Bool] = [:]
     /// Tiles newly stored (or about to be) by this run, for the database-wide limits.
     var newTiles = 0
     var newMapboxTiles = 0

@@ -38,13 +38,18 @@ struct AttemptClassifier {
         }
     }
 
+    /// A 2xx with a body to decode: the step comes from `decoded`, which may run on another thread.
+    static func needsDecoding(_ result: AttemptResult) -> Bool {
+        result.code == CURLE_OK && result.status != 204 && (200..<300).contains(result.status)
+    }
+
     private func networkFailure(_ result: AttemptResult, url: String) -> AttemptStep {
         if result.bodyTooLarge { return .finish(.failed(.bodyTooLarge(limit: bodyLimit, url: url))) }
         let error = HTTPError.network(code: Int(result.code.rawValue), message: result.message, url: url)
         return RetryPolicy.isTransient(result.code) ? .retry(error, retryAfter: nil) : .finish(.failed(error))
     }
 
-    private func decoded(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
+    func decoded(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
         do {
             let body = try decoder.decode(result.body, contentEncoding: result.headers.contentEncoding, limit: bodyLimit)
             let response = HTTPResponse(

@@ -17,6 +17,11 @@ struct Job<Tag: Sendable> {
     }
 
     var isFirstAttempt: Bool { attempts == 0 && redirects == 0 }
+
+    func completion(_ outcome: HTTPOutcome) -> HTTPCompletion<Tag> {
+        HTTPCompletion(request: request, outcome: outcome, finalURL: url, attempts: attempts,
+                       newConnections: newConnections)
+    }
 }
 
 /// A FIFO of jobs: an array read from a moving head, compacted now and then, so that a caller
@@ -96,10 +101,11 @@ final class Inbox<Tag: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Totals written by the loop, read by anyone.
+/// Totals written by the loop, plus the completions made by decoding workers; read by anyone.
 final class StatisticsBox: @unchecked Sendable {
     private let lock = NSLock()
     private var value = HTTPStatistics()
+    private var completedByWorkers = 0
 
     func publish(_ totals: HTTPStatistics) {
         lock.lock()
@@ -107,10 +113,19 @@ final class StatisticsBox: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Counted before the completion runs, so a caller that saw it sees it counted.
+    func countWorkerCompletion() {
+        lock.lock()
+        completedByWorkers += 1
+        lock.unlock()
+    }
+
     var current: HTTPStatistics {
         lock.lock()
         defer { lock.unlock() }
-        return value
+        var totals = value
+        totals.completed += completedByWorkers
+        return totals
     }
 }
 

@@ -37,9 +37,13 @@ extension TransferLoop {
         resumed.append(job)
     }
 
-    /// Ends matching jobs wherever they are (queued, backing off or in flight) with `.cancelled`.
+    /// Ends matching jobs wherever they are (queued, backing off, in flight or being decoded)
+    /// with `.cancelled`.
     func cancel(where predicate: (Job<Tag>) -> Bool) {
-        let stopped = detachActive(where: predicate)
+        let (decoding, returned) = decoders.withdraw(where: predicate)
+        // Retries on their way back join the retry queue first, where the sweep below finds them.
+        for back in returned { proceed(back.job, back.step) }
+        let stopped = decoding + detachActive(where: predicate)
             + resumed.remove(where: predicate)
             + fresh.remove(where: predicate)
             + retries.remove(where: predicate)
@@ -48,8 +52,6 @@ extension TransferLoop {
 
     func complete(_ job: Job<Tag>, _ outcome: HTTPOutcome) {
         totals.completed += 1
-        completion(HTTPCompletion(
-            request: job.request, outcome: outcome, finalURL: job.url,
-            attempts: job.attempts, newConnections: job.newConnections))
+        completion(job.completion(outcome))
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// One turn: take the inbox, release due retries, fill free slots, curl_multi_perform, settle
 /// finished transfers; then curl_multi_poll until a socket is ready, libcurl's own timer fires,
 /// the next retry is due or another thread calls curl_multi_wakeup. Retries wait in a timer heap,
-/// not in a slot, so a backing-off request never holds up the others.
+/// not in a slot, so a backing-off request never holds up the others. 2xx bodies go to the
+/// `DecodePool` and free their slot at once.
 final class TransferLoop<Tag: Sendable> {
     struct Limits {
         var retry: RetryPolicy
@@ -23,6 +24,7 @@ final class TransferLoop<Tag: Sendable> {
     let limits: Limits
     let urls: URLInspector
     let classifier: AttemptClassifier
+    let decoders: DecodePool<Tag>
     private let sharedHeaders: UnsafeMutablePointer<curl_slist>?
     private var transfers: [EasyTransfer]
     private var idle: [Int]
@@ -51,6 +53,16 @@ final class TransferLoop<Tag: Sendable> {
         transfers = try (0..<configuration.concurrency).map { try EasyTransfer(slot: $0, settings: settings) }
         idle = Array(transfers.indices.reversed())
         active = Array(repeating: nil, count: transfers.count)
+        // Last: nothing may throw once the workers run.
+        decoders = DecodePool(
+            workers: configuration.decoders, limit: configuration.concurrency, bodyLimit: configuration.maxBodyBytes,
+            wakeLoop: { multi.wakeUp() },
+            finish: { job, outcome in
+                var job = job
+                job.attempts += 1
+                statistics.countWorkerCompletion()
+                completion(job.completion(outcome))
+            })
     }
 
     deinit {
@@ -66,6 +78,7 @@ final class TransferLoop<Tag: Sendable> {
         while true {
             let mail = inbox.take()
             fresh.append(contentsOf: mail.jobs)
+            for back in decoders.takeReturned() { proceed(back.job, back.step) }
             for predicate in mail.cancellations { cancel(where: { predicate($0.request.tag) }) }
             if mail.stop { break }
             releaseDueRetries()
@@ -79,6 +92,7 @@ final class TransferLoop<Tag: Sendable> {
             curl_multi_poll(multi, nil, 0, pollTimeout(), nil)
         }
         cancel(where: { _ in true })
+        decoders.close()
         statistics.publish(totals)
     }
 
@@ -89,6 +103,7 @@ final class TransferLoop<Tag: Sendable> {
     }
 
     private func startTransfers() {
+        guard !idle.isEmpty, decoders.hasRoom() else { return }
         while let slot = idle.last, let job = resumed.popFirst() ?? fresh.popFirst() {
             if job.isFirstAttempt,
                let refusal = urls.refusal(of: job.url, redirectedFrom: nil, allowHost: allowHost) {
@@ -139,8 +154,12 @@ final class TransferLoop<Tag: Sendable> {
         job.newConnections += result.newConnections
         totals.connections += result.newConnections
         totals.wireBytes += result.body.count
-        let step = classifier.classify(result, url: job.url, now: Int64(Date().timeIntervalSince1970))
-        proceed(job, step)
+        let now = Int64(Date().timeIntervalSince1970)
+        guard !AttemptClassifier.needsDecoding(result) else {
+            decoders.submit(job, result: result, now: now)
+            return
+        }
+        proceed(job, classifier.classify(result, url: job.url, now: now))
     }
 
     /// Stops the active transfers whose job matches, returning their jobs; slots become idle.

@@ -4,14 +4,18 @@
 enum URLString {
     /// The lowercased scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then `:`),
     /// or nil for a relative reference.
+    /// Scans UTF-8 bytes, not Characters: it runs for every tile request, and the scheme is ASCII.
     static func scheme(of url: String) -> String? {
-        guard let colon = url.firstIndex(of: ":"), let first = url.first, first.isASCII,
-            first.isLetter
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), let first = bytes.first, isLetter(first)
         else { return nil }
-        let name = url[..<colon]
-        let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
-        return allowed ? name.lowercased() : nil
+        let name = bytes[..<colon]
+        let allowed = name.allSatisfy { isLetter($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
+        return allowed ? String(url[..<colon]).lowercased() : nil
     }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     /// True for URLs PackFS may store and (after `mapbox://` expansion) fetch.
     static func hasFetchableScheme(_ url: String) -> Bool {
@@ -21,9 +25,18 @@ enum URLString {
 
     /// The authority (`host[:port]`, with any user info) of `scheme://authority/...`, or nil.
     static func authority(of url: String) -> Substring? {
-        guard scheme(of: url) != nil, let range = url.range(of: "://") else { return nil }
-        let rest = url[range.upperBound...]
-        return rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
+        guard scheme(of: url) != nil else { return nil }
+        let bytes = url.utf8
+        var start: String.Index?
+        var index = bytes.startIndex
+        while start == nil, let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = bytes[bytes.index(after: colon)...]
+            if rest.starts(with: "//".utf8) { start = bytes.index(colon, offsetBy: 3) }
+            index = bytes.index(after: colon)
+        }
+        guard let start else { return nil }
+        let end = bytes[start...].firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? bytes.endIndex
+        return url[start..<end]
     }
 
     /// The lowercased host of an absolute URL, without user info, port or IPv6 brackets.

@@ -21,6 +21,15 @@ extension OfflineDatabase {
         }
     }
 
+    /// True when some tile with this URL template is stored: when none is, a downloader can skip
+    /// `storedTiles` for that template's keys.
+    public func hasTiles(urlTemplate: String) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tiles WHERE url_template = ?)",
+                              arguments: [urlTemplate]) ?? false
+        }
+    }
+
     /// The validators of every URL in `urls` that is stored.
     public func storedResources(_ urls: [String]) throws -> [String: CacheHeaders] {
         try read { db in

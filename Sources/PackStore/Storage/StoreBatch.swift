@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// The writes of one transaction (`OfflineDatabase.write`). Updates keep row ids (update, then
-/// insert if absent, as MapLibre does); pack membership is `INSERT OR IGNORE`.
+/// insert if absent, as MapLibre does; tiles use an upsert to the same effect); pack membership
+/// is `INSERT OR IGNORE`.
 public struct StoreBatch {
     let db: Database
     let now: Int64
@@ -35,27 +36,25 @@ public struct StoreBatch {
         return try resourceID(url: url)!
     }
 
-    /// Stores a tile and returns its row id.
+    /// Stores a tile and returns its row id, in one statement (a download stores thousands per
+    /// batch). An existing row keeps its id; the upsert does use up a sequence number then.
     @discardableResult
     public func putTile(_ key: TileKey, data: StoredData, headers: CacheHeaders) throws -> TileID {
-        let values: StatementArguments = [
-            headers.expires, headers.modified, headers.etag, data.bytes, data.compressed, now,
-            headers.mustRevalidate, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y,
-        ]
-        try db.cachedStatement(sql: """
-            UPDATE tiles SET expires = ?, modified = ?, etag = ?, data = ?, compressed = ?,
-              accessed = ?, must_revalidate = ?
-            WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-            """).execute(arguments: values)
-        if db.changesCount == 0 {
-            try db.cachedStatement(sql: """
-                INSERT INTO tiles (expires, modified, etag, data, compressed, accessed,
-                  must_revalidate, url_template, pixel_ratio, z, x, y)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: values)
-            return TileID(rawValue: db.lastInsertedRowID)
-        }
-        return try tileID(key)!
+        let id = try Int64.fetchOne(db.cachedStatement(sql: """
+            INSERT INTO tiles (expires, modified, etag, data, compressed, accessed,
+              must_revalidate, url_template, pixel_ratio, z, x, y)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (url_template, pixel_ratio, z, x, y) DO UPDATE SET
+              expires = excluded.expires, modified = excluded.modified, etag = excluded.etag,
+              data = excluded.data, compressed = excluded.compressed, accessed = excluded.accessed,
+              must_revalidate = excluded.must_revalidate
+            RETURNING id
+            """), arguments: [
+                headers.expires, headers.modified, headers.etag, data.bytes, data.compressed, now,
+                headers.mustRevalidate, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y,
+            ])
+        guard let id else { throw StoreError.sqlite("tile upsert returned no id") }
+        return TileID(rawValue: id)
     }
 
     /// A 304 answer: the stored content stays; the headers and `accessed` are renewed.

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Decodes 2xx bodies on a few worker threads, so that libcurl keeps receiving while bodies are
+/// inflated: on the loop thread, inflating was a quarter of the loop's time, and no transfer moved
+/// meanwhile.
+///
+/// Exactly once. A handed-over job waits in `pending` until a worker has decoded its body; whoever
+/// takes it out owns it. A worker finishes it (completing on the worker thread) or, for a corrupt
+/// body, hands the retry back to the loop through `returned`; a cancel on the loop completes it
+/// with `.cancelled`, and the worker's result is dropped. The move from `pending` to `returned`
+/// and the loop's `withdraw` share one lock, so a cancel never misses a job on its way back.
+///
+/// Bounded. The loop starts no transfer while `limit` bodies are pending (each holds its body);
+/// the worker that makes room wakes it.
+final class DecodePool<Tag: Sendable>: @unchecked Sendable {
+    private struct Work {
+        var id: UInt64
+        var result: AttemptResult
+        var url: String
+        var now: Int64
+    }
+
+    typealias Returned = (job: Job<Tag>, step: AttemptStep)
+
+    private let condition = NSCondition()
+    private var queue: [Work] = []
+    private var pending: [UInt64: Job<Tag>] = [:]
+    private var returned: [Returned] = []
+    private var nextID: UInt64 = 0
+    private var loopWaits = false
+    private var closed = false
+    private let limit: Int
+    private let wakeLoop: @Sendable () -> Void
+    private let finish: @Sendable (Job<Tag>, HTTPOutcome) -> Void
+    private let exited = DispatchGroup()
+    private var threads: [Thread] = []
+
+    /// `finish` completes a job on the worker thread; `wakeLoop` interrupts the loop's poll.
+    init(workers: Int, limit: Int, bodyLimit: Int, wakeLoop: @escaping @Sendable () -> Void,
+         finish: @escaping @Sendable (Job<Tag>, HTTPOutcome) -> Void) {
+        self.limit = limit
+        self.wakeLoop = wakeLoop
+        self.finish = finish
+        for index in 0..<max(1, workers) {
+            // BodyDecoder reuses one Inflater: one per thread.
+            let classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit)
+            let exited = self.exited
+            exited.enter()
+            let thread = Thread { [self] in
+                run(classifier)
+                exited.leave()
+            }
+            thread.name = "PackFS HTTP decode \(index)"
+            threads.append(thread)
+        }
+        threads.forEach { $0.start() }
+    }
+
+    func runs(on thread: Thread) -> Bool { threads.contains { $0 === thread } }
+
+    // MARK: Loop side
+
+    func submit(_ job: Job<Tag>, result: AttemptResult, now: Int64) {
+        condition.lock()
+        pending[nextID] = job
+        queue.append(Work(id: nextID, result: result, url: job.url, now: now))
+        nextID += 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// False when `limit` bodies are pending; the loop is then woken once there is room again.
+    func hasRoom() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        loopWaits = pending.count >= limit
+        return !loopWaits
+    }
+
+    /// Retries handed back by the workers, for the loop to schedule.
+    func takeReturned() -> [Returned] {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !returned.isEmpty else { return [] }
+        defer { returned = [] }
+        return returned
+    }
+
+    /// Takes the pending jobs matching `predicate` (the caller completes them) and, atomically
+    /// with them, every returned retry (the caller schedules these, then cancels as usual).
+    func withdraw(where predicate: (Job<Tag>) -> Bool) -> (cancelled: [Job<Tag>], returned: [Returned]) {
+        condition.lock()
+        defer { condition.unlock() }
+        let matching = pending.filter { predicate($0.value) }
+        for id in matching.keys { pending[id] = nil }
+        defer { returned = [] }
+        return (matching.sorted { $0.key < $1.key }.map(\.value), returned)
+    }
+
+    /// Stops the workers once their current body is done and waits for them (and for any
+    /// completion they are running). Call after withdrawing everything.
+    func close() {
+        condition.lock()
+        precondition(pending.isEmpty && returned.isEmpty, "DecodePool closed with jobs it still owns")
+        closed = true
+        queue.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        exited.wait()
+    }
+
+    // MARK: Worker side
+
+    private func run(_ classifier: AttemptClassifier) {
+        while let work = next() {
+            settle(work.id, classifier.decoded(work.result, url: work.url, now: work.now))
+        }
+    }
+
+    /// The next body whose job is still pending (a cancelled one is not worth inflating); nil once closed.
+    private func next() -> Work? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed {
+            if queue.isEmpty {
+                condition.wait()
+                continue
+            }
+            let work = queue.removeFirst()
+            if pending[work.id] != nil { return work }
+        }
+        return nil
+    }
+
+    private func settle(_ id: UInt64, _ step: AttemptStep) {
+        condition.lock()
+        guard let job = pending.removeValue(forKey: id) else {
+            condition.unlock()
+            return
+        }
+        let makesRoom = loopWaits && pending.count < limit
+        if makesRoom { loopWaits = false }
+        var outcome: HTTPOutcome?
+        if case .finish(let finished) = step { outcome = finished } else { returned.append((job, step)) }
+        condition.unlock()
+        if let outcome {
+            finish(job, outcome)
+            if makesRoom { wakeLoop() }
+        } else {
+            wakeLoop()
+        }
+    }
+}
