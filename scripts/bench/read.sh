@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Read benchmark: every tile of a generated pack of N unique tiles (default 20,000) read through
+# the mount, cold (fresh mount, page cache dropped) and warm, against the same tiles read from
+# ordinary files on the same disk, in the same run. Needs root (drop_caches) and FUSE.
+# usage: read.sh [TILES] [THREADS]
+set -euo pipefail
+tiles=${1:-20000}
+threads=${2:-4}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
+[ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+cd "$root"
+swift build -c release --product packfs >/dev/null
+packfs="$(swift build -c release --show-bin-path)/packfs"
+fusermount3 -u "$work/mnt" 2>/dev/null || true
+rm -rf "$work" && mkdir -p "$work/mnt"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+count=$(python3 scripts/bench/gen_tiles.py "$work/world" "http://127.0.0.1:$port" "$tiles")
+Tests/servers/nginx-world.sh --dir "$work/nginx" --port "$port" --world "$work/world" --die-with-parent >"$work/nginx.out" 2>&1 &
+server=$!
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/styles/bench.json" >/dev/null && break; sleep 0.1; done
+"$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
+kill $server 2>/dev/null || true
+
+# The same tiles as ordinary files, same disk: the generated server root (raw .pbf bytes).
+(cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) > "$work/list.txt"
+read_run() { python3 scripts/bench/read_tiles.py "$1" "$work/list.txt" "$threads"; }
+drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+drop; files_cold=$(read_run "$work/world/tiles")
+files_warm=$(read_run "$work/world/tiles")
+"$packfs" mount "$work/packs.db" "$work/mnt"
+drop; mount_cold=$(read_run "$work/mnt/packs/bench")
+mount_warm=$(read_run "$work/mnt/packs/bench")
+fusermount3 -u "$work/mnt"
+
+# Same bytes both ways (a benchmark of the wrong content would be meaningless).
+[ "$(echo "$files_warm" | cut -d' ' -f3)" = "$(echo "$mount_warm" | cut -d' ' -f3)" ] || { echo "byte totals differ" >&2; exit 1; }
+rate() { echo "$1" | cut -d' ' -f1; }
+echo "tiles: $count, $threads reader threads, $(nproc) cores"
+printf '%-8s %14s %14s %8s %8s\n' "" "files t/s" "mount t/s" ratio target
+printf '%-8s %14s %14s %8.2f %8s\n' cold "$(rate "$files_cold")" "$(rate "$mount_cold")" "$(python3 -c "print($(rate "$mount_cold")/$(rate "$files_cold"))")" 0.5
+printf '%-8s %14s %14s %8.2f %8s\n' warm "$(rate "$files_warm")" "$(rate "$mount_warm")" "$(python3 -c "print($(rate "$mount_warm")/$(rate "$files_warm"))")" 0.9
