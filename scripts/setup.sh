@@ -3,7 +3,8 @@
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl openssl python3-pip)
+packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl openssl python3-pip
+  libegl-mesa0 libgl1-mesa-dri)  # the last two: headless rendering for the render test (Mesa EGL, surfaceless)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -12,6 +13,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # Independent references for the tile-cover tests (test-only).
 python3 -c "import mercantile, supermercado" 2>/dev/null || pip install -q mercantile supermercado
+# MapLibre Native for the render test (Tests/render/render_compare.py; test-only).
+python3 -c "import pymgl" 2>/dev/null || pip install -q pymgl
 # A Debian nginx package may start a system-wide server on port 80; PackFS's tests run their own.
 if command -v swift >/dev/null 2>&1; then :; elif [ -x /opt/swift/usr/bin/swift ]; then
   echo "note: add /opt/swift/usr/bin to PATH" >&2

@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The mount's promise to renderers: MapLibre Native (pymgl) renders a pack's style.json from the
+/// mount, with no network, into the same picture, pixel for pixel, as the origin server's style.
+///
+/// Needs pymgl (`pip install pymgl`) and Mesa's EGL (Debian libegl-mesa0 libgl1-mesa-dri), run
+/// headless with EGL_PLATFORM=surfaceless; scripts/setup.sh installs them. Skips without them
+/// locally, fails in CI. The pictures stay in a temporary directory whose path the test prints.
+final class RenderTests: XCTestCase {
+    var mount: MountHelper!
+    var server: TestServer!
+    var db: String { mount.directory.path("packs.db") }
+
+    static let script = ProjectPaths.root.appendingPathComponent("Tests/render/render_compare.py").path
+    /// Every view render_compare.py draws by default.
+    static let views = ["z15.5", "z14", "z12", "z4"]
+
+    override func setUpWithError() throws {
+        try MountHelper.requireFUSE()
+        try Self.requirePymgl()
+        mount = try MountHelper()
+        server = try TestServer.nginx()
+    }
+
+    override func tearDown() {
+        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        server?.stop()
+        mount?.directory.remove()
+    }
+
+    func testThePackRendersFromTheMountAsTheOriginDoes() throws {
+        let region = mount.directory.path("helsinki.region")
+        try """
+            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": 14}
+            """.write(toFile: region, atomically: true, encoding: .utf8)
+        let packfs = BuiltProducts.executable("packfs").path
+        let download = try run(packfs, ["download", db, "helsinki", region])
+        XCTAssertEqual(download.status, 0, download.text)
+        let mounted = try run(packfs, ["mount", db, mount.path])
+        XCTAssertEqual(mounted.status, 0, mounted.text)
+        XCTAssertTrue(mount.isMounted)
+
+        // Nothing in the mount's style may reach the network: then every glyph, sprite and tile
+        // MapLibre draws for the candidate was read from the mount.
+        let stylePath = mount.path + "/packs/helsinki/style.json"
+        let style = try String(contentsOfFile: stylePath, encoding: .utf8)
+        XCTAssertFalse(style.contains("http://") || style.contains("https://"), style)
+        XCTAssertTrue(style.contains("\"file://\(mount.path)/packs/helsinki/glyphs/{fontstack}/{range}.pbf\""), style)
+
+        // Kept after the test (not under the mount's directory) so the pictures can be looked at.
+        let pictures = try TemporaryDirectory(prefix: "packfs-render")
+        print("RenderTests: pictures in \(pictures.url.path)")
+        let compare = try run("/usr/bin/env", ["python3", Self.script, server.url("/styles/bright.json"),
+                                               "file://" + stylePath, pictures.url.path],
+                              environment: ["EGL_PLATFORM": "surfaceless"], timeout: 300)
+        print(compare.text)
+        XCTAssertEqual(compare.status, 0, compare.text)
+        for view in Self.views {
+            XCTAssertTrue(compare.text.contains("\n\(view) zoom ") || compare.text.hasPrefix("\(view) zoom "),
+                          "no line for view \(view)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: pictures.path("\(view)-candidate.png")), view)
+        }
+        XCTAssertTrue(compare.text.contains("OK: \(Self.views.count) views identical"), compare.text)
+    }
+
+    /// Skips when pymgl cannot be imported (fails in CI, where setup.sh installed it).
+    static func requirePymgl(file: StaticString = #filePath, line: UInt = #line) throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import pymgl"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        let started = (try? probe.run()) != nil
+        if started { probe.waitUntilExit() }
+        guard !started || probe.terminationStatus != 0 else { return }
+        let message = "pymgl is not importable by python3 (pip install pymgl; apt-get install libegl-mesa0 libgl1-mesa-dri)"
+        if isCI { XCTFail(message, file: file, line: line) }
+        throw XCTSkip(message)
+    }
+
+    /// Runs a program; the text is stdout and stderr together. Killed after `timeout` seconds.
+    private func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                     timeout: TimeInterval = 120) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
