@@ -46,11 +46,13 @@ public struct KernelCaching: Sendable, Equatable {
 
     func negotiate(_ connection: inout fuse_conn_info) -> Agreement {
         let capable = connection.capable
-        var wanted = UInt32(FUSE_CAP_ASYNC_READ | FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_ATOMIC_O_TRUNC
-            | FUSE_CAP_PARALLEL_DIROPS)
-        if statelessOpen { wanted |= UInt32(FUSE_CAP_NO_OPEN_SUPPORT) }
+        var wanted = UInt32(FUSE_CAP_ASYNC_READ | FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_PARALLEL_DIROPS)
+        // With stateless opens no OPEN carries O_TRUNC, so the truncate must arrive as a setattr.
+        wanted |= statelessOpen ? UInt32(FUSE_CAP_NO_OPEN_SUPPORT) : UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
         if statelessOpendir { wanted |= UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) }
-        let refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO)
+        var refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO)
+        // libfuse wants ATOMIC_O_TRUNC by default; with stateless opens it would swallow O_TRUNC.
+        if statelessOpen { refused |= UInt32(FUSE_CAP_ATOMIC_O_TRUNC) }
         connection.want = (connection.want | (wanted & capable)) & ~refused
         connection.max_readahead = min(connection.max_readahead, maxReadahead)
         return Agreement(

@@ -39,7 +39,9 @@ struct MountCommand: ParsableCommand {
         let manager = PackManager(database: database, options: network.downloadOptions)
         let mount = FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint,
-            options: FUSEMount.Options(mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads))
+            options: FUSEMount.Options(
+                mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
+                caching: KernelCaching(statelessOpen: true)))
         filesystem.controller = manager
         filesystem.kernelCache = mount.kernelCache
         manager.filesystem = filesystem

@@ -97,6 +97,23 @@ final class PackManagementTests: XCTestCase {
         XCTAssertTrue(cat.text.contains("\"maxzoom\": 14"), cat.text)
     }
 
+    func testWritingAChangedDefinitionConverges() throws {
+        try mountPackFS()
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
+        try waitForState("helsinki")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/helsinki/14"))
+        let before = try server.accessLog().count
+        let cp = try run("/bin/cp", [try regionFile("smaller.json", maxZoom: 10), packs + "/helsinki.region"])
+        XCTAssertEqual(cp.status, 0, cp.text)
+        let deadline = Date().addingTimeInterval(30)
+        while FileManager.default.fileExists(atPath: packs + "/helsinki/14"), Date() < deadline { usleep(100_000) }
+        try waitForState("helsinki")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/helsinki/11"), "tiles above z10 left the pack")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/helsinki/10"))
+        XCTAssertEqual(try server.accessLog().count, before, "nothing stored was fetched again")
+        XCTAssertTrue(try String(contentsOfFile: packs + "/helsinki.region", encoding: .utf8).contains("\"maxzoom\": 10"))
+    }
+
     func testABadRegionFileFailsTheCopyAndExplainsWhy() throws {
         try mountPackFS()
         let bad = mount.directory.path("bad.json")

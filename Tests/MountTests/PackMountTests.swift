@@ -75,10 +75,22 @@ final class PackMountTests: XCTestCase {
     func testChangesInsideAPackFailAndUnmountLeavesOneFile() throws {
         try packfsMount()
         let tile = mount.path + "/packs/helsinki/14/9327/4742.pbf"
-        XCTAssertEqual(open(tile, O_WRONLY), -1)
+        // Opens are zero-message (the kernel never asks), so the refusal comes with the write.
+        let fd = open(tile, O_WRONLY)
+        if fd >= 0 {
+            XCTAssertEqual(write(fd, "x", 1), -1)
+            XCTAssertEqual(errno, EROFS)
+            close(fd)
+        } else {
+            XCTAssertEqual(errno, EROFS)
+        }
+        XCTAssertEqual(open(mount.path + "/packs/helsinki/new.pbf", O_CREAT | O_WRONLY, 0o644), -1)
         XCTAssertEqual(errno, EROFS)
-        XCTAssertEqual(unlink(mount.path + "/packs/helsinki/style.json"), -1)
+        XCTAssertEqual(mkdir(mount.path + "/packs/helsinki/15", 0o755), -1)
         XCTAssertEqual(errno, EROFS)
+        XCTAssertEqual(chmod(tile, 0o644), -1)
+        XCTAssertEqual(errno, EROFS)
+        XCTAssertEqual(FileManager.default.contents(atPath: tile), try server.expectedContent("/tiles/helsinki/14/9327/4742.pbf"))
         let again = try packfs(["mount", db, mount.directory.path("helsinki.region")])
         XCTAssertEqual(again.status, 1, "refused: not a directory")
         let second = mount.directory.path("second")

@@ -57,13 +57,26 @@ extension PackFilesystem {
     }
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
+        let handle = handle == 0 ? try implicitHandle(inode) : handle
         guard drafts.isOpen(handle: handle) else { throw try refusal(at: inode) }
         return try drafts.write(handle: handle, offset: offset, data: data)
+    }
+
+    /// With stateless opens (FUSE_CAP_NO_OPEN_SUPPORT) a write arrives with handle 0: the region
+    /// file gets an implicit draft, starting from what it shows now (an O_TRUNC open arrives
+    /// first as a truncate, which empties it).
+    func implicitHandle(_ inode: Inode) throws -> UInt64 {
+        let node = try node(inode)
+        guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
+        var current = Data()
+        if case .pack(let region, .regionFile) = node { current = try regionFile(try pack(region)) }
+        return drafts.implicitHandle(name: name, current: current)
     }
 
     /// close(): a draft changed since the last close goes to the pack manager now. Rejected:
     /// `<name>.error` says why and close() fails with EINVAL. Accepted: the error file goes.
     public func flush(inode: Inode, handle: UInt64) throws {
+        guard handle != 0 else { return try flushImplicit(inode: inode) }
         guard let submission = drafts.submission(handle: handle) else { return }
         let verdict: RegionFileVerdict
         if submission.content.isEmpty {
@@ -77,6 +90,19 @@ extension PackFilesystem {
         invalidateCaches()
         packsChanged(submission.name + Self.regionSuffix, submission.name, submission.name + ".error")
         if let reason = verdict.reason { throw FilesystemError.invalid(reason) }
+    }
+
+    /// A close with stateless opens: the implicit draft (if a write or truncate made one) is
+    /// judged now and dropped, since no release will come.
+    private func flushImplicit(inode: Inode) throws {
+        guard let name = try? regionFileName(try node(inode)), let handle = drafts.existingImplicitHandle(name: name) else {
+            return
+        }
+        defer {
+            if drafts.releaseImplicit(name: name) != nil { packsChanged(name + Self.regionSuffix) }
+            kernelCache?.invalidate(inode: inode)
+        }
+        try flush(inode: inode, handle: handle)
     }
 
     public func release(inode: Inode, handle: UInt64) {

@@ -12,7 +12,12 @@ extension PackFilesystem {
             guard changes != AttributeChanges() else { return try attributes(of: node, inode: inode).attributes }
             guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
-            if let size = changes.size, try !drafts.resize(name: name, to: size) { throw FilesystemError.notPermitted }
+            if let size = changes.size, try !drafts.resize(name: name, to: size) {
+                // Stateless opens: an O_TRUNC open of a region file arrives as this truncate.
+                guard size == 0 else { throw FilesystemError.notPermitted }
+                _ = try implicitHandle(inode)
+                guard try drafts.resize(name: name, to: 0) else { throw FilesystemError.notPermitted }
+            }
             if changes.accessed != nil || changes.modified != nil, case .pack(let region, _) = node {
                 // A region file being written for a new name has no pack to refresh yet.
                 guard let controller else { throw FilesystemError.notPermitted }

@@ -32,6 +32,9 @@ final class RegionDrafts: @unchecked Sendable {
     private var nameByHandle: [UInt64: String] = [:]
     private var nextSerial: UInt32 = 1
     private var nextHandle: UInt64 = 1
+    /// Handles opened on the kernel's behalf when opens are stateless (no OPEN, so writes and
+    /// truncates arrive with handle 0): one per name, submitted and dropped at its close.
+    private var implicitByName: [String: UInt64] = [:]
 
     /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
     /// when the draft already exists); `truncate` empties it; `dirty` marks it for the next close.
@@ -109,6 +112,23 @@ final class RegionDrafts: @unchecked Sendable {
             byName[name] = nil
             return name
         }
+    }
+
+    /// The implicit handle for `name`, opened (from `current`) if there is none.
+    func implicitHandle(name: String, current: Data) -> UInt64 {
+        if let handle = lock.withLock({ implicitByName[name] }) { return handle }
+        let handle = open(name: name, current: current, truncate: false, dirty: false)
+        lock.withLock { implicitByName[name] = handle }
+        return handle
+    }
+
+    /// The implicit handle for `name`, if a stateless write or truncate opened one.
+    func existingImplicitHandle(name: String) -> UInt64? { lock.withLock { implicitByName[name] } }
+
+    /// Drops `name`'s implicit handle (its close came).
+    func releaseImplicit(name: String) -> String? {
+        guard let handle = lock.withLock({ implicitByName.removeValue(forKey: name) }) else { return nil }
+        return release(handle: handle)
     }
 
     func draft(named name: String) -> Draft? { lock.withLock { byName[name] } }

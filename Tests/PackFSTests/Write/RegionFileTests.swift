@@ -102,6 +102,22 @@ final class RegionFileTests: WriteTestCase {
         XCTAssertTrue(exists("packs/alpha.error"))
     }
 
+    /// With stateless opens (no OPEN reaches the model) an O_TRUNC open arrives as a truncate to
+    /// 0 and writes carry handle 0: an implicit draft takes them, judged and dropped at close.
+    func testStatelessTruncateWriteAndCloseRedefineThePack() throws {
+        let alpha = try walker.lookup("packs/alpha.region").attributes.inode
+        _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: 0), caller: caller)
+        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).size, 0, "the draft shows while written")
+        let text = Data(#"{"style": "http://127.0.0.1:1/s.json", "bounds": [0, 0, 1, 1], "maxzoom": 3}"#.utf8)
+        XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 0, data: text.prefix(10)), 10)
+        XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 10, data: text.dropFirst(10)), text.count - 10)
+        try fs.flush(inode: alpha, handle: 0)
+        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: text)])
+        try fs.flush(inode: alpha, handle: 0)
+        XCTAssertEqual(controller.calls.count, 1, "a second close submits nothing")
+        XCTAssertNotEqual(try fs.getattr(inode: alpha, caller: caller).size, 0, "the file shows the pack's definition again")
+    }
+
     func testRefusedCreatesOpensAndWrites() throws {
         let create = { (parent: Inode, name: String, flags: Int32) in
             self.error { _ = try self.fs.create(parent: parent, name: name, mode: 0o644, flags: flags, caller: self.caller) }
@@ -114,8 +130,6 @@ final class RegionFileTests: WriteTestCase {
         let tile = try walker.lookup("packs/alpha/1/0/0.pbf").attributes.inode
         XCTAssertEqual(error { _ = try fs.open(inode: tile, flags: O_WRONLY, caller: caller) }, .readOnly)
         XCTAssertEqual(error { _ = try fs.write(inode: tile, handle: 0, offset: 0, data: Data("x".utf8)) }, .readOnly)
-        let alpha = try walker.lookup("packs/alpha.region").attributes.inode
-        XCTAssertEqual(error { _ = try fs.write(inode: alpha, handle: 0, offset: 0, data: Data("x".utf8)) }, .notPermitted)
         let status = try walker.lookup("status.json").attributes.inode
         XCTAssertEqual(error { _ = try fs.open(inode: status, flags: O_WRONLY, caller: caller) }, .notPermitted)
     }
