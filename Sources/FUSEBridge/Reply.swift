@@ -61,7 +61,7 @@ extension Attributes {
         status.st_blocks = blkcnt_t(clamping: (size + 511) / 512)
         status.st_uid = uid
         status.st_gid = gid
-        let time = timespec(tv_sec: Int(modified), tv_nsec: 0)
+        let time = timespec(tv_sec: Int(modified), tv_nsec: Int(modifiedNanoseconds))
         status.st_atim = time
         status.st_mtim = time
         status.st_ctim = time

@@ -32,8 +32,8 @@ extension PackFilesystem {
         switch node {
         case .root: return (directory(inode, 0o555), .live)
         case .packs: return (directory(inode, 0o755), .live)
-        case .draft: return (file(inode, 0o644, try content(of: node, inode: inode).count), .live)
-        case .status, .rejection: return (file(inode, 0o444, try content(of: node, inode: inode).count), .live)
+        case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode)), .live)
+        case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)
         case .source(let region, let ref, let part):
             guard !ref.primary, try layout(region).source(ref) != nil else { throw FilesystemError.stale }
@@ -65,12 +65,12 @@ extension PackFilesystem {
             _ = try pack(region)
             return (directory(inode, 0o555), directoryFreshness(region))
         case .regionFile:
-            return (file(inode, 0o644, try content(of: node, inode: inode).count), .live)
+            return (liveFile(inode, 0o644, try content(of: node, inode: inode)), .live)
         case .progress:
-            return (file(inode, 0o444, try content(of: node, inode: inode).count), .live)
+            return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live)
         case .style:
-            let freshness: Freshness = try isComplete(region) ? .immutable : .live
-            return (file(inode, 0o444, try size(of: node, inode: inode)), freshness)
+            guard try isComplete(region) else { return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live) }
+            return (file(inode, 0o444, try size(of: node, inode: inode)), .immutable)
         }
     }
 
@@ -94,6 +94,16 @@ extension PackFilesystem {
         Attributes(
             inode: inode, kind: .directory, permissions: permissions, size: 0, links: 1, modified: mountTime,
             uid: uid, gid: gid)
+    }
+
+    /// A file whose content changes under one inode: its mtime's nanoseconds are a hash of the
+    /// content, because opens are stateless and the kernel keeps pages until size or mtime change.
+    func liveFile(_ inode: Inode, _ permissions: UInt16, _ content: Data) -> Attributes {
+        var attributes = file(inode, permissions, content.count)
+        var hash: UInt32 = 2_166_136_261  // FNV-1a
+        for byte in content { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        attributes.modifiedNanoseconds = hash % 1_000_000_000
+        return attributes
     }
 
     func file(_ inode: Inode, _ permissions: UInt16, _ size: Int) -> Attributes {

@@ -177,7 +177,15 @@ final class PackManagementTests: XCTestCase {
         server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
         try mountPackFS(["--concurrency", "2"])
         XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
-        usleep(1_500_000)
+        // progress.json is live: with stateless opens its changes of the same size must show too.
+        var seen: [Double] = []
+        for _ in 0..<15 {
+            usleep(100_000)
+            let data = FileManager.default.contents(atPath: packs + "/helsinki/progress.json") ?? Data()
+            if let done = JSONValue.parse(data)?["completed_resources"]?.number, seen.last != done { seen.append(done) }
+        }
+        XCTAssertGreaterThanOrEqual(seen.count, 4, "progress.json advanced: \(seen)")
+        XCTAssertEqual(seen, seen.sorted())
         try unmount()
         let database = try OfflineDatabase.open(path: db, mode: .readOnly)
         let pack = try database.pack(named: "helsinki")

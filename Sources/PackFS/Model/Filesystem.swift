@@ -22,6 +22,9 @@ public struct Attributes: Equatable, Sendable {
     public var links: UInt32
     /// Seconds since the epoch, for atime, mtime and ctime alike.
     public var modified: Int64
+    /// Nanoseconds of those times. Live files derive them from their content, so that a change
+    /// of the same size still shows the kernel a new mtime (AUTO_INVAL_DATA drops cached pages).
+    public var modifiedNanoseconds: UInt32 = 0
     public var uid: UInt32
     public var gid: UInt32
 
