@@ -118,16 +118,7 @@ final class PackMountTests: XCTestCase {
 
     /// Runs the packfs binary; the text is stdout and stderr together.
     private func packfs(_ arguments: [String]) throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = BuiltProducts.executable("packfs")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try Command.run(BuiltProducts.executable("packfs").path, arguments)
     }
 
     private func directories(_ root: String) throws -> Int {

@@ -84,19 +84,6 @@ final class RenderTests: XCTestCase {
     /// Runs a program; the text is stdout and stderr together. Killed after `timeout` seconds.
     private func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                      timeout: TimeInterval = 120) throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try Command.run(executable, arguments, environment: environment, timeout: timeout)
     }
 }

@@ -35,3 +35,28 @@ public enum BuiltProducts {
 
 /// `CI=true`: tests that need a real part (FUSE, nginx, python packages) must fail, not skip.
 public var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+/// Runs a program to its end, as a user's shell would.
+public enum Command {
+    /// `text` is stdout and stderr together; `environment` adds to (or replaces) this process's.
+    /// A program still running after `timeout` seconds is killed, so no test hangs on it.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: TimeInterval = 300
+    ) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
