@@ -101,7 +101,8 @@ final class PackManager: PackController, @unchecked Sendable {
             lock.withLock { running[region] = download }
             download.run()
             lock.withLock { if running[region] === download { running[region] = nil } }
-            filesystem?.invalidateCaches()
+            // A refresh may have replaced bytes the kernel caches; a download only added rows.
+            if mode == .refresh { filesystem?.packContentChanged(region) } else { filesystem?.invalidateCaches() }
         }
     }
 

@@ -105,6 +105,26 @@ final class PackManagementTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: packs + "/helsinki.region", encoding: .utf8).contains("\"maxzoom\": 10"))
     }
 
+    func testTouchServesChangedBytesThoughTheKernelCachedTheOldOnes() throws {
+        try mountPackFS()
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
+        try waitForState("helsinki")
+        let tile = packs + "/helsinki/14/9327/4742.pbf"
+        let old = try XCTUnwrap(FileManager.default.contents(atPath: tile))
+        XCTAssertEqual(FileManager.default.contents(atPath: tile), old, "now in the kernel's page cache")
+        // The origin changes the tile (nginx serves a copy; its ETag follows mtime and size).
+        let origin = server.directory.path("world/tiles/helsinki/14/9327/4742.pbf")
+        let new = old.prefix(1000) + Data("changed at the origin".utf8)
+        try new.write(to: URL(fileURLWithPath: origin))
+        let before = try server.accessLog().count
+        XCTAssertEqual(try run("/usr/bin/touch", [packs + "/helsinki.region"]).status, 0)
+        let deadline = Date().addingTimeInterval(30)
+        while try server.accessLog().count < before + 322, Date() < deadline { usleep(100_000) }
+        try waitForState("helsinki")
+        usleep(500_000)  // the last batch and the notifications
+        XCTAssertEqual(FileManager.default.contents(atPath: tile), new)
+    }
+
     func testABadRegionFileFailsTheCopyAndExplainsWhy() throws {
         try mountPackFS()
         let bad = mount.directory.path("bad.json")
