@@ -48,19 +48,7 @@ enum MapboxURL {
     /// stores them as `mapbox://tiles/...` templates without it. URLs that are not Mapbox tile URLs
     /// come back unchanged.
     static func canonicalTileTemplate(_ url: String, type: TileSourceType, tileSize: Int) -> String {
-        let parts = Segments(url)
-        let file = PathParts(parts.path)
-        let domain = parts.domain.replacingOccurrences(of: ".cn", with: ".com")
-        guard domain.hasSuffix("mapbox.com"), !file.filename.isEmpty, file.extension.count > 1 else {
-            return url
-        }
-        var result = scheme + "tiles" + file.directory.dropFirst("/v4".count) + file.filename
-        if type != .vector { result += tileSize == 512 ? "@2x" : "{ratio}" }
-        result += file.extension
-        let kept = parts.query.dropFirst().split(separator: "&", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("access_token=") }
-        if parts.query.count > 1 && !kept.isEmpty { result += "?" + kept.joined(separator: "&") }
-        return result
+        MapboxTileTemplate.canonical(url, isVector: type == .vector, tileSize: tileSize)
     }
 
     /// MapLibre's `URL` segments: the domain runs from after `scheme:` and any `/` up to the next

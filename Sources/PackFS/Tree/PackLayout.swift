@@ -73,7 +73,12 @@ struct PackLayout: Sendable {
             id: id, type: type, tileJSONURL: tileJSONURL, fields: fields, columns: nil,
             isTMS: fields["scheme"]?.string == "tms", fileExtension: type == "vector" ? "pbf" : "png")
         if let first = fields["tiles"]?.array?.first?.string {
-            let template = URLText.resolve(first, against: document)
+            var template = URLText.resolve(first, against: document)
+            if object["tiles"] == nil, let url = object["url"]?.string, url.hasPrefix("mapbox://") {
+                // Keyed as the downloader (and MapLibre) key them: mapbox://tiles/..., no token.
+                let tileSize = object["tileSize"]?.number.map { Int($0) } ?? 512
+                template = MapboxTileTemplate.canonical(template, isVector: type == "vector", tileSize: tileSize)
+            }
             let ratio = template.contains("{ratio}") && (pack.definition?.pixelRatio ?? 1) > 1 ? 2 : 1
             let columns = TileColumnSet(region: pack.id, urlTemplate: template, pixelRatio: ratio)
             source.columns = columns
