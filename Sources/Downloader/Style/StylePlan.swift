@@ -73,10 +73,9 @@ public struct StylePlan: Sendable {
         guard let sources = value.object else {
             throw DownloadError.invalidField(url: url, field: "sources", reason: "must be an object")
         }
-        var order = OrderedKeys.of(member: "sources", in: data) ?? []
-        // Belt and braces: a member the scanner missed still comes, after the others.
-        order += sources.keys.filter { !order.contains($0) }.sorted()
-        return order.compactMap { id in sources[id].map { (id, $0) } }
+        return OrderedKeys.keys(of: sources, member: "sources", in: data).compactMap { id in
+            sources[id].map { (id, $0) }
+        }
     }
 
     private enum Declaration {

@@ -41,7 +41,8 @@ struct PackLayout: Sendable {
             let data = try database.resource(url: styleURL)?.data.decoded(), let style = JSONValue.parse(data)
         else { return layout }
         layout.style = style
-        for id in MemberOrder.names(ofObjectAt: "sources", in: data).prefix(InodeCodec.maxSources) {
+        let sources = OrderedKeys.keys(of: style["sources"]?.object ?? [:], member: "sources", in: data)
+        for id in sources.prefix(InodeCodec.maxSources) {
             guard let object = style["sources"]?[id], let type = object["type"]?.string, tiledTypes.contains(type)
             else { continue }
             layout.sources.append(try source(id: id, type: type, object: object, styleURL: styleURL, pack, database))

@@ -1,4 +1,5 @@
 import Foundation
+import PackStore
 
 /// URL text as the style and the store spell it. Plain string work, never Foundation's `URL`,
 /// which rejects templates like `{z}/{x}/{y}.pbf`: stored keys are the URLs as written, resolved.
@@ -40,19 +41,9 @@ enum URLText {
         return url[..<end] + suffix + url[end...]
     }
 
-    /// MapLibre's percent-encoding: letters, digits and `-_.~` stay, every other byte is `%xx`
-    /// (lowercase hex), because glyph keys must equal the URLs MapLibre computes.
+    /// MapLibre's percent-encoding (`PercentEncoding.mapLibre`, shared with the downloader).
     static func percentEncode(_ text: String, keeping extra: Set<UInt8> = []) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let letterOrDigit = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            if letterOrDigit || "-_.~".utf8.contains(byte) || extra.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
-            }
-        }
-        return out
+        PercentEncoding.mapLibre(text, keeping: extra)
     }
 
     /// A `file://` URL for an absolute path, each byte MapLibre's file source would misread
