@@ -43,8 +43,7 @@ final class PackDownloadTests: XCTestCase {
             XCTAssertEqual(stored, expected, url, file: file, line: line)
         }
         for key in try database.tileKeys(of: pack.id) {
-            let url = key.urlTemplate.replacingOccurrences(of: "{z}", with: "\(key.z)")
-                .replacingOccurrences(of: "{x}", with: "\(key.x)").replacingOccurrences(of: "{y}", with: "\(key.y)")
+            let url = TileURLTemplate.url(for: key)
             let stored = try database.tile(key)?.data.decoded()
             let expected = try? server.expectedContent(String(url.dropFirst(server.baseURL.count)))
             XCTAssertEqual(stored, expected, url, file: file, line: line)
@@ -197,10 +196,7 @@ final class PackDownloadTests: XCTestCase {
         let database = try OfflineDatabase.open(path: path, mode: .readOnly)
         defer { try? database.close() }
         let resources = try database.resourceURLs(of: RegionID(1))
-        let tiles = try database.tileKeys(of: RegionID(1)).map { key in
-            key.urlTemplate.replacingOccurrences(of: "{z}", with: "\(key.z)")
-                .replacingOccurrences(of: "{x}", with: "\(key.x)").replacingOccurrences(of: "{y}", with: "\(key.y)")
-        }
+        let tiles = try database.tileKeys(of: RegionID(1)).map(TileURLTemplate.url(for:))
         return Set((resources + tiles).map { String($0.dropFirst(base.count)) })
     }
 }
