@@ -18,11 +18,12 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
 
         .target(name: "PackStore", dependencies: [
             "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib"]),
+        .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
         .target(name: "Interchange", dependencies: ["PackStore"]),

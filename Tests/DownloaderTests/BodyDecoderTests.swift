@@ -68,6 +68,33 @@ final class BodyDecoderTests: XCTestCase {
         XCTAssertThrowsError(try BodyDecoder().decode(Data(truncated), contentEncoding: "gzip", limit: limit))
     }
 
+    /// The deflate stream is intact but the trailer lies: libdeflate's path refuses the member
+    /// and zlib's, which decides, calls it corrupt.
+    func testGzipTrailerMismatchFailsAsCorrupt() throws {
+        let member = try ZlibGzip.member(try fixture(glyphs))
+        for offset in [member.count - 8, member.count - 4] {  // CRC-32, then ISIZE
+            var body = member
+            body[offset] ^= 0x01
+            XCTAssertNil(body.withUnsafeBytes { GzipFastPath()!.member($0, deflateAt: 10, limit: limit) })
+            XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)) { error in
+                guard case BodyFailure.corrupt = error else { return XCTFail("\(error)") }
+            }
+        }
+    }
+
+    /// libdeflate takes exactly one member ending at the body's end; anything else is zlib's.
+    func testFastPathTakesOnlyASingleMember() throws {
+        let content = try fixture(glyphs)
+        let member = try ZlibGzip.member(content)
+        let single = member.withUnsafeBytes { GzipFastPath()!.member($0, deflateAt: 10, limit: limit) }
+        XCTAssertEqual(single?.content, content)
+        XCTAssertEqual(single?.deflate, 10..<(member.count - 8))
+        for body in [member + member, member + Data([0, 0, 0, 0])] {
+            XCTAssertNil(body.withUnsafeBytes { GzipFastPath()!.member($0, deflateAt: 10, limit: limit) })
+        }
+        XCTAssertNil(member.withUnsafeBytes { GzipFastPath()!.member($0, deflateAt: 10, limit: content.count - 1) })
+    }
+
     func testConcatenatedMembersAreJoinedAndRecompressed() throws {
         let first = try fixture(glyphs), second = try fixture("styles/bright.json")
         let body = try ZlibGzip.member(first) + ZlibGzip.member(second)

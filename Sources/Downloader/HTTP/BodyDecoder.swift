@@ -1,3 +1,4 @@
+import CDeflate
 import Foundation
 import PackStore
 
@@ -5,12 +6,13 @@ import PackStore
 /// never recompressing what the server already compressed.
 ///
 /// - gzip: inflated once (which checks CRC-32 and length), then the member's deflate data is
-///   re-framed as zlib: header 78 9C + the same deflate bytes + Adler-32 of the content.
+///   re-framed as zlib: header 78 9C + the same deflate bytes + Adler-32 of the content. A
+///   single member goes through libdeflate (`GzipFastPath`); anything else through zlib.
 /// - deflate: zlib-wrapped bodies are kept as they are; raw deflate (which some servers send under
 ///   this name) is re-framed like gzip.
 /// - identity: compressed with MapLibre's rule (`StoredData.encoding`).
 /// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
-/// Not thread-safe (it reuses one `Inflater`): the loop owns one.
+/// Not thread-safe (it reuses one `Inflater` and one `GzipFastPath`): one per thread.
 final class BodyDecoder {
     struct Decoded {
         var content: Data
@@ -18,6 +20,7 @@ final class BodyDecoder {
     }
 
     private let inflater = Inflater()
+    private let fastPath = GzipFastPath()
 
     func decode(_ body: Data, contentEncoding: String?, limit: Int) throws -> Decoded {
         switch contentEncoding ?? "identity" {
@@ -31,6 +34,10 @@ final class BodyDecoder {
     func gzip(_ body: Data, limit: Int) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             let start = try GzipHeader.deflateOffset(in: raw)
+            if let member = fastPath?.member(raw, deflateAt: start, limit: limit) {
+                let deflate = UnsafeRawBufferPointer(rebasing: raw[member.deflate])
+                return Decoded(content: member.content, stored: Self.reframed(deflate, content: member.content))
+            }
             let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), limit: limit)
             if first.consumed == raw.count {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
@@ -76,7 +83,8 @@ final class BodyDecoder {
         if let base = deflate.baseAddress {
             zlib.append(base.assumingMemoryBound(to: UInt8.self), count: deflate.count)
         }
-        let adler = Inflater.adler32(of: content)
+        // libdeflate's Adler-32 is SIMD: several times zlib's.
+        let adler = content.withUnsafeBytes { UInt32(libdeflate_adler32(1, $0.baseAddress, $0.count)) }
         zlib.append(contentsOf: [UInt8(adler >> 24), UInt8((adler >> 16) & 0xFF), UInt8((adler >> 8) & 0xFF), UInt8(adler & 0xFF)])
         return StoredData(bytes: zlib, compressed: true)
     }

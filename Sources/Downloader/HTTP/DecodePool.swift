@@ -42,7 +42,7 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {
         self.wakeLoop = wakeLoop
         self.finish = finish
         for index in 0..<max(1, workers) {
-            // BodyDecoder reuses one Inflater: one per thread.
+            // A BodyDecoder reuses its inflaters: one per thread.
             let classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit)
             let exited = self.exited
             exited.enter()

@@ -70,10 +70,4 @@ final class Inflater {
         output.count = produced
         return Result(output: output, consumed: input.count - Int(stream.pointee.avail_in))
     }
-
-    static func adler32(of data: Data) -> UInt32 {
-        data.withUnsafeBytes { raw in
-            UInt32(CZlib.adler32(1, raw.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(raw.count)))
-        }
-    }
 }

@@ -1,0 +1,53 @@
+import CDeflate
+import Foundation
+
+/// The common gzip body, one member, decoded by libdeflate: the trailer's ISIZE is the exact
+/// content size, so the output is allocated once, never grown and never zero-filled, and the
+/// whole member is inflated in one call. Its CRC-32 and Adler-32 are SIMD. Measured on the
+/// benchmark's 20,164 tiles, one core: zlib inflate + CRC-32 + Adler-32 0.53 s, this 0.30 s.
+///
+/// It only ever says "this body is exactly one valid gzip member". Anything else (several
+/// members, trailing bytes, a bad stream, length or CRC, an empty or oversized content) returns
+/// nil and the body takes the zlib path (`Inflater`), which decides and says why. Not
+/// thread-safe: one per decoding thread.
+final class GzipFastPath {
+    struct Member {
+        var content: Data
+        /// Where the member's deflate stream lies in the body.
+        var deflate: Range<Int>
+    }
+
+    private let decompressor: OpaquePointer
+
+    /// nil only when libdeflate cannot allocate its 32 KB state.
+    init?() {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
+        self.decompressor = decompressor
+    }
+
+    deinit { libdeflate_free_decompressor(decompressor) }
+
+    /// `start`: where the deflate stream begins (after the member header).
+    func member(_ body: UnsafeRawBufferPointer, deflateAt start: Int, limit: Int) -> Member? {
+        guard let base = body.baseAddress, start + 8 <= body.count else { return nil }
+        let size = Int(Self.littleEndian32(body, at: body.count - 4))
+        guard size > 0, size <= limit, let output = malloc(size) else { return nil }
+        var used = 0, produced = 0
+        let result = libdeflate_deflate_decompress_ex(
+            decompressor, base + start, body.count - 8 - start, output, size, &used, &produced)
+        // The stream must end exactly where the trailer starts, and the trailer must match.
+        guard result == LIBDEFLATE_SUCCESS, produced == size, start + used == body.count - 8,
+              libdeflate_crc32(0, output, size) == Self.littleEndian32(body, at: body.count - 8)
+        else {
+            free(output)
+            return nil
+        }
+        let content = Data(bytesNoCopy: output, count: size, deallocator: .free)
+        return Member(content: content, deflate: start..<(start + used))
+    }
+
+    private static func littleEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+            | UInt32(bytes[offset + 3]) << 24
+    }
+}
