@@ -119,13 +119,15 @@ extension PackDownload {
     }
 
     private func handleTile(_ key: TileKey, _ completion: HTTPCompletion<FetchTag>) {
+        // Validators were sent exactly when the tile was stored.
+        let replaces = completion.request.validators != nil
         switch completion.outcome {
         case .ok(let response):
-            writer.add(.tile(key, data: response.stored, headers: response.headers))
+            writer.add(.tile(key, data: response.stored, headers: response.headers, replaces: replaces))
         case .notModified(let headers):
             writer.add(.revalidatedTile(key, headers: headers))
         case .noContent(_, let headers):
-            writer.add(.tile(key, data: .noContent, headers: headers))
+            writer.add(.tile(key, data: .noContent, headers: headers, replaces: replaces))
         case .clientError, .failed:
             fail(completion)
         }

@@ -134,7 +134,8 @@ public final class PackDownload: @unchecked Sendable {
         return status
     }
 
-    /// At most every 0.25 s while running (the counts are a query); always at the end.
+    /// At most every 0.25 s while running, as the writer's last commit left it; at the end,
+    /// counted afresh from the database.
     func reportProgress(final: Bool = false) {
         guard let onProgress else { return }
         lock.lock()
@@ -142,7 +143,7 @@ public final class PackDownload: @unchecked Sendable {
         let due = final || now.timeIntervalSince(lastProgress) >= 0.25
         if due { lastProgress = now }
         lock.unlock()
-        guard due, let progress = try? database.progress(of: region) else { return }
+        guard due, let progress = final ? try? database.progress(of: region) : writer.progress else { return }
         onProgress(progress)
     }
 

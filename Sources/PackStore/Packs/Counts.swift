@@ -61,3 +61,10 @@ extension OfflineDatabase {
         }
     }
 }
+
+extension StoreBatch {
+    /// `OfflineDatabase.counts(of:)` inside a write transaction: what it is about to change.
+    public func counts(of region: RegionID) throws -> PackCounts {
+        try OfflineDatabase.counts(of: region, db)
+    }
+}

@@ -79,29 +79,58 @@ public struct StoreBatch {
             ])
     }
 
-    public func link(resource: ResourceID, to region: RegionID) throws {
+    /// True when `region` did not hold the resource yet.
+    @discardableResult
+    public func link(resource: ResourceID, to region: RegionID) throws -> Bool {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO region_resources (region_id, resource_id) VALUES (?, ?)")
             .execute(arguments: [region.rawValue, resource.rawValue])
+        return db.changesCount > 0
     }
 
-    public func link(tile: TileID, to region: RegionID) throws {
+    /// True when `region` did not hold the tile yet.
+    @discardableResult
+    public func link(tile: TileID, to region: RegionID) throws -> Bool {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO region_tiles (region_id, tile_id) VALUES (?, ?)")
             .execute(arguments: [region.rawValue, tile.rawValue])
+        return db.changesCount > 0
     }
 
     /// Adds an already stored resource (any pack's, or the ambient cache's) to `region`;
-    /// false when nothing is stored under `url`.
-    public func adoptResource(url: String, into region: RegionID) throws -> Bool {
-        guard let id = try resourceID(url: url) else { return false }
-        try link(resource: id, to: region)
-        return true
+    /// nil when nothing is stored under `url`.
+    public func adoptResource(url: String, into region: RegionID) throws -> Adoption? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),
+            arguments: [url])
+        else { return nil }
+        return Adoption(added: try link(resource: ResourceID(rawValue: row[0]), to: region), storedSize: row[1])
     }
 
-    /// Adds an already stored tile to `region`; false when it is not stored.
-    public func adoptTile(_ key: TileKey, into region: RegionID) throws -> Bool {
-        guard let id = try tileID(key) else { return false }
-        try link(tile: id, to: region)
-        return true
+    /// Adds an already stored tile to `region`; nil when it is not stored.
+    public func adoptTile(_ key: TileKey, into region: RegionID) throws -> Adoption? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT id, COALESCE(LENGTH(data), 0) FROM tiles
+                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                """),
+            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+        else { return nil }
+        return Adoption(added: try link(tile: TileID(rawValue: row[0]), to: region), storedSize: row[1])
+    }
+
+    /// Size of the stored data (0 for "no content"); nil when nothing is stored under `key`.
+    public func storedSize(of key: TileKey) throws -> Int? {
+        try Int.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT COALESCE(LENGTH(data), 0) FROM tiles
+                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                """),
+            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+    }
+
+    public func storedSize(ofResource url: String) throws -> Int? {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),
+            arguments: [url])
     }
 
     /// Drops one resource from one pack (the row stays for other packs or the ambient cache).
@@ -131,6 +160,13 @@ public struct StoreBatch {
                 """),
             arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
         ).map(TileID.init(rawValue:))
+    }
+
+    /// What adopting a stored row did: whether the pack gained it, and the row's stored size
+    /// (what the pack's counts gain with it).
+    public struct Adoption: Equatable {
+        public var added: Bool
+        public var storedSize: Int
     }
 
     /// The underlying connection, for PackStore's own multi-statement operations.
