@@ -59,6 +59,23 @@ final class ResponseHeadersTests: XCTestCase {
         for t: Int64 in [0, 951_782_400, now] { XCTAssertEqual(HTTPDate.parse(HTTPDate.format(t)), t) }
     }
 
+    /// The IMF-fixdate reader agrees with libcurl's parser on every day from 1970 to 2400 (leap
+    /// years, century rules) at varying times, and leaves anything it does not fully accept to it.
+    func testFixdateReaderAgreesWithLibcurl() {
+        var generator = SystemRandomNumberGenerator()
+        for day: Int64 in stride(from: 0, to: 157_000, by: 1) {
+            let t = day * 86_400 + Int64.random(in: 0..<86_400, using: &generator)
+            let text = HTTPDate.format(t)
+            XCTAssertEqual(HTTPDate.fixdate(text), t, text)
+            if day % 97 == 0 { XCTAssertEqual(Int64(curl_getdate(text, nil)), t, text) }
+        }
+        for odd in ["Sun, 31 Feb 2021 00:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 nov 1994 08:49:37 GMT",
+                    "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 6 Nov 1994 08:49:37 GMT", "Wed, 31 Dec 1969 23:59:59 GMT",
+                    "Sun, 06 Nov 1994 08:49:37 GMT "] {
+            XCTAssertNil(HTTPDate.fixdate(odd), odd)
+        }
+    }
+
     func testConditionalRequestHeaders() {
         var list = RequestHeaders.conditional(HTTPValidators(etag: "\"abc\"", modified: 784_111_777))
         defer { curl_slist_free_all(list) }

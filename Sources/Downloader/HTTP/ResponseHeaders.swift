@@ -129,23 +129,3 @@ struct CacheControl {
         }
     }
 }
-
-/// HTTP dates: all three RFC 9110 forms are read (by libcurl's own parser); IMF-fixdate is written.
-enum HTTPDate {
-    static func parse(_ text: String) -> Int64? {
-        let seconds = curl_getdate(text, nil)
-        return seconds == -1 ? nil : Int64(seconds)
-    }
-
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`, written by hand: strftime's names follow the locale.
-    static func format(_ unixSeconds: Int64) -> String {
-        var time = time_t(unixSeconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) "
-            + "\(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
-    }
-}
