@@ -22,6 +22,13 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {
 
     typealias Returned = (job: Job<Tag>, step: AttemptStep)
 
+    /// A 2xx attempt whose body is to be decoded.
+    struct Body {
+        var job: Job<Tag>
+        var result: AttemptResult
+        var now: Int64
+    }
+
     private let condition = NSCondition()
     private var queue: [Work] = []
     private var pending: [UInt64: Job<Tag>] = [:]
@@ -60,12 +67,15 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {
 
     // MARK: Loop side
 
-    func submit(_ job: Job<Tag>, result: AttemptResult, now: Int64) {
+    /// Hands over bodies at once: one lock, and one wake-up per worker at most.
+    func submit(_ bodies: [Body]) {
         condition.lock()
-        pending[nextID] = job
-        queue.append(Work(id: nextID, result: result, url: job.url, now: now))
-        nextID += 1
-        condition.signal()
+        for body in bodies {
+            pending[nextID] = body.job
+            queue.append(Work(id: nextID, result: body.result, url: body.job.url, now: body.now))
+            nextID += 1
+        }
+        if bodies.count == 1 { condition.signal() } else { condition.broadcast() }
         condition.unlock()
     }
 

@@ -123,18 +123,21 @@ final class TransferLoop<Tag: Sendable> {
         }
     }
 
-    /// Reads libcurl's "done" messages; returns how many transfers ended.
+    /// Reads libcurl's "done" messages; returns how many transfers ended. Bodies to decode go to
+    /// the pool together, so its worker is woken once per turn rather than once per body.
     private func settleFinished() -> Int {
         var settled = 0
         var queued: Int32 = 0
+        var bodies: [DecodePool<Tag>.Body] = []
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             // The message dies with curl_multi_remove_handle: copy what we need first.
             let code = message.pointee.data.result
             guard let slot = slot(of: easy) else { continue }
-            settle(slot: slot, code: code)
+            if let body = settle(slot: slot, code: code) { bodies.append(body) }
             settled += 1
         }
+        if !bodies.isEmpty { decoders.submit(bodies) }
         return settled
     }
 
@@ -144,22 +147,23 @@ final class TransferLoop<Tag: Sendable> {
         return Unmanaged<EasyTransfer>.fromOpaque(owner).takeUnretainedValue().slot
     }
 
-    private func settle(slot: Int, code: CURLcode) {
+    /// Ends one transfer; a 2xx body is returned for the decoding pool, anything else proceeds.
+    private func settle(slot: Int, code: CURLcode) -> DecodePool<Tag>.Body? {
         let transfer = transfers[slot]
         curl_multi_remove_handle(multi, transfer.handle)
         let result = transfer.takeResult(code)
         idle.append(slot)
-        guard var job = active[slot] else { return }
+        guard var job = active[slot] else { return nil }
         active[slot] = nil
         job.newConnections += result.newConnections
         totals.connections += result.newConnections
         totals.wireBytes += result.body.count
         let now = Int64(Date().timeIntervalSince1970)
         guard !AttemptClassifier.needsDecoding(result) else {
-            decoders.submit(job, result: result, now: now)
-            return
+            return DecodePool.Body(job: job, result: result, now: now)
         }
         proceed(job, classifier.classify(result, url: job.url, now: now))
+        return nil
     }
 
     /// Stops the active transfers whose job matches, returning their jobs; slots become idle.
