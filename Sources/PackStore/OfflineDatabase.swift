@@ -3,10 +3,10 @@ import GRDB
 
 /// One offline database file, open for reading or writing.
 ///
-/// `.session` (a mount or a download) holds an exclusive lock for its lifetime and runs in WAL
-/// mode so readers never wait for the writer; `close()` puts the file back in MapLibre's DELETE
-/// journal mode. `.command` (one-shot commands that write) holds the lock and keeps the file's
-/// journal mode. `.readOnly` takes no lock and never writes.
+/// `.session` (a mount, and the downloads it runs) holds an exclusive lock for its lifetime and
+/// runs in WAL mode so readers never wait for the writer; `close()` puts the file back in
+/// MapLibre's DELETE journal mode. `.command` (commands that write, `packfs download` included)
+/// holds the lock and keeps the file's journal mode. `.readOnly` takes no lock and never writes.
 public final class OfflineDatabase: @unchecked Sendable {
     public enum Mode: Sendable { case readOnly, command, session }
 

@@ -17,7 +17,7 @@ struct DownloadCommand: ParsableCommand {
     func run() throws {
         let file = try readRegionFile(region)
         try PackName.validate(name)
-        let database = try OfflineDatabase.open(path: db.database, mode: .session)
+        let database = try db.openForDownload()
         defer { try? database.close() }
         let pack = try packForDownload(file, in: database)
         let download = PackDownload(
@@ -45,7 +45,7 @@ struct RefreshCommand: ParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     func run() throws {
-        let database = try OfflineDatabase.open(path: db.database, mode: .session)
+        let database = try db.openForDownload()
         defer { try? database.close() }
         let pack = try database.pack(named: name)
         guard let definition = pack.definition else {
