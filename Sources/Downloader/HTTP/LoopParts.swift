@@ -10,6 +10,8 @@ struct Job<Tag: Sendable> {
     var attempts = 0
     var redirects = 0
     var newConnections = 0
+    /// Why the request's own URL may not be fetched, judged when it was submitted; nil: allowed.
+    var refusal: HTTPError?
 
     init(_ request: HTTPRequest<Tag>) {
         self.request = request

@@ -107,8 +107,7 @@ final class TransferLoop<Tag: Sendable> {
     private func startTransfers() {
         guard !idle.isEmpty, decoders.hasRoom() else { return }
         while let slot = idle.last, let job = resumed.popFirst() ?? fresh.popFirst() {
-            if job.isFirstAttempt,
-               let refusal = urls.refusal(of: job.url, redirectedFrom: nil, allowHost: allowHost) {
+            if job.isFirstAttempt, let refusal = job.refusal {
                 complete(job, .failed(refusal))
                 continue
             }
