@@ -30,7 +30,8 @@ enum WriteItem {
 /// Progress. The pack's counts are queried once, in the first transaction after `recount()`,
 /// and then kept from what each batch wrote: the query reads every tile row of the pack, and
 /// re-running it after every commit took a fifth of this thread at 20,000 tiles (more, the
-/// bigger the pack). `progress` is what the last commit left.
+/// bigger the pack), and once more at the end, 2% of the run. `progress` is what the last
+/// commit left.
 final class BatchWriter: @unchecked Sendable {
     private let database: OfflineDatabase
     private let region: RegionID

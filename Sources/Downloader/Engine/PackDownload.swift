@@ -130,21 +130,25 @@ public final class PackDownload: @unchecked Sendable {
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
         try? database.setStatus(status, of: region)
-        reportProgress(final: true)
+        reportProgress(final: status)
         return status
     }
 
-    /// At most every 0.25 s while running, as the writer's last commit left it; at the end,
-    /// counted afresh from the database.
-    func reportProgress(final: Bool = false) {
+    /// At most every 0.25 s while running, and once with the `final` status: the counts are the
+    /// writer's (as its last commit left them), or the database's when it never committed.
+    func reportProgress(final: PackStatus? = nil) {
         guard let onProgress else { return }
         lock.lock()
         let now = Date()
-        let due = final || now.timeIntervalSince(lastProgress) >= 0.25
+        let due = final != nil || now.timeIntervalSince(lastProgress) >= 0.25
         if due { lastProgress = now }
         lock.unlock()
-        guard due, let progress = final ? try? database.progress(of: region) : writer.progress else { return }
-        onProgress(progress)
+        guard due else { return }
+        var progress = writer.progress
+        if let final {
+            progress = progress.map { PackProgress(status: final, counts: $0.counts) } ?? (try? database.progress(of: region))
+        }
+        if let progress { onProgress(progress) }
     }
 
     static func message(for error: Error) -> String {
