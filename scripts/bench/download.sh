@@ -3,6 +3,12 @@
 # from nginx on loopback (pre-gzipped tiles, gzip_static, as tile servers serve MBTiles blobs),
 # against `curl --parallel --parallel-max 20` fetching the same URL list to files, in the same run.
 # Prints tiles per second for both and the ratio. usage: download.sh [TILES] [ROUNDS]
+#
+# File creation is slow on an ext4 without a journal (this project's machines) for about six
+# minutes after many files were deleted nearby: the inode allocator skips every recently
+# deleted inode, one lookup each (curl's 20,000 files took 4-8 s instead of 1.4 s). So nothing
+# is deleted before the last round (the work directory goes at exit), and a run that starts
+# within six minutes of the last one's cleanup says that its curl figures are inflated.
 set -euo pipefail
 tiles=${1:-20000}
 rounds=${2:-3}
@@ -13,13 +19,19 @@ work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-download}
 cd "$root"
 swift build -c release --product packfs >/dev/null
 packfs="$(swift build -c release --show-bin-path)/packfs"
-rm -rf "$work" && mkdir -p "$work"
+stamp=/tmp/packfs-bench-download.cleaned
+if [ -d "$work" ]; then rm -rf "$work" && touch "$stamp"; fi  # left by an interrupted run
+if [ -f "$stamp" ] && [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -lt 360 ]; then
+  echo "warning: the last run's files were deleted $(( $(date +%s) - $(stat -c %Y "$stamp") )) s ago;" \
+    "curl's file creation is slowed for about 6 minutes after that (ext4 without a journal)" >&2
+fi
+mkdir -p "$work"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 count=$(python3 scripts/bench/gen_tiles.py "$work/world" "http://127.0.0.1:$port" "$tiles")
 Tests/servers/nginx-world.sh --dir "$work/nginx" --port "$port" --world "$work/world" --die-with-parent \
   >"$work/nginx.out" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"; touch "$stamp"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/styles/bench.json" >/dev/null && break; sleep 0.1; done
 
 now() { date +%s.%N; }
@@ -34,7 +46,8 @@ for round in $(seq "$rounds"); do
   t1=$(now)
   stored=$(sqlite3 "$work/packs.db" "SELECT COUNT(*) FROM tiles WHERE data IS NOT NULL")
   [ "$stored" = "$count" ] || { echo "packfs stored $stored of $count tiles" >&2; exit 1; }
-  # A fresh directory per round: reusing a deleted one slowed later rounds' file creation.
+  # A fresh directory per round, kept until the end: deleting a round's files slowed the next
+  # round's file creation 3-8x (recently deleted inodes, see above).
   mkdir -p "$work/r$round/out"
   sync
   t2=$(now)
@@ -42,7 +55,6 @@ for round in $(seq "$rounds"); do
   t3=$(now)
   fetched=$(find "$work/r$round/out" -type f | wc -l)
   [ "$fetched" = "$count" ] || { echo "curl fetched $fetched of $count tiles" >&2; exit 1; }
-  rm -rf "$work/r$round"
   p=$(python3 -c "print($t1-$t0)"); c=$(python3 -c "print($t3-$t2)")
   printf '%-6s %10.2f %12s %10.2f %12s %8.2f\n' "$round" "$p" "$(rate "$count" "$p")" "$c" "$(rate "$count" "$c")" \
     "$(python3 -c "print($c/$p)")"
