@@ -31,7 +31,8 @@ final class GzipFastPath {
     func member(_ body: UnsafeRawBufferPointer, deflateAt start: Int, limit: Int) -> Member? {
         guard let base = body.baseAddress, start + 8 <= body.count else { return nil }
         let size = Int(Self.littleEndian32(body, at: body.count - 4))
-        guard size > 0, size <= limit, let output = malloc(size) else { return nil }
+        // A forged ISIZE must not reserve more than deflate can expand to (about 1032:1).
+        guard size > 0, size <= limit, size <= body.count * 1032, let output = malloc(size) else { return nil }
         var used = 0, produced = 0
         let result = libdeflate_deflate_decompress_ex(
             decompressor, base + start, body.count - 8 - start, output, size, &used, &produced)
