@@ -25,16 +25,13 @@ import PackFS
 public struct KernelCaching: Sendable, Equatable {
     public var statelessOpen: Bool
     public var statelessOpendir: Bool
-    /// Seconds the kernel keeps attributes from getattr and setattr (lookups use `Entry`'s).
-    public var attributeTimeout: Double
     /// Upper bound on the kernel's readahead per file, in bytes.
     public var maxReadahead: UInt32
 
-    public init(statelessOpen: Bool = false, statelessOpendir: Bool = false, attributeTimeout: Double = 1,
+    public init(statelessOpen: Bool = false, statelessOpendir: Bool = false,
                 maxReadahead: UInt32 = 128 * 1024) {
         self.statelessOpen = statelessOpen
         self.statelessOpendir = statelessOpendir
-        self.attributeTimeout = attributeTimeout
         self.maxReadahead = maxReadahead
     }
 

@@ -56,8 +56,7 @@ extension Operations {
         ops.setattr = { req, inode, status, fields, _ in
             Session.serve(req, "setattr") { session, caller in
                 let changes = AttributeChanges(status, fields: fields)
-                return .attributes(try session.filesystem.setattr(inode: Inode(inode), changes: changes, caller: caller),
-                                   timeout: session.caching.attributeTimeout)
+                return .attributes(try session.filesystem.setattr(inode: Inode(inode), changes: changes, caller: caller))
             }
         }
     }

@@ -7,7 +7,7 @@ enum Freshness: Equatable {
     case immutable
     /// A pack's directories while it downloads: they grow, so the kernel asks again soon.
     case settling
-    /// status.json, progress.json, region files and the packs/ listing: never cached, direct I/O.
+    /// status.json, progress.json and region files: never cached.
     case live
 
     var timeout: Double {
@@ -23,7 +23,15 @@ extension PackFilesystem {
     func entry(for node: Node) throws -> Entry {
         let inode = try InodeCodec.encode(node)
         let (attributes, freshness) = try attributes(of: node, inode: inode)
-        return Entry(attributes: attributes, entryTimeout: freshness.timeout, attributeTimeout: freshness.timeout)
+        // The root's two names never change what they name, though status.json itself is live:
+        // with a zero entry timeout every path walk would cost a lookup of "packs".
+        let binding = node == .packs || node == .status ? Freshness.immutable : freshness
+        return Entry(attributes: attributes, entryTimeout: binding.timeout, attributeTimeout: freshness.timeout)
+    }
+
+    func timedAttributes(of node: Node, inode: Inode) throws -> TimedAttributes {
+        let (attributes, freshness) = try attributes(of: node, inode: inode)
+        return TimedAttributes(attributes: attributes, timeout: freshness.timeout)
     }
 
     /// The attributes of `node`, checking that it still exists (`.stale` when its pack or its
@@ -31,7 +39,8 @@ extension PackFilesystem {
     func attributes(of node: Node, inode: Inode) throws -> (attributes: Attributes, freshness: Freshness) {
         switch node {
         case .root: return (directory(inode, 0o555), .live)
-        case .packs: return (directory(inode, 0o755), .live)
+        // Its own attributes never change (the listing is read afresh at every opendir).
+        case .packs: return (directory(inode, 0o755), .immutable)
         case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode)), .live)
         case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)

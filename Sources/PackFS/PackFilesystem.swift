@@ -56,8 +56,8 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
         // Inodes name what they are: there is no table to drop counts from.
     }
 
-    public func getattr(inode: Inode, caller: Caller) throws -> Attributes {
-        try translatingErrors { try attributes(of: try node(inode), inode: inode).attributes }
+    public func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes {
+        try translatingErrors { try timedAttributes(of: try node(inode), inode: inode) }
     }
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {

@@ -13,6 +13,7 @@ public final class OfflineDatabase: @unchecked Sendable {
     public let path: String
     public let mode: Mode
     let writer: any DatabaseWriter
+    let packList = PackListCache()
     private let lock: FileLock?
     private var closed = false
 

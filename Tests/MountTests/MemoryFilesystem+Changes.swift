@@ -66,10 +66,10 @@ extension MemoryFilesystem {
         }
     }
 
-    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes {
+    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
         try lock.withLock {
             if changes.size != nil || changes.mode != nil { throw FilesystemError.notPermitted }
-            return try attributes(inode)
+            return TimedAttributes(attributes: try attributes(inode), timeout: Self.timeout)
         }
     }
 

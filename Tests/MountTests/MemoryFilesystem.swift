@@ -106,7 +106,9 @@ class MemoryFilesystem: Filesystem, @unchecked Sendable {
 
     func forget(inode: Inode, lookups: UInt64) {}
 
-    func getattr(inode: Inode, caller: Caller) throws -> Attributes { try lock.withLock { try attributes(inode) } }
+    func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes {
+        try lock.withLock { TimedAttributes(attributes: try attributes(inode), timeout: Self.timeout) }
+    }
 
     func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
         try lock.withLock {

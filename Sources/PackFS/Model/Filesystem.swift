@@ -62,6 +62,20 @@ public struct Entry: Equatable, Sendable {
     }
 }
 
+/// A getattr or setattr answer: the attributes and how long the kernel may keep them (tiles an
+/// hour, live files not at all), so that a stat after the kernel dropped its copy (a read marks
+/// atime stale) is answered once, not once a second.
+public struct TimedAttributes: Equatable, Sendable {
+    public var attributes: Attributes
+    /// Seconds the kernel may keep the attributes.
+    public var timeout: Double
+
+    public init(attributes: Attributes, timeout: Double) {
+        self.attributes = attributes
+        self.timeout = timeout
+    }
+}
+
 /// One name in a directory listing. `cookie` is the offset the kernel passes back to continue
 /// after this entry (stable across calls, so a listing that grows during a download continues
 /// where it left off).
@@ -133,7 +147,7 @@ public protocol Filesystem: AnyObject, Sendable {
     func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
     /// The kernel dropped `lookups` references to `inode`.
     func forget(inode: Inode, lookups: UInt64)
-    func getattr(inode: Inode, caller: Caller) throws -> Attributes
+    func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes
     /// Entries after `offset` (0: from the start; else a previous entry's cookie), at most
     /// `limit` of them; `.` and `..` included.
     func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry]
@@ -152,7 +166,7 @@ public protocol Filesystem: AnyObject, Sendable {
     func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
     func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws
     /// chmod/chown/truncate/utimens; `touch` on a region file refreshes the pack.
-    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes
+    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes
     func getxattr(inode: Inode, name: String) throws -> Data
     func setxattr(inode: Inode, name: String, value: Data, caller: Caller) throws
     func listxattr(inode: Inode) throws -> [String]

@@ -6,10 +6,10 @@ import PackStore
 /// from another file system (which copies, then sets the old mode and owner) does not fail on
 /// an ordinary 0644 file of the mounting user. Everything inside a pack is read-only.
 extension PackFilesystem {
-    public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes {
+    public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
         try translatingErrors {
             let node = try node(inode)
-            guard changes != AttributeChanges() else { return try attributes(of: node, inode: inode).attributes }
+            guard changes != AttributeChanges() else { return try timedAttributes(of: node, inode: inode) }
             guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
             if let size = changes.size, try !drafts.resize(name: name, to: size) {
@@ -23,7 +23,7 @@ extension PackFilesystem {
                 guard let controller else { throw FilesystemError.notPermitted }
                 controller.refreshPack(region)
             }
-            return try attributes(of: node, inode: inode).attributes
+            return try timedAttributes(of: node, inode: inode)
         }
     }
 

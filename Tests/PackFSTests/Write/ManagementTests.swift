@@ -137,7 +137,7 @@ final class ManagementTests: WriteTestCase {
         // touch: open O_WRONLY|O_CREAT on the existing file, futimens, close.
         let options = try fs.open(inode: alpha.inode, flags: O_WRONLY, caller: caller)
         let now = AttributeChanges(accessed: 1_700_000_000, modified: 1_700_000_000)
-        XCTAssertEqual(try fs.setattr(inode: alpha.inode, changes: now, caller: caller).size, alpha.size)
+        XCTAssertEqual(try fs.setattr(inode: alpha.inode, changes: now, caller: caller).attributes.size, alpha.size)
         XCTAssertNil(error { try fs.flush(inode: alpha.inode, handle: options.handle) })
         fs.release(inode: alpha.inode, handle: options.handle)
         XCTAssertEqual(controller.calls, [.refreshPack(try region("alpha"))])

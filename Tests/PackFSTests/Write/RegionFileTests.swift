@@ -23,7 +23,7 @@ final class RegionFileTests: WriteTestCase {
         let inode = entry.attributes.inode
         let half = content.count / 2
         XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: Int64(half), data: content.suffix(from: half)), content.count - half)
-        XCTAssertEqual(try fs.getattr(inode: inode, caller: caller).size, UInt64(content.count))
+        XCTAssertEqual(try fs.getattr(inode: inode, caller: caller).attributes.size, UInt64(content.count))
         XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: 0, data: content.prefix(half)), half)
         // Before the close: the name exists, no pack yet, and reads show what was written.
         XCTAssertEqual(try walker.lookup("packs/new.region").attributes.inode, inode)
@@ -54,7 +54,7 @@ final class RegionFileTests: WriteTestCase {
     func testAnEmptyNewRegionFileIsRejectedAndCreatesNothing() throws {
         let (entry, options) = try fs.create(parent: packs, name: "new.region", mode: 0o644, flags: O_WRONLY | O_CREAT, caller: caller)
         let now = AttributeChanges(accessed: 1_700_000_000, modified: 1_700_000_000)
-        XCTAssertEqual(try fs.setattr(inode: entry.attributes.inode, changes: now, caller: caller).size, 0)
+        XCTAssertEqual(try fs.setattr(inode: entry.attributes.inode, changes: now, caller: caller).attributes.size, 0)
         XCTAssertEqual(error { try fs.flush(inode: entry.attributes.inode, handle: options.handle) },
                        .invalid(PackFilesystem.emptyRegionFile))
         fs.release(inode: entry.attributes.inode, handle: options.handle)
@@ -66,7 +66,7 @@ final class RegionFileTests: WriteTestCase {
     func testOTruncOverAnExistingRegionFileRedefinesThePack() throws {
         let alpha = try walker.lookup("packs/alpha.region").attributes.inode
         let options = try fs.open(inode: alpha, flags: O_WRONLY | O_TRUNC, caller: caller)
-        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).size, 0)
+        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 0)
         let content = regionText(maxzoom: 9)
         try writeInChunks(content, inode: alpha, handle: options.handle, chunk: 16)
         XCTAssertNil(error { try fs.flush(inode: alpha, handle: options.handle) })
@@ -107,7 +107,7 @@ final class RegionFileTests: WriteTestCase {
     func testStatelessTruncateWriteAndCloseRedefineThePack() throws {
         let alpha = try walker.lookup("packs/alpha.region").attributes.inode
         _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: 0), caller: caller)
-        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).size, 0, "the draft shows while written")
+        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 0, "the draft shows while written")
         let text = Data(#"{"style": "http://127.0.0.1:1/s.json", "bounds": [0, 0, 1, 1], "maxzoom": 3}"#.utf8)
         XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 0, data: text.prefix(10)), 10)
         XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 10, data: text.dropFirst(10)), text.count - 10)
@@ -115,7 +115,7 @@ final class RegionFileTests: WriteTestCase {
         XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: text)])
         try fs.flush(inode: alpha, handle: 0)
         XCTAssertEqual(controller.calls.count, 1, "a second close submits nothing")
-        XCTAssertNotEqual(try fs.getattr(inode: alpha, caller: caller).size, 0, "the file shows the pack's definition again")
+        XCTAssertNotEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 0, "the file shows the pack's definition again")
     }
 
     func testRefusedCreatesOpensAndWrites() throws {
