@@ -20,7 +20,7 @@ import PackFS
 ///   loop to help), FUSE_CAP_AUTO_INVAL_DATA (drop cached pages when getattr shows a new
 ///   mtime or size), FUSE_CAP_ATOMIC_O_TRUNC (`open(O_TRUNC)` arrives as an open flag, not as a
 ///   separate truncate the model would refuse), FUSE_CAP_PARALLEL_DIROPS (lookups and readdirs
-///   in one directory run concurrently). Never: writeback cache (a region file's close must see
+///   in one directory run concurrently). Never: writeback cache (a region file's verdict must see
 ///   every write in order) and splice (replies are small buffers).
 public struct KernelCaching: Sendable, Equatable {
     public var statelessOpen: Bool

@@ -14,7 +14,7 @@ enum Reply {
     case statistics(FilesystemStatistics)
     /// The size an xattr value or name list needs (a size probe: the caller passed size 0).
     case xattrSize(Int)
-    /// Success with no data (flush, release, unlink, ...): `fuse_reply_err(req, 0)`.
+    /// Success with no data (release, unlink, ...): `fuse_reply_err(req, 0)`.
     case done
     case error(Int32)
 

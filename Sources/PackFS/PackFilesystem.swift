@@ -27,10 +27,14 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let rejections = Rejections()
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
+    /// How long a region file written without an open (no release will come) may rest with
+    /// undecided text before it is judged as it stands.
+    let settleDelay: TimeInterval
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
-    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil) {
+    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, settleDelay: TimeInterval = 2) {
         self.database = database
+        self.settleDelay = settleDelay
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit
     }

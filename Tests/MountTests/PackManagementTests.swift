@@ -139,6 +139,35 @@ final class PackManagementTests: XCTestCase {
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
 
+    /// Writing over an existing region file (no OPEN reaches the daemon): text that can never be
+    /// a good definition fails the write, so `cp` says so; text that stops short fails nothing
+    /// (close() sends the daemon nothing) and is judged once it has rested. Either way the pack
+    /// keeps its definition.
+    func testOverwritingARegionFileWithBadOrUnfinishedText() throws {
+        try mountPackFS()
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json", maxZoom: 2), packs + "/a.region"]).status, 0)
+        try waitForState("a")
+        let before = try String(contentsOfFile: packs + "/a.region", encoding: .utf8)
+        let bad = mount.directory.path("bad.json")
+        try #"{"style": "\#(server.baseURL)/styles/bright.json", "bounds": [0, 0, 1, 1], "maxzom": 3}"#
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        let cp = try run("/bin/cp", [bad, packs + "/a.region"])
+        XCTAssertNotEqual(cp.status, 0)
+        XCTAssertTrue(cp.text.contains("Invalid argument"), cp.text)
+        XCTAssertTrue(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"))
+        let unfinished = try run("/bin/sh", ["-c", #"printf '{"style": ' > "$0""#, packs + "/a.region"])
+        XCTAssertEqual(unfinished.status, 0, unfinished.text)
+        let deadline = Date().addingTimeInterval(10)
+        while try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"), Date() < deadline {
+            usleep(100_000)
+        }
+        XCTAssertFalse(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"), "judged after its rest")
+        XCTAssertEqual(try String(contentsOfFile: packs + "/a.region", encoding: .utf8), before)
+        try unmount()
+        let pack = try OfflineDatabase.open(path: db, mode: .readOnly).pack(named: "a")
+        XCTAssertEqual(pack.definition?.maxZoom, 2)
+    }
+
     func testRenameTouchRemoveAndRecursiveRemove() throws {
         try mountPackFS()
         XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)

@@ -158,9 +158,9 @@ public protocol Filesystem: AnyObject, Sendable {
 
     // Changes (DESIGN section 2, "Management with ordinary tools").
     func create(parent: Inode, name: String, mode: UInt32, flags: Int32, caller: Caller) throws -> (Entry, OpenOptions)
+    /// A region file's content is judged by the write that completes it; an error fails that
+    /// write. (There is no flush: close() sends the daemon nothing, see the bridge's `flush`.)
     func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int
-    /// close(): a region file's content is validated and acted on here; an error fails close().
-    func flush(inode: Inode, handle: UInt64) throws
     func unlink(parent: Inode, name: String, caller: Caller) throws
     func rmdir(parent: Inode, name: String, caller: Caller) throws
     func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry

@@ -18,6 +18,7 @@ extension PackFilesystem {
                 _ = try implicitHandle(inode)
                 guard try drafts.resize(name: name, to: 0) else { throw FilesystemError.notPermitted }
             }
+            if changes.size != nil { try draftChanged(name: name, inode: inode) }
             if changes.accessed != nil || changes.modified != nil, case .pack(let region, _) = node {
                 // A region file being written for a new name has no pack to refresh yet.
                 guard let controller else { throw FilesystemError.notPermitted }
