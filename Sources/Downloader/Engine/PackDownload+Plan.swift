@@ -93,6 +93,7 @@ extension PackDownload {
             }
         }
         try database.unlink(tiles: Array(staleTiles), resources: Array(staleResources), from: region)
+        onMembersLeft?(Array(staleTiles), Array(staleResources))
     }
 }
 
