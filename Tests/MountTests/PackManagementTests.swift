@@ -212,6 +212,36 @@ final class PackManagementTests: XCTestCase {
         XCTAssertEqual(try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
     }
 
+    /// SIGTERM and SIGINT to a foreground daemon in the middle of a download: it unmounts,
+    /// suspends the download, records it for resumption and leaves one self-contained file.
+    func testSIGTERMAndSIGINTEndTheDaemonCleanly() throws {
+        server.stop()
+        server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
+        for signal in [SIGTERM, SIGINT] {
+            let daemon = Process()
+            daemon.executableURL = BuiltProducts.executable("packfs")
+            daemon.arguments = ["mount", "-f", db, mount.path, "--concurrency", "2"]
+            try daemon.run()
+            let mounted = Date().addingTimeInterval(10)
+            while !mount.isMounted, Date() < mounted { usleep(50_000) }
+            XCTAssertTrue(mount.isMounted)
+            if signal == SIGTERM {
+                XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
+            }
+            usleep(500_000)
+            kill(daemon.processIdentifier, signal)
+            daemon.waitUntilExit()
+            XCTAssertEqual(daemon.terminationStatus, 0, "signal \(signal)")
+            XCTAssertFalse(mount.isMounted, "signal \(signal)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "DELETE journal mode again")
+            let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+            let pack = try database.pack(named: "helsinki")
+            XCTAssertEqual(try database.status(of: pack.id).state, .active, "recorded for resumption")
+            XCTAssertLessThan(try database.progress(of: pack.id).completedResources, 322)
+            try database.close()
+        }
+    }
+
     func testUnmountDuringADownloadResumesAtTheNextMount() throws {
         server.stop()
         server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
