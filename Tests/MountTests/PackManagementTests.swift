@@ -242,6 +242,31 @@ final class PackManagementTests: XCTestCase {
         }
     }
 
+    /// `-o allow_other` lets other users read (the kernel checks the modes: default_permissions)
+    /// but not change packs; without it they get nothing.
+    func testAllowOtherLetsOtherUsersReadButNotChange() throws {
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: mount.directory.url.path)
+        let region = try regionFile("a.json", maxZoom: 2)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: region)
+        try mountPackFS(["-o", "allow_other"])
+        XCTAssertEqual(try run("/bin/cp", [region, packs + "/a.region"]).status, 0)
+        try waitForState("a")
+        let read = try run("/usr/bin/setpriv", nobody + ["/bin/cat", packs + "/a/style.json"])
+        XCTAssertEqual(read.status, 0, read.text)
+        let write = try run("/usr/bin/setpriv", nobody + ["/bin/cp", region, packs + "/b.region"])
+        XCTAssertNotEqual(write.status, 0)
+        XCTAssertTrue(write.text.contains("Permission denied"), write.text)
+        let remove = try run("/usr/bin/setpriv", nobody + ["/bin/rm", "-f", packs + "/a.region"])
+        XCTAssertNotEqual(remove.status, 0, remove.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/a"))
+        try unmount()
+        try mountPackFS()
+        let denied = try run("/usr/bin/setpriv", nobody + ["/bin/ls", mount.path])
+        XCTAssertNotEqual(denied.status, 0, denied.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/a/style.json"), "the mounting user still reads")
+    }
+
     func testUnmountDuringADownloadResumesAtTheNextMount() throws {
         server.stop()
         server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
