@@ -21,6 +21,8 @@ let package = Package(
 
         .target(name: "PackStore", dependencies: [
             "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+            // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib"]),
         .target(name: "PackFS", dependencies: ["PackStore"]),
