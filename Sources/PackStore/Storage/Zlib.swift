@@ -28,9 +28,11 @@ public enum Zlib {
         return output
     }
 
-    /// Inflates zlib or gzip data (window bits 15 + 32: detect the header).
+    /// Inflates zlib or gzip data (window bits 15 + 32: detect the header). libdeflate decodes
+    /// what it can (`WholeInflate`, twice as fast); zlib decides everything else.
     public static func decompress(_ input: Data) throws -> Data {
-        try inflate(input, windowBits: 15 + 32)
+        if let output = WholeInflate.decompress(input) { return output }
+        return try inflate(input, windowBits: 15 + 32)
     }
 
     /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto.
