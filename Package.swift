@@ -18,9 +18,12 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
 
         .target(name: "PackStore", dependencies: [
-            "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+            "CZlib", "CDeflate", .product(name: "GRDB", package: "GRDB.swift"),
+            // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib"]),
         .target(name: "PackFS", dependencies: ["PackStore"]),

@@ -1,6 +1,13 @@
 import Foundation
 import PackStore
 
+extension Entry {
+    /// An entry whose name and attributes the kernel may keep for as long as `freshness` says.
+    init(attributes: Attributes, freshness: Freshness) {
+        self.init(attributes: attributes, entryTimeout: freshness.timeout, attributeTimeout: freshness.timeout)
+    }
+}
+
 /// How long the kernel may trust what it learns about a node.
 enum Freshness: Equatable {
     /// Tiles, glyphs, sprites, TileJSON, the style of a complete pack: an hour, page cache kept.
@@ -53,7 +60,7 @@ extension PackFilesystem {
             guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .fontStack(let region, let id):
-            guard try database.packResource(id, in: region) != nil || vacancies.stackName(region: region, id: id) != nil
+            guard try database.packHolds(resource: id, in: region) || vacancies.stackName(region: region, id: id) != nil
             else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .tile(let region, let id):

@@ -51,8 +51,12 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     public func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry {
         try translatingErrors {
             guard name.utf8.count <= 255 else { throw FilesystemError.nameTooLong }
-            let node = try child(named: name, of: try node(parent))
-            return try entry(for: node)
+            let parentNode = try node(parent)
+            // Tiles, the lookups that count (a map reads thousands), take one read.
+            if case .column(let region, let ref, let z, let x) = parentNode {
+                return try tileEntry(named: name, in: region, ref, z: z, x: x)
+            }
+            return try entry(for: try child(named: name, of: parentNode))
         }
     }
 
