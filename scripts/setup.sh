@@ -3,7 +3,7 @@
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl openssl python3-pip
+packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libdeflate-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl openssl python3-pip
   libegl-mesa0 libgl1-mesa-dri)  # the last two: headless rendering for the render test (Mesa EGL, surfaceless)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
