@@ -30,24 +30,31 @@ read_run() { python3 scripts/bench/read_tiles.py "$1" "$work/list.txt" "$threads
 drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # The median of several passes (by rate); each line is "rate seconds bytes".
 median() { sort -n | awk '{ line[NR] = $0 } END { print line[int((NR + 1) / 2)] }'; }
-passes=${PACKFS_BENCH_PASSES:-5}
+passes=${PACKFS_BENCH_PASSES:-9}
 # Mounts; the daemon of the previous mount may still be closing the database after its unmount.
 mount_db() {
   for _ in $(seq 100); do "$packfs" mount "$work/packs.db" "$work/mnt" 2>/dev/null && return; sleep 0.1; done
   "$packfs" mount "$work/packs.db" "$work/mnt"
 }
 
+# Passes alternate between ordinary files and the mount, so both meet the same machine (a
+# background job slows both alike); each side reports the median of its passes.
 # Cold: page cache, dentries and inodes dropped before each pass; for the mount also a fresh
 # daemon (its own caches empty), so every tile costs a lookup, a read and a database query.
-files_cold=$(for _ in $(seq 3); do drop; read_run "$work/world/tiles"; done | median)
-mount_cold=$(for _ in $(seq 3); do
-  mount_db; drop; read_run "$work/mnt/packs/bench"; fusermount3 -u "$work/mnt"
-done | median)
-# Warm: the same files again and again, everything cached.
-files_warm=$(read_run "$work/world/tiles" >/dev/null; for _ in $(seq "$passes"); do read_run "$work/world/tiles"; done | median)
+for _ in $(seq 3); do
+  drop; read_run "$work/world/tiles" >>"$work/files-cold.txt"
+  mount_db; drop; read_run "$work/mnt/packs/bench" >>"$work/mount-cold.txt"; fusermount3 -u "$work/mnt"
+done
+# Warm: the same files again and again, everything cached (one unmeasured pass first).
 mount_db
-mount_warm=$(read_run "$work/mnt/packs/bench" >/dev/null; for _ in $(seq "$passes"); do read_run "$work/mnt/packs/bench"; done | median)
+read_run "$work/world/tiles" >/dev/null; read_run "$work/mnt/packs/bench" >/dev/null
+for _ in $(seq "$passes"); do
+  read_run "$work/world/tiles" >>"$work/files-warm.txt"
+  read_run "$work/mnt/packs/bench" >>"$work/mount-warm.txt"
+done
 fusermount3 -u "$work/mnt"
+files_cold=$(median <"$work/files-cold.txt"); mount_cold=$(median <"$work/mount-cold.txt")
+files_warm=$(median <"$work/files-warm.txt"); mount_warm=$(median <"$work/mount-warm.txt")
 
 # Same bytes both ways (a benchmark of the wrong content would be meaningless).
 [ "$(echo "$files_warm" | cut -d' ' -f3)" = "$(echo "$mount_warm" | cut -d' ' -f3)" ] || { echo "byte totals differ" >&2; exit 1; }
@@ -56,3 +63,6 @@ echo "tiles: $count, $threads reader threads, $(nproc) cores; median of 3 cold a
 printf '%-8s %14s %14s %8s %8s\n' "" "files t/s" "mount t/s" ratio target
 printf '%-8s %14s %14s %8.2f %8s\n' cold "$(rate "$files_cold")" "$(rate "$mount_cold")" "$(python3 -c "print($(rate "$mount_cold")/$(rate "$files_cold"))")" 0.5
 printf '%-8s %14s %14s %8.2f %8s\n' warm "$(rate "$files_warm")" "$(rate "$mount_warm")" "$(python3 -c "print($(rate "$mount_warm")/$(rate "$files_warm"))")" 0.9
+for side in files-cold mount-cold files-warm mount-warm; do
+  printf '%-11s %s\n' "$side" "$(cut -d' ' -f1 "$work/$side.txt" | tr '\n' ' ')"
+done
