@@ -21,7 +21,9 @@ let package = Package(
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
 
         .target(name: "PackStore", dependencies: [
-            "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+            "CZlib", "CDeflate", .product(name: "GRDB", package: "GRDB.swift"),
+            // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore"]),

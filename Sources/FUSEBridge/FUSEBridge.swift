@@ -7,8 +7,8 @@
 // exactly one `Reply`. The model travels as the session's userdata (`Unmanaged.passRetained`) and
 // is recovered with `fuse_req_userdata`.
 //
-// Caching. Names and attributes are cached for the timeouts the model puts in each `Entry`;
-// getattr/setattr answers use `KernelCaching.attributeTimeout`. File content stays in the page
+// Caching. Names and attributes are cached for the timeouts the model puts in each `Entry` and
+// each getattr/setattr answer (`TimedAttributes`). File content stays in the page
 // cache across opens when the model says `keepCache`. Changes behind the kernel's back reach it
 // through `KernelCache` (`KernelNotifier`), sent from a queue of its own so that no notification
 // waits on a request it is itself blocking. Capabilities are chosen in `KernelCaching.negotiate`.

@@ -20,21 +20,18 @@ import PackFS
 ///   loop to help), FUSE_CAP_AUTO_INVAL_DATA (drop cached pages when getattr shows a new
 ///   mtime or size), FUSE_CAP_ATOMIC_O_TRUNC (`open(O_TRUNC)` arrives as an open flag, not as a
 ///   separate truncate the model would refuse), FUSE_CAP_PARALLEL_DIROPS (lookups and readdirs
-///   in one directory run concurrently). Never: writeback cache (a region file's close must see
+///   in one directory run concurrently). Never: writeback cache (a region file's verdict must see
 ///   every write in order) and splice (replies are small buffers).
 public struct KernelCaching: Sendable, Equatable {
     public var statelessOpen: Bool
     public var statelessOpendir: Bool
-    /// Seconds the kernel keeps attributes from getattr and setattr (lookups use `Entry`'s).
-    public var attributeTimeout: Double
     /// Upper bound on the kernel's readahead per file, in bytes.
     public var maxReadahead: UInt32
 
-    public init(statelessOpen: Bool = false, statelessOpendir: Bool = false, attributeTimeout: Double = 1,
+    public init(statelessOpen: Bool = false, statelessOpendir: Bool = false,
                 maxReadahead: UInt32 = 128 * 1024) {
         self.statelessOpen = statelessOpen
         self.statelessOpendir = statelessOpendir
-        self.attributeTimeout = attributeTimeout
         self.maxReadahead = maxReadahead
     }
 

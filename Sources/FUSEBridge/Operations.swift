@@ -32,8 +32,7 @@ enum Operations {
         }
         ops.getattr = { req, inode, _ in
             Session.serve(req, "getattr") { session, caller in
-                .attributes(try session.filesystem.getattr(inode: Inode(inode), caller: caller),
-                            timeout: session.caching.attributeTimeout)
+                .attributes(try session.filesystem.getattr(inode: Inode(inode), caller: caller))
             }
         }
         ops.opendir = { req, _, file in

@@ -6,7 +6,7 @@ import PackFS
 /// in exactly one `fuse_reply_*` (libfuse requires one and only one per request).
 enum Reply {
     case entry(Entry)
-    case attributes(Attributes, timeout: Double)
+    case attributes(TimedAttributes)
     case bytes(Data)
     case open(OpenOptions)
     case create(Entry, OpenOptions)
@@ -14,7 +14,7 @@ enum Reply {
     case statistics(FilesystemStatistics)
     /// The size an xattr value or name list needs (a size probe: the caller passed size 0).
     case xattrSize(Int)
-    /// Success with no data (flush, release, unlink, ...): `fuse_reply_err(req, 0)`.
+    /// Success with no data (release, unlink, ...): `fuse_reply_err(req, 0)`.
     case done
     case error(Int32)
 
@@ -24,9 +24,9 @@ enum Reply {
         case .entry(let entry):
             var param = entry.param
             fuse_reply_entry(req, &param)
-        case .attributes(let attributes, let timeout):
-            var status = attributes.status
-            fuse_reply_attr(req, &status, timeout)
+        case .attributes(let timed):
+            var status = timed.attributes.status
+            fuse_reply_attr(req, &status, timed.timeout)
         case .bytes(let data):
             data.withUnsafeBytes { _ = fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
         case .open(let options):

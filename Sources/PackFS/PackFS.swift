@@ -12,11 +12,12 @@
 // Caching. Decoded sizes and small contents by inode (`ContentCache`, bounded) so `st_size` is
 // exact without decoding twice; parsed layouts for a second. The kernel keeps immutable content
 // (tiles, glyphs, sprites, TileJSON, a complete pack's style) an hour with keep_cache; live files
-// (status.json, progress.json, region files, packs/) are never cached and use direct I/O.
+// (status.json, progress.json, region files) are never cached. The root's two names and packs/'s
+// own attributes never change, so a path walk costs no lookup once warm.
 //
 // Changes (Write/). Region files are written into in-memory drafts (`RegionDrafts`) and judged
-// by the pack manager at close(); a rejection fails close() with EINVAL and shows as
-// `packs/<name>.error`. Removal, rename, touch and the state xattr go to the manager or the
+// by the pack manager at the write that completes their JSON text; a rejection fails that write
+// with EINVAL and shows as `packs/<name>.error`. (Not at close(): FLUSH is off, see RegionFiles.) Removal, rename, touch and the state xattr go to the manager or the
 // store, then the model's and the kernel's caches (`KernelCache`) forget the names involved.
 // Inside a pack only removal works (so `rm -r` empties a pack, see `Vacancies`); every other
 // change is EROFS there, EPERM elsewhere.

@@ -1,13 +1,20 @@
 import Foundation
 import PackStore
 
+extension Entry {
+    /// An entry whose name and attributes the kernel may keep for as long as `freshness` says.
+    init(attributes: Attributes, freshness: Freshness) {
+        self.init(attributes: attributes, entryTimeout: freshness.timeout, attributeTimeout: freshness.timeout)
+    }
+}
+
 /// How long the kernel may trust what it learns about a node.
 enum Freshness: Equatable {
     /// Tiles, glyphs, sprites, TileJSON, the style of a complete pack: an hour, page cache kept.
     case immutable
     /// A pack's directories while it downloads: they grow, so the kernel asks again soon.
     case settling
-    /// status.json, progress.json, region files and the packs/ listing: never cached, direct I/O.
+    /// status.json, progress.json and region files: never cached.
     case live
 
     var timeout: Double {
@@ -23,7 +30,15 @@ extension PackFilesystem {
     func entry(for node: Node) throws -> Entry {
         let inode = try InodeCodec.encode(node)
         let (attributes, freshness) = try attributes(of: node, inode: inode)
-        return Entry(attributes: attributes, entryTimeout: freshness.timeout, attributeTimeout: freshness.timeout)
+        // The root's two names never change what they name, though status.json itself is live:
+        // with a zero entry timeout every path walk would cost a lookup of "packs".
+        let binding = node == .packs || node == .status ? Freshness.immutable : freshness
+        return Entry(attributes: attributes, entryTimeout: binding.timeout, attributeTimeout: freshness.timeout)
+    }
+
+    func timedAttributes(of node: Node, inode: Inode) throws -> TimedAttributes {
+        let (attributes, freshness) = try attributes(of: node, inode: inode)
+        return TimedAttributes(attributes: attributes, timeout: freshness.timeout)
     }
 
     /// The attributes of `node`, checking that it still exists (`.stale` when its pack or its
@@ -31,7 +46,8 @@ extension PackFilesystem {
     func attributes(of node: Node, inode: Inode) throws -> (attributes: Attributes, freshness: Freshness) {
         switch node {
         case .root: return (directory(inode, 0o555), .live)
-        case .packs: return (directory(inode, 0o755), .live)
+        // Its own attributes never change (the listing is read afresh at every opendir).
+        case .packs: return (directory(inode, 0o755), .immutable)
         case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode)), .live)
         case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)
@@ -44,7 +60,7 @@ extension PackFilesystem {
             guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .fontStack(let region, let id):
-            guard try database.packResource(id, in: region) != nil || vacancies.stackName(region: region, id: id) != nil
+            guard try database.packHolds(resource: id, in: region) || vacancies.stackName(region: region, id: id) != nil
             else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region))
         case .tile(let region, let id):

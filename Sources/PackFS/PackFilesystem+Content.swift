@@ -25,11 +25,10 @@ extension PackFilesystem {
             return style
         case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref), inode)
         case .tile(let region, let id):
-            guard let tile = try database.packTile(id, in: region), let data = try TileFormat.content(of: tile.data)
-            else { throw FilesystemError.stale }
-            return remember(data, inode)
+            guard let stored = try database.packTileData(id, in: region) else { throw FilesystemError.stale }
+            return remember(try tileContent(stored), inode)
         case .resource(let region, let id):
-            guard let resource = try database.packResource(id, in: region), let data = try resource.data.decoded()
+            guard let data = try database.packResourceData(id, in: region)?.decoded()
             else { throw FilesystemError.stale }
             return remember(data, inode)
         case .root, .packs, .pack, .source, .zoom, .column, .fontStack:
@@ -37,7 +36,13 @@ extension PackFilesystem {
         }
     }
 
-    private func remember(_ data: Data, _ inode: Inode) -> Data {
+    /// What a renderer reads of a tile with content (`.stale` if it has none after all).
+    func tileContent(_ stored: StoredData) throws -> Data {
+        guard let data = try TileFormat.content(of: stored) else { throw FilesystemError.stale }
+        return data
+    }
+
+    func remember(_ data: Data, _ inode: Inode) -> Data {
         cache.store(data, for: inode)
         return data
     }
@@ -57,7 +62,7 @@ extension PackFilesystem {
         guard let source = layout.source(ref) else { throw FilesystemError.stale }
         guard let url = source.tileJSONURL else { return rewriter(layout.pack).tileJSON(source) }
         guard let id = try database.packResourceID(url: url, in: region),
-            let data = try database.packResource(id, in: region)?.data.decoded()
+            let data = try database.packResourceData(id, in: region)?.decoded()
         else { throw FilesystemError.stale }
         return data
     }

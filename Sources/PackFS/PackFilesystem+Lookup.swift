@@ -84,15 +84,31 @@ extension PackFilesystem {
     }
 
     private func tileChild(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> Node {
+        guard let id = try database.packTileID(try tileKey(named: name, in: region, ref, z: z, x: x), in: region)
+        else { throw FilesystemError.notFound }
+        return .tile(region, id)
+    }
+
+    /// A tile's entry from one read: finding the tile by key proves the pack holds it, and the
+    /// content read with it gives the exact size (kept for the read that usually follows), so
+    /// the membership and size reads of `entry(for:)` are not needed.
+    func tileEntry(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> Entry {
+        let key = try tileKey(named: name, in: region, ref, z: z, x: x)
+        guard let (id, stored) = try database.packTileData(key, in: region) else { throw FilesystemError.notFound }
+        let inode = try InodeCodec.encode(.tile(region, id))
+        let size = try cache.size(inode).map(Int.init) ?? remember(tileContent(stored), inode).count
+        return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
+    }
+
+    /// The stored key `name` names in column z/x of the source (TMS rows flipped).
+    private func tileKey(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> TileKey {
         let (_, source) = try source(region, ref)
         guard let dot = name.lastIndex(of: "."), name[name.index(after: dot)...] == source.fileExtension,
             let y = Self.coordinate(String(name[..<dot])), y < 1 << z, let columns = source.columns
         else { throw FilesystemError.notFound }
-        let key = TileKey(
+        return TileKey(
             urlTemplate: columns.urlTemplate, pixelRatio: columns.pixelRatio, z: z, x: x,
             y: source.isTMS ? (1 << z) - 1 - y : y)
-        guard let id = try database.packTileID(key, in: region) else { throw FilesystemError.notFound }
-        return .tile(region, id)
     }
 
     private func glyphChild(named name: String, stack: ResourceID, in region: RegionID) throws -> Node {

@@ -27,10 +27,14 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let rejections = Rejections()
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
+    /// How long a region file written without an open (no release will come) may rest with
+    /// undecided text before it is judged as it stands.
+    let settleDelay: TimeInterval
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
-    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil) {
+    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, settleDelay: TimeInterval = 2) {
         self.database = database
+        self.settleDelay = settleDelay
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit
     }
@@ -47,8 +51,12 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     public func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry {
         try translatingErrors {
             guard name.utf8.count <= 255 else { throw FilesystemError.nameTooLong }
-            let node = try child(named: name, of: try node(parent))
-            return try entry(for: node)
+            let parentNode = try node(parent)
+            // Tiles, the lookups that count (a map reads thousands), take one read.
+            if case .column(let region, let ref, let z, let x) = parentNode {
+                return try tileEntry(named: name, in: region, ref, z: z, x: x)
+            }
+            return try entry(for: try child(named: name, of: parentNode))
         }
     }
 
@@ -56,8 +64,8 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
         // Inodes name what they are: there is no table to drop counts from.
     }
 
-    public func getattr(inode: Inode, caller: Caller) throws -> Attributes {
-        try translatingErrors { try attributes(of: try node(inode), inode: inode).attributes }
+    public func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes {
+        try translatingErrors { try timedAttributes(of: try node(inode), inode: inode) }
     }
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {

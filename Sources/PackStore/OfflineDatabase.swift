@@ -13,6 +13,9 @@ public final class OfflineDatabase: @unchecked Sendable {
     public let path: String
     public let mode: Mode
     let writer: any DatabaseWriter
+    let packList = PackListCache()
+    /// Raw connections for the mount's hot single-statement reads (`TreeQueries`).
+    let readers: ReaderPool
     private let lock: FileLock?
     private var closed = false
 
@@ -21,6 +24,7 @@ public final class OfflineDatabase: @unchecked Sendable {
         self.mode = mode
         self.writer = writer
         self.lock = lock
+        self.readers = ReaderPool(path: path)
     }
 
     /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
@@ -83,6 +87,7 @@ public final class OfflineDatabase: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         defer { lock?.release() }
+        readers.close()
         try writer.close()
         if mode == .session {
             let queue = try Self.queue(path, readonly: false)

@@ -91,6 +91,9 @@ final class PackManager: PackController, @unchecked Sendable {
 
     private func start(_ region: RegionID, definition: RegionDefinition, mode: PackDownload.Mode) {
         let download = PackDownload(database: database, region: region, definition: definition, options: options, mode: mode)
+        download.onMembersLeft = { [weak self] tiles, resources in
+            self?.filesystem?.membersLeft(region, tiles: tiles, resources: resources)
+        }
         let queue: DispatchQueue = lock.withLock {
             running[region]?.suspend()
             let queue = queues[region] ?? DispatchQueue(label: "packfs.pack.\(region.rawValue)")

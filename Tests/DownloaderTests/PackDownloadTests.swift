@@ -24,13 +24,16 @@ final class PackDownloadTests: XCTestCase {
     }
 
     func download(_ definition: RegionDefinition, name: String = "helsinki", options: DownloadOptions = DownloadOptions(),
-                  mode: PackDownload.Mode = .download) throws -> PackStatus {
+                  mode: PackDownload.Mode = .download,
+                  membersLeft: (@Sendable ([TileKey], [String]) -> Void)? = nil) throws -> PackStatus {
         let database = try OfflineDatabase.open(path: path, mode: .session)
         defer { try? database.close() }
         let pack = try database.packs().first { $0.name == name }
             ?? database.createPack(name: name, definition: definition, metadata: .object(["trip": .string("test")]))
         if pack.definition != definition { try database.setDefinition(pack.id, definition) }
-        return PackDownload(database: database, region: pack.id, definition: definition, options: options, mode: mode).run()
+        let download = PackDownload(database: database, region: pack.id, definition: definition, options: options, mode: mode)
+        download.onMembersLeft = membersLeft
+        return download.run()
     }
 
     /// Every stored resource and tile, decoded, must equal what the server serves for its URL.
@@ -133,9 +136,13 @@ final class PackDownloadTests: XCTestCase {
         let second = Array(try nginx.accessLog().dropFirst(first))
         XCTAssertFalse(second.isEmpty)
         XCTAssertTrue(second.allSatisfy { $0.uri.contains("/13/") || $0.uri.contains("/14/") }, "\(second.map(\.uri))")
-        XCTAssertEqual(try download(helsinki(nginx.baseURL, maxZoom: 10)).state, .complete)
+        let before = Set(try OfflineDatabase.open(path: path, mode: .readOnly).tileKeys(of: RegionID(1)))
+        let left = Locked<[TileKey]>([])
+        XCTAssertEqual(try download(helsinki(nginx.baseURL, maxZoom: 10)) { tiles, _ in left.set(tiles) }.state, .complete)
         let database = try OfflineDatabase.open(path: path, mode: .readOnly)
         let keys = try database.tileKeys(of: RegionID(1))
+        XCTAssertEqual(Set(left.value), before.subtracting(keys), "the mount is told which tiles left")
+        XCTAssertFalse(left.value.isEmpty)
         XCTAssertTrue(keys.allSatisfy { $0.z <= 10 })
         XCTAssertEqual(try database.progress(of: RegionID(1)).requiredTiles, keys.count)
         XCTAssertGreaterThan(try database.ambientUsage().tiles, 0, "dropped tiles became ambient cache")
@@ -199,4 +206,13 @@ final class PackDownloadTests: XCTestCase {
         let tiles = try database.tileKeys(of: RegionID(1)).map(TileURLTemplate.url(for:))
         return Set((resources + tiles).map { String($0.dropFirst(base.count)) })
     }
+}
+
+/// A value set from another thread (a download's callback) and read by the test.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
 }

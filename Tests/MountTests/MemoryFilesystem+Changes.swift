@@ -18,17 +18,12 @@ extension MemoryFilesystem {
         try lock.withLock {
             var node = try node(inode)
             guard node.permissions & 0o200 != 0 else { throw FilesystemError.readOnly }
+            if node.name.hasSuffix(".bad") { throw FilesystemError.invalid("rejected by the test") }
             let end = Int(offset) + data.count
             if node.content.count < end { node.content.append(Data(count: end - node.content.count)) }
             node.content.replaceSubrange(Int(offset)..<end, with: data)
             nodes[inode] = node
             return data.count
-        }
-    }
-
-    func flush(inode: Inode, handle: UInt64) throws {
-        try lock.withLock {
-            if try node(inode).name.hasSuffix(".bad") { throw FilesystemError.invalid("rejected by the test") }
         }
     }
 
@@ -66,10 +61,10 @@ extension MemoryFilesystem {
         }
     }
 
-    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes {
+    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
         try lock.withLock {
             if changes.size != nil || changes.mode != nil { throw FilesystemError.notPermitted }
-            return try attributes(inode)
+            return TimedAttributes(attributes: try attributes(inode), timeout: Self.timeout)
         }
     }
 

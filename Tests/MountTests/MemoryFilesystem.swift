@@ -12,7 +12,7 @@ import PackFS
 /// /many/              20,000 files "entry-<i>", listed in i order (cookie i + 3), not name order
 /// ```
 /// Read-only files refuse writes with EROFS, truncate is EPERM, mkdir EROFS, and a created file
-/// whose name ends in ".bad" fails its flush with EINVAL (like a rejected region file).
+/// whose name ends in ".bad" fails its writes with EINVAL (like a rejected region file).
 class MemoryFilesystem: Filesystem, @unchecked Sendable {
     struct Node {
         var name: String
@@ -106,7 +106,9 @@ class MemoryFilesystem: Filesystem, @unchecked Sendable {
 
     func forget(inode: Inode, lookups: UInt64) {}
 
-    func getattr(inode: Inode, caller: Caller) throws -> Attributes { try lock.withLock { try attributes(inode) } }
+    func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes {
+        try lock.withLock { TimedAttributes(attributes: try attributes(inode), timeout: Self.timeout) }
+    }
 
     func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
         try lock.withLock {

@@ -139,6 +139,35 @@ final class PackManagementTests: XCTestCase {
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
 
+    /// Writing over an existing region file (no OPEN reaches the daemon): text that can never be
+    /// a good definition fails the write, so `cp` says so; text that stops short fails nothing
+    /// (close() sends the daemon nothing) and is judged once it has rested. Either way the pack
+    /// keeps its definition.
+    func testOverwritingARegionFileWithBadOrUnfinishedText() throws {
+        try mountPackFS()
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json", maxZoom: 2), packs + "/a.region"]).status, 0)
+        try waitForState("a")
+        let before = try String(contentsOfFile: packs + "/a.region", encoding: .utf8)
+        let bad = mount.directory.path("bad.json")
+        try #"{"style": "\#(server.baseURL)/styles/bright.json", "bounds": [0, 0, 1, 1], "maxzom": 3}"#
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        let cp = try run("/bin/cp", [bad, packs + "/a.region"])
+        XCTAssertNotEqual(cp.status, 0)
+        XCTAssertTrue(cp.text.contains("Invalid argument"), cp.text)
+        XCTAssertTrue(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"))
+        let unfinished = try run("/bin/sh", ["-c", #"printf '{"style": ' > "$0""#, packs + "/a.region"])
+        XCTAssertEqual(unfinished.status, 0, unfinished.text)
+        let deadline = Date().addingTimeInterval(10)
+        while try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"), Date() < deadline {
+            usleep(100_000)
+        }
+        XCTAssertFalse(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"), "judged after its rest")
+        XCTAssertEqual(try String(contentsOfFile: packs + "/a.region", encoding: .utf8), before)
+        try unmount()
+        let pack = try OfflineDatabase.open(path: db, mode: .readOnly).pack(named: "a")
+        XCTAssertEqual(pack.definition?.maxZoom, 2)
+    }
+
     func testRenameTouchRemoveAndRecursiveRemove() throws {
         try mountPackFS()
         XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
@@ -181,6 +210,61 @@ final class PackManagementTests: XCTestCase {
         let database = try OfflineDatabase.open(path: db, mode: .readOnly)
         XCTAssertEqual(try database.packs().map(\.name), ["b"])
         XCTAssertEqual(try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
+    }
+
+    /// SIGTERM and SIGINT to a foreground daemon in the middle of a download: it unmounts,
+    /// suspends the download, records it for resumption and leaves one self-contained file.
+    func testSIGTERMAndSIGINTEndTheDaemonCleanly() throws {
+        server.stop()
+        server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
+        for signal in [SIGTERM, SIGINT] {
+            let daemon = Process()
+            daemon.executableURL = BuiltProducts.executable("packfs")
+            daemon.arguments = ["mount", "-f", db, mount.path, "--concurrency", "2"]
+            try daemon.run()
+            let mounted = Date().addingTimeInterval(10)
+            while !mount.isMounted, Date() < mounted { usleep(50_000) }
+            XCTAssertTrue(mount.isMounted)
+            if signal == SIGTERM {
+                XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
+            }
+            usleep(500_000)
+            kill(daemon.processIdentifier, signal)
+            daemon.waitUntilExit()
+            XCTAssertEqual(daemon.terminationStatus, 0, "signal \(signal)")
+            XCTAssertFalse(mount.isMounted, "signal \(signal)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "DELETE journal mode again")
+            let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+            let pack = try database.pack(named: "helsinki")
+            XCTAssertEqual(try database.status(of: pack.id).state, .active, "recorded for resumption")
+            XCTAssertLessThan(try database.progress(of: pack.id).completedResources, 322)
+            try database.close()
+        }
+    }
+
+    /// `-o allow_other` lets other users read (the kernel checks the modes: default_permissions)
+    /// but not change packs; without it they get nothing.
+    func testAllowOtherLetsOtherUsersReadButNotChange() throws {
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: mount.directory.url.path)
+        let region = try regionFile("a.json", maxZoom: 2)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: region)
+        try mountPackFS(["-o", "allow_other"])
+        XCTAssertEqual(try run("/bin/cp", [region, packs + "/a.region"]).status, 0)
+        try waitForState("a")
+        let read = try run("/usr/bin/setpriv", nobody + ["/bin/cat", packs + "/a/style.json"])
+        XCTAssertEqual(read.status, 0, read.text)
+        let write = try run("/usr/bin/setpriv", nobody + ["/bin/cp", region, packs + "/b.region"])
+        XCTAssertNotEqual(write.status, 0)
+        XCTAssertTrue(write.text.contains("Permission denied"), write.text)
+        let remove = try run("/usr/bin/setpriv", nobody + ["/bin/rm", "-f", packs + "/a.region"])
+        XCTAssertNotEqual(remove.status, 0, remove.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/a"))
+        try unmount()
+        try mountPackFS()
+        let denied = try run("/usr/bin/setpriv", nobody + ["/bin/ls", mount.path])
+        XCTAssertNotEqual(denied.status, 0, denied.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/a/style.json"), "the mounting user still reads")
     }
 
     func testUnmountDuringADownloadResumesAtTheNextMount() throws {

@@ -16,7 +16,7 @@ struct TreeWalker {
 
     func lookup(_ path: String) throws -> Entry {
         var entry = Entry(
-            attributes: try fs.getattr(inode: .root, caller: caller), entryTimeout: 0, attributeTimeout: 0)
+            attributes: try fs.getattr(inode: .root, caller: caller).attributes, entryTimeout: 0, attributeTimeout: 0)
         for name in path.split(separator: "/") {
             entry = try fs.lookup(parent: entry.attributes.inode, name: String(name), caller: caller)
         }
@@ -59,7 +59,7 @@ struct TreeWalker {
             let found = try fs.lookup(parent: directory.inode, name: entry.name, caller: caller).attributes
             XCTAssertEqual(found.inode, entry.inode, child)
             XCTAssertEqual(found.kind, entry.kind, child)
-            XCTAssertEqual(try fs.getattr(inode: entry.inode, caller: caller).size, found.size, child)
+            XCTAssertEqual(try fs.getattr(inode: entry.inode, caller: caller).attributes.size, found.size, child)
             if found.kind == .directory {
                 files.merge(try self.files(under: child)) { a, _ in a }
             } else {

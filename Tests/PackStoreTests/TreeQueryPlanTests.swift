@@ -15,7 +15,7 @@ final class TreeQueryPlanTests: XCTestCase {
         let queries = [
             SQL.nextZoom, SQL.nextColumn, SQL.rows(descending: false), SQL.rows(descending: true), SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourceByID, SQL.resourcesOfKind,
-            SQL.holdsTile, SQL.holdsResource,
+            SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileDataByID, SQL.resourceDataByID,
         ]
         for sql in queries {
             let plan = try database.read { db in

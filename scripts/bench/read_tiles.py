@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Reads every file listed in LIST (one path per line, relative to ROOT) with THREADS threads and
-prints files per second. Usage: read_tiles.py ROOT LIST THREADS"""
+prints files per second, elapsed seconds and bytes read. Usage: read_tiles.py ROOT LIST THREADS
+
+Each file is read the way a renderer or a web server reads a tile: open, read until EOF, close
+(os.open/os.read, which release the GIL during each call). Python's open() would add an fstat
+and an isatty ioctl per file that no tile reader makes; on a FUSE mount the ioctl alone is a
+round trip to the daemon."""
 import os, sys, threading, time
 
 root, listing, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -8,11 +13,20 @@ paths = [os.path.join(root, line.strip()) for line in open(listing) if line.stri
 total = [0]
 lock = threading.Lock()
 
+def read_all(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return size
+            size += len(chunk)
+    finally:
+        os.close(fd)
+
 def work(part):
-    size = 0
-    for path in part:
-        with open(path, "rb") as f:
-            size += len(f.read())
+    size = sum(read_all(path) for path in part)
     with lock:
         total[0] += size
 

@@ -94,6 +94,7 @@ extension PackDownload {
         }
         try database.unlink(tiles: Array(staleTiles), resources: Array(staleResources), from: region)
         writer.recount()
+        onMembersLeft?(Array(staleTiles), Array(staleResources))
     }
 }
 

@@ -24,6 +24,8 @@ public final class PackDownload: @unchecked Sendable {
     let mode: Mode
     /// Called after each committed batch (on the writer's thread) and at the end.
     public var onProgress: (@Sendable (PackProgress) -> Void)?
+    /// Called when a changed definition dropped tiles and resources (by URL) from the pack.
+    public var onMembersLeft: (@Sendable (_ tiles: [TileKey], _ resources: [String]) -> Void)?
 
     let lock = NSLock()
     let idle = NSCondition()

@@ -62,6 +62,20 @@ public struct Entry: Equatable, Sendable {
     }
 }
 
+/// A getattr or setattr answer: the attributes and how long the kernel may keep them (tiles an
+/// hour, live files not at all), so that a stat after the kernel dropped its copy (a read marks
+/// atime stale) is answered once, not once a second.
+public struct TimedAttributes: Equatable, Sendable {
+    public var attributes: Attributes
+    /// Seconds the kernel may keep the attributes.
+    public var timeout: Double
+
+    public init(attributes: Attributes, timeout: Double) {
+        self.attributes = attributes
+        self.timeout = timeout
+    }
+}
+
 /// One name in a directory listing. `cookie` is the offset the kernel passes back to continue
 /// after this entry (stable across calls, so a listing that grows during a download continues
 /// where it left off).
@@ -133,7 +147,7 @@ public protocol Filesystem: AnyObject, Sendable {
     func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
     /// The kernel dropped `lookups` references to `inode`.
     func forget(inode: Inode, lookups: UInt64)
-    func getattr(inode: Inode, caller: Caller) throws -> Attributes
+    func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes
     /// Entries after `offset` (0: from the start; else a previous entry's cookie), at most
     /// `limit` of them; `.` and `..` included.
     func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry]
@@ -144,15 +158,15 @@ public protocol Filesystem: AnyObject, Sendable {
 
     // Changes (DESIGN section 2, "Management with ordinary tools").
     func create(parent: Inode, name: String, mode: UInt32, flags: Int32, caller: Caller) throws -> (Entry, OpenOptions)
+    /// A region file's content is judged by the write that completes it; an error fails that
+    /// write. (There is no flush: close() sends the daemon nothing, see the bridge's `flush`.)
     func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int
-    /// close(): a region file's content is validated and acted on here; an error fails close().
-    func flush(inode: Inode, handle: UInt64) throws
     func unlink(parent: Inode, name: String, caller: Caller) throws
     func rmdir(parent: Inode, name: String, caller: Caller) throws
     func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
     func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws
     /// chmod/chown/truncate/utimens; `touch` on a region file refreshes the pack.
-    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes
+    func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes
     func getxattr(inode: Inode, name: String) throws -> Data
     func setxattr(inode: Inode, name: String, value: Data, caller: Caller) throws
     func listxattr(inode: Inode) throws -> [String]

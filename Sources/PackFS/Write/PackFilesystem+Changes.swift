@@ -15,3 +15,40 @@ extension PackFilesystem {
         }
     }
 }
+
+extension PackFilesystem {
+    /// A redefinition dropped these tiles and resources from the pack. The kernel keeps tile
+    /// names an hour: each is forgotten by name (under the primary directory and under
+    /// `sources/<id>/`), so the next lookup finds nothing instead of serving the old tile; a
+    /// resource's inode is forgotten (its content and attributes).
+    public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
+        invalidateCaches()
+        guard let kernelCache, let layout = try? layout(region) else { return }
+        for key in tiles {
+            for (ref, source) in Self.sources(showing: key, in: layout) {
+                let y = source.isTMS ? (1 << key.z) - 1 - key.y : key.y
+                guard let column = try? InodeCodec.encode(.column(region, ref, z: key.z, x: key.x)) else { continue }
+                kernelCache.invalidate(parent: column, name: "\(y).\(source.fileExtension)")
+            }
+        }
+        for url in resources {
+            guard let id = try? database.resource(url: url)?.id, let inode = try? InodeCodec.encode(.resource(region, id))
+            else { continue }
+            kernelCache.invalidate(inode: inode)
+        }
+    }
+
+    /// Where a tile key shows in the tree: every source keyed by its template and pixel ratio,
+    /// as itself under `sources/` and, for the primary source, at the top of the pack too.
+    static func sources(showing key: TileKey, in layout: PackLayout) -> [(SourceRef, PackLayout.Source)] {
+        var found: [(SourceRef, PackLayout.Source)] = []
+        for (index, source) in layout.sources.enumerated() {
+            guard let columns = source.columns, columns.urlTemplate == key.urlTemplate,
+                columns.pixelRatio == key.pixelRatio
+            else { continue }
+            found.append((SourceRef(index: index, primary: false), source))
+            if index == layout.primary { found.append((SourceRef(index: index, primary: true), source)) }
+        }
+        return found
+    }
+}

@@ -6,10 +6,20 @@ import PackStore
 #endif
 
 /// Region files written with ordinary tools: create or open for writing gives a handle on an
-/// in-memory draft (`RegionDrafts`), writes land in it, and close() hands the whole content to
-/// the pack manager, whose verdict becomes close()'s result and `packs/<name>.error`.
+/// in-memory draft (`RegionDrafts`) and writes land in it. The write that decides the text (one
+/// complete JSON object, or text that can never become one: `RegionTextScan`) hands the whole
+/// content to the pack manager, whose verdict becomes that write's result and
+/// `packs/<name>.error`. So `cp bad.json packs/x.region` fails with EINVAL and says so.
 ///
-/// An empty region file is rejected at close ("empty region file") without asking the manager:
+/// Why not at close(): the kernel sends FLUSH on every close() of every file, including each
+/// tile a renderer reads, and a FLUSH costs a round trip to the daemon that halved warm reads.
+/// The bridge answers the first FLUSH with ENOSYS, which turns FLUSH off for the connection,
+/// and close() then reaches the daemon for nothing. Text left undecided (a truncated object, an
+/// empty file) is judged when the last handle is released (a new file) or, for a region file
+/// written without an open (stateless opens give no release), once it has had no write for
+/// `settleDelay`: its verdict shows only in `<name>.error`.
+///
+/// An empty region file is rejected ("empty region file") without asking the manager:
 /// `touch packs/new.region` (or `: > packs/x.region`) would otherwise be a definition of nothing.
 /// It creates no pack and leaves an existing pack as it was.
 extension PackFilesystem {
@@ -58,8 +68,17 @@ extension PackFilesystem {
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
         let handle = handle == 0 ? try implicitHandle(inode) : handle
-        guard drafts.isOpen(handle: handle) else { throw try refusal(at: inode) }
-        return try drafts.write(handle: handle, offset: offset, data: data)
+        guard drafts.isOpen(handle: handle), let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
+        let written = try drafts.write(handle: handle, offset: offset, data: data)
+        try draftChanged(name: name, inode: inode)
+        return written
+    }
+
+    /// After a write or truncate: the draft is judged if its text is decided (a rejection fails
+    /// the call with EINVAL), and an implicit draft is due to settle.
+    func draftChanged(name: String, inode: Inode) throws {
+        if drafts.isImplicit(name: name) { scheduleSettle(name: name, inode: inode) }
+        if drafts.isDue(name: name) { try judgeDraft(named: name) }
     }
 
     /// With stateless opens (FUSE_CAP_NO_OPEN_SUPPORT) a write arrives with handle 0: the region
@@ -73,11 +92,10 @@ extension PackFilesystem {
         return drafts.implicitHandle(name: name, current: current)
     }
 
-    /// close(): a draft changed since the last close goes to the pack manager now. Rejected:
-    /// `<name>.error` says why and close() fails with EINVAL. Accepted: the error file goes.
-    public func flush(inode: Inode, handle: UInt64) throws {
-        guard handle != 0 else { return try flushImplicit(inode: inode) }
-        guard let submission = drafts.submission(handle: handle) else { return }
+    /// Hands a draft that changed since its last verdict to the pack manager. Rejected:
+    /// `<name>.error` says why and the call fails with EINVAL. Accepted: the error file goes.
+    func judgeDraft(named name: String) throws {
+        guard let submission = drafts.submission(name: name) else { return }
         let verdict: RegionFileVerdict
         if submission.content.isEmpty {
             verdict = .rejected(reason: Self.emptyRegionFile)
@@ -92,24 +110,27 @@ extension PackFilesystem {
         if let reason = verdict.reason { throw FilesystemError.invalid(reason) }
     }
 
-    /// A close with stateless opens: the implicit draft (if a write or truncate made one) is
-    /// judged now and dropped, since no release will come.
-    private func flushImplicit(inode: Inode) throws {
-        guard let name = try? regionFileName(try node(inode)), let handle = drafts.existingImplicitHandle(name: name) else {
-            return
-        }
-        defer {
-            if drafts.releaseImplicit(name: name) != nil { packsChanged(name + Self.regionSuffix) }
-            kernelCache?.invalidate(inode: inode)
-        }
-        try flush(inode: inode, handle: handle)
-    }
-
+    /// The last handle of a draft goes: text still undecided is judged now (nobody is left to
+    /// tell but `<name>.error`), and the file shows the pack's definition again.
     public func release(inode: Inode, handle: UInt64) {
-        guard handle != 0, let name = drafts.release(handle: handle) else { return }
-        // The file now shows the pack's definition (or nothing, if none was accepted).
+        guard handle != 0, let name = drafts.name(handle: handle) else { return }
+        if drafts.isLastHandle(handle) { try? judgeDraft(named: name) }
+        guard drafts.release(handle: handle) != nil else { return }
         kernelCache?.invalidate(inode: inode)
         packsChanged(name + Self.regionSuffix)
+    }
+
+    /// An implicit draft (stateless opens: no release will come) is judged and dropped once
+    /// `settleDelay` passes without a change to it.
+    private func scheduleSettle(name: String, inode: Inode) {
+        let change = drafts.noteImplicitChange(name: name)
+        DispatchQueue.global().asyncAfter(deadline: .now() + settleDelay) { [weak self] in
+            guard let self, self.drafts.isLatestChange(change, name: name) else { return }
+            try? self.judgeDraft(named: name)
+            guard self.drafts.releaseImplicit(name: name) != nil else { return }
+            self.kernelCache?.invalidate(inode: inode)
+            self.packsChanged(name + Self.regionSuffix)
+        }
     }
 
     /// `<name>` of `<name>.region`, or nil for any other file name.

@@ -6,10 +6,10 @@ import PackStore
 /// from another file system (which copies, then sets the old mode and owner) does not fail on
 /// an ordinary 0644 file of the mounting user. Everything inside a pack is read-only.
 extension PackFilesystem {
-    public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> Attributes {
+    public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
         try translatingErrors {
             let node = try node(inode)
-            guard changes != AttributeChanges() else { return try attributes(of: node, inode: inode).attributes }
+            guard changes != AttributeChanges() else { return try timedAttributes(of: node, inode: inode) }
             guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
             if let size = changes.size, try !drafts.resize(name: name, to: size) {
@@ -18,12 +18,13 @@ extension PackFilesystem {
                 _ = try implicitHandle(inode)
                 guard try drafts.resize(name: name, to: 0) else { throw FilesystemError.notPermitted }
             }
+            if changes.size != nil { try draftChanged(name: name, inode: inode) }
             if changes.accessed != nil || changes.modified != nil, case .pack(let region, _) = node {
                 // A region file being written for a new name has no pack to refresh yet.
                 guard let controller else { throw FilesystemError.notPermitted }
                 controller.refreshPack(region)
             }
-            return try attributes(of: node, inode: inode).attributes
+            return try timedAttributes(of: node, inode: inode)
         }
     }
 

@@ -2,12 +2,13 @@ import Foundation
 
 /// Region files open for writing, by pack name. All handles open on one name share one buffer,
 /// as the handles of one inode share its content on a disk file system; the buffer is handed to
-/// the pack manager at close() and dropped with the last handle.
+/// the pack manager once its text is decided (`RegionTextScan`) or its last handle goes, and
+/// dropped with the last handle.
 ///
-/// A draft is "dirty" when its content must be judged at the next close: after create (a new
-/// file, even left empty), a write, an O_TRUNC open or a truncate. An existing region file opened
-/// for writing and closed untouched (`touch` opens it O_WRONLY) changes nothing, and a second
-/// close of the same content (a dup'd descriptor) does not submit it twice.
+/// A draft is "dirty" when its content has not been judged yet: after create (a new file, even
+/// left empty), a write, an O_TRUNC open or a truncate. An existing region file opened for
+/// writing and released untouched (`touch` opens it O_WRONLY) changes nothing, and content that
+/// was judged is not submitted twice.
 final class RegionDrafts: @unchecked Sendable {
     /// A region file is a few kilobytes of JSON (a detailed polygon a few megabytes): 16 MiB
     /// bounds what a stray `cp` of a large file can pin in memory.
@@ -19,6 +20,25 @@ final class RegionDrafts: @unchecked Sendable {
         var content: Data
         var dirty: Bool
         var handles: Int
+        var scan = RegionTextScan()
+        /// The content of the last verdict, without trailing whitespace.
+        var judged: Data?
+
+        /// Whether the content should be judged now: decided, and changed since the last verdict
+        /// by more than trailing whitespace (a final newline written on its own).
+        var isDue: Bool { dirty && scan.state != .open && Self.trimmed(content) != judged }
+
+        static func trimmed(_ text: Data) -> Data {
+            var end = text.endIndex
+            while end > text.startIndex, RegionTextScan.isWhitespace(text[end - 1]) { end -= 1 }
+            return text[..<end]
+        }
+
+        /// Brings the scan up to date after a change from byte `changedFrom` on.
+        mutating func rescan(changedFrom: Int) {
+            if changedFrom < scan.position { scan = RegionTextScan() }
+            scan.advance(over: content)
+        }
     }
 
     /// What a close() hands over: the name and the full content.
@@ -35,6 +55,10 @@ final class RegionDrafts: @unchecked Sendable {
     /// Handles opened on the kernel's behalf when opens are stateless (no OPEN, so writes and
     /// truncates arrive with handle 0): one per name, submitted and dropped at its close.
     private var implicitByName: [String: UInt64] = [:]
+    /// Counts changes to implicit drafts, so that a settle scheduled after one change can tell
+    /// whether another came since.
+    private var implicitChanges: UInt64 = 0
+    private var lastImplicitChange: [String: UInt64] = [:]
 
     /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
     /// when the draft already exists); `truncate` empties it; `dirty` marks it for the next close.
@@ -47,7 +71,10 @@ final class RegionDrafts: @unchecked Sendable {
                 draft = Draft(serial: nextSerial, name: name, content: current, dirty: false, handles: 0)
                 nextSerial &+= 1
             }
-            if truncate { draft.content = Data() }
+            if truncate {
+                draft.content = Data()
+                draft.rescan(changedFrom: 0)
+            }
             draft.dirty = draft.dirty || dirty || truncate
             draft.handles += 1
             byName[name] = draft
@@ -67,6 +94,7 @@ final class RegionDrafts: @unchecked Sendable {
             if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
             let start = draft.content.startIndex + Int(offset)
             draft.content.replaceSubrange(start..<start + data.count, with: data)
+            draft.rescan(changedFrom: Int(offset))
             draft.dirty = true
             byName[name] = draft
             return data.count
@@ -79,25 +107,42 @@ final class RegionDrafts: @unchecked Sendable {
         try lock.withLock {
             guard var draft = byName[name] else { return false }
             guard size <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            let changedFrom = min(draft.content.count, Int(size))
             if draft.content.count > Int(size) {
                 draft.content = draft.content.prefix(Int(size))
             } else {
                 draft.content.append(Data(count: Int(size) - draft.content.count))
             }
+            draft.rescan(changedFrom: changedFrom)
             draft.dirty = true
             byName[name] = draft
             return true
         }
     }
 
-    /// The content to judge at this close, if the draft changed since the last one.
-    func submission(handle: UInt64) -> Submission? {
+    /// The name of the draft `handle` writes to.
+    func name(handle: UInt64) -> String? { lock.withLock { nameByHandle[handle] } }
+
+    /// Whether `name`'s draft should be judged now (see `Draft.isDue`).
+    func isDue(name: String) -> Bool { lock.withLock { byName[name]?.isDue ?? false } }
+
+    /// The content to judge, if it changed since the last verdict (by more than trailing
+    /// whitespace); from now on it counts as judged.
+    func submission(name: String) -> Submission? {
         lock.withLock {
-            guard let name = nameByHandle[handle], var draft = byName[name], draft.dirty else { return nil }
+            guard var draft = byName[name], draft.dirty else { return nil }
+            let trimmed = Draft.trimmed(draft.content)
+            let changed = trimmed != draft.judged
             draft.dirty = false
+            draft.judged = trimmed
             byName[name] = draft
-            return Submission(name: name, content: draft.content)
+            return changed ? Submission(name: name, content: draft.content) : nil
         }
+    }
+
+    /// Whether `handle` is the last one open on its draft.
+    func isLastHandle(_ handle: UInt64) -> Bool {
+        lock.withLock { nameByHandle[handle].flatMap { byName[$0] }?.handles == 1 }
     }
 
     /// Drops a handle; returns the draft's name when that was its last handle (the draft is gone).
@@ -122,12 +167,32 @@ final class RegionDrafts: @unchecked Sendable {
         return handle
     }
 
+    /// Notes a change to `name`'s implicit draft; returns its number for `isLatestChange`.
+    func noteImplicitChange(name: String) -> UInt64 {
+        lock.withLock {
+            implicitChanges &+= 1
+            lastImplicitChange[name] = implicitChanges
+            return implicitChanges
+        }
+    }
+
+    /// Whether `change` is still the last change noted for `name`'s implicit draft.
+    func isLatestChange(_ change: UInt64, name: String) -> Bool {
+        lock.withLock { lastImplicitChange[name] == change }
+    }
+
     /// The implicit handle for `name`, if a stateless write or truncate opened one.
     func existingImplicitHandle(name: String) -> UInt64? { lock.withLock { implicitByName[name] } }
 
-    /// Drops `name`'s implicit handle (its close came).
+    /// Whether `name`'s draft has an implicit handle (one no release will close).
+    func isImplicit(name: String) -> Bool { lock.withLock { implicitByName[name] != nil } }
+
+    /// Drops `name`'s implicit handle (its writer has settled).
     func releaseImplicit(name: String) -> String? {
-        guard let handle = lock.withLock({ implicitByName.removeValue(forKey: name) }) else { return nil }
+        guard let handle = lock.withLock({ () -> UInt64? in
+            lastImplicitChange[name] = nil
+            return implicitByName.removeValue(forKey: name)
+        }) else { return nil }
         return release(handle: handle)
     }
 

@@ -6,7 +6,15 @@ extension OfflineDatabase {
     /// Every pack, in id order. Names are unique: a name an earlier pack already shows (possible
     /// in databases apps wrote) falls back to `region-<id>`.
     public func packs() throws -> [Pack] {
-        try read { db in try Self.packs(db) }
+        // Without the lock another process may change the file: read afresh every time.
+        guard mode != .readOnly else { return try read { db in try Self.packs(db) } }
+        return try packList.packs { try read { db in try Self.packs(db) } }
+    }
+
+    /// Runs a write that changes the `regions` table, then drops the cached pack list.
+    func writePacks<T>(_ body: (StoreBatch) throws -> T) throws -> T {
+        defer { packList.invalidate() }
+        return try write(body)
     }
 
     static func packs(_ db: Database) throws -> [Pack] {
@@ -44,7 +52,7 @@ extension OfflineDatabase {
         name: String, definition: RegionDefinition, metadata: JSONValue? = nil
     ) throws -> Pack {
         try PackName.validate(name)
-        let id = try write { batch -> RegionID in
+        let id = try writePacks { batch -> RegionID in
             try Self.requireFree(name, batch.database)
             try batch.database.execute(
                 sql: "INSERT INTO regions (definition, description) VALUES (?, ?)",
@@ -76,7 +84,7 @@ extension OfflineDatabase {
     private func updateDescription(
         _ id: RegionID, _ change: (Database, Pack, inout [String: JSONValue]) throws -> Void
     ) throws {
-        try write { batch in
+        try writePacks { batch in
             let db = batch.database
             guard let pack = try Self.packs(db).first(where: { $0.id == id }) else {
                 throw StoreError.regionNotFound(id)
@@ -91,7 +99,7 @@ extension OfflineDatabase {
 
     /// Stores a new definition (the downloader then converges the pack to it).
     public func setDefinition(_ id: RegionID, _ definition: RegionDefinition) throws {
-        try write { batch in
+        try writePacks { batch in
             try batch.database.execute(
                 sql: "UPDATE regions SET definition = ? WHERE id = ?",
                 arguments: [definition.mapLibreJSON, id.rawValue])
@@ -104,7 +112,7 @@ extension OfflineDatabase {
     /// freed pages are then returned to the file system.
     @discardableResult
     public func removePack(_ id: RegionID) throws -> EvictionReport {
-        let report = try write { batch -> EvictionReport in
+        let report = try writePacks { batch -> EvictionReport in
             try batch.database.execute(sql: "DELETE FROM regions WHERE id = ?", arguments: [id.rawValue])
             guard batch.database.changesCount == 1 else { throw StoreError.regionNotFound(id) }
             return try AmbientCache.trim(batch.database, to: AmbientCache.limit(batch.database))

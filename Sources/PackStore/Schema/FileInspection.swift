@@ -16,6 +16,9 @@ enum FileInspection: Equatable {
         try checkHeader(path: path)
         var config = Configuration()
         config.readonly = true
+        // A writer closing the file (a mount switching back to DELETE journal mode) holds its
+        // lock for a moment: wait for it rather than call a busy file damaged.
+        config.busyMode = .timeout(10)
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: config)

@@ -41,6 +41,11 @@ extension OfflineDatabase {
             SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
               AND data IS NOT NULL AND \(member)
             """
+        static let tileDataByKey = """
+            SELECT id, data, compressed FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
+              AND y = ? AND data IS NOT NULL AND \(member)
+            """
+        static let tileDataByID = "SELECT data, compressed FROM tiles t WHERE id = ? AND \(member)"
         static let tileByID = """
             SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
               accessed, must_revalidate FROM tiles t WHERE id = ? AND \(member)
@@ -52,6 +57,7 @@ extension OfflineDatabase {
         static let resourceMember =
             "EXISTS (SELECT 1 FROM region_resources rr WHERE rr.region_id = ? AND rr.resource_id = r.id)"
         static let resourceByURL = "SELECT id FROM resources r WHERE url = ? AND \(resourceMember)"
+        static let resourceDataByID = "SELECT data, compressed FROM resources r WHERE id = ? AND \(resourceMember)"
         static let resourceByID = """
             SELECT id, url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate
               FROM resources r WHERE id = ? AND \(resourceMember)
@@ -105,16 +111,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// The row of a tile with content that the pack holds, or nil.
-    public func packTileID(_ key: TileKey, in region: RegionID) throws -> TileID? {
-        try read { db in
-            try Int64.fetchOne(
-                db.cachedStatement(sql: TreeSQL.tileByKey),
-                arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y, region.rawValue]
-            ).map(TileID.init(rawValue:))
-        }
-    }
-
     /// A tile row, if `region` still holds it.
     public func packTile(_ id: TileID, in region: RegionID) throws -> StoredTile? {
         try read { db in
@@ -133,14 +129,6 @@ extension OfflineDatabase {
         return try id.flatMap { try packTile(TileID(rawValue: $0), in: set.region) }
     }
 
-    /// The row of the resource stored under `url`, if `region` holds it.
-    public func packResourceID(url: String, in region: RegionID) throws -> ResourceID? {
-        try read { db in
-            try Int64.fetchOne(db.cachedStatement(sql: TreeSQL.resourceByURL), arguments: [url, region.rawValue])
-                .map(ResourceID.init(rawValue:))
-        }
-    }
-
     /// A resource row, if `region` holds it.
     public func packResource(_ id: ResourceID, in region: RegionID) throws -> StoredResource? {
         try read { db in
@@ -156,20 +144,6 @@ extension OfflineDatabase {
             try Row.fetchAll(
                 db.cachedStatement(sql: TreeSQL.resourcesOfKind), arguments: [region.rawValue, kind.rawValue]
             ).map { (id: ResourceID(rawValue: $0[0]), url: $0[1]) }
-        }
-    }
-
-    /// Whether `region` still holds the tile row (membership index only: no data read).
-    public func packHolds(tile id: TileID, in region: RegionID) throws -> Bool {
-        try read { db in
-            try Bool.fetchOne(db.cachedStatement(sql: TreeSQL.holdsTile), arguments: [region.rawValue, id.rawValue]) != nil
-        }
-    }
-
-    public func packHolds(resource id: ResourceID, in region: RegionID) throws -> Bool {
-        try read { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: TreeSQL.holdsResource), arguments: [region.rawValue, id.rawValue]) != nil
         }
     }
 }

@@ -28,38 +28,47 @@ public enum Zlib {
         return output
     }
 
-    /// Inflates zlib or gzip data (window bits 15 + 32: detect the header).
+    /// Inflates zlib or gzip data (window bits 15 + 32: detect the header). libdeflate decodes
+    /// what it can (`WholeInflate`, twice as fast); zlib decides everything else.
     public static func decompress(_ input: Data) throws -> Data {
-        try inflate(input, windowBits: 15 + 32)
+        if let output = WholeInflate.decompress(input) { return output }
+        return try inflate(input, windowBits: 15 + 32)
     }
 
     /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto.
+    ///
+    /// Every cold tile the mount serves is inflated once (its exact size is its inflated size),
+    /// so this runs as one Z_FINISH call into a malloc'd buffer that becomes the result: zlib
+    /// then needs no sliding window (no 32 KB allocation and copy) and nothing is zero-filled or
+    /// copied. A buffer that proves too small is doubled and the call continues.
     public static func inflate(_ input: Data, windowBits: Int32) throws -> Data {
         var stream = z_stream()
         guard packfs_inflateInit2(&stream, windowBits) == Z_OK else {
             throw Failure.zlib(code: Z_STREAM_ERROR, operation: "inflateInit")
         }
         defer { inflateEnd(&stream) }
-        var output = Data()
-        var chunk = [UInt8](repeating: 0, count: max(16_384, input.count * 4))
-        let code: Int32 = input.withUnsafeBytes { inp -> Int32 in
-            stream.next_in = UnsafeMutablePointer(
-                mutating: inp.bindMemory(to: Bytef.self).baseAddress)
+        var capacity = max(4096, input.count * 4)
+        var buffer = malloc(capacity)!.assumingMemoryBound(to: UInt8.self)
+        let code: Int32 = input.withUnsafeBytes { inp in
+            stream.next_in = UnsafeMutablePointer(mutating: inp.bindMemory(to: Bytef.self).baseAddress)
             stream.avail_in = uInt(input.count)
-            var status: Int32 = Z_OK
-            while status == Z_OK {
-                status = chunk.withUnsafeMutableBufferPointer { buf -> Int32 in
-                    stream.next_out = buf.baseAddress
-                    stream.avail_out = uInt(buf.count)
-                    let result = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    output.append(buf.baseAddress!, count: buf.count - Int(stream.avail_out))
-                    return result
-                }
-                if status == Z_BUF_ERROR && stream.avail_in > 0 { status = Z_OK }
+            stream.next_out = buffer
+            stream.avail_out = uInt(capacity)
+            while true {
+                let status = CZlib.inflate(&stream, Z_FINISH)
+                guard status == Z_BUF_ERROR, stream.avail_out == 0 else { return status }
+                let used = capacity
+                capacity *= 2
+                buffer = realloc(buffer, capacity)!.assumingMemoryBound(to: UInt8.self)
+                stream.next_out = buffer + used
+                stream.avail_out = uInt(capacity - used)
             }
-            return status
         }
-        guard code == Z_STREAM_END else { throw Failure.zlib(code: code, operation: "inflate") }
-        return output
+        guard code == Z_STREAM_END else {
+            free(buffer)
+            throw Failure.zlib(code: code, operation: "inflate")
+        }
+        let count = Int(stream.total_out)
+        return Data(bytesNoCopy: realloc(buffer, max(count, 1))!, count: count, deallocator: .free)
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import PackStore
 import XCTest
 
-/// Region files written with create/open, write and close (DESIGN section 2).
+/// Region files written with create/open, write and close (DESIGN section 2): judged at the
+/// write that completes their JSON text, or at release / after a rest when it never completes.
 final class RegionFileTests: WriteTestCase {
     func testCopyingARegionFileInChunksCreatesThePack() throws {
         let content = regionText(maxzoom: 5)
@@ -23,24 +24,29 @@ final class RegionFileTests: WriteTestCase {
         let inode = entry.attributes.inode
         let half = content.count / 2
         XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: Int64(half), data: content.suffix(from: half)), content.count - half)
-        XCTAssertEqual(try fs.getattr(inode: inode, caller: caller).size, UInt64(content.count))
-        XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: 0, data: content.prefix(half)), half)
-        // Before the close: the name exists, no pack yet, and reads show what was written.
+        XCTAssertEqual(try fs.getattr(inode: inode, caller: caller).attributes.size, UInt64(content.count))
+        // The hole before the second half is not text yet: nothing is judged.
         XCTAssertEqual(try walker.lookup("packs/new.region").attributes.inode, inode)
         XCTAssertTrue(try names("packs").contains("new.region"))
         XCTAssertFalse(exists("packs/new"))
+        XCTAssertEqual(controller.calls, [])
+        // The write that fills it completes the object: the pack is made now, before the close,
+        // and the open file still shows what was written.
+        XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: 0, data: content.prefix(half)), half)
+        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "new", content: content)])
+        XCTAssertTrue(exists("packs/new"))
         XCTAssertEqual(try fs.read(inode: inode, handle: 0, offset: 0, size: 1 << 16), content)
-        XCTAssertNil(error { try fs.flush(inode: inode, handle: options.handle) })
-        XCTAssertNil(error { try fs.flush(inode: inode, handle: options.handle) })  // a dup'd descriptor's close
+        // A final newline written on its own is not a new definition.
+        XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: Int64(content.count), data: Data("\n".utf8)), 1)
         fs.release(inode: inode, handle: options.handle)
         XCTAssertEqual(controller.calls.count, 1)
         XCTAssertEqual(try RegionFile.parse(Data(try text("packs/new.region").utf8)), try RegionFile.parse(content))
         XCTAssertEqual(error { _ = try fs.getattr(inode: inode, caller: caller) }, .stale)
     }
 
-    func testARejectedRegionFileFailsCloseAndLeavesItsReasonUntilAGoodOne() throws {
+    func testARejectedRegionFileFailsTheWriteAndLeavesItsReasonUntilAGoodOne() throws {
         let bad = Data(#"{"style": "\#(Self.styleURL)", "bounds": [0, 0, 1, 1], "maxzom": 3}"#.utf8)
-        guard case .invalid(let reason)? = try copy(bad, to: "gamma.region") else { return XCTFail("close succeeded") }
+        guard case .invalid(let reason)? = try copy(bad, to: "gamma.region") else { return XCTFail("the copy succeeded") }
         XCTAssertTrue(reason.contains("maxzom"), reason)
         XCTAssertFalse(exists("packs/gamma"))
         XCTAssertFalse(exists("packs/gamma.region"))
@@ -51,12 +57,31 @@ final class RegionFileTests: WriteTestCase {
         XCTAssertTrue(exists("packs/gamma"))
     }
 
+    func testTextThatCanNeverBeAnObjectFailsAtOnce() throws {
+        for (name, text) in [("a", "not json"), ("b", #"{"style": [1, 2}"#), ("c", "{}\n{}"), ("d", "[{}]")] {
+            guard case .invalid? = try copy(Data(text.utf8), to: name + ".region", chunk: 3) else { return XCTFail(text) }
+            XCTAssertTrue(exists("packs/\(name).error"), text)
+            XCTAssertFalse(exists("packs/" + name), text)
+        }
+    }
+
+    func testAnUnfinishedObjectIsJudgedWhenTheLastHandleGoes() throws {
+        let text = Data(#"{"style": "http://127.0.0.1:1/s.json", "bounds": [0,"#.utf8)
+        let (entry, options) = try fs.create(parent: packs, name: "cut.region", mode: 0o644, flags: O_WRONLY | O_CREAT, caller: caller)
+        let second = try fs.open(inode: entry.attributes.inode, flags: O_WRONLY, caller: caller)
+        XCTAssertEqual(try fs.write(inode: entry.attributes.inode, handle: options.handle, offset: 0, data: text), text.count)
+        fs.release(inode: entry.attributes.inode, handle: options.handle)
+        XCTAssertFalse(exists("packs/cut.error"), "a handle is still open")
+        fs.release(inode: entry.attributes.inode, handle: second.handle)
+        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "cut", content: text)])
+        XCTAssertTrue(exists("packs/cut.error"))
+        XCTAssertFalse(exists("packs/cut.region"))
+    }
+
     func testAnEmptyNewRegionFileIsRejectedAndCreatesNothing() throws {
         let (entry, options) = try fs.create(parent: packs, name: "new.region", mode: 0o644, flags: O_WRONLY | O_CREAT, caller: caller)
         let now = AttributeChanges(accessed: 1_700_000_000, modified: 1_700_000_000)
-        XCTAssertEqual(try fs.setattr(inode: entry.attributes.inode, changes: now, caller: caller).size, 0)
-        XCTAssertEqual(error { try fs.flush(inode: entry.attributes.inode, handle: options.handle) },
-                       .invalid(PackFilesystem.emptyRegionFile))
+        XCTAssertEqual(try fs.setattr(inode: entry.attributes.inode, changes: now, caller: caller).attributes.size, 0)
         fs.release(inode: entry.attributes.inode, handle: options.handle)
         XCTAssertEqual(controller.calls, [])
         XCTAssertFalse(exists("packs/new.region"))
@@ -66,10 +91,9 @@ final class RegionFileTests: WriteTestCase {
     func testOTruncOverAnExistingRegionFileRedefinesThePack() throws {
         let alpha = try walker.lookup("packs/alpha.region").attributes.inode
         let options = try fs.open(inode: alpha, flags: O_WRONLY | O_TRUNC, caller: caller)
-        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).size, 0)
+        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 0)
         let content = regionText(maxzoom: 9)
         try writeInChunks(content, inode: alpha, handle: options.handle, chunk: 16)
-        XCTAssertNil(error { try fs.flush(inode: alpha, handle: options.handle) })
         fs.release(inode: alpha, handle: options.handle)
         XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: content)])
         XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 9)
@@ -82,40 +106,54 @@ final class RegionFileTests: WriteTestCase {
         let before = try text("packs/alpha.region")
         let options = try fs.open(inode: alpha, flags: O_RDWR, caller: caller)
         XCTAssertEqual(try fs.read(inode: alpha, handle: options.handle, offset: 0, size: 1 << 16), Data(before.utf8))
-        XCTAssertNil(error { try fs.flush(inode: alpha, handle: options.handle) })
         XCTAssertEqual(controller.calls, [])
-        // Overwriting the start in place keeps the rest: a truncate then cuts it.
+        // Overwriting the start in place keeps the rest (text after the object: rejected), and
+        // the truncate that cuts it decides the text again.
         let content = regionText(maxzoom: 3)
-        try writeInChunks(content, inode: alpha, handle: options.handle, chunk: 100)
-        _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: UInt64(content.count)), caller: caller)
-        XCTAssertNil(error { try fs.flush(inode: alpha, handle: options.handle) })
+        XCTAssertGreaterThan(before.utf8.count, content.count)
+        guard case .invalid? = error({ try writeInChunks(content, inode: alpha, handle: options.handle, chunk: content.count) })
+        else { return XCTFail("text after the object was accepted") }
+        XCTAssertNil(error { _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: UInt64(content.count)), caller: caller) })
         fs.release(inode: alpha, handle: options.handle)
-        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: content)])
+        XCTAssertEqual(controller.calls.last, .regionFileClosed(name: "alpha", content: content))
+        XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 3)
     }
 
     func testAnEmptiedExistingRegionFileIsRejectedAndThePackStays() throws {
         let alpha = try walker.lookup("packs/alpha.region").attributes.inode
         let options = try fs.open(inode: alpha, flags: O_WRONLY | O_TRUNC, caller: caller)
-        XCTAssertEqual(error { try fs.flush(inode: alpha, handle: options.handle) }, .invalid("empty region file"))
         fs.release(inode: alpha, handle: options.handle)
+        XCTAssertEqual(try text("packs/alpha.error"), "empty region file\n")
         XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 2)
         XCTAssertTrue(exists("packs/alpha.error"))
     }
 
     /// With stateless opens (no OPEN reaches the model) an O_TRUNC open arrives as a truncate to
-    /// 0 and writes carry handle 0: an implicit draft takes them, judged and dropped at close.
-    func testStatelessTruncateWriteAndCloseRedefineThePack() throws {
+    /// 0 and writes carry handle 0: an implicit draft takes them, judged at the completing write
+    /// and dropped once it has rested `settleDelay` (no release will come).
+    func testStatelessTruncateAndWritesRedefineThePack() throws {
         let alpha = try walker.lookup("packs/alpha.region").attributes.inode
         _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: 0), caller: caller)
-        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).size, 0, "the draft shows while written")
+        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 0, "the draft shows while written")
         let text = Data(#"{"style": "http://127.0.0.1:1/s.json", "bounds": [0, 0, 1, 1], "maxzoom": 3}"#.utf8)
         XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 0, data: text.prefix(10)), 10)
+        XCTAssertEqual(controller.calls, [])
         XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 10, data: text.dropFirst(10)), text.count - 10)
-        try fs.flush(inode: alpha, handle: 0)
         XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: text)])
-        try fs.flush(inode: alpha, handle: 0)
-        XCTAssertEqual(controller.calls.count, 1, "a second close submits nothing")
-        XCTAssertNotEqual(try fs.getattr(inode: alpha, caller: caller).size, 0, "the file shows the pack's definition again")
+        XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, UInt64(text.count))
+        try waitUntil { try self.fs.getattr(inode: alpha, caller: self.caller).attributes.size != UInt64(text.count) }
+        XCTAssertEqual(controller.calls.count, 1, "settling submits nothing twice")
+        XCTAssertTrue(kernel.forgotten.contains(.inode(alpha)))
+    }
+
+    func testAStatelessWriteThatNeverCompletesIsJudgedAfterItsRest() throws {
+        let alpha = try walker.lookup("packs/alpha.region").attributes.inode
+        _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: 0), caller: caller)
+        XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 0, data: Data("{\"style\": ".utf8)), 10)
+        XCTAssertFalse(exists("packs/alpha.error"))
+        try waitUntil { self.exists("packs/alpha.error") }
+        XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 2, "the pack keeps its definition")
+        XCTAssertNotEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 10)
     }
 
     func testRefusedCreatesOpensAndWrites() throws {
@@ -148,7 +186,6 @@ final class RegionFileTests: WriteTestCase {
         let (entry, options) = try fs.create(parent: packs, name: "beta.region", mode: 0o644, flags: O_WRONLY | O_TRUNC, caller: caller)
         XCTAssertEqual(entry.attributes.inode, try walker.lookup("packs/beta.region").attributes.inode)
         try writeInChunks(regionText(maxzoom: 4), inode: entry.attributes.inode, handle: options.handle, chunk: 50)
-        XCTAssertNil(error { try fs.flush(inode: entry.attributes.inode, handle: options.handle) })
         fs.release(inode: entry.attributes.inode, handle: options.handle)
         XCTAssertEqual(try database.pack(named: "beta").definition?.maxZoom, 4)
     }

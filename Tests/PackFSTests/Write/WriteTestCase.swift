@@ -30,7 +30,7 @@ class WriteTestCase: XCTestCase {
         database = try OfflineDatabase.open(path: temp.path("write.db"), mode: .session)
         try makePack("alpha", tiles: [(1, 0, 0), (1, 1, 0), (2, 1, 1)], glyphs: true)
         try makePack("beta", tiles: [(1, 0, 0)], glyphs: false)
-        fs = PackFilesystem(database: database, mountpoint: "/mnt")
+        fs = PackFilesystem(database: database, mountpoint: "/mnt", settleDelay: 0.1)
         controller = RecordingController(database: database)
         kernel = RecordingKernelCache()
         fs.controller = controller
@@ -73,6 +73,15 @@ class WriteTestCase: XCTestCase {
     }
 
     /// The error `body` throws, as a `FilesystemError` (nil when it throws none).
+    /// Polls `condition` for up to 5 s (what a settle timer does happens on another thread).
+    func waitUntil(_ condition: () throws -> Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+        let deadline = Date().addingTimeInterval(5)
+        while try !condition() {
+            guard Date() < deadline else { return XCTFail("timed out", file: file, line: line) }
+            usleep(20_000)
+        }
+    }
+
     func error(_ body: () throws -> Void) -> FilesystemError? {
         do {
             try body()
@@ -95,20 +104,22 @@ class WriteTestCase: XCTestCase {
 
     func region(_ name: String) throws -> RegionID { try database.pack(named: name).id }
 
-    /// create + writes + close, as `cp` does; returns close()'s error.
+    /// create + writes + close, as `cp` does (it stops at a failed write); returns the error of
+    /// the write that failed.
     func copy(_ content: Data, to name: String, chunk: Int = 7) throws -> FilesystemError? {
         let (_, options) = try fs.create(parent: packs, name: name, mode: 0o644, flags: O_WRONLY | O_CREAT | O_TRUNC, caller: caller)
         let inode = try walker.lookup("packs/" + name).attributes.inode
-        try writeInChunks(content, inode: inode, handle: options.handle, chunk: chunk)
         defer { fs.release(inode: inode, handle: options.handle) }
-        return error { try fs.flush(inode: inode, handle: options.handle) }
+        return error { try writeInChunks(content, inode: inode, handle: options.handle, chunk: chunk) }
     }
 
+    /// Writes `content` in pieces of `chunk` bytes, stopping at the first failed write.
     func writeInChunks(_ content: Data, inode: Inode, handle: UInt64, chunk: Int) throws {
         var offset = 0
         while offset < content.count {
             let piece = content[(content.startIndex + offset)..<min(content.endIndex, content.startIndex + offset + chunk)]
-            XCTAssertEqual(try fs.write(inode: inode, handle: handle, offset: Int64(offset), data: Data(piece)), piece.count)
+            let written = try fs.write(inode: inode, handle: handle, offset: Int64(offset), data: Data(piece))
+            XCTAssertEqual(written, piece.count)
             offset += piece.count
         }
     }

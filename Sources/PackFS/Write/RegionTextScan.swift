@@ -1,0 +1,85 @@
+import Foundation
+
+/// Tells, from the bytes written so far, whether a region file's text is decided: one complete
+/// JSON object (more bytes could only be whitespace, or break it), or text no further bytes can
+/// make into one. Only then is it judged, because FUSE sends nothing at close() once FLUSH is
+/// off (see `PackFilesystem.write`): the write that decides the text is the one that can fail.
+///
+/// It matches brackets and strings and nothing more. Any other mistake inside the object (a
+/// missing comma, a bad number) is the parser's to name once the object is complete; this scan
+/// only has to avoid calling text decided that more bytes could still change.
+struct RegionTextScan: Equatable {
+    enum State: Equatable {
+        /// Not yet one complete object: wait for more bytes.
+        case open
+        /// One complete object, possibly followed by whitespace.
+        case complete
+        /// More bytes cannot help (not an object, a mismatched bracket, text after the object).
+        case malformed
+    }
+
+    private(set) var state = State.open
+    /// Bytes scanned so far; a change before this point needs a fresh scan.
+    private(set) var position = 0
+    /// The closing bracket each open container expects, innermost last.
+    private var closers: [UInt8] = []
+    private var started = false
+    private var inString = false
+    private var escaped = false
+
+    /// Scans `text` from `position` on. `text` must keep the bytes already scanned.
+    ///
+    /// A zero byte stops the scan before it: it is a hole a write at a later offset left (cp
+    /// never does, pwrite may), or junk that no JSON text holds. The write that fills the hole
+    /// then continues the scan from there, and junk is the parser's to name at release.
+    mutating func advance(over text: Data) {
+        var index = text.startIndex + position
+        while index < text.endIndex, state != .malformed, text[index] != 0 {
+            step(text[index])
+            index += 1
+        }
+        position = index - text.startIndex
+    }
+
+    private mutating func step(_ byte: UInt8) {
+        if inString {
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+            }
+            return
+        }
+        if Self.isWhitespace(byte) || (!started && Self.isByteOrderMark(byte)) { return }
+        switch (started, byte) {
+        case (false, UInt8(ascii: "{")):
+            started = true
+            closers = [UInt8(ascii: "}")]
+        case (false, _):
+            state = .malformed
+        case (true, _) where state == .complete:
+            state = .malformed
+        case (true, UInt8(ascii: "\"")):
+            inString = true
+        case (true, UInt8(ascii: "{")):
+            closers.append(UInt8(ascii: "}"))
+        case (true, UInt8(ascii: "[")):
+            closers.append(UInt8(ascii: "]"))
+        case (true, UInt8(ascii: "}")), (true, UInt8(ascii: "]")):
+            guard closers.popLast() == byte else { state = .malformed; return }
+            if closers.isEmpty { state = .complete }
+        default:
+            break
+        }
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The bytes of UTF-8's byte order mark (EF BB BF), which some editors put first and JSON
+    /// parsers skip: skipped before the object starts (the parser judges where they stood).
+    static func isByteOrderMark(_ byte: UInt8) -> Bool { byte == 0xEF || byte == 0xBB || byte == 0xBF }
+}

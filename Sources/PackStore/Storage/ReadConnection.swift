@@ -1,0 +1,122 @@
+import Foundation
+import GRDBSQLite
+
+/// One SQL text the raw readers run, prepared once per connection. Statements are found by the
+/// query's identity, not by hashing its text on every call.
+final class ReadQuery: Sendable {
+    let sql: String
+    init(_ sql: String) { self.sql = sql }
+}
+
+/// A value bound to a `?` of a `ReadQuery`.
+enum ReadArgument {
+    case int(Int64)
+    case text(String)
+}
+
+/// The current row of a stepping statement, by column index (no name lookups).
+struct ReadRow {
+    let statement: OpaquePointer
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func bool(_ column: Int32) -> Bool { int64(column) != 0 }
+
+    /// A blob column copied out (NULL is nil; an empty blob is empty data).
+    func blob(_ column: Int32) -> Data? {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    func text(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: bytes)
+    }
+}
+
+/// A read-only SQLite connection of its own, outside GRDB, for the mount's hot single-statement
+/// queries: GRDB's per-read cost (a dispatch hop, a pool checkout, BEGIN and COMMIT) was most of
+/// a cold tile lookup. A single SELECT in autocommit mode is its own consistent read
+/// transaction, which in WAL mode never waits for a writer; it ends when the statement is reset.
+/// Used by one thread at a time (`ReaderPool` hands it out).
+final class ReadConnection {
+    private let handle: OpaquePointer
+    private let path: String
+    private var statements: [ObjectIdentifier: OpaquePointer] = [:]
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "code \(code)"
+            sqlite3_close_v2(handle)
+            throw StoreError.sqlite("\(path): \(message)")
+        }
+        self.handle = handle
+        self.path = path
+        // As GRDB's connections: wait for locks rather than fail (a rollback-journal file, or a
+        // WAL being reset).
+        sqlite3_busy_timeout(handle, 30_000)
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs `query` and calls `row` for each result row until it returns false; the statement
+    /// is reset afterwards, ending its read transaction.
+    func each(_ query: ReadQuery, _ arguments: [ReadArgument], _ row: (ReadRow) throws -> Bool) throws {
+        let statement = try prepared(query)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(arguments, to: statement)
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw failure(code) }
+            guard try row(ReadRow(statement: statement)) else { return }
+        }
+    }
+
+    /// The first row's value, or nil when there is none.
+    func first<T>(_ query: ReadQuery, _ arguments: [ReadArgument], _ value: (ReadRow) throws -> T) throws -> T? {
+        var result: T?
+        try each(query, arguments) { row in
+            result = try value(row)
+            return false
+        }
+        return result
+    }
+
+    private func prepared(_ query: ReadQuery) throws -> OpaquePointer {
+        if let statement = statements[ObjectIdentifier(query)] { return statement }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, query.sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw failure(code) }
+        statements[ObjectIdentifier(query)] = statement
+        return statement
+    }
+
+    private func bind(_ arguments: [ReadArgument], to statement: OpaquePointer) throws {
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch argument {
+            case .int(let value): code = sqlite3_bind_int64(statement, index, value)
+            case .text(let value): code = sqlite3_bind_text(statement, index, value, -1, Self.transient)
+            }
+            guard code == SQLITE_OK else { throw failure(code) }
+        }
+    }
+
+    private func failure(_ code: Int32) -> StoreError {
+        StoreError.sqlite("\(path): \(String(cString: sqlite3_errmsg(handle))) (code \(code))")
+    }
+
+    /// SQLITE_TRANSIENT (a macro Swift cannot import): SQLite copies the bound text.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

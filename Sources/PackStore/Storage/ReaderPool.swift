@@ -1,0 +1,46 @@
+import Foundation
+
+/// Raw read-only connections (`ReadConnection`), one per concurrent reader, kept open with their
+/// prepared statements. A FUSE thread takes one, runs its statement and gives it back; at most
+/// `maxIdle` wait between uses (the mount's thread limit), any more are closed when returned.
+final class ReaderPool: @unchecked Sendable {
+    let path: String
+    let maxIdle: Int
+    private let lock = NSLock()
+    private var idle: [ReadConnection] = []
+    private var closed = false
+
+    init(path: String, maxIdle: Int = 16) {
+        self.path = path
+        self.maxIdle = maxIdle
+    }
+
+    /// Runs `body` on a connection of its own for the duration.
+    func withConnection<T>(_ body: (ReadConnection) throws -> T) throws -> T {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    /// Closes the idle connections and refuses new ones: the session's `close()` must be the
+    /// file's last user to take it out of WAL mode.
+    func close() {
+        lock.withLock {
+            closed = true
+            idle = []
+        }
+    }
+
+    private func checkOut() throws -> ReadConnection {
+        let (reused, isClosed) = lock.withLock { (idle.popLast(), closed) }
+        if isClosed { throw StoreError.sqlite("\(path): the database is closed") }
+        return try reused ?? ReadConnection(path: path)
+    }
+
+    private func checkIn(_ connection: ReadConnection) {
+        lock.withLock {
+            guard !closed, idle.count < maxIdle else { return }
+            idle.append(connection)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CDeflate
+import Foundation
+
+/// Inflation of a whole buffer at once with libdeflate, about twice as fast as zlib's streaming
+/// inflate (measured on the benchmark's tiles: 14 µs against 25 µs for 8 KB of output). The mount
+/// inflates every cold tile once to report its exact size, so this is on its hottest path.
+///
+/// Only the success path is taken from libdeflate: `nil` for anything it does not decode, and the
+/// caller runs zlib, whose answer (data or error) then stands. Both decode exactly one zlib stream
+/// or gzip member and ignore what follows it.
+enum WholeInflate {
+    static func decompress(_ input: Data) -> Data? {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
+        defer { libdeflate_free_decompressor(decompressor) }
+        let isGzip = input.starts(with: [0x1F, 0x8B])
+        var capacity = max(4096, input.count * 4)
+        while capacity <= 1 << 30 {
+            guard let buffer = malloc(capacity) else { return nil }
+            var count = 0
+            let result = input.withUnsafeBytes { raw in
+                isGzip
+                    ? libdeflate_gzip_decompress(decompressor, raw.baseAddress, raw.count, buffer, capacity, &count)
+                    : libdeflate_zlib_decompress(decompressor, raw.baseAddress, raw.count, buffer, capacity, &count)
+            }
+            if result == LIBDEFLATE_SUCCESS {
+                return Data(bytesNoCopy: realloc(buffer, max(count, 1))!, count: count, deallocator: .free)
+            }
+            free(buffer)
+            guard result == LIBDEFLATE_INSUFFICIENT_SPACE else { return nil }
+            capacity *= 4
+        }
+        return nil
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import PackStore
+import XCTest
+
+/// The mount's raw reads (`TreeReads`): same answers as the tree's SQL, always the latest
+/// commit, and no trace left when the session closes.
+final class TreeReadTests: StoreTestCase {
+    func testFindsATileByKeyWithItsDataOnlyInThePackThatHoldsIt() throws {
+        let database = try OfflineDatabase.open(path: path, mode: .session)
+        defer { try? database.close() }
+        let pack = try database.createPack(name: "a", definition: sampleDefinition())
+        let other = try database.createPack(name: "b", definition: sampleDefinition())
+        let stored = StoredData.encoding(Data(repeating: 7, count: 1000))
+        let id = try database.write { batch -> TileID in
+            let id = try batch.putTile(self.tileKey(3, 1, 2), data: stored, headers: CacheHeaders())
+            try batch.link(tile: id, to: pack.id)
+            return id
+        }
+        let found = try XCTUnwrap(try database.packTileData(tileKey(3, 1, 2), in: pack.id))
+        XCTAssertEqual(found.id, id)
+        XCTAssertEqual(found.data, stored)
+        XCTAssertEqual(try database.packTileData(id, in: pack.id), stored)
+        XCTAssertEqual(try database.packTileID(tileKey(3, 1, 2), in: pack.id), id)
+        XCTAssertTrue(try database.packHolds(tile: id, in: pack.id))
+        XCTAssertNil(try database.packTileData(tileKey(3, 1, 2), in: other.id))
+        XCTAssertNil(try database.packTileData(id, in: other.id))
+        XCTAssertFalse(try database.packHolds(tile: id, in: other.id))
+        XCTAssertNil(try database.packTileData(tileKey(3, 1, 3), in: pack.id))
+    }
+
+    func testSeesEveryCommitAfterItsConnectionsOpened() throws {
+        let database = try OfflineDatabase.open(path: path, mode: .session)
+        defer { try? database.close() }
+        let pack = try database.createPack(name: "a", definition: sampleDefinition())
+        let url = "http://h/glyphs/0-255.pbf"
+        // Opens a raw connection and leaves it idle in the pool.
+        XCTAssertNil(try database.packResourceID(url: url, in: pack.id))
+        let id = try database.write { batch -> ResourceID in
+            let id = try batch.putResource(url: url, kind: .glyphs, data: .encoding(Data("g".utf8)), headers: CacheHeaders())
+            try batch.link(resource: id, to: pack.id)
+            return id
+        }
+        XCTAssertEqual(try database.packResourceID(url: url, in: pack.id), id)
+        XCTAssertEqual(try database.packResourceData(id, in: pack.id)?.decoded(), Data("g".utf8))
+        try database.write { try $0.unlink(resource: id, from: pack.id) }
+        XCTAssertFalse(try database.packHolds(resource: id, in: pack.id))
+        XCTAssertNil(try database.packResourceData(id, in: pack.id))
+    }
+
+    func testClosingASessionWithRawReadersLeavesOneFileInDeleteMode() throws {
+        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let pack = try database.createPack(name: "a", definition: sampleDefinition())
+        let threads = 8
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            _ = try? database.packHolds(tile: TileID(rawValue: 1), in: pack.id)
+        }
+        try database.close()
+        XCTAssertThrowsError(try database.packHolds(tile: TileID(rawValue: 1), in: pack.id))
+        XCTAssertEqual(try raw().read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "delete")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}
