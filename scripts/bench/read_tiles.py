@@ -9,7 +9,11 @@ round trip to the daemon."""
 import os, sys, threading, time
 
 root, listing, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
-paths = [os.path.join(root, line.strip()) for line in open(listing) if line.strip()]
+paths = [line.strip() for line in open(listing) if line.strip()]
+# Paths relative to ROOT (z/x/y.pbf), so that both sides walk the same three names: absolute
+# paths would add the prefix's components and, for the mount, a mount-point crossing, which
+# measure where each tree sits rather than how it serves a tile.
+os.chdir(root)
 total = [0]
 lock = threading.Lock()
 
