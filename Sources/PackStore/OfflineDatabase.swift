@@ -14,7 +14,7 @@ public final class OfflineDatabase: @unchecked Sendable {
     public let mode: Mode
     let writer: any DatabaseWriter
     let packList = PackListCache()
-    /// Raw connections for the mount's hot single-statement reads (`TreeQueries`).
+    /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
     let readers: ReaderPool
     private let lock: FileLock?
     private var closed = false

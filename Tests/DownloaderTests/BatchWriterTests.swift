@@ -6,20 +6,8 @@ import XCTest
 
 /// The writer's running counts (what progress shows during a download) must equal what the
 /// database query counts, whatever mix of new, replaced, adopted and revalidated rows a batch holds.
-final class BatchWriterTests: XCTestCase {
-    private var temp: TemporaryDirectory!
-    private var database: OfflineDatabase!
+final class BatchWriterTests: SessionDatabaseTestCase {
     private let template = "http://h/tiles/{z}/{x}/{y}.pbf"
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-batchwriter")
-        database = try OfflineDatabase.open(path: temp.path("packs.db"), mode: .session)
-    }
-
-    override func tearDown() {
-        try? database.close()
-        temp.remove()
-    }
 
     private func key(_ x: Int) -> TileKey { TileKey(urlTemplate: template, pixelRatio: 1, z: 5, x: x, y: 0) }
     private func data(_ size: Int) -> StoredData { StoredData(bytes: Data(repeating: 7, count: size), compressed: false) }

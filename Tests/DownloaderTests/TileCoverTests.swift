@@ -86,7 +86,7 @@ final class TileCoverTests: XCTestCase {
         guard let probe, probe.status == 0 else {
             let cause = probe?.stderr.split(separator: "\n").last.map(String.init) ?? "python3 did not start"
             let why = "python3 with mercantile and supermercado is needed (pip install mercantile supermercado): " + cause
-            if ProcessInfo.processInfo.environment["CI"] == "true" { throw ReferenceUnavailable(reason: why) }
+            if isCI { throw ReferenceUnavailable(reason: why) }
             throw XCTSkip(why)
         }
     }

@@ -6,20 +6,7 @@ import XCTest
 
 /// A pack of 20,000 tiles in one z/x column set, written straight into the store: listings page
 /// through it completely, quickly, with each entry once.
-final class LargePackTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-large")
-        database = try OfflineDatabase.open(path: temp.path("large.db"), mode: .session)
-    }
-
-    override func tearDownWithError() throws {
-        try database.close()
-        temp.remove()
-    }
-
+final class LargePackTests: SessionDatabaseTestCase {
     func testTwentyThousandTilesListCompletelyAndQuickly() throws {
         let styleURL = "http://example.invalid/style.json"
         let template = "http://example.invalid/big/{z}/{x}/{y}.pbf"

@@ -6,20 +6,7 @@ import XCTest
 
 /// A pack as a Mapbox or MapLibre app stores it: a `mapbox://` source whose stored TileJSON lists
 /// https tile URLs with a token, and tiles keyed under `mapbox://tiles/...`. The mount finds them.
-final class MapboxPackTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-mapbox")
-        database = try OfflineDatabase.open(path: temp.path("app.db"), mode: .session)
-    }
-
-    override func tearDownWithError() throws {
-        try database.close()
-        temp.remove()
-    }
-
+final class MapboxPackTests: SessionDatabaseTestCase {
     func testTilesKeyedUnderTheCanonicalTemplateAppear() throws {
         let styleURL = "mapbox://styles/test/bright"
         let style = #"{"version":8,"sources":{"streets":{"type":"vector","url":"mapbox://mapbox.test-streets"}},"layers":[]}"#

@@ -14,7 +14,7 @@ final class TreeQueryPlanTests: XCTestCase {
         typealias SQL = OfflineDatabase.TreeSQL
         let queries = [
             SQL.nextZoom, SQL.nextColumn, SQL.rows(descending: false), SQL.rows(descending: true), SQL.tileByKey,
-            SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourceByID, SQL.resourcesOfKind,
+            SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
             SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileDataByID, SQL.resourceDataByID,
         ]
         for sql in queries {

@@ -12,13 +12,9 @@
 set -euo pipefail
 tiles=${1:-20000}
 rounds=${2:-3}
-root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-download}
-[ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
-
-cd "$root"
-swift build -c release --product packfs >/dev/null
-packfs="$(swift build -c release --show-bin-path)/packfs"
+source "$(dirname "$0")/common.sh"
+build_packfs
 stamp=/tmp/packfs-bench-download.cleaned
 if [ -d "$work" ]; then rm -rf "$work" && touch "$stamp"; fi  # left by an interrupted run
 if [ -f "$stamp" ] && [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -lt 360 ]; then
@@ -26,13 +22,8 @@ if [ -f "$stamp" ] && [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -lt 360 ]; t
     "curl's file creation is slowed for about 6 minutes after that (ext4 without a journal)" >&2
 fi
 mkdir -p "$work"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-count=$(python3 scripts/bench/gen_tiles.py "$work/world" "http://127.0.0.1:$port" "$tiles")
-Tests/servers/nginx-world.sh --dir "$work/nginx" --port "$port" --world "$work/world" --die-with-parent \
-  >"$work/nginx.out" 2>&1 &
-server=$!
+serve_tiles "$work" "$tiles"
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"; touch "$stamp"' EXIT
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/styles/bench.json" >/dev/null && break; sleep 0.1; done
 
 now() { date +%s.%N; }
 rate() { python3 -c "print(f'{$1/$2:8.0f}')"; }

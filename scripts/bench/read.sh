@@ -7,20 +7,13 @@
 set -euo pipefail
 tiles=${1:-20000}
 threads=${2:-4}
-root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
-[ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
-cd "$root"
-swift build -c release --product packfs >/dev/null
-packfs="$(swift build -c release --show-bin-path)/packfs"
+source "$(dirname "$0")/common.sh"
+build_packfs
 fusermount3 -u "$work/mnt" 2>/dev/null || true
 rm -rf "$work" && mkdir -p "$work/mnt"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-count=$(python3 scripts/bench/gen_tiles.py "$work/world" "http://127.0.0.1:$port" "$tiles")
-Tests/servers/nginx-world.sh --dir "$work/nginx" --port "$port" --world "$work/world" --die-with-parent >"$work/nginx.out" 2>&1 &
-server=$!
+serve_tiles "$work" "$tiles"
 trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/styles/bench.json" >/dev/null && break; sleep 0.1; done
 "$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
 kill $server 2>/dev/null || true
 

@@ -68,7 +68,7 @@ extension PackFilesystem {
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
         let handle = handle == 0 ? try implicitHandle(inode) : handle
-        guard drafts.isOpen(handle: handle), let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
+        guard let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
         let written = try drafts.write(handle: handle, offset: offset, data: data)
         try draftChanged(name: name, inode: inode)
         return written

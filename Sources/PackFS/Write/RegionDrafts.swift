@@ -24,9 +24,9 @@ final class RegionDrafts: @unchecked Sendable {
         /// The content of the last verdict, without trailing whitespace.
         var judged: Data?
 
-        /// Whether the content should be judged now: decided, and changed since the last verdict
-        /// by more than trailing whitespace (a final newline written on its own).
-        var isDue: Bool { dirty && scan.state != .open && Self.trimmed(content) != judged }
+        /// Whether the content should be judged now: changed since the last verdict, and decided
+        /// (`submission` then tells a change of trailing whitespace alone from a new text).
+        var isDue: Bool { dirty && scan.state != .open }
 
         static func trimmed(_ text: Data) -> Data {
             var end = text.endIndex
@@ -120,7 +120,8 @@ final class RegionDrafts: @unchecked Sendable {
         }
     }
 
-    /// The name of the draft `handle` writes to.
+    /// The name of the draft `handle` writes to; nil for anything but a write handle (read
+    /// handles are 0).
     func name(handle: UInt64) -> String? { lock.withLock { nameByHandle[handle] } }
 
     /// Whether `name`'s draft should be judged now (see `Draft.isDue`).
@@ -199,9 +200,6 @@ final class RegionDrafts: @unchecked Sendable {
     func draft(named name: String) -> Draft? { lock.withLock { byName[name] } }
 
     func draft(_ serial: UInt32) -> Draft? { lock.withLock { byName.values.first { $0.serial == serial } } }
-
-    /// True when `handle` is a write handle (read handles are 0).
-    func isOpen(handle: UInt64) -> Bool { lock.withLock { nameByHandle[handle] != nil } }
 
     /// Every draft, by name.
     var all: [Draft] { lock.withLock { byName.values.sorted { $0.name < $1.name } } }

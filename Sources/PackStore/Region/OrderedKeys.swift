@@ -119,7 +119,7 @@ public struct OrderedKeys {
         }
     }
 
-    /// `\uXXXX`, joining a surrogate pair written as two escapes.
+    /// A `\u` escape (four hex digits), joining a surrogate pair written as two escapes.
     private mutating func readUnicodeEscape() -> [UInt8]? {
         guard var unit = readHex4() else { return nil }
         if (0xD800..<0xDC00).contains(unit), bytes[index...].starts(with: Array("\\u".utf8)) {

@@ -58,10 +58,6 @@ extension OfflineDatabase {
             "EXISTS (SELECT 1 FROM region_resources rr WHERE rr.region_id = ? AND rr.resource_id = r.id)"
         static let resourceByURL = "SELECT id FROM resources r WHERE url = ? AND \(resourceMember)"
         static let resourceDataByID = "SELECT data, compressed FROM resources r WHERE id = ? AND \(resourceMember)"
-        static let resourceByID = """
-            SELECT id, url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate
-              FROM resources r WHERE id = ? AND \(resourceMember)
-            """
         static let holdsTile = "SELECT 1 FROM region_tiles WHERE region_id = ? AND tile_id = ?"
         static let holdsResource = "SELECT 1 FROM region_resources WHERE region_id = ? AND resource_id = ?"
         static let resourcesOfKind = """
@@ -127,14 +123,6 @@ extension OfflineDatabase {
                 arguments: [set.urlTemplate, set.pixelRatio, set.region.rawValue])
         }
         return try id.flatMap { try packTile(TileID(rawValue: $0), in: set.region) }
-    }
-
-    /// A resource row, if `region` holds it.
-    public func packResource(_ id: ResourceID, in region: RegionID) throws -> StoredResource? {
-        try read { db in
-            try Row.fetchOne(db.cachedStatement(sql: TreeSQL.resourceByID), arguments: [id.rawValue, region.rawValue])
-                .map(Self.resource(from:))
-        }
     }
 
     /// Row ids and URLs of the pack's resources of one kind, by row id (through the membership

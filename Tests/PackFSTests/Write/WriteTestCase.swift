@@ -7,7 +7,7 @@ import XCTest
 /// A fresh database per test with two small packs written straight into the store ("alpha" and
 /// "beta", sharing the style and one tile), a `PackFilesystem` over it with a recording pack
 /// manager and kernel cache, and helpers that call the model as the kernel would.
-class WriteTestCase: XCTestCase {
+class WriteTestCase: SessionDatabaseTestCase {
     static let origin = "http://example.invalid"
     static let styleURL = origin + "/style.json"
     static let template = origin + "/v/{z}/{x}/{y}.pbf"
@@ -16,8 +16,6 @@ class WriteTestCase: XCTestCase {
         "glyphs":"\(origin)/fonts/{fontstack}/{range}.pbf","sprite":"\(origin)/sprites/s","layers":[]}
         """
 
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
     var fs: PackFilesystem!
     var controller: RecordingController!
     var kernel: RecordingKernelCache!
@@ -26,8 +24,7 @@ class WriteTestCase: XCTestCase {
     let packs = InodeCodec.packs
 
     override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-write")
-        database = try OfflineDatabase.open(path: temp.path("write.db"), mode: .session)
+        try super.setUpWithError()
         try makePack("alpha", tiles: [(1, 0, 0), (1, 1, 0), (2, 1, 1)], glyphs: true)
         try makePack("beta", tiles: [(1, 0, 0)], glyphs: false)
         fs = PackFilesystem(database: database, mountpoint: "/mnt", settleDelay: 0.1)
@@ -39,8 +36,7 @@ class WriteTestCase: XCTestCase {
 
     override func tearDownWithError() throws {
         fs = nil
-        try database?.close()
-        temp?.remove()
+        try super.tearDownWithError()
     }
 
     /// A region file's text for the fixture style.
