@@ -5,3 +5,58 @@
 #pragma once
 #define FUSE_USE_VERSION 312
 #include <fuse3/fuse_lowlevel.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+
+// A wake-up for the thread that ends the loop (FUSEBridge's ExitRequest). libfuse's SIGINT, SIGTERM
+// and SIGHUP handlers only set the session's exit flag, which a thread asleep in the kernel never
+// sees; this chains a handler after each of libfuse's that also writes a byte to a pipe, so that
+// the waiting thread sleeps in read() instead of polling the flag. The state is process-wide, as
+// signal dispositions are: one chain at a time. It lives in a function-local static, which Swift's
+// importer emits with the function (a file-scope static in a module header it does not).
+struct packfs_exit_chain {
+    int wake_fd;
+    struct sigaction chained[3];
+};
+
+static const int packfs_exit_signals[3] = {SIGHUP, SIGINT, SIGTERM};
+
+static inline struct packfs_exit_chain *packfs_exit_chain_state(void) {
+    static struct packfs_exit_chain state = {.wake_fd = -1};
+    return &state;
+}
+
+static void packfs_exit_signal_handler(int sig) {
+    int saved = errno;
+    struct packfs_exit_chain *chain = packfs_exit_chain_state();
+    for (int i = 0; i < 3; i++) {
+        void (*handler)(int) = chain->chained[i].sa_handler;
+        if (packfs_exit_signals[i] == sig && handler != SIG_DFL && handler != SIG_IGN) handler(sig);
+    }
+    char byte = (char)sig;
+    ssize_t ignored = write(chain->wake_fd, &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+// Chains the handler after those installed now (libfuse's); `fd`: the pipe's non-blocking write end.
+static inline int packfs_chain_exit_signals(int fd) {
+    struct packfs_exit_chain *chain = packfs_exit_chain_state();
+    struct sigaction action = {0};
+    action.sa_handler = packfs_exit_signal_handler;
+    sigemptyset(&action.sa_mask);
+    chain->wake_fd = fd;
+    for (int i = 0; i < 3; i++) {
+        if (sigaction(packfs_exit_signals[i], &action, &chain->chained[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+// Puts back the handlers that were there before the chain (libfuse removes only its own).
+static inline void packfs_unchain_exit_signals(void) {
+    struct packfs_exit_chain *chain = packfs_exit_chain_state();
+    for (int i = 0; i < 3; i++) sigaction(packfs_exit_signals[i], &chain->chained[i], NULL);
+    chain->wake_fd = -1;
+}

@@ -5,34 +5,60 @@ import Foundation
 /// handlers call) only sets a flag. libfuse 3.14's workers test it before reading the next request,
 /// and the loop's own thread sleeps on a semaphore that a finishing worker posts, or that a
 /// signal interrupts only if it lands on that very thread (in a Swift process it often lands on
-/// another). So a watcher notices the flag and sends one request of its own, a statfs of the
-/// mountpoint (never cached by the kernel); the worker that answers it then ends the loop.
-/// An external unmount needs none of this: the device read fails with ENODEV and the loop ends.
+/// another). So a watcher, woken through a pipe by `request()` or by a signal (the shim chains a
+/// handler after libfuse's), sends one request of its own, a statfs of the mountpoint (never
+/// cached by the kernel); the worker that answers it then ends the loop. The watcher sleeps in
+/// read() until then: an idle mount wakes nobody. An external unmount needs none of this: the
+/// device read fails with ENODEV and the loop ends.
 final class ExitRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var session: OpaquePointer?
     private var requested = false
+    /// The wake-up pipe's write end while `serve` runs (non-blocking, so that a signal handler
+    /// never waits); the watcher owns the read end.
+    private var wake: Int32?
 
     func request() {
         lock.withLock {
             requested = true
             if let session { fuse_session_exit(session) }
+            if let wake { Self.poke(wake) }
         }
     }
 
-    /// Runs `loop` for `session` with a watcher beside it.
-    func serve(_ session: OpaquePointer, mountpoint: String, loop: () -> Int32) -> Int32 {
+    /// Runs `loop` for `session` with a watcher beside it; `chainSignals`: also wake the watcher
+    /// on SIGINT, SIGTERM and SIGHUP (when libfuse's handlers are installed).
+    func serve(_ session: OpaquePointer, mountpoint: String, chainSignals: Bool, loop: () -> Int32) -> Int32 {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return -errno }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
         lock.withLock {
             self.session = session
+            self.wake = writeEnd
             if requested { fuse_session_exit(session) }
         }
-        Thread.detachNewThread { self.watch(mountpoint: mountpoint) }
+        if chainSignals { _ = packfs_chain_exit_signals(writeEnd) }
+        Thread.detachNewThread { self.watch(wake: readEnd, mountpoint: mountpoint) }
         let result = loop()
-        lock.withLock { self.session = nil }
+        if chainSignals { packfs_unchain_exit_signals() }
+        lock.withLock {
+            self.session = nil
+            self.wake = nil
+        }
+        // The watcher reads end-of-file and closes the read end.
+        close(writeEnd)
         return result
     }
 
-    private func watch(mountpoint: String) {
+    /// The watcher's thread name (tests look for it in /proc).
+    static let threadName = "packfs-exit"
+
+    private func watch(wake: Int32, mountpoint: String) {
+        defer { close(wake) }
+        Thread.current.name = Self.threadName
+        var byte: UInt8 = 0
         while true {
             let state: Bool? = lock.withLock { session.map { fuse_session_exited($0) != 0 } }
             guard let exited = state else { return }
@@ -41,7 +67,13 @@ final class ExitRequest: @unchecked Sendable {
                 _ = statvfs(mountpoint, &figures)
                 return
             }
-            usleep(50_000)
+            let count = read(wake, &byte, 1)
+            if count == 0 || (count < 0 && errno != EINTR) { return }
         }
+    }
+
+    private static func poke(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = write(fd, &byte, 1)
     }
 }

@@ -82,7 +82,9 @@ public final class FUSEMount: @unchecked Sendable {
         defer { if options.handlesSignals { fuse_remove_signal_handlers(session) } }
         notifier.attach(session)
         defer { notifier.detach() }
-        let result = exit.serve(session, mountpoint: mountpoint) { loop(session) }
+        let result = exit.serve(session, mountpoint: mountpoint, chainSignals: options.handlesSignals) {
+            loop(session)
+        }
         if result < 0 { throw Failure.loopFailed(errno: -result) }
         return result
     }

@@ -20,6 +20,19 @@ final class LifecycleTests: MountedTestCase {
         XCTAssertFalse(mount.isMounted)
     }
 
+    /// The thread that ends the loop sleeps until `stop()` or a signal wakes it; it used to poll
+    /// every 50 ms, 20 wake-ups a second on an idle device.
+    func testTheExitWatcherSleepsWhileTheMountIsIdle() throws {
+        XCTAssertEqual(run("/bin/ls", [root]).status, 0)
+        let before = Self.watcherContextSwitches()
+        XCTAssertFalse(before.isEmpty, "no \(ExitRequest.threadName) thread")
+        sleep(2)
+        for (task, count) in Self.watcherContextSwitches() {
+            let woken = count - (before[task] ?? 0)
+            XCTAssertLessThanOrEqual(woken, 1, "the exit watcher woke \(woken) times in 2 s")
+        }
+    }
+
     func testInvalidatedContentIsReadAgain() throws {
         let notes = try XCTUnwrap(filesystem.inode(at: "notes.txt"))
         XCTAssertEqual(run("/bin/cat", [path("notes.txt")]).output, "first\n")
@@ -71,6 +84,22 @@ final class LifecycleTests: MountedTestCase {
         XCTAssertThrowsError(try fuse.run()) { error in
             XCTAssertEqual(error as? FUSEMount.Failure, .invalidOptions(["no_such_option"]))
         }
+    }
+
+    /// Context switches so far of each thread named `ExitRequest.threadName`, by task id.
+    private static func watcherContextSwitches() -> [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var counts: [String: Int] = [:]
+        for task in tasks {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            guard name.trimmingCharacters(in: .whitespacesAndNewlines) == ExitRequest.threadName else { continue }
+            let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
+            counts[task] = status.split(separator: "\n")
+                .filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+                .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+                .reduce(0, +)
+        }
+        return counts
     }
 
     private func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
