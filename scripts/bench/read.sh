@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Read benchmark: every tile of a generated pack of N unique tiles (default 20,000) read through
 # the mount, cold (fresh mount, page cache dropped) and warm, against the same tiles read from
-# ordinary files on the same disk, in the same run, each file opened, read to EOF and closed as a
-# renderer does (read_tiles.py). Needs root (drop_caches) and FUSE.
-# usage: read.sh [TILES] [THREADS]
+# ordinary files on the same disk, in the same run, each file opened, read to EOF and closed
+# (read_tiles.c). Warm passes also read a bare FUSE filesystem (bare_fuse.c: the same tiles held
+# in memory, the same kernel settings as PackFS): as a warm pass sends neither of them a message,
+# its rate is the ceiling that the kernel's FUSE path sets for any FUSE filesystem.
+# Needs root (drop_caches), FUSE and a C compiler. usage: read.sh [TILES] [THREADS]
 set -euo pipefail
 tiles=${1:-20000}
 threads=${2:-4}
@@ -11,18 +13,23 @@ work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
 source "$(dirname "$0")/common.sh"
 build_packfs
 fusermount3 -u "$work/mnt" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt"
+fusermount3 -u "$work/bare" 2>/dev/null || true
+rm -rf "$work" && mkdir -p "$work/mnt" "$work/bare" "$work/runs"
+cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
+"$cc" -O2 -pthread -o "$work/read_tiles" scripts/bench/read_tiles.c
+"$cc" -O2 -o "$work/bare_fuse" scripts/bench/bare_fuse.c $(pkg-config --cflags --libs fuse3)
 serve_tiles "$work" "$tiles"
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; fusermount3 -u "$work/bare" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
 "$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
 kill $server 2>/dev/null || true
 
 # The same tiles as ordinary files, same disk: the generated server root (raw .pbf bytes).
 (cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) > "$work/list.txt"
-read_run() { python3 scripts/bench/read_tiles.py "$1" "$work/list.txt" "$threads"; }
+declare -A root=([files]="$work/world/tiles" [mount]="$work/mnt/packs/bench" [bare]="$work/bare")
+# run SIDE PASS [ROUNDS]: one pass over SIDE's tree, its "rate seconds bytes" line appended to
+# runs/SIDE-PASS. A warm pass reads the list 5 times, so that it lasts long enough to time.
+run() { "$work/read_tiles" "${root[$1]}" "$work/list.txt" "$threads" "${3:-1}" >>"$work/runs/$1-$2"; }
 drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
-# The median of several passes (by rate); each line is "rate seconds bytes".
-median() { sort -n | awk '{ line[NR] = $0 } END { print line[int((NR + 1) / 2)] }'; }
 passes=${PACKFS_BENCH_PASSES:-9}
 # Mounts; the daemon of the previous mount may still be closing the database after its unmount.
 mount_db() {
@@ -30,32 +37,52 @@ mount_db() {
   "$packfs" mount "$work/packs.db" "$work/mnt"
 }
 
-# Passes alternate between ordinary files and the mount, so both meet the same machine (a
-# background job slows both alike); each side reports the median of its passes.
-# Cold: page cache, dentries and inodes dropped before each pass; for the mount also a fresh
-# daemon (its own caches empty), so every tile costs a lookup, a read and a database query.
-for _ in $(seq 3); do
-  drop; read_run "$work/world/tiles" >>"$work/files-cold.txt"
-  mount_db; drop; read_run "$work/mnt/packs/bench" >>"$work/mount-cold.txt"; fusermount3 -u "$work/mnt"
+# Rounds of one pass per side, back to back, so that every side meets the same machine (a
+# background job slows a whole round); the order within a round rotates, so that no side always
+# follows the same one. Cold: page cache, dentries and inodes dropped before each pass; for the
+# mount also a fresh daemon (its own caches empty), so every tile costs a lookup, a read and a
+# database query.
+cold_pass() {
+  if [ "$1" = mount ]; then mount_db; drop; run mount cold; fusermount3 -u "$work/mnt"
+  else drop; run files cold; fi
+}
+for i in $(seq 3); do
+  if ((i % 2)); then cold_pass files; cold_pass mount; else cold_pass mount; cold_pass files; fi
 done
 # Warm: the same files again and again, everything cached (one unmeasured pass first).
 mount_db
-read_run "$work/world/tiles" >/dev/null; read_run "$work/mnt/packs/bench" >/dev/null
-for _ in $(seq "$passes"); do
-  read_run "$work/world/tiles" >>"$work/files-warm.txt"
-  read_run "$work/mnt/packs/bench" >>"$work/mount-warm.txt"
+"$work/bare_fuse" "${root[files]}" "$work/list.txt" "${root[bare]}" &
+for _ in $(seq 100); do mountpoint -q "${root[bare]}" && break; sleep 0.1; done
+for side in files mount bare; do run "$side" unmeasured; done
+order=(files mount bare)
+for i in $(seq "$passes"); do
+  for k in 0 1 2; do run "${order[(i + k) % 3]}" warm 5; done
 done
-fusermount3 -u "$work/mnt"
-files_cold=$(median <"$work/files-cold.txt"); mount_cold=$(median <"$work/mount-cold.txt")
-files_warm=$(median <"$work/files-warm.txt"); mount_warm=$(median <"$work/mount-warm.txt")
+fusermount3 -u "$work/mnt"; fusermount3 -u "${root[bare]}"
 
-# Same bytes both ways (a benchmark of the wrong content would be meaningless).
-[ "$(echo "$files_warm" | cut -d' ' -f3)" = "$(echo "$mount_warm" | cut -d' ' -f3)" ] || { echo "byte totals differ" >&2; exit 1; }
-rate() { echo "$1" | cut -d' ' -f1; }
-echo "tiles: $count, $threads reader threads, $(nproc) cores; median of 3 cold and $passes warm passes"
-printf '%-8s %14s %14s %8s %8s\n' "" "files t/s" "mount t/s" ratio target
-printf '%-8s %14s %14s %8.2f %8s\n' cold "$(rate "$files_cold")" "$(rate "$mount_cold")" "$(python3 -c "print($(rate "$mount_cold")/$(rate "$files_cold"))")" 0.5
-printf '%-8s %14s %14s %8.2f %8s\n' warm "$(rate "$files_warm")" "$(rate "$mount_warm")" "$(python3 -c "print($(rate "$mount_warm")/$(rate "$files_warm"))")" 0.9
-for side in files-cold mount-cold files-warm mount-warm; do
-  printf '%-11s %s\n' "$side" "$(cut -d' ' -f1 "$work/$side.txt" | tr '\n' ' ')"
+# The median of a side's passes (by rate); each line is "rate seconds bytes".
+rate() { sort -n "$work/runs/$1" | awk '{ line[NR] = $1 } END { print line[int((NR + 1) / 2)] }'; }
+# pair_ratio A B: the median over rounds of A's rate / B's rate in that round. A slow spell of the
+# machine (this VM's DAMON reclaims page cache now and then) slows both sides of a round; a
+# ratio of the two medians would compare passes from different rounds.
+pair_ratio() {
+  paste -d' ' "$work/runs/$1" "$work/runs/$2" | python3 -c '
+import sys, statistics
+print(f"{statistics.median(float(l.split()[0]) / float(l.split()[3]) for l in sys.stdin):.2f}")'
+}
+# Same bytes every way (a benchmark of the wrong content would be meaningless).
+for pass in cold warm; do
+  [ "$(cut -d' ' -f3 "$work"/runs/*-$pass | sort -u | wc -l)" = 1 ] || { echo "$pass: byte totals differ" >&2; exit 1; }
+done
+echo "tiles: $count, $threads reader threads, $(nproc) cores; 3 cold and $passes warm rounds"
+echo "rates: medians of each side's passes; ratios: medians of the ratios within each round"
+printf '%-5s %11s %11s %6s %7s %14s %11s\n' pass "files t/s" "mount t/s" ratio target "bare FUSE t/s" mount/bare
+printf '%-5s %11s %11s %6s %7s %14s %11s\n' cold "$(rate files-cold)" "$(rate mount-cold)" \
+  "$(pair_ratio mount-cold files-cold)" 0.5 - -
+printf '%-5s %11s %11s %6s %7s %14s %11s\n' warm "$(rate files-warm)" "$(rate mount-warm)" \
+  "$(pair_ratio mount-warm files-warm)" 0.9 "$(rate bare-warm)" "$(pair_ratio mount-warm bare-warm)"
+echo "bare FUSE / files, warm: $(pair_ratio bare-warm files-warm)"
+echo "every pass (tiles/s):"
+for f in files-cold mount-cold files-warm mount-warm bare-warm; do
+  printf '  %-11s %s\n' "$f" "$(cut -d' ' -f1 "$work/runs/$f" | tr '\n' ' ')"
 done
