@@ -114,10 +114,13 @@ extension PackFilesystem {
 
     /// A file whose content changes under one inode: its mtime's nanoseconds are a hash of the
     /// content, because opens are stateless and the kernel keeps pages until size or mtime change.
+    /// Its seconds are the second before the mount's, so that the nanoseconds never put the time
+    /// in the future (`ls -l` would show the year instead of the time, as for a file from 2030).
     func liveFile(_ inode: Inode, _ permissions: UInt16, _ content: Data) -> Attributes {
         var attributes = file(inode, permissions, content.count)
         var hash: UInt32 = 2_166_136_261  // FNV-1a
         for byte in content { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        attributes.modified = mountTime - 1
         attributes.modifiedNanoseconds = hash % 1_000_000_000
         return attributes
     }

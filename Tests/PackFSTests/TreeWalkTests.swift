@@ -162,6 +162,17 @@ final class TreeWalkTests: XCTestCase {
         XCTAssertEqual(try fs.open(inode: progress.attributes.inode, flags: O_RDONLY, caller: walker.caller).directIO, true)
     }
 
+    /// Every time is at most the mount's own second, so none is in the future even at the mount's
+    /// first instant (live files' content-hash nanoseconds once were, and `ls -l` showed a year).
+    func testNoTimeIsLaterThanTheMount() throws {
+        for path in ["", "status.json", "packs", "packs/helsinki.region", "packs/helsinki",
+                     "packs/helsinki/progress.json", "packs/helsinki/style.json", "packs/helsinki/14/9326/4741.pbf"] {
+            let attributes = try walker.lookup(path).attributes
+            let time = Double(attributes.modified) + Double(attributes.modifiedNanoseconds) / 1e9
+            XCTAssertLessThanOrEqual(time, Double(fs.mountTime), path)
+        }
+    }
+
     func testPagingReturnsEveryEntryOnce() throws {
         for path in ["", "packs", "packs/helsinki", "packs/helsinki/glyphs", "packs/helsinki/glyphs/Noto Sans Bold",
                      "packs/helsinki/sprites", "packs/helsinki/sources/openmaptiles/14", "packs/helsinki/14/9326"] {
