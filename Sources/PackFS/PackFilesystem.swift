@@ -92,12 +92,16 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
         }
     }
 
+    /// Used: the database's bytes. Free: what the disk holding the database has left for users,
+    /// since new packs grow the database there; `df` then shows the room packs have, where a
+    /// zero would show a full disk.
     public func statfs() throws -> FilesystemStatistics {
         try translatingErrors {
             let counts = try database.databaseCounts()
-            let blocks = UInt64(max(counts.bytes, 0) + 4095) / 4096
+            let used = UInt64(max(counts.bytes, 0) + 4095) / 4096
+            let free = availableBytes(onDiskOf: database.path) / 4096
             return FilesystemStatistics(
-                blockSize: 4096, blocks: blocks, freeBlocks: 0, files: UInt64(counts.resources + counts.tiles))
+                blockSize: 4096, blocks: used + free, freeBlocks: free, files: UInt64(counts.resources + counts.tiles))
         }
     }
 
@@ -150,4 +154,11 @@ final class LayoutCache: @unchecked Sendable {
     }
 
     func removeAll() { lock.withLock { entries = [:] } }
+}
+
+/// What the filesystem holding `path` has left for unprivileged users, in bytes (0 if unknown).
+private func availableBytes(onDiskOf path: String) -> UInt64 {
+    var figures = statvfs()
+    guard statvfs(path, &figures) == 0 else { return 0 }
+    return UInt64(figures.f_bavail) * UInt64(figures.f_frsize)
 }

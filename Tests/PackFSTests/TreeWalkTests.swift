@@ -173,6 +173,18 @@ final class TreeWalkTests: XCTestCase {
         }
     }
 
+    /// statfs: the database's blocks used, the free space of the disk it is on free.
+    func testStatfsShowsTheDatabaseAndTheRoomItHas() throws {
+        let figures = try fs.statfs()
+        var disk = statvfs()
+        XCTAssertEqual(statvfs(database.path, &disk), 0)
+        let diskFree = Double(disk.f_bavail) * Double(disk.f_frsize)
+        XCTAssertGreaterThan(figures.freeBlocks, 0)
+        XCTAssertEqual(Double(figures.freeBlocks) * 4096, diskFree, accuracy: 64 * 1024 * 1024)
+        let used = figures.blocks - figures.freeBlocks
+        XCTAssertEqual(Int64(used) * 4096, (try database.databaseCounts().bytes + 4095) / 4096 * 4096)
+    }
+
     func testPagingReturnsEveryEntryOnce() throws {
         for path in ["", "packs", "packs/helsinki", "packs/helsinki/glyphs", "packs/helsinki/glyphs/Noto Sans Bold",
                      "packs/helsinki/sprites", "packs/helsinki/sources/openmaptiles/14", "packs/helsinki/14/9326"] {
