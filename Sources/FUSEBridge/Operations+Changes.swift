@@ -42,6 +42,23 @@ extension Operations {
                 .entry(try session.filesystem.mkdir(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
             }
         }
+        ops.symlink = { req, target, parent, name in
+            Session.serve(req, "symlink") { session, caller in
+                .entry(try session.filesystem.symlink(
+                    target: try FUSEBridge.name(target), parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller))
+            }
+        }
+        ops.link = { req, inode, newParent, newName in
+            Session.serve(req, "link") { session, caller in
+                .entry(try session.filesystem.link(
+                    inode: Inode(inode), newParent: Inode(newParent), newName: try FUSEBridge.name(newName), caller: caller))
+            }
+        }
+        ops.mknod = { req, parent, name, mode, _ in
+            Session.serve(req, "mknod") { session, caller in
+                .entry(try session.filesystem.mknod(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
+            }
+        }
         ops.rename = { req, parent, name, newParent, newName, flags in
             Session.serve(req, "rename") { session, caller in
                 // RENAME_EXCHANGE and RENAME_NOREPLACE are not part of the model's rename.
@@ -69,6 +86,12 @@ extension Operations {
             Session.serve(req, "setxattr") { session, caller in
                 let data = value.map { Data(bytes: $0, count: size) } ?? Data()
                 try session.filesystem.setxattr(inode: Inode(inode), name: try FUSEBridge.name(name), value: data, caller: caller)
+                return .done
+            }
+        }
+        ops.removexattr = { req, inode, name in
+            Session.serve(req, "removexattr") { session, caller in
+                try session.filesystem.removexattr(inode: Inode(inode), name: try FUSEBridge.name(name), caller: caller)
                 return .done
             }
         }

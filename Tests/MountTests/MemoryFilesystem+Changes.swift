@@ -49,6 +49,18 @@ extension MemoryFilesystem {
         throw FilesystemError.readOnly
     }
 
+    func symlink(target: String, parent: Inode, name: String, caller: Caller) throws -> Entry {
+        throw FilesystemError.readOnly
+    }
+
+    func link(inode: Inode, newParent: Inode, newName: String, caller: Caller) throws -> Entry {
+        throw FilesystemError.readOnly
+    }
+
+    func mknod(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry {
+        throw FilesystemError.readOnly
+    }
+
     func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws {
         try lock.withLock {
             guard let inode = child(of: parent, named: name) else { throw FilesystemError.notFound }
@@ -84,5 +96,12 @@ extension MemoryFilesystem {
 
     func listxattr(inode: Inode) throws -> [String] {
         try lock.withLock { try node(inode).xattrs.keys.sorted() }
+    }
+
+    func removexattr(inode: Inode, name: String, caller: Caller) throws {
+        try lock.withLock {
+            guard try node(inode).xattrs[name] != nil else { throw FilesystemError.noAttribute }
+            throw FilesystemError.notPermitted
+        }
     }
 }

@@ -34,8 +34,6 @@ class MountedTestCase: XCTestCase {
     func path(_ relative: String) -> String { root + "/" + relative }
 
     /// The errno a POSIX call left (0 when it succeeded).
-    func errnoOf(_ call: () -> Int32) -> Int32 { call() == -1 ? errno : 0 }
-
     func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
         let (status, output) = MountHelper.runTool(executable, arguments)
         return (status, String(decoding: output, as: UTF8.self))
@@ -52,4 +50,9 @@ class MountedTestCase: XCTestCase {
         }
         return names
     }
+}
+
+extension XCTestCase {
+    /// The errno a failing libc call left, or 0 when it succeeded.
+    func errnoOf(_ call: () -> Int32) -> Int32 { call() == -1 ? errno : 0 }
 }

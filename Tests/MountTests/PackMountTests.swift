@@ -90,6 +90,19 @@ final class PackMountTests: XCTestCase {
         XCTAssertEqual(errno, EROFS)
         XCTAssertEqual(chmod(tile, 0o644), -1)
         XCTAssertEqual(errno, EROFS)
+        // Links, fifos and attribute removals are refused too (without handlers the kernel says
+        // ENOSYS, "Function not implemented"): EROFS inside a pack, EPERM in packs/.
+        let packs = mount.path + "/packs"
+        XCTAssertEqual(errnoOf { symlink("14", packs + "/helsinki/15") }, EROFS)
+        XCTAssertEqual(errnoOf { link(tile, packs + "/helsinki/14/9327/9999.pbf") }, EROFS)
+        XCTAssertEqual(errnoOf { mkfifo(packs + "/helsinki/fifo", 0o644) }, EROFS)
+        XCTAssertEqual(errnoOf { XAttr.remove(tile, "user.packfs.state") }, EROFS)
+        XCTAssertEqual(errnoOf { symlink("helsinki", packs + "/other") }, EPERM)
+        XCTAssertEqual(errnoOf { link(packs + "/helsinki.region", packs + "/other.region") }, EPERM)
+        XCTAssertEqual(errnoOf { mkfifo(packs + "/other.region", 0o644) }, EPERM)
+        XCTAssertEqual(errnoOf { XAttr.remove(packs + "/helsinki.region", "user.packfs.state") }, EPERM)
+        XCTAssertEqual(errnoOf { XAttr.remove(packs + "/helsinki.region", "user.other") }, ENODATA)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).sorted(), ["helsinki", "helsinki.region"])
         XCTAssertEqual(FileManager.default.contents(atPath: tile), try server.expectedContent("/tiles/helsinki/14/9327/4742.pbf"))
         let again = try packfs(["mount", db, mount.directory.path("helsinki.region")])
         XCTAssertEqual(again.status, 1, "refused: not a directory")

@@ -164,12 +164,18 @@ public protocol Filesystem: AnyObject, Sendable {
     func unlink(parent: Inode, name: String, caller: Caller) throws
     func rmdir(parent: Inode, name: String, caller: Caller) throws
     func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
+    /// `ln -s`, `ln` and `mkfifo`/`mknod`: kinds of node a model may have no place for. Each must
+    /// answer (the bridge would otherwise leave the kernel's ENOSYS, "Function not implemented").
+    func symlink(target: String, parent: Inode, name: String, caller: Caller) throws -> Entry
+    func link(inode: Inode, newParent: Inode, newName: String, caller: Caller) throws -> Entry
+    func mknod(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
     func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws
     /// chmod/chown/truncate/utimens; `touch` on a region file refreshes the pack.
     func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes
     func getxattr(inode: Inode, name: String) throws -> Data
     func setxattr(inode: Inode, name: String, value: Data, caller: Caller) throws
     func listxattr(inode: Inode) throws -> [String]
+    func removexattr(inode: Inode, name: String, caller: Caller) throws
 }
 
 /// What a `setattr` asks to change (nil: unchanged).

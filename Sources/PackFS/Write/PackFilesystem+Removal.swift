@@ -51,6 +51,19 @@ extension PackFilesystem {
         throw try refusal(under: parent)
     }
 
+    // Links, fifos and device nodes have no place in the tree: refused like mkdir.
+    public func symlink(target: String, parent: Inode, name: String, caller: Caller) throws -> Entry {
+        throw try refusal(under: parent)
+    }
+
+    public func link(inode: Inode, newParent: Inode, newName: String, caller: Caller) throws -> Entry {
+        throw try refusal(under: newParent)
+    }
+
+    public func mknod(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry {
+        throw try refusal(under: parent)
+    }
+
     /// Removes a pack through the pack manager, then forgets everything cached about it.
     func removePack(_ region: RegionID) throws {
         guard let controller else { throw FilesystemError.notPermitted }

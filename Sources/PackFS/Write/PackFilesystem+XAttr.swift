@@ -4,7 +4,7 @@ import PackStore
 /// The two extended attributes of a pack's region file. Unknown names read as ENODATA; setting
 /// one is ENOTSUP (PackFS keeps no arbitrary attributes, and `cp -a`/`mv` skip ENOTSUP quietly)
 /// except inside a pack, where every change is EROFS. `user.packfs.progress` is read-only
-/// (EPERM). A region file still being written for a new name has no pack, hence no attributes.
+/// (EPERM), and neither can be removed (EPERM). A region file still being written for a new name has no pack, hence no attributes.
 enum PackAttribute: String, CaseIterable {
     /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend).
     case state = "user.packfs.state"
@@ -40,6 +40,18 @@ extension PackFilesystem {
             }
             guard let controller else { throw FilesystemError.notPermitted }
             controller.setPackActive(region, active)
+        }
+    }
+
+    /// The two attributes always exist (EPERM); no other does (ENODATA), except inside a pack,
+    /// where every change is EROFS.
+    public func removexattr(inode: Inode, name: String, caller: Caller) throws {
+        try translatingErrors {
+            if try refusal(at: inode) == .readOnly { throw FilesystemError.readOnly }
+            guard try regionOfRegionFile(inode) != nil, PackAttribute(rawValue: name) != nil else {
+                throw FilesystemError.noAttribute
+            }
+            throw FilesystemError.notPermitted
         }
     }
 
