@@ -9,7 +9,8 @@ import PackFS
 ///   stay cached across opens until `KernelCache.invalidate(inode:)` or an mtime/size change seen
 ///   by getattr (auto_inval_data). `Filesystem.open`'s direct I/O and handles are then ignored and
 ///   `release` is never called, so it suits only a model whose files need no open state. Off by
-///   default: PackFS's progress.json needs direct I/O and region files need handles.
+///   default: PackFS's progress.json needs direct I/O and region files need handles. (Tried for
+///   tiles: opens answered with KEEP_CACHE and NOFLUSH read 30,000 warm tiles/s, against 290,000.)
 /// - `statelessOpendir` (FUSE_CAP_NO_OPENDIR_SUPPORT): the same for directories; the kernel then
 ///   also caches listings (FOPEN_CACHE_DIR) until the directory is invalidated or its mtime
 ///   changes, so a model that grows listings must invalidate the directory. Off by default.

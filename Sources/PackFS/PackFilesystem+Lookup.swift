@@ -92,6 +92,8 @@ extension PackFilesystem {
     /// A tile's entry from one read: finding the tile by key proves the pack holds it, and the
     /// content read with it gives the exact size (kept for the read that usually follows), so
     /// the membership and size reads of `entry(for:)` are not needed.
+    /// Tried: pushing the content into the page cache (notify_store) after the reply, to save the
+    /// READ; the reader's READ usually came first (the kernel makes the inode when it wakes).
     func tileEntry(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> Entry {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x)
         guard let (id, stored) = try database.packTileData(key, in: region) else { throw FilesystemError.notFound }

@@ -58,6 +58,8 @@ final class ReadConnection {
         // As GRDB's connections: wait for locks rather than fail (a rollback-journal file, or a
         // WAL being reset).
         sqlite3_busy_timeout(handle, 30_000)
+        // Tried: mmap_size (7% less daemon CPU on cold reads, rate within noise); a file
+        // truncated under the mapping, as incremental_vacuum does, would be SIGBUS.
     }
 
     deinit {
