@@ -2,7 +2,8 @@
 # Download benchmark: `packfs download` of a generated region of N unique tiles (default 20,000)
 # from nginx on loopback (pre-gzipped tiles, gzip_static, as tile servers serve MBTiles blobs),
 # against `curl --parallel --parallel-max 20` fetching the same URL list to files, in the same run.
-# Prints tiles per second for both and the ratio. usage: download.sh [TILES] [ROUNDS]
+# Prints tiles per second for both and the ratio, and each one's peak memory (maximum resident
+# set). usage: download.sh [TILES] [ROUNDS]
 #
 # File creation is slow on an ext4 without a journal (this project's machines) for about six
 # minutes after many files were deleted nearby: the inode allocator skips every recently
@@ -25,29 +26,34 @@ mkdir -p "$work"
 serve_tiles "$work" "$tiles"
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"; touch "$stamp"' EXIT
 
-now() { date +%s.%N; }
 rate() { python3 -c "print(f'{$1/$2:8.0f}')"; }
+# measure COMMAND...: runs COMMAND (output discarded) and prints its wall seconds and its peak
+# resident set in KiB (the timer starts and stops around the command alone).
+measure() {
+  python3 -c 'import resource, subprocess, sys, time
+start = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
 echo "tiles: $count (unique, z15), nginx 1 worker, loopback, $(nproc) cores"
-printf '%-6s %10s %12s %10s %12s %8s\n' round "packfs s" "packfs t/s" "curl s" "curl t/s" ratio
+printf '%-6s %9s %11s %9s %11s %7s %10s %8s %6s\n' round "packfs s" "packfs t/s" "curl s" "curl t/s" ratio \
+  "packfs MB" "curl MB" memory
 for round in $(seq "$rounds"); do
   rm -f "$work/packs.db"
   sync  # both start with no dirty pages from the previous round
-  t0=$(now)
-  "$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
-  t1=$(now)
+  read -r p pm < <(measure "$packfs" download "$work/packs.db" bench "$work/world/region.json")
   stored=$(sqlite3 "$work/packs.db" "SELECT COUNT(*) FROM tiles WHERE data IS NOT NULL")
   [ "$stored" = "$count" ] || { echo "packfs stored $stored of $count tiles" >&2; exit 1; }
   # A fresh directory per round, kept until the end: deleting a round's files slowed the next
   # round's file creation 3-8x (recently deleted inodes, see above).
   mkdir -p "$work/r$round/out"
   sync
-  t2=$(now)
-  (cd "$work/r$round" && curl -s --parallel --parallel-max 20 -K "$work/world/urls.txt" 2>/dev/null)
-  t3=$(now)
+  read -r c cm < <(cd "$work/r$round" && measure curl -s --parallel --parallel-max 20 -K "$work/world/urls.txt")
   fetched=$(find "$work/r$round/out" -type f | wc -l)
   [ "$fetched" = "$count" ] || { echo "curl fetched $fetched of $count tiles" >&2; exit 1; }
-  p=$(python3 -c "print($t1-$t0)"); c=$(python3 -c "print($t3-$t2)")
-  printf '%-6s %10.2f %12s %10.2f %12s %8.2f\n' "$round" "$p" "$(rate "$count" "$p")" "$c" "$(rate "$count" "$c")" \
-    "$(python3 -c "print($c/$p)")"
+  printf '%-6s %9.2f %11s %9.2f %11s %7.2f %10.1f %8.1f %6.1f\n' "$round" "$p" "$(rate "$count" "$p")" "$c" \
+    "$(rate "$count" "$c")" "$(python3 -c "print($c/$p)")" "$(python3 -c "print($pm/1024)")" \
+    "$(python3 -c "print($cm/1024)")" "$(python3 -c "print($pm/$cm)")"
 done
 echo "ratio = curl seconds / packfs seconds (above 1: PackFS is faster). PackFS also inflates, re-frames and stores every tile in SQLite."
+echo "MB: peak resident set; memory = packfs MB / curl MB."

@@ -4,7 +4,8 @@
 # ordinary files on the same disk, in the same run, each file opened, read to EOF and closed
 # (read_tiles.c). Warm passes also read a bare FUSE filesystem (bare_fuse.c: the same tiles held
 # in memory, the same kernel settings as PackFS): as a warm pass sends neither of them a message,
-# its rate is the ceiling that the kernel's FUSE path sets for any FUSE filesystem.
+# its rate is the ceiling that the kernel's FUSE path sets for any FUSE filesystem. Also prints
+# the daemon's peak memory (VmHWM) against the tile bytes it served.
 # Needs root (drop_caches), FUSE and a C compiler. usage: read.sh [TILES] [THREADS]
 set -euo pipefail
 tiles=${1:-20000}
@@ -42,8 +43,14 @@ mount_db() {
 # follows the same one. Cold: page cache, dentries and inodes dropped before each pass; for the
 # mount also a fresh daemon (its own caches empty), so every tile costs a lookup, a read and a
 # database query.
+# peak_memory: the mounted daemon's peak resident set so far, in KiB, appended to runs/memory.
+peak_memory() {
+  local pid
+  pid=$(pgrep -f -- "mount $work/packs.db $work/mnt" | head -1)
+  awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" >>"$work/runs/memory"
+}
 cold_pass() {
-  if [ "$1" = mount ]; then mount_db; drop; run mount cold; fusermount3 -u "$work/mnt"
+  if [ "$1" = mount ]; then mount_db; drop; run mount cold; peak_memory; fusermount3 -u "$work/mnt"
   else drop; run files cold; fi
 }
 for i in $(seq 3); do
@@ -58,6 +65,7 @@ order=(files mount bare)
 for i in $(seq "$passes"); do
   for k in 0 1 2; do run "${order[(i + k) % 3]}" warm 5; done
 done
+peak_memory
 fusermount3 -u "$work/mnt"; fusermount3 -u "${root[bare]}"
 
 # The median of a side's passes (by rate); each line is "rate seconds bytes".
@@ -82,6 +90,12 @@ printf '%-5s %11s %11s %6s %7s %14s %11s\n' cold "$(rate files-cold)" "$(rate mo
 printf '%-5s %11s %11s %6s %7s %14s %11s\n' warm "$(rate files-warm)" "$(rate mount-warm)" \
   "$(pair_ratio mount-warm files-warm)" 0.9 "$(rate bare-warm)" "$(pair_ratio mount-warm bare-warm)"
 echo "bare FUSE / files, warm: $(pair_ratio bare-warm files-warm)"
+# Memory: the largest cold daemon (each read every tile once), and the warm one (every tile read
+# cold once, then warm passes, which send it nothing).
+tile_bytes=$(head -1 "$work/runs/files-cold" | cut -d' ' -f3)
+cold_peak=$(head -3 "$work/runs/memory" | sort -n | tail -1); warm_peak=$(tail -1 "$work/runs/memory")
+python3 -c "print(f'daemon peak memory: cold {$cold_peak/1024:.1f} MB, warm {$warm_peak/1024:.1f} MB,' +
+  f' serving {$tile_bytes/2**20:.1f} MB of tiles ({$warm_peak*1024/$tile_bytes:.2f} of them)')"
 echo "every pass (tiles/s):"
 for f in files-cold mount-cold files-warm mount-warm bare-warm; do
   printf '  %-11s %s\n' "$f" "$(cut -d' ' -f1 "$work/runs/$f" | tr '\n' ' ')"
