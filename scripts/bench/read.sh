@@ -38,17 +38,18 @@ mount_db() {
   "$packfs" mount "$work/packs.db" "$work/mnt"
 }
 
-# Rounds of one pass per side, back to back, so that every side meets the same machine (a
-# background job slows a whole round); the order within a round rotates, so that no side always
-# follows the same one. Cold: page cache, dentries and inodes dropped before each pass; for the
-# mount also a fresh daemon (its own caches empty), so every tile costs a lookup, a read and a
-# database query.
 # peak_memory: the mounted daemon's peak resident set so far, in KiB, appended to runs/memory.
 peak_memory() {
   local pid
   pid=$(pgrep -f -- "mount $work/packs.db $work/mnt" | head -1)
   awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" >>"$work/runs/memory"
 }
+
+# Rounds of one pass per side, back to back, so that every side meets the same machine (a
+# background job slows a whole round); the order within a round rotates, so that no side always
+# follows the same one. Cold: page cache, dentries and inodes dropped before each pass; for the
+# mount also a fresh daemon (its own caches empty), so every tile costs a lookup, a read and a
+# database query.
 cold_pass() {
   if [ "$1" = mount ]; then mount_db; drop; run mount cold; peak_memory; fusermount3 -u "$work/mnt"
   else drop; run files cold; fi
