@@ -55,17 +55,21 @@ final class ExitRequest: @unchecked Sendable {
     /// The watcher's thread name (tests look for it in /proc).
     static let threadName = "packfs-exit"
 
+    /// Kicks the loop once it is told to exit, then keeps reading until `serve` closes the write
+    /// end: the read end stays open while anyone may still write (a write to a pipe without a
+    /// reader raises SIGPIPE, which ends the process unless ignored).
     private func watch(wake: Int32, mountpoint: String) {
         defer { close(wake) }
         Thread.current.name = Self.threadName
+        var kicked = false
         var byte: UInt8 = 0
         while true {
             let state: Bool? = lock.withLock { session.map { fuse_session_exited($0) != 0 } }
             guard let exited = state else { return }
-            if exited {
+            if exited && !kicked {
                 var figures = statvfs()
                 _ = statvfs(mountpoint, &figures)
-                return
+                kicked = true
             }
             let count = read(wake, &byte, 1)
             if count == 0 || (count < 0 && errno != EINTR) { return }
