@@ -19,10 +19,9 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        mount?.unmount()
         nginx?.stop()
         slow?.stop()
-        mount?.directory.remove()
     }
 
     private func region(_ base: String, to path: String) throws {

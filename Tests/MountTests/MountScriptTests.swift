@@ -16,9 +16,8 @@ final class MountScriptTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        mount?.unmount()
         try? FileManager.default.removeItem(atPath: helper)
-        mount?.directory.remove()
     }
 
     private func script(_ name: String) -> String {

@@ -19,9 +19,8 @@ final class PackManagementTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        mount?.unmount()
         server?.stop()
-        mount?.directory.remove()
     }
 
     @discardableResult
@@ -47,6 +46,15 @@ final class PackManagementTests: XCTestCase {
              "minzoom": 0, "maxzoom": \(maxZoom), "metadata": {"trip": "test"}}
             """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    /// Packs a (to z14) and b (to z10) of the same area, made with cp and waited for: b's tiles
+    /// are all a's too.
+    func copyInPacksAAndB() throws {
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
+        XCTAssertEqual(try run("/bin/cp", [try regionFile("b.json", maxZoom: 10), packs + "/b.region"]).status, 0)
+        try waitForState("a")
+        try waitForState("b")
     }
 
     /// Polls progress.json until the pack is complete (or fails the test after `timeout`).
@@ -170,10 +178,7 @@ final class PackManagementTests: XCTestCase {
 
     func testRenameTouchRemoveAndRecursiveRemove() throws {
         try mountPackFS()
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("b.json", maxZoom: 10), packs + "/b.region"]).status, 0)
-        try waitForState("a")
-        try waitForState("b")
+        try copyInPacksAAndB()
         let mv = try run("/bin/mv", [packs + "/a.region", packs + "/renamed.region"])
         XCTAssertEqual(mv.status, 0, mv.text)
         XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/renamed/style.json"))
@@ -199,10 +204,7 @@ final class PackManagementTests: XCTestCase {
 
     func testSharedTilesSurviveRemovalOfOnePack() throws {
         try mountPackFS()
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("b.json", maxZoom: 10), packs + "/b.region"]).status, 0)
-        try waitForState("a")
-        try waitForState("b")
+        try copyInPacksAAndB()
         XCTAssertEqual(try run("/bin/rm", ["-r", "-f", packs + "/a"]).status, 0)
         let shared = packs + "/b/10/582/296.pbf"
         XCTAssertEqual(FileManager.default.contents(atPath: shared), try server.expectedContent("/tiles/helsinki/10/582/296.pbf"))

@@ -24,9 +24,8 @@ final class PackMountTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        mount?.unmount()
         server?.stop()
-        mount?.directory.remove()
     }
 
     private func packfsMount() throws {

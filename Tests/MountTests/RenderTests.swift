@@ -25,9 +25,8 @@ final class RenderTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let mount, mount.isMounted { _ = MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]) }
+        mount?.unmount()
         server?.stop()
-        mount?.directory.remove()
     }
 
     func testThePackRendersFromTheMountAsTheOriginDoes() throws {

@@ -22,6 +22,8 @@ public final class MountHelper: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var outcome: Result<Int32, Error>?
+    /// Whether `start` ran a server in this process (a daemon's mount has none to wait for).
+    private var serving = false
 
     /// Skips without FUSE (a laptop without /dev/fuse or fusermount3); fails in CI.
     public static func requireFUSE(file: StaticString = #filePath, line: UInt = #line) throws {
@@ -36,6 +38,7 @@ public final class MountHelper: @unchecked Sendable {
     /// `timeout` seconds for the mount to answer statfs. Since statfs on a FUSE mount goes to the
     /// server, a mount that answers is one whose loop is running.
     public func start(timeout: TimeInterval = 10, serve: @escaping @Sendable () throws -> Int32) throws {
+        lock.withLock { serving = true }
         Thread.detachNewThread {
             let result = Result { try serve() }
             self.lock.withLock { self.outcome = result }
@@ -90,12 +93,13 @@ public final class MountHelper: @unchecked Sendable {
     }
 
     /// `fusermount3 -u`, then a lazy unmount if that did not work, then waits for the server to
-    /// return and removes the directory. Safe to call twice; call it from tearDown.
+    /// return (when `start` ran one; a `packfs mount` daemon ends on its own) and removes the
+    /// directory. Safe to call twice; call it from tearDown.
     public func unmount() {
         if isMounted { _ = Self.runTool("/usr/bin/fusermount3", ["-u", path]) }
         if isMounted { _ = Self.runTool("/usr/bin/fusermount3", ["-u", "-z", path]) }
         if isMounted { _ = Self.runTool("/bin/umount", ["-l", path]) }
-        waitForServer(timeout: 10)
+        if lock.withLock({ serving }) { waitForServer(timeout: 10) }
         directory.remove()
     }
 

@@ -184,21 +184,26 @@ def main():
     candidate = load_style(arguments.candidate)
 
     failures = []
+
+    def rendered(which, style, view):
+        """`style` drawn at `view`, or None after recording why it did not render. MapLibre Native
+        fails a still render when a glyph range, the sprite or the style cannot be loaded (its
+        message is on stderr): a pack that lost them ends here."""
+        try:
+            return render(pymgl, style, view)
+        except RuntimeError as error:
+            failure = f"{view[0]}: the {which} did not render: {describe(error)}"
+            failures.append(failure)
+            print(failure, flush=True)
+            return None
+
     for index, view in enumerate(views):
         name = view[0]
-        try:
-            a = render(pymgl, reference, view)
-        except RuntimeError as error:
-            failures.append(f"{name}: the reference did not render: {describe(error)}")
-            print(f"{name}: the reference did not render: {describe(error)}", flush=True)
+        a = rendered("reference", reference, view)
+        if a is None:
             continue
-        try:
-            b = render(pymgl, candidate, view)
-        except RuntimeError as error:
-            # MapLibre Native fails a still render when a glyph range, the sprite or the style
-            # cannot be loaded (its message is on stderr): a pack that lost them ends here.
-            failures.append(f"{name}: the candidate did not render: {describe(error)}")
-            print(f"{name}: the candidate did not render: {describe(error)}", flush=True)
+        b = rendered("candidate", candidate, view)
+        if b is None:
             continue
         write_png(os.path.join(arguments.outdir, f"{name}-reference.png"), a)
         write_png(os.path.join(arguments.outdir, f"{name}-candidate.png"), b)
