@@ -4,7 +4,8 @@ import PackStore
 /// The two extended attributes of a pack's region file. Unknown names read as ENODATA; setting
 /// one is ENOTSUP (PackFS keeps no arbitrary attributes, and `cp -a`/`mv` skip ENOTSUP quietly)
 /// except inside a pack, where every change is EROFS. `user.packfs.progress` is read-only
-/// (EPERM), and neither can be removed (EPERM). A region file still being written for a new name has no pack, hence no attributes.
+/// (EPERM), and neither can be removed (EPERM). A region file still being written for a new
+/// name has no pack, hence no attributes.
 enum PackAttribute: String, CaseIterable {
     /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend).
     case state = "user.packfs.state"
