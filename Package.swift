@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // PackFS: offline map packs (MapLibre Native's offline database) mounted as a filesystem.
-// Layers depend one way: PackStore <- Downloader, PackFS <- FUSEBridge <- packfs (see README "Layout").
+// Layers depend one way: PackStore <- StyleModel <- Downloader, PackFS <- FUSEBridge <- packfs
+// (see README "Layout").
 import PackageDescription
 
 let package = Package(
@@ -25,8 +26,10 @@ let package = Package(
             // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib", "CDeflate"]),
-        .target(name: "PackFS", dependencies: ["PackStore"]),
+        // What a style means for a pack: one model for the downloader and the mount.
+        .target(name: "StyleModel", dependencies: ["PackStore"]),
+        .target(name: "Downloader", dependencies: ["PackStore", "StyleModel", "CCurl", "CZlib", "CDeflate"]),
+        .target(name: "PackFS", dependencies: ["PackStore", "StyleModel"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
         .target(name: "Interchange", dependencies: ["PackStore"]),
         .executableTarget(name: "packfs", dependencies: [
@@ -42,10 +45,11 @@ let package = Package(
             name: "PackStoreTests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Reference")]),
+        .testTarget(name: "StyleModelTests", dependencies: ["StyleModel", "PackStore", "TestSupport"]),
         .testTarget(
-            name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"],
+            name: "DownloaderTests", dependencies: ["Downloader", "StyleModel", "PackStore", "TestSupport"],
             exclude: ["Reference"]),
-        .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "Downloader", "TestSupport"]),
+        .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "CLITests",

@@ -54,7 +54,7 @@ extension PackFilesystem {
         case .source(let region, let ref, let part):
             guard !ref.primary, try layout(region).source(ref) != nil else { throw FilesystemError.stale }
             let freshness = directoryFreshness(region)
-            guard part == .tileJSON else { return (directory(inode, 0o555), freshness) }
+            guard part != .directory else { return (directory(inode, 0o555), freshness) }
             return (file(inode, 0o444, try size(of: node, inode: inode)), freshness)
         case .zoom(let region, let ref, _), .column(let region, let ref, _, _):
             guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }

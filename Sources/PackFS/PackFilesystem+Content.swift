@@ -24,6 +24,9 @@ extension PackFilesystem {
             guard let style = rewriter(layout.pack).style(layout) else { throw FilesystemError.stale }
             return style
         case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref), inode)
+        case .source(let region, let ref, .data):
+            guard let url = try source(region, ref).1.declared.url else { throw FilesystemError.stale }
+            return remember(try resourceContent(url: url, in: region), inode)
         case .tile(let region, let id):
             guard let stored = try database.packTileData(id, in: region) else { throw FilesystemError.stale }
             return remember(try tileContent(stored), inode)
@@ -58,9 +61,13 @@ extension PackFilesystem {
     }
 
     private func tileJSON(_ region: RegionID, _ ref: SourceRef) throws -> Data {
-        let layout = try layout(region)
-        guard let source = layout.source(ref) else { throw FilesystemError.stale }
-        guard let url = source.tileJSONURL else { return rewriter(layout.pack).tileJSON(source) }
+        let (layout, source) = try source(region, ref)
+        guard let url = source.declared.url else { return rewriter(layout.pack).tileJSON(source) }
+        return try resourceContent(url: url, in: region)
+    }
+
+    /// The content of the pack's resource stored under `url` (`.stale` when it holds none).
+    private func resourceContent(url: String, in region: RegionID) throws -> Data {
         guard let id = try database.packResourceID(url: url, in: region),
             let data = try database.packResourceData(id, in: region)?.decoded()
         else { throw FilesystemError.stale }

@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// Lookup: one name in one directory, answered with indexed queries (never a listing).
 extension PackFilesystem {
@@ -13,9 +14,7 @@ extension PackFilesystem {
             }
         case .packs: return try packsChild(named: name)
         case .pack(let region, let part): return try packChild(named: name, of: part, in: region)
-        case .source(let region, let ref, .directory):
-            if name == "tiles.json" { return .source(region, ref, .tileJSON) }
-            return try zoomChild(named: name, in: region, ref)
+        case .source(let region, let ref, .directory): return try sourceChild(named: name, in: region, ref)
         case .zoom(let region, let ref, let z):
             let (_, source) = try source(region, ref)
             guard let x = Self.coordinate(name), let columns = source.columns,
@@ -25,7 +24,7 @@ extension PackFilesystem {
             return .column(region, ref, z: z, x: x)
         case .column(let region, let ref, let z, let x): return try tileChild(named: name, in: region, ref, z: z, x: x)
         case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region)
-        case .status, .rejection, .draft, .source(_, _, .tileJSON), .tile, .resource:
+        case .status, .rejection, .draft, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }
@@ -59,7 +58,9 @@ extension PackFilesystem {
             guard let primary = layout.primary else { throw FilesystemError.notFound }
             return try zoomChild(named: name, in: region, SourceRef(index: primary, primary: true))
         case (.sources, _):
-            guard let index = layout.sources.firstIndex(where: { $0.id == name }) else { throw FilesystemError.notFound }
+            guard let index = layout.sources.firstIndex(where: { $0.declared.directoryName == name }) else {
+                throw FilesystemError.notFound
+            }
             return .source(region, SourceRef(index: index, primary: false), .directory)
         case (.glyphs, _):
             if let stack = try fontStacks(layout).first(where: { $0.name == name }) { return .fontStack(region, stack.id) }
@@ -73,6 +74,18 @@ extension PackFilesystem {
         case (.regionFile, _), (.style, _), (.progress, _):
             throw FilesystemError.notDirectory
         }
+    }
+
+    /// In `sources/<id>/`: a tiled source's `tiles.json` and zooms, or the file holding a GeoJSON
+    /// source's data or an image source's image.
+    private func sourceChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
+        let (_, source) = try source(region, ref)
+        if let file = source.declared.dataFileName {
+            guard name == file else { throw FilesystemError.notFound }
+            return .source(region, ref, .data)
+        }
+        if name == "tiles.json" { return .source(region, ref, .tileJSON) }
+        return try zoomChild(named: name, in: region, ref)
     }
 
     private func zoomChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
@@ -102,23 +115,22 @@ extension PackFilesystem {
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
     }
 
-    /// The stored key `name` names in column z/x of the source (TMS rows flipped).
+    /// The stored key `name` names in column z/x of the source (StyleModel's key: TMS rows
+    /// flipped, the key pixel ratio of the pack's).
     private func tileKey(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> TileKey {
-        let (_, source) = try source(region, ref)
+        let (layout, source) = try source(region, ref)
         guard let dot = name.lastIndex(of: "."), name[name.index(after: dot)...] == source.fileExtension,
-            let y = Self.coordinate(String(name[..<dot])), y < 1 << z, let columns = source.columns
+            let y = Self.coordinate(String(name[..<dot])), y < 1 << z,
+            let key = layout.tileKey(source, z: z, x: x, y: y)
         else { throw FilesystemError.notFound }
-        return TileKey(
-            urlTemplate: columns.urlTemplate, pixelRatio: columns.pixelRatio, z: z, x: x,
-            y: source.isTMS ? (1 << z) - 1 - y : y)
+        return key
     }
 
     private func glyphChild(named name: String, stack: ResourceID, in region: RegionID) throws -> Node {
         let layout = try layout(region)
-        guard let template = layout.glyphs, name.hasSuffix(".pbf"),
-            let stackName = try fontStackName(stack, in: region, template: template),
-            let id = try database.packResourceID(
-                url: template.url(fontStack: stackName, range: String(name.dropLast(4))), in: region)
+        guard let stackName = try fontStackName(stack, in: layout),
+            let file = layout.fontStacks.first(where: { $0.name == stackName })?.files.first(where: { $0.name == name }),
+            let id = try database.packResourceID(url: file.url, in: region)
         else { throw FilesystemError.notFound }
         return .resource(region, id)
     }
@@ -127,7 +139,7 @@ extension PackFilesystem {
     /// style.json` drops the membership; the tree keeps following the stored style, so that an
     /// `rm -r` in progress can go on finding the rest).
     func holdsStyle(_ layout: PackLayout) throws -> Bool {
-        guard layout.style != nil, let url = layout.pack.definition?.styleURL else { return false }
+        guard let url = layout.style?.url else { return false }
         return try database.packResourceID(url: url, in: layout.pack.id) != nil
     }
 
@@ -147,29 +159,32 @@ extension PackFilesystem {
     }
 }
 
-/// Font stacks: the pack's glyph resources grouped by the stack their URL names.
+/// Font stacks: the stacks of the pack's style (`PackLayout.fontStacks`, by StyleModel's rule, the
+/// downloader's), each with the ranges the pack holds.
 extension PackFilesystem {
     struct FontStack {
         var name: String
         /// The lowest row id among the stack's ranges: names the stack's directory.
         var id: ResourceID
-        var ranges: [(range: String, id: ResourceID)]
+        var ranges: [(file: PackLayout.GlyphFile, id: ResourceID)]
     }
 
-    /// The stacks of the pack, by their lowest row id (stable while ranges are added).
+    /// The stacks with at least one range in the pack, by their lowest row id.
     func fontStacks(_ layout: PackLayout) throws -> [FontStack] {
-        guard let template = layout.glyphs else { return [] }
-        var stacks: [String: FontStack] = [:]
-        for (id, url) in try database.packResources(of: .glyphs, in: layout.pack.id) {
-            guard let (name, range) = template.parse(url), !name.isEmpty, !name.contains("/") else { continue }
-            stacks[name, default: FontStack(name: name, id: id, ranges: [])].ranges.append((range, id))
+        guard !layout.fontStacks.isEmpty else { return [] }
+        let held = Dictionary(
+            try database.packResources(of: .glyphs, in: layout.pack.id).map { ($0.url, $0.id) },
+            uniquingKeysWith: { a, _ in a })
+        let stacks = layout.fontStacks.compactMap { stack -> FontStack? in
+            let ranges = stack.files.compactMap { file in held[file.url].map { (file: file, id: $0) } }
+            guard let lowest = ranges.map(\.id).min(by: { $0.rawValue < $1.rawValue }) else { return nil }
+            return FontStack(name: stack.name, id: lowest, ranges: ranges)
         }
-        return stacks.values.sorted { $0.id.rawValue < $1.id.rawValue }
+        return stacks.sorted { $0.id.rawValue < $1.id.rawValue }
     }
 
-    func fontStackName(_ id: ResourceID, in region: RegionID, template: GlyphTemplate) throws -> String? {
-        guard let url = try database.packResources(of: .glyphs, in: region).first(where: { $0.id == id })?.url
-        else { return vacancies.stackName(region: region, id: id) }
-        return template.parse(url)?.fontStack
+    /// The directory name of the stack named by row `id` (or emptied by `rm`, by the name it had).
+    func fontStackName(_ id: ResourceID, in layout: PackLayout) throws -> String? {
+        try fontStacks(layout).first(where: { $0.id == id })?.name ?? vacancies.stackName(region: layout.pack.id, id: id)
     }
 }

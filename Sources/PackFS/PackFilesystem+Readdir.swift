@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// Listings. Cookies are stable: `.` is 1, `..` is 2, and every other entry's cookie derives
 /// from what it names (a fixed slot, a region id, a source index, x or y + 3...), never from its
@@ -34,9 +35,9 @@ extension PackFilesystem {
         case .packs: all = try packsChildren()
         case .pack(let region, .directory): all = try packChildren(region, after: offset, limit: limit)
         case .pack(let region, .sources):
-            all = try layout(region).sources.indices.map { index in
+            all = try layout(region).sources.enumerated().map { index, source in
                 let ref = SourceRef(index: index, primary: false)
-                return (try layout(region).sources[index].id, .source(region, ref, .directory), Int64(3 + index))
+                return (source.declared.directoryName, .source(region, ref, .directory), Int64(3 + index))
             }
         case .pack(let region, .glyphs):
             all = try fontStacks(try layout(region)).map { ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue) }
@@ -84,13 +85,16 @@ extension PackFilesystem {
         return children
     }
 
+    /// A tiled source's `tiles.json` (stored, or generated for inline tiles) and zooms; a GeoJSON
+    /// or image source's one file, once stored.
     private func sourceChildren(_ region: RegionID, _ ref: SourceRef, after offset: Int64, limit: Int) throws -> [Child] {
         let (_, source) = try source(region, ref)
-        var children: [Child] = []
-        if try source.tileJSONURL.map({ try database.packResourceID(url: $0, in: region) != nil }) ?? true {
-            children.append(("tiles.json", .source(region, ref, .tileJSON), 3))
+        let held = try source.declared.url.map { try database.packResourceID(url: $0, in: region) != nil } ?? true
+        if let file = source.declared.dataFileName {
+            return held ? [(file, .source(region, ref, .data), 3)] : []
         }
-        return children + (try zoomChildren(region, ref, base: 4))
+        let tileJSON: [Child] = held ? [("tiles.json", .source(region, ref, .tileJSON), 3)] : []
+        return tileJSON + (try zoomChildren(region, ref, base: 4))
     }
 
     private func zoomChildren(_ region: RegionID, _ ref: SourceRef, base: Int64) throws -> [Child] {
@@ -115,11 +119,10 @@ extension PackFilesystem {
         let (_, source) = try source(region, ref)
         guard let columns = source.columns else { return [] }
         let lastY = Int(offset - 3)  // the XYZ row of the last entry already listed (-1: none)
-        let flip = { (y: Int) in source.isTMS ? (1 << z) - 1 - y : y }
         let rows = try database.tileRows(
-            columns, z: z, x: x, after: flip(lastY), descending: source.isTMS, limit: limit)
+            columns, z: z, x: x, after: source.row(lastY, z: z), descending: source.tiles?.scheme == .tms, limit: limit)
         return rows.map { row in
-            let y = flip(row.y)
+            let y = source.row(row.y, z: z)
             return ("\(y).\(source.fileExtension)", .tile(region, row.id), 3 + Int64(y))
         }
     }
@@ -138,10 +141,7 @@ extension PackFilesystem {
             if vacated != nil { return [] }
             throw FilesystemError.stale
         }
-        return stack.ranges.compactMap { range, id in
-            guard let start = range.split(separator: "-").first.flatMap({ Int($0) }) else { return nil }
-            return (range + ".pbf", .resource(region, id), 3 + Int64(start))
-        }
+        return stack.ranges.map { file, id in (file.name, .resource(region, id), 3 + Int64(file.start)) }
     }
 
     static func isDirectory(_ node: Node) -> Bool {

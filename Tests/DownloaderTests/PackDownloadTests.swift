@@ -1,4 +1,5 @@
 import Downloader
+import StyleModel
 import Foundation
 import PackStore
 import TestSupport

@@ -1,4 +1,5 @@
 import PackStore
+import StyleModel
 
 /// Everything a pack needs once its style and TileJSONs are known: the resources (style first)
 /// and, per tiled source, the zooms to cover. Tiles are enumerated lazily, so a region of
@@ -9,7 +10,7 @@ struct DownloadPlan {
         var zooms: ClosedRange<Int>
     }
 
-    var resources: [PlannedResource]
+    var resources: [StyleResource]
     var tileSets: [TileSet]
     var area: RegionDefinition.Area
     var pixelRatio: Double
@@ -17,8 +18,9 @@ struct DownloadPlan {
     var tileCount: Int
     var mapboxTileCount: Int
 
-    init(definition: RegionDefinition, style: PlannedResource, walk: StylePlan, sources: [TileSource]) {
-        resources = [style] + walk.resources
+    init(definition: RegionDefinition, style: Style, sources: [TileSource]) {
+        resources = [StyleResource(url: style.url, kind: .style)]
+            + style.resources(includeIdeographs: definition.includeIdeographs)
         area = definition.area
         pixelRatio = definition.pixelRatio
         var seen = Set<String>()

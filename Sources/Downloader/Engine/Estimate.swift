@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// What a region needs before anything is downloaded: `packfs estimate`. The style and TileJSONs
 /// are fetched (nothing is stored); tile counts come from the cover without enumerating.
@@ -21,12 +22,12 @@ public struct Estimate: Sendable {
         let fetcher = try DocumentFetcher(options: options)
         defer { fetcher.shutdown() }
         let style = try fetcher.fetch(definition.styleURL, kind: .style)
-        let walk = try StylePlan(style: style, url: definition.styleURL, includeIdeographs: definition.includeIdeographs)
+        let walk = try Style(data: style, url: definition.styleURL)
         var bytes = style.count
         var sources: [Source] = []
         var tileSources: [TileSource] = []
         for declared in walk.tileSources {
-            let tileJSON = try declared.tileJSONURL.map { try fetcher.fetch($0, kind: .source) }
+            let tileJSON = try declared.url.map { try fetcher.fetch($0, kind: .source) }
             bytes += tileJSON?.count ?? 0
             let source = try declared.tileSource(tileJSON: tileJSON)
             tileSources.append(source)
@@ -34,9 +35,7 @@ public struct Estimate: Sendable {
             let count = zooms?.reduce(0) { $0 + TileCover.count(covering: definition.area, zoom: $1, within: source.bounds) } ?? 0
             sources.append(Source(id: declared.id, zooms: zooms, tiles: count))
         }
-        let plan = DownloadPlan(
-            definition: definition, style: PlannedResource(url: definition.styleURL, kind: .style), walk: walk,
-            sources: tileSources)
+        let plan = DownloadPlan(definition: definition, style: walk, sources: tileSources)
         return Estimate(sources: sources, resources: plan.resources.count, tiles: plan.tileCount, documentBytes: bytes)
     }
 }

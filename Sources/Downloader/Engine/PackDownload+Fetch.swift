@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// Fetching: every planned resource and tile is adopted when stored, else requested; completions
 /// become writes. At most `options.window` requests are outstanding.
@@ -25,7 +26,7 @@ extension PackDownload {
         if !isStopped { try fetchTiles(chunk, totals: totals) }
     }
 
-    private func fetchResources(_ chunk: [PlannedResource]) throws {
+    private func fetchResources(_ chunk: [StyleResource]) throws {
         let stored = try database.storedResources(chunk.map(\.url))
         var requests: [HTTPRequest<FetchTag>] = []
         for resource in chunk {

@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// Planning: the style and TileJSONs (fetched, or read back when stored), then the plan, and the
 /// convergence of a redefined pack to it.
@@ -7,15 +8,13 @@ extension PackDownload {
     func makePlan() throws -> DownloadPlan {
         let styleURL = definition.styleURL
         let style = try document(url: styleURL, kind: .style)
-        let walk = try StylePlan(style: style, url: styleURL, includeIdeographs: definition.includeIdeographs)
+        let walk = try Style(data: style, url: styleURL)
         var sources: [TileSource] = []
         for declared in walk.tileSources {
-            let tileJSON = try declared.tileJSONURL.map { try document(url: $0, kind: .source) }
+            let tileJSON = try declared.url.map { try document(url: $0, kind: .source) }
             sources.append(try declared.tileSource(tileJSON: tileJSON))
         }
-        let plan = DownloadPlan(
-            definition: definition, style: PlannedResource(url: styleURL, kind: .style), walk: walk,
-            sources: sources)
+        let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
         try checkLimits(plan)
         lock.lock()
         required.requiredResources = plan.resources.count + plan.tileCount
@@ -42,7 +41,9 @@ extension PackDownload {
             return response.content
         case .notModified(let headers):
             writer.add(.revalidatedResource(url: url, headers: headers))
-            guard let content = try stored?.data.decoded() else { throw DownloadError.invalidJSON(url: url, reason: "empty") }
+            guard let content = try stored?.data.decoded() else {
+                throw DownloadFailure(message: "\(url): answered 304 Not Modified, but the stored copy is empty")
+            }
             return content
         case .noContent(let status, _):
             throw HTTPError.status(status, url: requestURL)

@@ -1,4 +1,5 @@
 import PackStore
+import StyleModel
 
 /// What the command line says about URLs: the Mapbox access token, `--rewrite FROM=TO` rules and
 /// the `--allow-host` list. It turns a resource's stored URL into the URL actually requested, and
@@ -27,7 +28,7 @@ public struct URLPolicy: Sendable, Equatable {
         let rewritten = rewrite(url)
         var target = rewritten ?? url
         if MapboxURL.isMapbox(target) {
-            target = try MapboxURL.expand(target, kind: kind, accessToken: accessToken)
+            target = try MapboxExpansion.expand(target, kind: kind, accessToken: accessToken)
             if rewritten == nil { target = rewrite(target) ?? target }
         }
         try checkContact(target)

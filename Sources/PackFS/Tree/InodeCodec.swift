@@ -10,7 +10,7 @@ enum Node: Hashable, Sendable {
     /// serial number of its draft (`RegionDrafts`).
     case draft(UInt32)
     case pack(RegionID, PackPart)
-    /// `sources/<id>/` (or its `tiles.json`) of the tiled source at `source`.
+    /// `sources/<id>/` (or its `tiles.json`, `data.geojson` or image) of the source at `source`.
     case source(RegionID, SourceRef, SourcePart)
     /// `<z>/` under a pack (primary view) or under `sources/<id>/`.
     case zoom(RegionID, SourceRef, z: Int)
@@ -38,13 +38,15 @@ enum PackPart: UInt64, Sendable, CaseIterable {
     case directory, regionFile, style, progress, sources, glyphs, sprites
 }
 
+/// A source's directory and its files: a tiled source's `tiles.json`, a GeoJSON source's
+/// `data.geojson`, an image source's `image.<ext>` (`StyleSource.dataFileName`).
 enum SourcePart: UInt64, Sendable {
-    case directory, tileJSON
+    case directory, tileJSON, data
 }
 
-/// A tiled source by its index in style order, seen either at the pack's top (the primary source,
-/// `primary == true`) or under `sources/<id>/`. The two views get distinct directory inodes so
-/// the kernel never sees one directory under two parents.
+/// A source by its index in `Style.sources` (style order), seen either at the pack's top (the
+/// primary source, `primary == true`) or under `sources/<id>/`. The two views get distinct
+/// directory inodes so the kernel never sees one directory under two parents.
 struct SourceRef: Hashable, Sendable {
     var index: Int
     var primary: Bool
@@ -62,7 +64,7 @@ struct SourceRef: Hashable, Sendable {
 //     pack part    PackPart raw value
 //     source, zoom, column
 //                  35 primary view | 34..29 source index (0-63) | 28..24 z (0-31) | 23..0 x
-//                  (source: bit 0 is SourcePart instead of x)
+//                  (source: bits 1..0 are SourcePart instead of x)
 //     tile, resource, font stack
 //                  the row id (36 bits: up to 68,719,476,735)
 //

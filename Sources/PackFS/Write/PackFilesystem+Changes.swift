@@ -26,7 +26,7 @@ extension PackFilesystem {
         guard let kernelCache, let layout = try? layout(region) else { return }
         for key in tiles {
             for (ref, source) in Self.sources(showing: key, in: layout) {
-                let y = source.isTMS ? (1 << key.z) - 1 - key.y : key.y
+                let y = source.row(key.y, z: key.z)
                 guard let column = try? InodeCodec.encode(.column(region, ref, z: key.z, x: key.x)) else { continue }
                 kernelCache.invalidate(parent: column, name: "\(y).\(source.fileExtension)")
             }

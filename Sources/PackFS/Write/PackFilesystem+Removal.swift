@@ -83,9 +83,9 @@ extension PackFilesystem {
         case .pack(let region, .style):
             try unlinkResource(url: try pack(region).definition?.styleURL, from: region)
             invalidateCaches()
-        case .source(let region, let ref, .tileJSON):
+        case .source(let region, let ref, .tileJSON), .source(let region, let ref, .data):
             // nil for a source with inline `tiles`: its tiles.json is generated.
-            try unlinkResource(url: try source(region, ref).1.tileJSONURL, from: region)
+            try unlinkResource(url: try source(region, ref).1.declared.url, from: region)
             invalidateCaches()
         default: break  // progress.json: generated, nothing stored to drop
         }
@@ -96,8 +96,7 @@ extension PackFilesystem {
         switch directory {
         case .column(let region, let ref, let z, let x): vacancies.vacate(region: region, source: ref.index, z: z, x: x)
         case .fontStack(let region, let id):
-            let layout = try layout(region)
-            guard let template = layout.glyphs, let name = try fontStackName(id, in: region, template: template) else { return }
+            guard let name = try fontStackName(id, in: try layout(region)) else { return }
             vacancies.vacate(region: region, stack: id, name: name)
         default: break
         }

@@ -13,7 +13,8 @@ class WriteTestCase: SessionDatabaseTestCase {
     static let template = origin + "/v/{z}/{x}/{y}.pbf"
     static let style = """
         {"version":8,"sources":{"v":{"type":"vector","tiles":["\(template)"]}},\
-        "glyphs":"\(origin)/fonts/{fontstack}/{range}.pbf","sprite":"\(origin)/sprites/s","layers":[]}
+        "glyphs":"\(origin)/fonts/{fontstack}/{range}.pbf","sprite":"\(origin)/sprites/s",\
+        "layers":[{"id":"l","type":"symbol","source":"v","layout":{"text-field":"x","text-font":["Sans"]}}]}
         """
 
     var fs: PackFilesystem!

@@ -17,19 +17,25 @@ public enum TileURLTemplate {
     public static func key(template: String, scheme: TileScheme, pixelRatio: Double, z: Int, x: Int, y: Int)
         -> TileKey
     {
-        let ratio = template.contains("{ratio}") && pixelRatio > 1 ? 2 : 1
-        let row = scheme == .tms ? (1 << z) - 1 - y : y
-        return TileKey(urlTemplate: template, pixelRatio: ratio, z: z, x: x, y: row)
+        TileKey(
+            urlTemplate: template, pixelRatio: keyPixelRatio(template: template, packPixelRatio: pixelRatio),
+            z: z, x: x, y: scheme.row(y, z: z))
     }
 
-    static func url(template: String, z: Int, x: Int, y: Int, highDensity: Bool) -> String {
+    /// The key's pixel ratio: 2 only when the template holds `{ratio}` and the pack asks for more
+    /// than 1 (MapLibre's rule; a template without the token serves one density).
+    public static func keyPixelRatio(template: String, packPixelRatio: Double) -> Int {
+        template.contains("{ratio}") && packPixelRatio > 1 ? 2 : 1
+    }
+
+    public static func url(template: String, z: Int, x: Int, y: Int, highDensity: Bool) -> String {
         Tokens.replace(in: template) { token in
             switch token {
             case "z": return String(z)
             case "x": return String(x)
             case "y": return String(y)
             case "ratio": return highDensity ? "@2x" : ""
-            case "prefix": return hexDigit(x % 16) + hexDigit(y % 16)
+            case "prefix": return hexDigit(x & 15) + hexDigit(y & 15)
             case "quadkey": return quadkey(z: z, x: x, y: y)
             case "bbox-epsg-3857": return bbox(z: z, x: x, y: y)
             default: return nil
@@ -72,4 +78,11 @@ public enum TileURLTemplate {
 /// A tiled source's row numbering: XYZ counts rows from the north, TMS from the south.
 public enum TileScheme: String, Sendable {
     case xyz, tms
+
+    /// Row `y` of zoom `z` in the other numbering (the flip is its own inverse): the row a server
+    /// is asked for from the XYZ row a path names, and back. Smart shifts and wrapping arithmetic:
+    /// a stored key's zoom comes from a database file, and no value there may trap.
+    public func row(_ y: Int, z: Int) -> Int {
+        self == .tms ? (1 << z) &- 1 &- y : y
+    }
 }

@@ -7,13 +7,13 @@ enum References {
     static func resolve(_ reference: String, in document: String, field: String) throws -> String {
         let place = "\(field) of \(document)"
         guard !reference.isEmpty else {
-            throw DownloadError.invalidField(url: document, field: field, reason: "empty URL")
+            throw StyleError.invalidField(url: document, field: field, reason: "empty URL")
         }
         guard let absolute = URLString.resolve(reference, against: document) else {
-            throw DownloadError.unresolvableReference(reference: reference, field: place, base: document)
+            throw StyleError.unresolvableReference(reference: reference, field: place, base: document)
         }
         guard URLString.hasFetchableScheme(absolute) else {
-            throw DownloadError.unsupportedScheme(url: absolute, field: place)
+            throw StyleError.unsupportedScheme(url: absolute, field: place)
         }
         return absolute
     }

@@ -1,13 +1,6 @@
 import Foundation
 import PackStore
 
-/// The style source types whose data comes in tiles.
-public enum TileSourceType: String, Sendable {
-    case vector
-    case raster
-    case rasterDEM = "raster-dem"
-}
-
 /// A tiled source once its TileJSON (if any) is known: everything needed to list and key its tiles.
 public struct TileSource: Equatable, Sendable {
     public var id: String
@@ -54,18 +47,26 @@ public struct TileSource: Equatable, Sendable {
     }
 
     private func coveringZoom(_ zoom: Double) -> Int {
-        guard type != .vector else { return Int(zoom.rounded(.down)) }
-        // Rounds half away from zero, as C++ std::round.
-        return Int((zoom + log2(512 / Double(tileSize))).rounded())
+        // Vector: floor. Raster: rounds half away from zero, as C++ std::round.
+        let covering = type == .vector ? zoom.rounded(.down) : (zoom + log2(512 / Double(tileSize))).rounded()
+        // A stored definition (an app's) may hold any number: clamped, never trapping.
+        return covering.isNaN ? 0 : Int(Swift.min(Swift.max(covering, -1), 255))
     }
 
-    /// Tile (z, x, y) in XYZ numbering: its stored key and its URL in stored form (hand the URL
-    /// to `URLPolicy.requestURL(for:kind:)` with kind `.tile` to get what to request).
+    /// Tile (z, x, y) in XYZ numbering: its stored key and its URL in stored form (the downloader
+    /// hands the URL to `URLPolicy.requestURL(for:kind:)` with kind `.tile` to get what to request).
     public func tile(z: Int, x: Int, y: Int, pixelRatio: Double) -> (key: TileKey, url: String) {
-        let key = TileURLTemplate.key(
-            template: urlTemplate, scheme: scheme, pixelRatio: pixelRatio, z: z, x: x, y: y)
-        let url = TileURLTemplate.url(
-            template: urlTemplate, z: z, x: x, y: key.y, highDensity: pixelRatio > 1)
-        return (key, url)
+        let key = key(z: z, x: x, y: y, pixelRatio: pixelRatio)
+        return (key, TileURLTemplate.url(for: key))
+    }
+
+    /// The stored key of tile (z, x, y) in XYZ numbering, for a pack of `pixelRatio`.
+    public func key(z: Int, x: Int, y: Int, pixelRatio: Double) -> TileKey {
+        TileURLTemplate.key(template: urlTemplate, scheme: scheme, pixelRatio: pixelRatio, z: z, x: x, y: y)
+    }
+
+    /// The key pixel ratio of this source's tiles in a pack of `pixelRatio`.
+    public func keyPixelRatio(pixelRatio: Double) -> Int {
+        TileURLTemplate.keyPixelRatio(template: urlTemplate, packPixelRatio: pixelRatio)
     }
 }

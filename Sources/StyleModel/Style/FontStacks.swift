@@ -3,9 +3,15 @@ import PackStore
 /// The font stacks a style's symbol layers can ask for, by MapLibre's `populateFontStack`: a
 /// symbol layer with a `text-field` contributes its `text-font`, or MapLibre's default stack when
 /// it sets none; a zoom function or an expression contributes every literal stack it can produce.
-enum FontStacks {
+public enum FontStacks {
     /// MapLibre's stack for a symbol layer that sets `text-field` but no `text-font`.
     static let defaultStack = ["Open Sans Regular", "Arial Unicode MS Regular"]
+
+    /// A stack's name, as `{fontstack}` spells it (before encoding): the font names joined with `,`.
+    public static func name(of stack: [String]) -> String { stack.joined(separator: ",") }
+
+    /// The stack's directory in a pack's `glyphs/`: its name, escaped (`FileName`).
+    public static func directoryName(of stack: [String]) -> String { FileName.escape(name(of: stack)) }
 
     /// The distinct stacks of `layers`, in MapLibre's order (a `std::set` of string vectors:
     /// lexicographic by name, names compared byte by byte).

@@ -5,7 +5,7 @@ import PackStore
 /// or from a style source object, which may carry the same fields inline. Every field is optional
 /// here so that a style's values can override a TileJSON's one by one; `vector_layers` and other
 /// fields are ignored.
-struct TileSetFields: Equatable {
+struct TileSetFields: Equatable, Sendable {
     /// The first `tiles` template, resolved against the document.
     var template: String?
     var scheme: TileScheme?
@@ -19,7 +19,7 @@ struct TileSetFields: Equatable {
     /// Reads the fields of `object`, part of the document at `document`; `prefix` names the
     /// object's place in it (`sources.land.`) for error messages.
     init(_ object: JSONValue, document: String, prefix: String = "") throws {
-        func fail(_ field: String, _ reason: String) -> DownloadError {
+        func fail(_ field: String, _ reason: String) -> StyleError {
             .invalidField(url: document, field: prefix + field, reason: reason)
         }
         if let tiles = object["tiles"] {
@@ -58,16 +58,21 @@ struct TileSetFields: Equatable {
         return merged
     }
 
-    /// A zoom level as MapLibre takes it: a number in 0...255, truncated.
-    private static func zoom(_ value: JSONValue?, _ error: () -> DownloadError) throws -> Int? {
+    /// Zooms deeper than this are clamped to it: tile rows of deeper zooms stop fitting the tree's
+    /// inodes and the tile grid's arithmetic (z 31 and up), and no renderer reads them.
+    static let deepestZoom = 24
+
+    /// A zoom level as MapLibre takes it (a number in 0...255, truncated), clamped to
+    /// `deepestZoom`: a TileJSON that says `"maxzoom": 255` means "as deep as there are tiles".
+    private static func zoom(_ value: JSONValue?, _ error: () -> StyleError) throws -> Int? {
         guard let value, value != .null else { return nil }
         guard let number = value.number, number >= 0, number <= 255 else { throw error() }
-        return Int(number)
+        return min(Int(number), deepestZoom)
     }
 
     /// `[west, south, east, north]`; latitudes clamped to +-90 and longitudes to +-180 as MapLibre
     /// does, inverted bounds refused.
-    private static func bounds(_ value: JSONValue, _ error: (String) -> DownloadError) throws -> Bounds {
+    private static func bounds(_ value: JSONValue, _ error: (String) -> StyleError) throws -> Bounds {
         guard let items = value.array, items.count == 4 else {
             throw error("must be [west, south, east, north]")
         }

@@ -1,25 +1,26 @@
 import Foundation
+import PackStore
 
 /// The member names of one object of a JSON document, in document order.
 ///
 /// `JSONValue` (Foundation's JSONSerialization underneath) forgets key order, but the order of a
 /// style's `sources` is the order MapLibre downloads and the order that picks the mount's primary
-/// source (the downloader and the mount must agree on it). This scanner reads only what it needs: the names of the object found at `member` of the
-/// top-level object, skipping every value. Run it on a document that already parsed as JSON.
-public struct OrderedKeys {
+/// source. This scanner reads only what it needs: the names of the object found at `member` of
+/// the top-level object, skipping every value. Run it on a document that already parsed as JSON.
+struct OrderedKeys {
     private let bytes: [UInt8]
     private var index = 0
 
     /// Names of the object at top-level key `member`, first occurrence first; nil when the
     /// document has no such object.
-    public static func of(member: String, in data: Data) -> [String]? {
+    static func of(member: String, in data: Data) -> [String]? {
         var scanner = OrderedKeys(bytes: Array(data))
         return scanner.memberObjectKeys(member)
     }
 
     /// Every key of `object` (the parsed value of top-level `member` of `data`) in document
     /// order; a key the scan missed still comes, after the others, sorted, so none is lost.
-    public static func keys(of object: [String: JSONValue], member: String, in data: Data) -> [String] {
+    static func keys(of object: [String: JSONValue], member: String, in data: Data) -> [String] {
         var order = (of(member: member, in: data) ?? []).filter { object[$0] != nil }
         order += object.keys.filter { !order.contains($0) }.sorted()
         return order

@@ -3,10 +3,10 @@ import PackStore
 import TestSupport
 import XCTest
 
-@testable import Downloader
+@testable import StyleModel
 
-/// The style walk (DESIGN section 4): what a style needs, in order, by MapLibre's rules.
-final class StyleWalkTests: XCTestCase {
+/// Reading a style (DESIGN section 4): what it needs, in order, by MapLibre's rules.
+final class StyleTests: XCTestCase {
     static let base = "http://127.0.0.1:8181"
     static let styleURL = base + "/styles/bright.json"
 
@@ -16,24 +16,22 @@ final class StyleWalkTests: XCTestCase {
         return Data(text.replacingOccurrences(of: "{base}", with: Self.base).utf8)
     }
 
-    private func plan(_ style: String, url: String = "http://h.test/styles/s.json", ideographs: Bool = false)
-        throws -> StylePlan
-    {
-        try StylePlan(style: Data(style.utf8), url: url, includeIdeographs: ideographs)
+    private func plan(_ style: String, url: String = "http://h.test/styles/s.json") throws -> Style {
+        try Style(data: Data(style.utf8), url: url)
     }
 
-    private func urls(_ plan: StylePlan, _ kind: ResourceKind) -> [String] {
-        plan.resources.filter { $0.kind == kind }.map(\.url)
+    private func urls(_ style: Style, _ kind: ResourceKind, ideographs: Bool = false) -> [String] {
+        style.resources(includeIdeographs: ideographs).filter { $0.kind == kind }.map(\.url)
     }
 
     // MARK: - The fixture style
 
     func testFixtureStyleResources() throws {
-        let plan = try StylePlan(
-            style: fixture("styles/bright.json"), url: Self.styleURL, includeIdeographs: false)
+        let plan = try Style(data: fixture("styles/bright.json"), url: Self.styleURL)
         XCTAssertEqual(urls(plan, .source), [Self.base + "/tiles/helsinki.json"])
         XCTAssertEqual(
-            plan.resources.filter { $0.kind == .spriteJSON || $0.kind == .spriteImage }.map(\.url),
+            plan.resources(includeIdeographs: false).filter { $0.kind == .spriteJSON || $0.kind == .spriteImage }
+                .map(\.url),
             ["json", "png", "@2x.json", "@2x.png"].map {
                 Self.base + "/sprites/bright" + ($0.hasPrefix("@") ? $0 : "." + $0)
             })
@@ -42,9 +40,10 @@ final class StyleWalkTests: XCTestCase {
         XCTAssertEqual(glyphs.count, 291)
         XCTAssertEqual(glyphs.first, Self.base + "/fonts/Noto%20Sans%20Bold/0-255.pbf")
         XCTAssertEqual(glyphs.last, Self.base + "/fonts/Noto%20Sans%20Regular/65280-65535.pbf")
-        XCTAssertEqual(plan.resources.count, 1 + 4 + 291)
-        XCTAssertEqual(plan.resources.map(\.kind).first, .source)  // sources, then sprites, then glyphs
-        XCTAssertEqual(plan.resources[1].kind, .spriteJSON)
+        let resources = plan.resources(includeIdeographs: false)
+        XCTAssertEqual(resources.count, 1 + 4 + 291)
+        XCTAssertEqual(resources.map(\.kind).first, .source)  // sources, then sprites, then glyphs
+        XCTAssertEqual(resources[1].kind, .spriteJSON)
         // Every glyph URL names a file the fixture server has.
         for url in glyphs {
             let path = String(url.dropFirst((Self.base + "/").count)).removingPercentEncoding!
@@ -55,10 +54,9 @@ final class StyleWalkTests: XCTestCase {
     }
 
     func testFixtureTileSourcesAndZooms() throws {
-        let plan = try StylePlan(
-            style: fixture("styles/bright.json"), url: Self.styleURL, includeIdeographs: false)
+        let plan = try Style(data: fixture("styles/bright.json"), url: Self.styleURL)
         XCTAssertEqual(plan.tileSources.map(\.id), ["openmaptiles", "land", "relief"])
-        XCTAssertEqual(plan.tileSources.map(\.tileJSONURL), [Self.base + "/tiles/helsinki.json", nil, nil])
+        XCTAssertEqual(plan.tileSources.map(\.url), [Self.base + "/tiles/helsinki.json", nil, nil])
 
         let omt = try plan.tileSources[0].tileSource(tileJSON: fixture("tiles/helsinki.json"))
         XCTAssertEqual(omt.urlTemplate, Self.base + "/tiles/helsinki/{z}/{x}/{y}.pbf")
@@ -82,17 +80,16 @@ final class StyleWalkTests: XCTestCase {
     }
 
     func testIdeographsIncludedGiveAllRanges() throws {
-        let plan = try StylePlan(
-            style: fixture("styles/bright.json"), url: Self.styleURL, includeIdeographs: true)
-        XCTAssertEqual(urls(plan, .glyphs).count, 3 * 256)
+        let plan = try Style(data: fixture("styles/bright.json"), url: Self.styleURL)
+        XCTAssertEqual(urls(plan, .glyphs, ideographs: true).count, 3 * 256)
     }
 
     // MARK: - Glyphs and font stacks
 
     func testGlyphRanges() {
-        let ranges = Glyphs.ranges(includeIdeographs: false)
+        let ranges = GlyphTemplate.ranges(includeIdeographs: false)
         XCTAssertEqual(ranges.count, 97)
-        XCTAssertEqual(Glyphs.ranges(includeIdeographs: true).count, 256)
+        XCTAssertEqual(GlyphTemplate.ranges(includeIdeographs: true).count, 256)
         for skipped in [0x1100, 0x3000, 0x3200, 0x4C00, 0x4E00, 0xA300, 0xAC00, 0xD600, 0xF900] {
             XCTAssertFalse(ranges.contains { $0.lowerBound == skipped }, String(skipped, radix: 16))
         }
@@ -154,7 +151,7 @@ final class StyleWalkTests: XCTestCase {
             #"{"version":8,"sources":{},"layers":[{"id":"a","type":"symbol","layout":{"text-field":"x"}}]}"#
         let plan = try plan(style)
         XCTAssertEqual(plan.fontStacks.count, 1)
-        XCTAssertTrue(plan.resources.isEmpty)
+        XCTAssertTrue(plan.resources(includeIdeographs: false).isEmpty)
     }
 
     // MARK: - Sources and sprites
@@ -173,15 +170,18 @@ final class StyleWalkTests: XCTestCase {
             """
         let plan = try plan(style)
         XCTAssertEqual(
-            plan.resources,
+            plan.resources(includeIdeographs: false),
             [
-                PlannedResource(url: "https://t.test/zeta.json", kind: .source),
-                PlannedResource(url: "http://h.test/data/points.geojson", kind: .source),
-                PlannedResource(url: "http://h.test/img/overlay.png", kind: .image),
-                PlannedResource(url: "mapbox://mapbox.terrain-rgb", kind: .source),
+                StyleResource(url: "https://t.test/zeta.json", kind: .source),
+                StyleResource(url: "http://h.test/data/points.geojson", kind: .source),
+                StyleResource(url: "http://h.test/img/overlay.png", kind: .image),
+                StyleResource(url: "mapbox://mapbox.terrain-rgb", kind: .source),
             ])
         XCTAssertEqual(plan.tileSources.map(\.id), ["zeta", "m\u{fc}nchen \"x\"", "dem"])
-        XCTAssertEqual(plan.tileSources.map(\.type), [.vector, .raster, .rasterDEM])
+        XCTAssertEqual(plan.tileSources.map(\.tileType), [.vector, .raster, .rasterDEM])
+        // Every source with something to store, in style order: its directory and file in a pack.
+        XCTAssertEqual(plan.sources.map(\.id), ["zeta", "alpha", "m\u{fc}nchen \"x\"", "beta", "dem"])
+        XCTAssertEqual(plan.sources.map(\.dataFileName), [nil, "data.geojson", nil, "image.png", nil])
     }
 
     func testArraySpritesWithQueries() throws {
@@ -193,7 +193,7 @@ final class StyleWalkTests: XCTestCase {
         let plan = try plan(style)
         XCTAssertEqual(plan.sprites.map(\.id), ["roadsigns", "default"])
         XCTAssertEqual(
-            plan.resources.map(\.url),
+            plan.resources(includeIdeographs: false).map(\.url),
             [
                 "https://s.test/sprites/roadsigns.json?key=abc",
                 "https://s.test/sprites/roadsigns.png?key=abc",
@@ -203,8 +203,10 @@ final class StyleWalkTests: XCTestCase {
                 "http://h.test/sprites/base@2x.json", "http://h.test/sprites/base@2x.png",
             ])
         XCTAssertEqual(
-            plan.resources.map(\.kind),
+            plan.resources(includeIdeographs: false).map(\.kind),
             Array(repeating: [.spriteJSON, .spriteImage], count: 4).flatMap { $0 })
+        XCTAssertEqual(
+            plan.sprites[0].files.map(\.name), ["roadsigns.json", "roadsigns.png", "roadsigns@2x.json", "roadsigns@2x.png"])
         XCTAssertThrowsError(try self.plan(#"{"sources":{},"sprite":[{"id":"a"}]}"#))
     }
 
@@ -250,7 +252,7 @@ final class StyleWalkTests: XCTestCase {
         ]
         for (style, url) in cases {
             XCTAssertThrowsError(try plan(style)) { error in
-                guard case DownloadError.unsupportedScheme(let named, _) = error else {
+                guard case StyleError.unsupportedScheme(let named, _) = error else {
                     return XCTFail("\(error)")
                 }
                 XCTAssertEqual(named, url)
@@ -261,7 +263,7 @@ final class StyleWalkTests: XCTestCase {
         XCTAssertThrowsError(
             try plan(#"{"sources":{},"sprite":"/usr/share/sprite"}"#, url: "mapbox://styles/me/s")
         ) {
-            guard case DownloadError.unresolvableReference(let reference, _, _) = $0 else {
+            guard case StyleError.unresolvableReference(let reference, _, _) = $0 else {
                 return XCTFail("\($0)")
             }
             XCTAssertEqual(reference, "/usr/share/sprite")

@@ -1,4 +1,4 @@
-import PackStore
+import StyleModel
 import XCTest
 
 /// MapLibre's canonicalizeTileURL cases: the token goes, mapbox://tiles/ comes, rasters get @2x
@@ -6,25 +6,25 @@ import XCTest
 final class MapboxTileTemplateTests: XCTestCase {
     func testCanonicalTemplates() {
         XCTAssertEqual(
-            MapboxTileTemplate.canonical(
+            MapboxURL.canonicalTileTemplate(
                 "https://api.mapbox.com/v4/mapbox.mapbox-streets-v8/{z}/{x}/{y}.vector.pbf?access_token=pk.abc",
-                isVector: true, tileSize: 512),
+                type: .vector, tileSize: 512),
             "mapbox://tiles/mapbox.mapbox-streets-v8/{z}/{x}/{y}.vector.pbf")
         XCTAssertEqual(
-            MapboxTileTemplate.canonical(
+            MapboxURL.canonicalTileTemplate(
                 "https://a.tiles.mapbox.com/v4/mapbox.satellite/{z}/{x}/{y}.webp?access_token=t&style=x",
-                isVector: false, tileSize: 256),
+                type: .raster, tileSize: 256),
             "mapbox://tiles/mapbox.satellite/{z}/{x}/{y}{ratio}.webp?style=x")
         XCTAssertEqual(
-            MapboxTileTemplate.canonical("https://api.mapbox.cn/v4/mapbox.terrain-rgb/{z}/{x}/{y}.pngraw?access_token=t",
-                                         isVector: false, tileSize: 512),
+            MapboxURL.canonicalTileTemplate("https://api.mapbox.cn/v4/mapbox.terrain-rgb/{z}/{x}/{y}.pngraw?access_token=t",
+                                         type: .raster, tileSize: 512),
             "mapbox://tiles/mapbox.terrain-rgb/{z}/{x}/{y}@2x.pngraw")
     }
 
     func testOtherURLsAreUnchanged() {
         for url in ["http://127.0.0.1:8181/tiles/{z}/{x}/{y}.pbf", "https://api.mapbox.com/styles/v1/u/s/{z}.png",
                     "https://example.com/v4/x/{z}/{x}/{y}.pbf", "mapbox://tiles/a/{z}/{x}/{y}.pbf"] {
-            XCTAssertEqual(MapboxTileTemplate.canonical(url, isVector: true, tileSize: 512), url)
+            XCTAssertEqual(MapboxURL.canonicalTileTemplate(url, type: .vector, tileSize: 512), url)
         }
     }
 }

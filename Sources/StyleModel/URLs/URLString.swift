@@ -1,11 +1,11 @@
 /// URL strings as MapLibre handles them: plain text split into scheme, authority, path and query,
 /// never through Foundation's `URL`, which rejects templates such as `{z}/{x}/{y}.pbf` and would
 /// re-encode what the style wrote (the stored key must be the URL as the style names it).
-enum URLString {
+public enum URLString {
     /// The lowercased scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then `:`),
     /// or nil for a relative reference.
     /// Scans UTF-8 bytes, not Characters: it runs for every tile request, and the scheme is ASCII.
-    static func scheme(of url: String) -> String? {
+    public static func scheme(of url: String) -> String? {
         let bytes = url.utf8
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), let first = bytes.first, isLetter(first)
         else { return nil }
@@ -18,13 +18,13 @@ enum URLString {
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     /// True for URLs PackFS may store and (after `mapbox://` expansion) fetch.
-    static func hasFetchableScheme(_ url: String) -> Bool {
+    public static func hasFetchableScheme(_ url: String) -> Bool {
         guard let scheme = scheme(of: url) else { return false }
         return scheme == "http" || scheme == "https" || scheme == "mapbox"
     }
 
     /// The authority (`host[:port]`, with any user info) of `scheme://authority/...`, or nil.
-    static func authority(of url: String) -> Substring? {
+    public static func authority(of url: String) -> Substring? {
         guard scheme(of: url) != nil else { return nil }
         let bytes = url.utf8
         var start: String.Index?
@@ -40,7 +40,7 @@ enum URLString {
     }
 
     /// The lowercased host of an absolute URL, without user info, port or IPv6 brackets.
-    static func host(of url: String) -> String? {
+    public static func host(of url: String) -> String? {
         guard var authority = authority(of: url) else { return nil }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
@@ -51,7 +51,7 @@ enum URLString {
 
     /// Splits at the query the way MapLibre's `URL` does: `head` ends where the query (or, without
     /// one, the fragment) begins; `query` runs from `?` up to any `#`. The fragment is dropped.
-    static func splitQuery(_ url: String) -> (head: Substring, query: Substring) {
+    public static func splitQuery(_ url: String) -> (head: Substring, query: Substring) {
         let hash = url.firstIndex(of: "#") ?? url.endIndex
         guard let mark = url.firstIndex(of: "?"), mark < hash else {
             return (url[..<hash], url[hash..<hash])
@@ -62,7 +62,7 @@ enum URLString {
     /// Resolves `reference` against the http(s) URL `base` (RFC 3986 section 5.2). Absolute
     /// references come back unchanged; nil when a relative reference meets a base that is not
     /// http(s) (for instance `mapbox://`), where no resolution makes sense.
-    static func resolve(_ reference: String, against base: String) -> String? {
+    public static func resolve(_ reference: String, against base: String) -> String? {
         if scheme(of: reference) != nil { return reference }
         guard let baseScheme = scheme(of: base), baseScheme == "http" || baseScheme == "https",
             let authority = authority(of: base)
@@ -94,7 +94,7 @@ enum URLString {
     }
 
     /// RFC 3986 section 5.2.4 for an absolute path (`/a/b/../c` -> `/a/c`).
-    static func removeDotSegments(_ path: String) -> String {
+    public static func removeDotSegments(_ path: String) -> String {
         var output: [Substring] = []
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         for (index, segment) in segments.enumerated() {

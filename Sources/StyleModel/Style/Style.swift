@@ -1,0 +1,104 @@
+import Foundation
+import PackStore
+
+/// A resource a style names, under the URL it is stored by (as the style names it, resolved
+/// against its document; `mapbox://` kept: the downloader's `URLPolicy` makes the request URL).
+public struct StyleResource: Hashable, Sendable {
+    public let url: String
+    public let kind: ResourceKind
+
+    public init(url: String, kind: ResourceKind) {
+        self.url = url
+        self.kind = kind
+    }
+}
+
+/// A style document read by MapLibre's rules (DESIGN section 4): what it needs besides itself,
+/// and how the files of a pack made from it are named.
+///
+/// Reading is pure: it parses the style's bytes and fetches nothing. TileJSON documents, once
+/// fetched or read from the store, turn each tiled `StyleSource` into a `TileSource`. Every URL
+/// is vetted here: a `file://` URL or an unresolvable plain path fails with a `StyleError` naming
+/// it, so it is never fetched, and the mount shows nothing the downloader would not fetch.
+public struct Style: Sendable {
+    /// Sources with something to store, at most: a tree inode has 6 bits for the source.
+    public static let maxSources = 64
+
+    public let url: String
+    /// The document's top-level members (the mount rewrites them into its `style.json`).
+    public let members: [String: JSONValue]
+    /// The sources with something to store, in document order: tiled sources, GeoJSON sources
+    /// whose `data` is a URL, image sources. Inline GeoJSON, video and unknown types have none.
+    public let sources: [StyleSource]
+    public let sprites: [SpriteSheet]
+    /// nil when the style sets no `glyphs`.
+    public let glyphs: GlyphTemplate?
+    /// The font stacks symbol layers can ask for, in MapLibre's order.
+    public let fontStacks: [[String]]
+
+    /// Reads the style `data`, stored under `url` (relative references resolve against it).
+    public init(data: Data, url: String) throws {
+        guard let json = JSONValue.parse(data) else {
+            throw StyleError.invalidJSON(url: url, reason: "style is not valid JSON")
+        }
+        guard let members = json.object else {
+            throw StyleError.invalidJSON(url: url, reason: "style is not a JSON object")
+        }
+        self.url = url
+        self.members = members
+        sources = try Self.sources(json, data: data, url: url)
+        sprites = try SpriteSheet.sheets(in: json["sprite"], styleURL: url)
+        glyphs = try GlyphTemplate(json["glyphs"], styleURL: url)
+        fontStacks = FontStacks.collect(layers: json["layers"])
+        for stack in fontStacks {
+            try FileName.check(FontStacks.name(of: stack), field: "layers (text-font \(stack))", document: url)
+        }
+    }
+
+    /// The tiled sources, in document order.
+    public var tileSources: [StyleSource] { sources.filter { $0.tileType != nil } }
+
+    /// What the style needs besides itself, in download order, each URL once: for each source in
+    /// document order its TileJSON, GeoJSON data or image; then each sprite sheet's four files;
+    /// then every glyph range of every font stack (none without a `glyphs` template).
+    public func resources(includeIdeographs: Bool) -> [StyleResource] {
+        var resources = sources.compactMap(\.resource)
+        resources += sprites.flatMap { $0.files.map(\.resource) }
+        if let glyphs {
+            let ranges = GlyphTemplate.ranges(includeIdeographs: includeIdeographs)
+            for stack in fontStacks {
+                resources += ranges.map { StyleResource(url: glyphs.url(fontStack: stack, range: $0), kind: .glyphs) }
+            }
+        }
+        var seen = Set<String>()
+        return resources.filter { seen.insert($0.url).inserted }
+    }
+
+    /// The pack's primary source (DESIGN section 2), given each source's tiles where known (same
+    /// order as `sources`): the first vector source, else the first tiled one.
+    public static func primary(of tiles: [TileSource?]) -> Int? {
+        tiles.firstIndex { $0?.type == .vector } ?? tiles.firstIndex { $0 != nil }
+    }
+
+    /// The `sources` members in document order (JSONValue forgets it; `OrderedKeys` recovers it),
+    /// read into sources; those with nothing to store are left out.
+    private static func sources(_ json: JSONValue, data: Data, url: String) throws -> [StyleSource] {
+        guard let value = json["sources"], value != .null else { return [] }
+        guard let objects = value.object else {
+            throw StyleError.invalidField(url: url, field: "sources", reason: "must be an object")
+        }
+        var sources: [StyleSource] = []
+        for id in OrderedKeys.keys(of: objects, member: "sources", in: data) {
+            guard let object = objects[id], let source = try StyleSource(id: id, object: object, styleURL: url)
+            else { continue }
+            try FileName.check(id, field: "sources.\(id)", document: url)
+            sources.append(source)
+        }
+        guard sources.count <= maxSources else {
+            throw StyleError.invalidField(
+                url: url, field: "sources",
+                reason: "\(sources.count) sources with tiles or data; PackFS keeps at most \(maxSources)")
+        }
+        return sources
+    }
+}

@@ -1,0 +1,27 @@
+/// What is wrong with a style or TileJSON document. Each case names the document's URL (and the
+/// field), so that the one-line `description` is enough for a user to act on.
+public enum StyleError: Error, Equatable, CustomStringConvertible {
+    /// A style or TileJSON document that is not JSON, or not a JSON object.
+    case invalidJSON(url: String, reason: String)
+    /// A field of a style or TileJSON document with a value PackFS cannot use.
+    case invalidField(url: String, field: String, reason: String)
+    /// A URL whose scheme PackFS never fetches (`file://`, `asset://`, ...). `field` says where it
+    /// was found ("sources.x.url of <style URL>").
+    case unsupportedScheme(url: String, field: String)
+    /// A relative reference with no http(s) document URL to resolve it against (a plain path).
+    case unresolvableReference(reference: String, field: String, base: String)
+
+    public var description: String {
+        switch self {
+        case .invalidJSON(let url, let reason):
+            return "\(url): \(reason)"
+        case .invalidField(let url, let field, let reason):
+            return "\(url): \(field): \(reason)"
+        case .unsupportedScheme(let url, let field):
+            return "\(url) (\(field)): only http, https and mapbox URLs are fetched"
+        case .unresolvableReference(let reference, let field, let base):
+            return "\(reference) (\(field)): a plain path is only resolved against an http(s)"
+                + " document URL, not \(base)"
+        }
+    }
+}
