@@ -49,7 +49,12 @@ let package = Package(
         .testTarget(
             name: "DownloaderTests", dependencies: ["Downloader", "StyleModel", "PackStore", "TestSupport"],
             exclude: ["Reference"]),
-        .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport"]),
+        .testTarget(
+            name: "PackFSTests",
+            dependencies: [
+                "PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "CLITests",

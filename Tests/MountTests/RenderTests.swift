@@ -30,10 +30,23 @@ final class RenderTests: XCTestCase {
     }
 
     func testThePackRendersFromTheMountAsTheOriginDoes() throws {
+        try renderCompare(style: "bright.json", pixelRatio: 1)
+    }
+
+    /// Every kind of source a pack holds (a `{ratio}` raster at pixel ratio 2, a TMS source, two
+    /// sources sharing one template, GeoJSON data, an image, a sprite array with an id that holds
+    /// a `/`), all read from the mount.
+    func testEveryKindOfSourceRendersFromTheMount() throws {
+        try renderCompare(style: "variety.json", pixelRatio: 2)
+    }
+
+    /// Downloads the fixture `style` (central Helsinki, zooms 0-14), mounts the database and
+    /// compares MapLibre Native's pictures of the origin's style and of the mount's style.json.
+    private func renderCompare(style: String, pixelRatio: Double) throws {
         let region = mount.directory.path("helsinki.region")
         try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
-             "minzoom": 0, "maxzoom": 14}
+            {"style": "\(server.baseURL)/styles/\(style)", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": 14, "pixel_ratio": \(pixelRatio)}
             """.write(toFile: region, atomically: true, encoding: .utf8)
         let packfs = BuiltProducts.executable("packfs").path
         let download = try run(packfs, ["download", db, "helsinki", region])
@@ -45,14 +58,14 @@ final class RenderTests: XCTestCase {
         // Nothing in the mount's style may reach the network: then every glyph, sprite and tile
         // MapLibre draws for the candidate was read from the mount.
         let stylePath = mount.path + "/packs/helsinki/style.json"
-        let style = try String(contentsOfFile: stylePath, encoding: .utf8)
-        XCTAssertFalse(style.contains("http://") || style.contains("https://"), style)
-        XCTAssertTrue(style.contains("\"file://\(mount.path)/packs/helsinki/glyphs/{fontstack}/{range}.pbf\""), style)
+        let text = try String(contentsOfFile: stylePath, encoding: .utf8)
+        XCTAssertFalse(text.contains("http://") || text.contains("https://"), text)
+        XCTAssertTrue(text.contains("\"file://\(mount.path)/packs/helsinki/glyphs/{fontstack}/{range}.pbf\""), text)
 
         // Kept after the test (not under the mount's directory) so the pictures can be looked at.
         let pictures = try TemporaryDirectory(prefix: "packfs-render")
-        print("RenderTests: pictures in \(pictures.url.path)")
-        let compare = try run("/usr/bin/env", ["python3", Self.script, server.url("/styles/bright.json"),
+        print("RenderTests: \(style) pictures in \(pictures.url.path)")
+        let compare = try run("/usr/bin/env", ["python3", Self.script, server.url("/styles/" + style),
                                                "file://" + stylePath, pictures.url.path],
                               environment: ["EGL_PLATFORM": "surfaceless"], timeout: 300)
         print(compare.text)

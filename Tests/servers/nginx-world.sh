@@ -46,10 +46,8 @@ fi
 base="$scheme://127.0.0.1:$port"
 rm -rf "$dir/world"
 cp -R "$world" "$dir/world"
-for f in "$dir/world/styles/bright.json" "$dir/world/tiles/helsinki.json"; do
-  [ -f "$f" ] || continue
-  sed -i "s#{base}#$base#g" "$f"
-done
+# Every JSON document that names the server (styles, TileJSON) gets its address.
+grep -rlZ --include='*.json' '{base}' "$dir/world" | xargs -0 -r sed -i "s#{base}#$base#g"
 if [ "$pregzip" = 1 ]; then
   find "$dir/world" -type f \( -name '*.pbf' -o -name '*.json' \) -exec gzip -9 -k -n -f {} +
 fi
