@@ -27,10 +27,12 @@ let package = Package(
         ]),
         .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore"]),
+        .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
         .target(name: "Interchange", dependencies: ["PackStore"]),
         .executableTarget(name: "packfs", dependencies: [
             "PackStore", "Downloader", "PackFS", "FUSEBridge", "Interchange",
+            "PackLifecycle",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -46,6 +48,8 @@ let package = Package(
             name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"],
             exclude: ["Reference"]),
         .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "Downloader", "TestSupport"]),
+        .testTarget(
+            name: "PackLifecycleTests", dependencies: ["PackLifecycle", "PackStore", "Downloader", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "CLITests",
