@@ -27,9 +27,9 @@ let package = Package(
         ]),
         .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore"]),
-        .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
         .target(name: "Interchange", dependencies: ["PackStore"]),
+        .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
         .executableTarget(name: "packfs", dependencies: [
             "PackStore", "Downloader", "PackFS", "FUSEBridge", "Interchange",
             "PackLifecycle",
@@ -48,9 +48,9 @@ let package = Package(
             name: "DownloaderTests", dependencies: ["Downloader", "PackStore", "TestSupport"],
             exclude: ["Reference"]),
         .testTarget(name: "PackFSTests", dependencies: ["PackFS", "PackStore", "Downloader", "TestSupport"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "PackLifecycleTests", dependencies: ["PackLifecycle", "PackStore", "Downloader", "TestSupport"]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
