@@ -32,8 +32,10 @@ let package = Package(
         .target(name: "PackFS", dependencies: ["PackStore", "StyleModel"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
         .target(name: "Interchange", dependencies: ["PackStore"]),
+        .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
         .executableTarget(name: "packfs", dependencies: [
             "PackStore", "Downloader", "PackFS", "FUSEBridge", "Interchange",
+            "PackLifecycle",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -56,6 +58,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
+        .testTarget(
+            name: "PackLifecycleTests", dependencies: ["PackLifecycle", "PackStore", "Downloader", "TestSupport"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

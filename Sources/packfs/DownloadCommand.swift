@@ -19,19 +19,10 @@ struct DownloadCommand: ParsableCommand {
         try PackName.validate(name)
         let database = try db.openForDownload()
         defer { try? database.close() }
-        let pack = try packForDownload(file, in: database)
+        let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
         let download = PackDownload(
             database: database, region: pack.id, definition: file.definition, options: network.downloadOptions)
         try finish(ProgressReporter.run(download, name: name))
-    }
-
-    private func packForDownload(_ file: RegionFile, in database: OfflineDatabase) throws -> Pack {
-        guard let pack = try database.packs().first(where: { $0.name == name }) else {
-            return try database.createPack(name: name, definition: file.definition, metadata: file.metadata)
-        }
-        if pack.definition != file.definition { try database.setDefinition(pack.id, file.definition) }
-        if pack.metadata != file.metadata { try database.setMetadata(pack.id, file.metadata) }
-        return pack
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import FUSEBridge
 import Foundation
 import PackFS
+import PackLifecycle
 import PackStore
 
 struct MountCommand: ParsableCommand {
@@ -36,17 +37,17 @@ struct MountCommand: ParsableCommand {
         let database = try db.openForSession()
         defer { try? database.close() }
         let filesystem = PackFilesystem(database: database, mountpoint: mountpoint, tileLimit: network.maxTiles)
-        let manager = PackManager(database: database, options: network.downloadOptions)
+        let manager = PackManager(
+            database: database, options: network.downloadOptions, events: FilesystemEventSink(filesystem: filesystem))
         let mount = FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint,
             options: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
                 caching: KernelCaching(statelessOpen: true)))
-        filesystem.controller = manager
+        filesystem.controller = PackControllerAdapter(manager: manager)
         filesystem.kernelCache = mount.kernelCache
-        manager.filesystem = filesystem
         manager.resumeActivePacks()
-        defer { manager.suspendForUnmount() }
+        defer { manager.stop() }
         do {
             try mount.run()
         } catch {

@@ -38,6 +38,8 @@ public final class TestServer {
     public let port: Int
     public let directory: TemporaryDirectory
     public let accessLogPath: String
+    /// Fault server only: a line per request as it arrives (the access log's come as answers leave).
+    public var arrivalLogPath: String { directory.path("arrivals.log") }
     /// Where `{base}` was replaced: the bytes each path serves (before transfer compression).
     private let servedRoot: URL?
     private let process: Process
@@ -96,6 +98,7 @@ public final class TestServer {
         let script = ProjectPaths.servers.appendingPathComponent("faultserver.py").path
         let process = try launch("/usr/bin/env", ["python3", script, "--root", ProjectPaths.world.path,
                                                    "--port-file", portFile, "--log", directory.path("access.log"),
+                                                   "--arrival-log", directory.path("arrivals.log"),
                                                    "--watch-pid", "\(getpid())"] + arguments,
                                  output: directory.path("server.out"))
         let deadline = Date().addingTimeInterval(15)
@@ -128,7 +131,17 @@ public final class TestServer {
     /// The access log so far. nginx writes each line when the response is done; give it a moment
     /// (`waitForLog`) before counting the last requests.
     public func accessLog() throws -> [AccessLogEntry] {
-        let text = (try? String(contentsOfFile: accessLogPath, encoding: .utf8)) ?? ""
+        try Self.readLog(accessLogPath)
+    }
+
+    /// Fault server only: every request that arrived so far, answered or not (time, method, uri
+    /// and connection set; status 0).
+    public func arrivals() throws -> [AccessLogEntry] {
+        try Self.readLog(arrivalLogPath)
+    }
+
+    private static func readLog(_ path: String) throws -> [AccessLogEntry] {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").map { line in
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                 throw Failure.startFailed("unreadable access log line: \(line)")

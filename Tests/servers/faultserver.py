@@ -22,7 +22,9 @@ requests for PATH get these answers, in order; KIND is a fault name, a status or
 --redirect PATH=LOCATION (302; "{base}" allowed in LOCATION), --cache-control VALUE.
 
 Access log: one JSON object per request on --log: time, method, uri, status (0 when no answer),
-fault, if_none_match, accept_encoding, connection (a per-connection number), bytes.
+fault, if_none_match, accept_encoding, connection (a per-connection number), bytes. It is written
+as the answer leaves; --arrival-log PATH also writes {time, method, uri, connection} as each
+request arrives, so a test sees a request the server is still sitting on (a slow answer).
 The port (0 = chosen by the OS) is printed as "PORT n" on stdout and written to --port-file.
 With --watch-pid PID the server exits when that process is gone (no orphans after a crashed test).
 
@@ -71,6 +73,7 @@ class World:
         self.request_serial = itertools.count(1)
         self.connection_serial = itertools.count(1)
         self.log_file = open(args.log, "a", buffering=1) if args.log else None
+        self.arrival_file = open(args.arrival_log, "a", buffering=1) if args.arrival_log else None
         self.fail_paths = dict(parse_pair(p) for p in args.fail_path)
         self.redirects = dict(parse_pair(p) for p in args.redirect)
         self.scripts = {k: v.split(",") for k, v in (parse_pair(s) for s in args.script)}
@@ -105,6 +108,13 @@ class World:
         line = json.dumps(entry)
         with self.lock:
             self.log_file.write(line + "\n")
+
+    def log_arrival(self, entry):
+        if self.arrival_file is None:
+            return
+        line = json.dumps({k: entry[k] for k in ("time", "method", "uri", "connection")})
+        with self.lock:
+            self.arrival_file.write(line + "\n")
 
     def load(self, path):
         """(content, mtime) for a URL path, or None when there is no such file."""
@@ -163,6 +173,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "connection": self.connection_id, "bytes": 0,
         }
         self.logged = False
+        world.log_arrival(self.entry)
         try:
             if path.startswith("/_control/"):
                 self.control(path)
@@ -320,6 +331,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--port-file")
     parser.add_argument("--log", help="access log, JSON lines")
+    parser.add_argument("--arrival-log", help="one JSON line per request as it arrives")
     parser.add_argument("--seed", type=int, default=1)
     for kind in FAULT_KINDS:
         parser.add_argument(f"--rate-{kind}", dest=f"rate_{kind}", type=float, default=0.0)

@@ -55,14 +55,15 @@ extension PackDownload {
     }
 
     /// Submits one request and blocks until its completion arrives (or the run is stopped).
+    /// A run suspended before it asks sends nothing; one suspended while it waits stops waiting.
     private func fetchAndWait(document url: String, request: HTTPRequest<FetchTag>) throws -> HTTPOutcome {
+        try throwIfStopped()
         begin()
         client?.submit(request)
         waitUntilIdle()
+        try throwIfStopped()
         lock.lock()
         defer { lock.unlock() }
-        if case .failed(let message) = stopReason { throw DownloadFailure(message: message) }
-        if stopReason != nil { throw DownloadFailure(message: "suspended") }
         guard let outcome = documents.removeValue(forKey: url) else {
             throw DownloadFailure(message: "no answer for \(url)")
         }

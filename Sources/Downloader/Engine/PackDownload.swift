@@ -10,7 +10,9 @@ import PackStore
 ///
 /// Threading. `run()` blocks its caller; HTTP completions arrive on the client's loop thread and
 /// go straight to the `BatchWriter`, which writes on its own thread. `suspend()` may be called
-/// from any thread; `run()` then returns with the pack `inactive`, everything written so far kept.
+/// from any thread, before or during `run()`; `run()` then returns with the pack `inactive`,
+/// everything written so far kept, without waiting on the network: requests in flight are
+/// cancelled and nothing new is sent.
 ///
 /// Errors. A 4xx other than 404, retries exhausted, a broken style, or a limit reached stop the
 /// pack in state `error` with a message naming the URL; nothing stored is lost.
@@ -35,7 +37,8 @@ public final class PackDownload: @unchecked Sendable {
     var lastProgress = Date.distantPast
     var stopReason: StopReason?
     var required = PackStatus(state: .active)
-    var client: HTTPClient<FetchTag>?
+    /// Guarded by `lock`: `stop()` reads it from any thread while `run()` sets it.
+    private var runClient: HTTPClient<FetchTag>?
     var writer: BatchWriter!
     var documents: [String: HTTPOutcome] = [:]
     /// The style and TileJSONs, fetched or adopted while planning (not again by `fetch`).
@@ -67,14 +70,14 @@ public final class PackDownload: @unchecked Sendable {
         do {
             try start()
             let plan = try makePlan()
-            try converge(to: plan)
+            if !isStopped { try converge(to: plan) }
             try fetch(plan)
             waitUntilIdle()
         } catch {
             stop(.failed(Self.message(for: error)))
         }
-        client?.shutdown()
-        client = nil
+        // Cancels what is in flight and waits only for the completions, never for an answer.
+        takeClient()?.shutdown()
         return finish()
     }
 
@@ -86,9 +89,35 @@ public final class PackDownload: @unchecked Sendable {
     func stop(_ reason: StopReason) {
         lock.lock()
         if stopReason == nil { stopReason = reason }
+        let client = runClient
         lock.unlock()
+        // A client set after this read is never used to submit: every submission checks
+        // `isStopped` first, and `run()` shuts it down.
         client?.cancel { _ in true }
         wakeWaiters()
+    }
+
+    /// The run's HTTP client: nil before `start()` and after `run()` ended.
+    var client: HTTPClient<FetchTag>? {
+        lock.lock()
+        defer { lock.unlock() }
+        return runClient
+    }
+
+    private func takeClient() -> HTTPClient<FetchTag>? {
+        lock.lock()
+        defer { lock.unlock() }
+        let client = runClient
+        runClient = nil
+        return client
+    }
+
+    /// Throws when the run was stopped: its failure, or "suspended".
+    func throwIfStopped() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .failed(let message) = stopReason { throw DownloadFailure(message: message) }
+        if stopReason != nil { throw DownloadFailure(message: "suspended") }
     }
 
     var isStopped: Bool {
@@ -103,9 +132,12 @@ public final class PackDownload: @unchecked Sendable {
         writer.onCommit = { [unowned self] _ in self.reportProgress() }
         try database.setStatus(currentStatus(), of: region)
         let policy = options.urlPolicy
-        client = try HTTPClient<FetchTag>(
+        let client = try HTTPClient<FetchTag>(
             configuration: options.http, allowHost: { host in policy.allows(host: host) },
             completion: { [unowned self] completion in self.handle(completion) })
+        lock.lock()
+        runClient = client
+        lock.unlock()
     }
 
     /// The status to record now: active while running, then what the run ended as.

@@ -54,15 +54,48 @@ extension OfflineDatabase {
         try PackName.validate(name)
         let id = try writePacks { batch -> RegionID in
             try Self.requireFree(name, batch.database)
-            try batch.database.execute(
-                sql: "INSERT INTO regions (definition, description) VALUES (?, ?)",
-                arguments: [
-                    definition.mapLibreJSON,
-                    PackDescription.encode(["name": .string(name), "metadata": metadata].compactMapValues { $0 }),
-                ])
-            return RegionID(rawValue: batch.database.lastInsertedRowID)
+            return try Self.insertPack(name: name, definition: definition, metadata: metadata, batch.database)
         }
         return try pack(id: id)
+    }
+
+    /// Creates pack `name`, or stores its changed definition and metadata (a download then
+    /// converges to them): what a region file written for `name` means, for the mount and
+    /// `packfs download` alike. One transaction, so the lookup by name and the insert cannot
+    /// interleave with another definition of the same name; unchanged fields are not written.
+    public func definePack(name: String, definition: RegionDefinition, metadata: JSONValue?) throws -> Pack {
+        try PackName.validate(name)
+        let id = try writePacks { batch -> RegionID in
+            let db = batch.database
+            guard let pack = try Self.packs(db).first(where: { $0.name == name }) else {
+                return try Self.insertPack(name: name, definition: definition, metadata: metadata, db)
+            }
+            if pack.definition != definition {
+                try db.execute(
+                    sql: "UPDATE regions SET definition = ? WHERE id = ?",
+                    arguments: [definition.mapLibreJSON, pack.id.rawValue])
+            }
+            if pack.metadata != metadata {
+                var fields = PackDescription.fields(of: pack.description)
+                fields["name"] = .string(pack.name)
+                fields["metadata"] = metadata
+                try Self.storeDescription(fields, of: pack.id, db)
+            }
+            return pack.id
+        }
+        return try pack(id: id)
+    }
+
+    private static func insertPack(
+        name: String, definition: RegionDefinition, metadata: JSONValue?, _ db: Database
+    ) throws -> RegionID {
+        try db.execute(
+            sql: "INSERT INTO regions (definition, description) VALUES (?, ?)",
+            arguments: [
+                definition.mapLibreJSON,
+                PackDescription.encode(["name": .string(name), "metadata": metadata].compactMapValues { $0 }),
+            ])
+        return RegionID(rawValue: db.lastInsertedRowID)
     }
 
     public func renamePack(_ id: RegionID, to name: String) throws {
@@ -91,10 +124,14 @@ extension OfflineDatabase {
             }
             var fields = PackDescription.fields(of: pack.description)
             try change(db, pack, &fields)
-            try db.execute(
-                sql: "UPDATE regions SET description = ? WHERE id = ?",
-                arguments: [PackDescription.encode(fields), id.rawValue])
+            try Self.storeDescription(fields, of: id, db)
         }
+    }
+
+    private static func storeDescription(_ fields: [String: JSONValue], of id: RegionID, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE regions SET description = ? WHERE id = ?",
+            arguments: [PackDescription.encode(fields), id.rawValue])
     }
 
     /// Stores a new definition (the downloader then converges the pack to it).

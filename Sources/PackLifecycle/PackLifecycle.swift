@@ -1,0 +1,58 @@
+// PackLifecycle: starting, suspending, resuming, redefining, refreshing and removing packs, for
+// the mount and anyone else who runs downloads over time (PackStore and Downloader below it,
+// nothing of FUSE above it).
+//
+// Concepts. A *request* asks for a *run* of a pack: a download (create, redefine, resume) or a
+// refresh (revalidate everything). Each pack has a *lane*: at most one run at a time, and the
+// requests queued behind it. A run reads the pack's definition from the database when it starts,
+// so a queued download always converges to the latest definition. A download request suspends
+// the run under way (it may be working to an old definition) and queues behind it; a refresh
+// request queues behind it without cutting it (it will revalidate whatever that run stores).
+// A request of a kind already queued joins it. A queued download marks the pack `active` in the
+// database at once, so a pack whose run never started (a kill, an unmount) resumes at the next
+// mount. `remove` and `stop` drop what is queued: it never runs.
+//
+// Events. What the mount must forget flows one way, to the `PackEventSink` given at construction:
+// a run ended (a refresh may have replaced stored bytes), or a changed definition dropped members.
+//
+// Threading. The public methods are called from FUSE threads and return quickly: they read and
+// write the database (short transactions) and never wait on the network. Runs go on their pack's
+// own serial queue. A suspended run cancels its requests in flight and sends no more, so `remove`
+// and `stop`, which wait for the run under way to stop, wait for that, never for an answer.
+//
+// Errors. Nothing is dropped. A request that cannot be met throws (the mount turns it into an
+// errno; a region file's reason is a `StoreError`'s one line). A pack that cannot run (its
+// definition unreadable, its run failed to start, a run ended in error) goes to state `error`
+// with the reason, and stderr gets one line, `packfs: pack <name>: <why>`.
+
+import Downloader
+import PackStore
+
+/// What the lifecycle tells whoever shows packs (the mount's caches): events flow one way.
+/// Called on a pack's run queue (or a run's writer thread for `packMembersLeft`): keep it quick.
+public protocol PackEventSink: AnyObject, Sendable {
+    /// A run of `region` ended: `.download` only added rows; `.refresh` may have replaced stored
+    /// bytes under their row ids.
+    func packRunEnded(_ region: RegionID, mode: PackDownload.Mode)
+    /// A changed definition dropped these tiles and resources (by URL) from the pack.
+    func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String])
+}
+
+/// Every failure of the lifecycle layer. Store failures (a bad region file, a missing pack) pass
+/// through as the `StoreError` they are.
+public enum LifecycleError: Error, Equatable, CustomStringConvertible {
+    /// The pack cannot run: it is in state `error` with `reason`, and the log said so.
+    case packFailed(name: String, reason: String)
+    /// The pack is being removed: nothing more runs for it.
+    case packRemoved(RegionID)
+    /// The manager stopped (the mount is ending): nothing more runs until the next mount.
+    case stopped
+
+    public var description: String {
+        switch self {
+        case .packFailed(let name, let reason): return "pack \(name): \(reason)"
+        case .packRemoved(let region): return "pack \(region.rawValue) is being removed"
+        case .stopped: return "the mount is stopping; the pack runs at the next mount"
+        }
+    }
+}

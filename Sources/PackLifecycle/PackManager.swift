@@ -1,0 +1,145 @@
+import Downloader
+import Foundation
+import PackStore
+
+/// The packs of an open database over time: what the mount (and only the mount, today) asks for
+/// when region files are written, packs removed, touched, suspended or resumed, and at mount and
+/// unmount. The rules are in the target's header (PackLifecycle.swift).
+public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` are guarded by `lock`; the rest never changes
+    private let database: OfflineDatabase
+    private let runner: PackRunner
+    private let lock = NSLock()
+    private var lanes: [RegionID: PackLane] = [:]
+    private var stopped = false
+
+    public init(database: OfflineDatabase, options: DownloadOptions, events: (any PackEventSink)?) {
+        self.database = database
+        runner = PackRunner(database: database, options: options, events: events)
+    }
+
+    /// A region file's full text for pack `name`: validate the name, parse, create or redefine
+    /// the pack, queue a download. Throws an error whose description is the one-line reason the
+    /// mount shows in `<name>.error`.
+    public func submitRegionFile(name: String, content: Data) throws {
+        try PackName.validate(name)
+        let file = try RegionFile.parse(content)
+        let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
+        try queueDownload(pack.id)
+    }
+
+    /// Cancels queued work, suspends the running run and waits only for it to stop (never for
+    /// the network), then removes the pack.
+    public func remove(_ region: RegionID) throws {
+        let lane = self.lane(region)
+        _ = lane.close()
+        lane.waitUntilStopped()
+        // The closed lane stays until the pack is gone: a request meanwhile is refused, and
+        // one after it finds no pack.
+        defer { lock.withLock { if lanes[region] === lane { lanes[region] = nil } } }
+        try database.removePack(region)
+    }
+
+    public func refresh(_ region: RegionID) throws {
+        _ = try runner.definition(of: try database.pack(id: region))
+        try request(.refresh, region)
+    }
+
+    /// true: resume (queue a download); false: suspend the running run and drop queued work.
+    public func setActive(_ region: RegionID, _ active: Bool) throws {
+        let pack = try database.pack(id: region)
+        if active {
+            _ = try runner.definition(of: pack)
+            return try queueDownload(region)
+        }
+        let underWay = lock.withLock { lanes[region] }?.suspend() ?? false
+        // A run under way records `inactive` as it stops; a download that was only queued had
+        // marked the pack `active`.
+        if !underWay, try database.status(of: region).state == .active {
+            try runner.record(region) { $0.state = .inactive }
+        }
+    }
+
+    /// At mount: every pack left `active` (a download cut by an unmount or a kill) resumes.
+    public func resumeActivePacks() {
+        let packs: [Pack]
+        do {
+            packs = try database.packs()
+        } catch {
+            return runner.log("resuming packs failed: \(error)")
+        }
+        for pack in packs { resumeIfActive(pack) }
+    }
+
+    /// At unmount: cancels every queued job, suspends every run and waits for them. Every pack
+    /// that was running or queued for a download is recorded `active`, so the next mount resumes
+    /// it. Returns without waiting on the network.
+    public func stop() {
+        let lanes = lock.withLock {
+            stopped = true
+            return Array(self.lanes.values)
+        }
+        let closings = lanes.map { ($0.region, $0.close()) }
+        for lane in lanes { lane.waitUntilStopped() }
+        for (region, closing) in closings { recordForResumption(region, closing) }
+    }
+
+    /// Marks the pack `active` before queueing its download: a pack whose run never starts (a
+    /// kill, an unmount first) still resumes at the next mount.
+    private func queueDownload(_ region: RegionID) throws {
+        try runner.record(region) { status in
+            status.state = .active
+            status.error = nil
+        }
+        try request(.download, region)
+    }
+
+    private func request(_ mode: PackDownload.Mode, _ region: RegionID) throws {
+        guard !lane(region).request(mode) else { return }
+        // Refused: the lane closed for a removal, or for the stop, after which a download stays
+        // recorded `active` for the next mount and a refresh is lost.
+        guard lock.withLock({ stopped }) else { throw LifecycleError.packRemoved(region) }
+        if mode == .refresh { throw LifecycleError.stopped }
+    }
+
+    /// Resumes `pack` if it was left `active`. One that cannot is reported: in state `error`
+    /// with the reason, and in the log.
+    private func resumeIfActive(_ pack: Pack) {
+        do {
+            guard try database.status(of: pack.id).state == .active else { return }
+            _ = try runner.definition(of: pack)
+            try request(.download, pack.id)
+        } catch LifecycleError.packFailed {
+            // Recorded and logged by the runner.
+        } catch {
+            runner.log("pack \(pack.name): resuming failed: \(error)")
+        }
+    }
+
+    private func lane(_ region: RegionID) -> PackLane {
+        lock.withLock { laneHoldingLock(region) }
+    }
+
+    /// The pack's lane, made when missing (closed after `stop`). Call with `lock` held.
+    private func laneHoldingLock(_ region: RegionID) -> PackLane {
+        if let lane = lanes[region] { return lane }
+        let lane = PackLane(region: region, runner: runner, closed: stopped)
+        lanes[region] = lane
+        return lane
+    }
+
+    /// After `stop`: a download still owed (queued, or cut by the stop) is recorded `active`;
+    /// a run that ended by itself (complete, error) keeps the state it recorded.
+    private func recordForResumption(_ region: RegionID, _ closing: PackLane.Closing) {
+        let owed = closing.dropped.contains(.download)
+        guard owed || closing.cutRun != nil, (try? database.pack(id: region)) != nil else { return }
+        do {
+            try runner.record(region) { status in
+                guard owed || status.state == .inactive else { return }
+                status.state = .active
+                status.error = nil
+            }
+        } catch {
+            runner.log("pack \(runner.name(of: region)): recording it for resumption failed: \(error)")
+        }
+    }
+}

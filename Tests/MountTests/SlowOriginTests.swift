@@ -1,0 +1,77 @@
+import Foundation
+import PackStore
+import TestSupport
+import XCTest
+
+/// `rm` and the unmount never wait on the network: a `packfs mount` daemon downloading from an
+/// origin that sits 30 s on every answer, with a refresh queued behind the download.
+final class SlowOriginTests: XCTestCase {
+    static let delay = 30.0
+    var mount: MountHelper!
+    var server: TestServer!
+    var db: String { mount.directory.path("packs.db") }
+    var packs: String { mount.path + "/packs" }
+
+    override func setUpWithError() throws {
+        try MountHelper.requireFUSE()
+        mount = try MountHelper()
+        server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "\(Self.delay)"])
+    }
+
+    override func tearDown() {
+        mount?.unmount()
+        server?.stop()
+    }
+
+    /// Seconds `executable` took, failing the test unless it exits 0.
+    func timed(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> TimeInterval {
+        let start = Date()
+        let outcome = try Command.run(executable, arguments, timeout: 120)
+        XCTAssertEqual(outcome.status, 0, "\(executable) \(arguments): \(outcome.text)", file: file, line: line)
+        return Date().timeIntervalSince(start)
+    }
+
+    /// Polls `condition` every 20 ms for up to `timeout` seconds; true if it came to hold.
+    func eventually(timeout: TimeInterval = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            if Date() > deadline { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
+    func testRmAndUnmountReturnAtOnceWhileADownloadWaitsAndARefreshIsQueued() throws {
+        let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path])
+        XCTAssertEqual(outcome.status, 0, outcome.text)
+        let region = mount.directory.path("region.json")
+        try """
+            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18], "maxzoom": 14}
+            """.write(toFile: region, atomically: true, encoding: .utf8)
+        _ = try timed("/bin/cp", [region, packs + "/slow.region"])
+        XCTAssertTrue(try eventually { try server.arrivals().map(\.uri) == ["/styles/bright.json"] }, "the style request arrived")
+        _ = try timed("/usr/bin/touch", [packs + "/slow.region"])
+
+        let rm = try timed("/bin/rm", [packs + "/slow.region"])
+        print("rm with a download waiting on a \(Self.delay) s origin and a refresh queued: \(String(format: "%.3f", rm)) s")
+        XCTAssertLessThan(rm, 5)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/slow"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs), [])
+
+        // A second download waits on the origin while the mount goes away.
+        _ = try timed("/bin/cp", [region, packs + "/other.region"])
+        XCTAssertTrue(try eventually { try server.arrivals().count == 2 }, "the second style request arrived")
+        let start = Date()
+        _ = try timed("/usr/bin/fusermount3", ["-u", mount.path])
+        XCTAssertTrue(eventually { !FileManager.default.fileExists(atPath: db + "-wal") }, "the daemon closed the database")
+        let unmount = Date().timeIntervalSince(start)
+        print("unmount with a download waiting on a \(Self.delay) s origin: \(String(format: "%.3f", unmount)) s")
+        XCTAssertLessThan(unmount, 5)
+        XCTAssertEqual(try server.arrivals().map(\.uri), ["/styles/bright.json", "/styles/bright.json"], "the refresh sent nothing")
+
+        let database = try OfflineDatabase.open(path: db, mode: .readOnly)
+        defer { try? database.close() }
+        XCTAssertEqual(try database.packs().map(\.name), ["other"])
+        XCTAssertEqual(try database.status(of: database.pack(named: "other").id).state, .active, "resumes at the next mount")
+    }
+}

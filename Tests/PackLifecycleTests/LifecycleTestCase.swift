@@ -1,0 +1,124 @@
+import Downloader
+import Foundation
+import PackLifecycle
+import PackStore
+import TestSupport
+import XCTest
+
+/// Base class: a fresh session database (as a mount holds it), a real origin server chosen by
+/// the test, a manager over both, and the test's own observer of the events.
+class LifecycleTestCase: SessionDatabaseTestCase {
+    var server: TestServer!
+    var manager: PackManager!
+    var events: RecordingSink!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        events = RecordingSink()
+    }
+
+    override func tearDownWithError() throws {
+        manager?.stop()
+        server?.stop()
+        try super.tearDownWithError()
+    }
+
+    /// A manager over `database` reporting to `events` (a fresh sink each time).
+    @discardableResult
+    func makeManager(concurrency: Int = 20) -> PackManager {
+        var options = DownloadOptions()
+        options.http.concurrency = concurrency
+        events = RecordingSink()
+        manager = PackManager(database: database, options: options, events: events)
+        return manager
+    }
+
+    /// The Helsinki fixture region (zoom 0 to `maxZoom`) on `server`: 322 resources at z14.
+    func regionFile(maxZoom: Int = 14) -> Data {
+        Data("""
+            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": \(maxZoom), "metadata": {"trip": "test"}}
+            """.utf8)
+    }
+
+    /// Submits the region file for `name` and returns the pack it made.
+    @discardableResult
+    func submit(_ name: String, maxZoom: Int = 14) throws -> Pack {
+        try manager.submitRegionFile(name: name, content: regionFile(maxZoom: maxZoom))
+        return try database.pack(named: name)
+    }
+
+    func state(_ pack: Pack) throws -> PackState { try database.status(of: pack.id).state }
+
+    /// Polls `condition` every 20 ms until it holds; fails the test after `timeout` seconds
+    /// (generous: everything may run 5x slower under sanitizers).
+    func wait(
+        for what: String, timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: () throws -> Bool
+    ) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else { return XCTFail("timed out waiting for \(what)", file: file, line: line) }
+            usleep(20_000)
+        }
+    }
+
+    func waitForState(_ pack: Pack, _ state: PackState, file: StaticString = #filePath, line: UInt = #line) throws {
+        try wait(for: "\(pack.name) to be \(state)", file: file, line: line) { try self.state(pack) == state }
+    }
+
+    /// Seconds `body` took.
+    func seconds(_ body: () throws -> Void) rethrows -> TimeInterval {
+        let start = Date()
+        try body()
+        return Date().timeIntervalSince(start)
+    }
+}
+
+/// The test's own observer of the lifecycle's events (not a stand-in for a real part).
+final class RecordingSink: PackEventSink, @unchecked Sendable {  // every `var` is guarded by `lock`
+    struct MembersLeft {
+        var region: RegionID
+        var tiles: [TileKey]
+        var resources: [String]
+    }
+
+    private let lock = NSLock()
+    private var ended: [(RegionID, PackDownload.Mode)] = []
+    private var left: [MembersLeft] = []
+
+    func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
+        lock.withLock { ended.append((region, mode)) }
+    }
+
+    func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
+        lock.withLock { left.append(MembersLeft(region: region, tiles: tiles, resources: resources)) }
+    }
+
+    /// The modes of the runs of `region` that ended, in order.
+    func runsEnded(_ region: RegionID) -> [PackDownload.Mode] {
+        lock.withLock { ended.filter { $0.0 == region }.map(\.1) }
+    }
+
+    func membersLeft(_ region: RegionID) -> [MembersLeft] {
+        lock.withLock { left.filter { $0.region == region } }
+    }
+}
+
+/// Standard error captured into a file while `body` runs: the lifecycle's log lines.
+func capturingStandardError(_ body: () throws -> Void) throws -> String {
+    let directory = try TemporaryDirectory(prefix: "packfs-stderr")
+    defer { directory.remove() }
+    let path = directory.path("stderr")
+    let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let saved = dup(2)
+    guard file >= 0, saved >= 0 else { throw CocoaError(.fileWriteUnknown) }
+    dup2(file, 2)
+    close(file)
+    defer {
+        dup2(saved, 2)
+        close(saved)
+    }
+    try body()
+    return try String(contentsOfFile: path, encoding: .utf8)
+}
