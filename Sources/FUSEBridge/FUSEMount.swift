@@ -55,13 +55,18 @@ public final class FUSEMount: @unchecked Sendable {
     /// Where the model sends invalidations; effective while `run()` is serving.
     public var kernelCache: KernelCache { notifier }
     private let filesystem: Filesystem
-    private let notifier = KernelNotifier()
+    private let notifier: KernelNotifier
     private let exit = ExitRequest()
 
-    public init(filesystem: Filesystem, mountpoint: String, options: Options = Options()) {
+    /// `notifier` is the kernel cache the filesystem was built with (make it first: the
+    /// filesystem's caches hold it from their construction); a fresh one when omitted.
+    public init(
+        filesystem: Filesystem, mountpoint: String, options: Options = Options(), notifier: KernelNotifier = KernelNotifier()
+    ) {
         self.filesystem = filesystem
         self.mountpoint = mountpoint
         self.options = options
+        self.notifier = notifier
     }
 
     /// Mounts and serves until the loop ends, then unmounts. Returns the signal that ended it,

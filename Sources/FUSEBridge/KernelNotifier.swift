@@ -10,18 +10,20 @@ import PackFS
 /// inval_entry and inval_inode need; sending inline would wait on the very reply the callback has
 /// not sent yet. Between mount and unmount only: before `attach` and after `detach` they are
 /// dropped, since there is no kernel cache to clear.
-final class KernelNotifier: KernelCache, @unchecked Sendable {
+public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session` and `sending` are guarded by `condition`
     private let queue = DispatchQueue(label: "packfs.fuse.notify")
     private let condition = NSCondition()
     private var session: OpaquePointer?
     /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
     private var sending = 0
 
-    func invalidate(inode: Inode) {
+    public init() {}
+
+    public func invalidate(inode: Inode) {
         send { fuse_lowlevel_notify_inval_inode($0, inode.rawValue, 0, 0) }
     }
 
-    func invalidate(parent: Inode, name: String) {
+    public func invalidate(parent: Inode, name: String) {
         send { session in
             name.withCString { fuse_lowlevel_notify_inval_entry(session, parent.rawValue, $0, strlen($0)) }
         }

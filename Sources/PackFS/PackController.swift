@@ -2,30 +2,28 @@ import Foundation
 import PackStore
 
 /// What the filesystem asks of the pack manager that the executable wires in (PackFS never
-/// imports the downloader). Called on FUSE threads: an implementation validates and records
-/// quickly and downloads elsewhere, never waiting on the network here.
+/// imports the downloader or the lifecycle). Called on FUSE threads: an implementation validates
+/// and records quickly and downloads elsewhere, never waiting on the network here. Each method
+/// throws what went wrong; the filesystem turns it into the operation's errno (a `FilesystemError`
+/// keeps its own, anything else is EIO with its cause in the log).
 public protocol PackController: AnyObject, Sendable {
-    /// The region file for pack `name` was written and closed with `content`: create the pack,
-    /// or redefine it, and start downloading. `.rejected` fails close() with EINVAL.
-    func regionFileClosed(name: String, content: Data) -> RegionFileVerdict
-    /// `rm packs/<name>.region`, `rmdir packs/<name>`: stop the pack's download, remove the pack.
+    /// The text written to `packs/<name>.region` is decided: one complete JSON object (or text no
+    /// further bytes can make one), or its last writer went. Create the pack, or redefine it, and
+    /// start downloading. A throw refuses the text: its description is the one-line reason
+    /// `packs/<name>.error` shows, and the write that decided the text fails with EINVAL.
+    func regionFileSubmitted(name: String, content: Data) throws
+    /// `rm packs/<name>.region`, `rmdir packs/<name>`: stop the pack's runs, remove the pack.
     func removePack(_ region: RegionID) throws
     /// `touch packs/<name>.region`: revalidate every resource of the pack.
-    func refreshPack(_ region: RegionID)
+    func refreshPack(_ region: RegionID) throws
     /// `user.packfs.state` set to `active` (resume) or `inactive` (suspend).
-    func setPackActive(_ region: RegionID, _ active: Bool)
-}
-
-public enum RegionFileVerdict: Equatable, Sendable {
-    case accepted
-    /// The definition is refused: close() fails with EINVAL and `packs/<name>.error` says why.
-    case rejected(reason: String)
+    func setPackActive(_ region: RegionID, _ active: Bool) throws
 }
 
 /// The reasons of rejected region files by pack name (`packs/<name>.error`), each with a serial
 /// number that its inode carries. Kept in memory: an error file lasts for the mount, and the
 /// next accepted region file for the name clears it.
-final class Rejections: @unchecked Sendable {
+final class Rejections: @unchecked Sendable {  // `byName` and `nextSerial` are guarded by `lock`
     struct Rejection: Equatable {
         var serial: UInt32
         var name: String

@@ -8,22 +8,23 @@ import PackStore
 /// The mount's tree (DESIGN section 2) over one offline database. Every node is
 /// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
 /// listings grow while a download writes. The writable surface (region files, removal, rename,
-/// touch, state xattrs) reaches the downloader through `controller`.
-public final class PackFilesystem: Filesystem, @unchecked Sendable {
+/// touch, state xattrs) reaches the pack manager through `controller`.
+///
+/// Everything it holds is fixed at construction (the caches and the controller included), so it
+/// is `Sendable` as the compiler checks it: what changes sits in the lock-guarded parts.
+public final class PackFilesystem: Filesystem, Sendable {
     let database: OfflineDatabase
     /// The absolute mountpoint path: `style.json` points its URLs into it.
     let mountpoint: String
     /// `--max-tiles`, shown in status.json (nil: no limit).
     let tileLimit: Int?
-    /// Where region files and pack commands go. Set before the mount serves; not changed after.
-    public var controller: PackController?
-    /// The kernel's caches, to invalidate after a change. Set before the mount serves.
-    public var kernelCache: KernelCache?
+    /// Where region files and pack commands go; nil refuses them (EPERM).
+    let controller: (any PackController)?
+    /// The tree's caches and the kernel's (`TreeCaches`), shared with whoever reports changes.
+    let caches: TreeCaches
     let mountTime = Int64(Date().timeIntervalSince1970)
     let uid = getuid()
     let gid = getgid()
-    let cache = ContentCache()
-    let layouts = LayoutCache()
     let rejections = Rejections()
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
@@ -32,19 +33,27 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     let settleDelay: TimeInterval
 
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
-    public init(database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, settleDelay: TimeInterval = 2) {
+    /// `caches` defaults to caches of this database with no kernel behind them.
+    public init(
+        database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, caches: TreeCaches? = nil,
+        controller: (any PackController)? = nil, settleDelay: TimeInterval = 2
+    ) {
         self.database = database
         self.settleDelay = settleDelay
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit
+        self.caches = caches ?? TreeCaches(database: database, kernel: nil)
+        self.controller = controller
     }
 
-    /// Forgets cached sizes, contents and layouts (after a change under known inodes: a refresh,
-    /// a redefinition, a removal). The kernel's own caches are the bridge's business.
-    public func invalidateCaches() {
-        cache.removeAll()
-        layouts.removeAll()
-    }
+    /// The kernel's caches, to tell about changes this filesystem makes itself.
+    var kernelCache: (any KernelCache)? { caches.kernel }
+
+    /// Decoded sizes and small contents by inode.
+    var cache: ContentCache { caches.contents }
+
+    /// Forgets cached sizes, contents and layouts (after a change under known inodes).
+    func invalidateCaches() { caches.invalidateAll() }
 
     // MARK: Filesystem, read side
 
@@ -119,7 +128,7 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
     }
 
     func layout(_ region: RegionID) throws -> PackLayout {
-        try layouts.layout(for: try pack(region)) { try PackLayout.load($0, from: database) }
+        try caches.layout(of: try pack(region))
     }
 
     /// Runs `body`, letting `FilesystemError`s through and turning anything else (a store
@@ -133,27 +142,6 @@ public final class PackFilesystem: Filesystem, @unchecked Sendable {
             throw FilesystemError.io(String(describing: error))
         }
     }
-}
-
-/// Parsed layouts by pack, kept for a second: a pack being downloaded gains its TileJSON and
-/// its first raster tile (which fixes the source's extension) moments after its style.
-final class LayoutCache: @unchecked Sendable {
-    static let lifetime: TimeInterval = 1
-    private let lock = NSLock()
-    private var entries: [RegionID: (layout: PackLayout, loaded: Date)] = [:]
-
-    func layout(for pack: Pack, load: (Pack) throws -> PackLayout) throws -> PackLayout {
-        if let entry = lock.withLock({ entries[pack.id] }), entry.layout.pack == pack,
-            Date().timeIntervalSince(entry.loaded) < Self.lifetime
-        {
-            return entry.layout
-        }
-        let layout = try load(pack)
-        lock.withLock { entries[pack.id] = (layout, Date()) }
-        return layout
-    }
-
-    func removeAll() { lock.withLock { entries = [:] } }
 }
 
 /// What the filesystem holding `path` has left for unprivileged users, in bytes (0 if unknown).

@@ -1,7 +1,6 @@
 import ArgumentParser
 import FUSEBridge
 import Foundation
-import PackFS
 import PackLifecycle
 import PackStore
 
@@ -36,20 +35,15 @@ struct MountCommand: ParsableCommand {
         if !foreground { return try Background.start(CommandLine.arguments, mountpoint: mountpoint) }
         let database = try db.openForSession()
         defer { try? database.close() }
-        let filesystem = PackFilesystem(database: database, mountpoint: mountpoint, tileLimit: network.maxTiles)
-        let manager = PackManager(
-            database: database, options: network.downloadOptions, events: FilesystemEventSink(filesystem: filesystem))
-        let mount = FUSEMount(
-            filesystem: filesystem, mountpoint: mountpoint,
-            options: FUSEMount.Options(
+        let parts = MountParts(
+            database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
+            fuse: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
                 caching: KernelCaching(statelessOpen: true)))
-        filesystem.controller = PackControllerAdapter(manager: manager)
-        filesystem.kernelCache = mount.kernelCache
-        manager.resumeActivePacks()
-        defer { manager.stop() }
+        parts.manager.resumeActivePacks()
+        defer { parts.manager.stop() }
         do {
-            try mount.run()
+            try parts.mount.run()
         } catch {
             throw CommandFailure("mounting \(mountpoint) failed: \(error)")
         }
@@ -67,7 +61,9 @@ enum Background {
         // The child's stderr is an unlinked temporary file once we leave: a pipe with no reader
         // would fail its later log lines.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-mount-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw CommandFailure("\(log.path): cannot create the mount's log")
+        }
         defer { try? FileManager.default.removeItem(at: log) }
         child.standardInput = FileHandle.nullDevice
         child.standardOutput = FileHandle.nullDevice

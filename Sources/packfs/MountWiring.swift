@@ -1,66 +1,81 @@
 import Downloader
+import FUSEBridge
 import Foundation
 import PackFS
 import PackLifecycle
 import PackStore
 
-/// The filesystem's `PackController`, answered by the pack manager: a thin translation, since
-/// PackFS knows nothing of the lifecycle.
-final class PackControllerAdapter: PackController {
+/// The parts of a mount, made in the order their references run, so each is complete when
+/// built and none points back: the kernel's notifier, the tree's caches over it, the pack manager
+/// reporting to the caches, the filesystem asking the manager, the FUSE mount serving the
+/// filesystem. PackFS knows nothing of the lifecycle: two thin adapters translate.
+struct MountParts {
+    let manager: PackManager
+    let mount: FUSEMount
+
+    init(database: OfflineDatabase, mountpoint: String, tileLimit: Int?, downloads: DownloadOptions,
+         fuse: FUSEMount.Options) {
+        let notifier = KernelNotifier()
+        let caches = TreeCaches(database: database, kernel: notifier)
+        manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches))
+        let filesystem = PackFilesystem(
+            database: database, mountpoint: mountpoint, tileLimit: tileLimit, caches: caches,
+            controller: ManagerController(manager: manager))
+        mount = FUSEMount(filesystem: filesystem, mountpoint: mountpoint, options: fuse, notifier: notifier)
+    }
+}
+
+/// The filesystem's `PackController`, answered by the pack manager. Lifecycle failures that
+/// have an errno of their own get it; any other failure reaches the filesystem as it is (EIO,
+/// with its cause in the log; a refused region file's description is its reason).
+final class ManagerController: PackController {
     private let manager: PackManager
 
     init(manager: PackManager) { self.manager = manager }
 
-    func regionFileClosed(name: String, content: Data) -> RegionFileVerdict {
-        do {
-            try manager.submitRegionFile(name: name, content: content)
-            return .accepted
-        } catch {
-            return .rejected(reason: String(describing: error))
-        }
+    func regionFileSubmitted(name: String, content: Data) throws {
+        try manager.submitRegionFile(name: name, content: content)
     }
 
     func removePack(_ region: RegionID) throws {
-        try manager.remove(region)
+        try translating { try manager.remove(region) }
     }
 
-    func refreshPack(_ region: RegionID) {
-        logFailure("refreshing pack \(region.rawValue)") { try manager.refresh(region) }
+    func refreshPack(_ region: RegionID) throws {
+        try translating { try manager.refresh(region) }
     }
 
-    func setPackActive(_ region: RegionID, _ active: Bool) {
-        logFailure("setting pack \(region.rawValue) \(active ? "active" : "inactive")") {
-            try manager.setActive(region, active)
-        }
+    func setPackActive(_ region: RegionID, _ active: Bool) throws {
+        try translating { try manager.setActive(region, active) }
     }
 
-    /// These two cannot throw to the filesystem (yet): a failure is at least said in the log.
-    /// A pack that cannot run was logged by the manager already.
-    private func logFailure(_ what: String, _ body: () throws -> Void) {
+    /// A pack removed meanwhile is a stale node; a mount that is stopping is busy.
+    private func translating(_ body: () throws -> Void) throws {
         do {
             try body()
-        } catch LifecycleError.packFailed {
-        } catch {
-            FileHandle.standardError.write(Data("packfs: \(what) failed: \(error)\n".utf8))
+        } catch LifecycleError.packRemoved, StoreError.regionNotFound {
+            throw FilesystemError.stale
+        } catch LifecycleError.stopped {
+            throw FilesystemError.busy
         }
     }
 }
 
-/// The lifecycle's events, passed on to the filesystem's caches.
-final class FilesystemEventSink: PackEventSink {
-    private let filesystem: PackFilesystem
+/// The lifecycle's events, passed on to the tree's caches.
+final class TreeEvents: PackEventSink {
+    private let caches: TreeCaches
 
-    init(filesystem: PackFilesystem) { self.filesystem = filesystem }
+    init(caches: TreeCaches) { self.caches = caches }
 
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
         // A refresh may have replaced bytes the kernel caches; a download only added rows.
         switch mode {
-        case .refresh: filesystem.packContentChanged(region)
-        case .download: filesystem.invalidateCaches()
+        case .refresh: caches.packContentChanged(region)
+        case .download: caches.invalidateAll()
         }
     }
 
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
-        filesystem.membersLeft(region, tiles: tiles, resources: resources)
+        caches.membersLeft(region, tiles: tiles, resources: resources)
     }
 }

@@ -92,22 +92,27 @@ extension PackFilesystem {
         return drafts.implicitHandle(name: name, current: current)
     }
 
-    /// Hands a draft that changed since its last verdict to the pack manager. Rejected:
+    /// Hands a draft that changed since its last verdict to the pack manager. Refused:
     /// `<name>.error` says why and the call fails with EINVAL. Accepted: the error file goes.
     func judgeDraft(named name: String) throws {
         guard let submission = drafts.submission(name: name) else { return }
-        let verdict: RegionFileVerdict
-        if submission.content.isEmpty {
-            verdict = .rejected(reason: Self.emptyRegionFile)
-        } else if let controller {
-            verdict = controller.regionFileClosed(name: submission.name, content: submission.content)
-        } else {
-            verdict = .rejected(reason: "this mount has no pack manager")
-        }
-        recordRegionFileVerdict(name: submission.name, reason: verdict.reason)
+        let reason = refusal(of: submission)
+        recordRegionFileVerdict(name: submission.name, reason: reason)
         invalidateCaches()
         packsChanged(submission.name + Self.regionSuffix, submission.name, submission.name + ".error")
-        if let reason = verdict.reason { throw FilesystemError.invalid(reason) }
+        if let reason { throw FilesystemError.invalid(reason) }
+    }
+
+    /// Why the pack manager refused `submission`; nil when it took it.
+    private func refusal(of submission: RegionDrafts.Submission) -> String? {
+        guard !submission.content.isEmpty else { return Self.emptyRegionFile }
+        guard let controller else { return "this mount has no pack manager" }
+        do {
+            try controller.regionFileSubmitted(name: submission.name, content: submission.content)
+            return nil
+        } catch {
+            return String(describing: error)
+        }
     }
 
     /// The last handle of a draft goes: text still undecided is judged now (nobody is left to
@@ -149,13 +154,5 @@ extension PackFilesystem {
         guard let kernelCache else { return }
         for name in names { kernelCache.invalidate(parent: InodeCodec.packs, name: name) }
         kernelCache.invalidate(inode: InodeCodec.packs)
-    }
-}
-
-extension RegionFileVerdict {
-    /// The rejection's reason; nil when accepted.
-    var reason: String? {
-        if case .rejected(let reason) = self { return reason }
-        return nil
     }
 }

@@ -22,7 +22,7 @@ extension PackFilesystem {
             if changes.accessed != nil || changes.modified != nil, case .pack(let region, _) = node {
                 // A region file being written for a new name has no pack to refresh yet.
                 guard let controller else { throw FilesystemError.notPermitted }
-                controller.refreshPack(region)
+                try controller.refreshPack(region)
             }
             return try timedAttributes(of: node, inode: inode)
         }

@@ -40,7 +40,7 @@ extension PackFilesystem {
                 throw FilesystemError.invalid("\(name) takes active or inactive, not \"\(text)\"")
             }
             guard let controller else { throw FilesystemError.notPermitted }
-            controller.setPackActive(region, active)
+            try controller.setPackActive(region, active)
         }
     }
 

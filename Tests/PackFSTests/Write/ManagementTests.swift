@@ -38,7 +38,7 @@ final class ManagementTests: WriteTestCase {
         let (entry, options) = try fs.create(parent: packs, name: "new.region", mode: 0o644, flags: O_WRONLY, caller: caller)
         XCTAssertEqual(error { try fs.unlink(parent: packs, name: "new.region", caller: caller) }, .busy)
         fs.release(inode: entry.attributes.inode, handle: options.handle)
-        fs.controller = nil
+        fs = makeFilesystem(controller: nil)
         XCTAssertEqual(error { try fs.unlink(parent: packs, name: "alpha.region", caller: caller) }, .notPermitted)
     }
 

@@ -13,7 +13,7 @@ final class MembersLeftTests: WriteTestCase {
         let sprite = try walker.lookup("packs/alpha/sprites/default.png").attributes.inode
         let gone = TileKey(urlTemplate: Self.template, pixelRatio: 1, z: 2, x: 1, y: 1)
         let elsewhere = TileKey(urlTemplate: Self.origin + "/other/{z}/{x}/{y}.pbf", pixelRatio: 1, z: 1, x: 0, y: 0)
-        fs.membersLeft(alpha, tiles: [gone, elsewhere], resources: [Self.origin + "/sprites/s.png"])
+        fs.caches.membersLeft(alpha, tiles: [gone, elsewhere], resources: [Self.origin + "/sprites/s.png"])
         XCTAssertEqual(
             Set(kernel.forgotten),
             [.entry(parent: primary, name: "1.pbf"), .entry(parent: source, name: "1.pbf"), .inode(sprite)])

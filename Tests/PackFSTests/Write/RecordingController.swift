@@ -5,9 +5,9 @@ import PackStore
 /// A test double of the executable's pack manager: records every call and, like the real one,
 /// creates or redefines the pack in the database when a region file parses, so the tree shows
 /// it; it starts no download.
-final class RecordingController: PackController, @unchecked Sendable {
+final class RecordingController: PackController, @unchecked Sendable {  // `recorded` is guarded by `lock`
     enum Call: Equatable {
-        case regionFileClosed(name: String, content: Data)
+        case regionFileSubmitted(name: String, content: Data)
         case removePack(RegionID)
         case refreshPack(RegionID)
         case setPackActive(RegionID, Bool)
@@ -23,20 +23,10 @@ final class RecordingController: PackController, @unchecked Sendable {
 
     private func record(_ call: Call) { lock.withLock { recorded.append(call) } }
 
-    func regionFileClosed(name: String, content: Data) -> RegionFileVerdict {
-        record(.regionFileClosed(name: name, content: content))
-        do {
-            let file = try RegionFile.parse(content)
-            if let pack = try? database.pack(named: name) {
-                try database.setDefinition(pack.id, file.definition)
-                try database.setMetadata(pack.id, file.metadata)
-            } else {
-                _ = try database.createPack(name: name, definition: file.definition, metadata: file.metadata)
-            }
-            return .accepted
-        } catch {
-            return .rejected(reason: "\(error)")
-        }
+    func regionFileSubmitted(name: String, content: Data) throws {
+        record(.regionFileSubmitted(name: name, content: content))
+        let file = try RegionFile.parse(content)
+        _ = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
     }
 
     func removePack(_ region: RegionID) throws {
@@ -44,13 +34,13 @@ final class RecordingController: PackController, @unchecked Sendable {
         try database.removePack(region)
     }
 
-    func refreshPack(_ region: RegionID) { record(.refreshPack(region)) }
+    func refreshPack(_ region: RegionID) throws { record(.refreshPack(region)) }
 
-    func setPackActive(_ region: RegionID, _ active: Bool) { record(.setPackActive(region, active)) }
+    func setPackActive(_ region: RegionID, _ active: Bool) throws { record(.setPackActive(region, active)) }
 }
 
 /// The kernel's caches as a list of what the filesystem asked them to forget.
-final class RecordingKernelCache: KernelCache, @unchecked Sendable {
+final class RecordingKernelCache: KernelCache, @unchecked Sendable {  // `recorded` is guarded by `lock`
     enum Forget: Hashable {
         case inode(Inode)
         case entry(parent: Inode, name: String)

@@ -9,7 +9,7 @@ final class RegionFileTests: WriteTestCase {
     func testCopyingARegionFileInChunksCreatesThePack() throws {
         let content = regionText(maxzoom: 5)
         XCTAssertNil(try copy(content, to: "gamma.region", chunk: 5))
-        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "gamma", content: content)])
+        XCTAssertEqual(controller.calls, [.regionFileSubmitted(name: "gamma", content: content)])
         XCTAssertEqual(try database.pack(named: "gamma").definition?.maxZoom, 5)
         XCTAssertEqual(try names("packs"), ["alpha.region", "alpha", "beta.region", "beta", "gamma.region", "gamma"])
         XCTAssertTrue(kernel.entries(in: packs).isSuperset(of: ["gamma.region", "gamma", "gamma.error"]))
@@ -33,7 +33,7 @@ final class RegionFileTests: WriteTestCase {
         // The write that fills it completes the object: the pack is made now, before the close,
         // and the open file still shows what was written.
         XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: 0, data: content.prefix(half)), half)
-        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "new", content: content)])
+        XCTAssertEqual(controller.calls, [.regionFileSubmitted(name: "new", content: content)])
         XCTAssertTrue(exists("packs/new"))
         XCTAssertEqual(try fs.read(inode: inode, handle: 0, offset: 0, size: 1 << 16), content)
         // A final newline written on its own is not a new definition.
@@ -73,7 +73,7 @@ final class RegionFileTests: WriteTestCase {
         fs.release(inode: entry.attributes.inode, handle: options.handle)
         XCTAssertFalse(exists("packs/cut.error"), "a handle is still open")
         fs.release(inode: entry.attributes.inode, handle: second.handle)
-        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "cut", content: text)])
+        XCTAssertEqual(controller.calls, [.regionFileSubmitted(name: "cut", content: text)])
         XCTAssertTrue(exists("packs/cut.error"))
         XCTAssertFalse(exists("packs/cut.region"))
     }
@@ -95,7 +95,7 @@ final class RegionFileTests: WriteTestCase {
         let content = regionText(maxzoom: 9)
         try writeInChunks(content, inode: alpha, handle: options.handle, chunk: 16)
         fs.release(inode: alpha, handle: options.handle)
-        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: content)])
+        XCTAssertEqual(controller.calls, [.regionFileSubmitted(name: "alpha", content: content)])
         XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 9)
         XCTAssertTrue(kernel.forgotten.contains(.inode(alpha)))
         XCTAssertTrue(try text("packs/alpha.region").contains("\"maxzoom\": 9"))
@@ -115,7 +115,7 @@ final class RegionFileTests: WriteTestCase {
         else { return XCTFail("text after the object was accepted") }
         XCTAssertNil(error { _ = try fs.setattr(inode: alpha, changes: AttributeChanges(size: UInt64(content.count)), caller: caller) })
         fs.release(inode: alpha, handle: options.handle)
-        XCTAssertEqual(controller.calls.last, .regionFileClosed(name: "alpha", content: content))
+        XCTAssertEqual(controller.calls.last, .regionFileSubmitted(name: "alpha", content: content))
         XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 3)
     }
 
@@ -139,7 +139,7 @@ final class RegionFileTests: WriteTestCase {
         XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 0, data: text.prefix(10)), 10)
         XCTAssertEqual(controller.calls, [])
         XCTAssertEqual(try fs.write(inode: alpha, handle: 0, offset: 10, data: text.dropFirst(10)), text.count - 10)
-        XCTAssertEqual(controller.calls, [.regionFileClosed(name: "alpha", content: text)])
+        XCTAssertEqual(controller.calls, [.regionFileSubmitted(name: "alpha", content: text)])
         XCTAssertEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, UInt64(text.count))
         try waitUntil { try self.fs.getattr(inode: alpha, caller: self.caller).attributes.size != UInt64(text.count) }
         XCTAssertEqual(controller.calls.count, 1, "settling submits nothing twice")

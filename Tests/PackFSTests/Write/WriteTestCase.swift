@@ -28,11 +28,16 @@ class WriteTestCase: SessionDatabaseTestCase {
         try super.setUpWithError()
         try makePack("alpha", tiles: [(1, 0, 0), (1, 1, 0), (2, 1, 1)], glyphs: true)
         try makePack("beta", tiles: [(1, 0, 0)], glyphs: false)
-        fs = PackFilesystem(database: database, mountpoint: "/mnt", settleDelay: 0.1)
         controller = RecordingController(database: database)
         kernel = RecordingKernelCache()
-        fs.controller = controller
-        fs.kernelCache = kernel
+        fs = makeFilesystem(controller: controller)
+    }
+
+    /// A filesystem over the test database with `controller` and the recording kernel cache.
+    func makeFilesystem(controller: (any PackController)?) -> PackFilesystem {
+        PackFilesystem(
+            database: database, mountpoint: "/mnt", caches: TreeCaches(database: database, kernel: kernel),
+            controller: controller, settleDelay: 0.1)
     }
 
     override func tearDownWithError() throws {

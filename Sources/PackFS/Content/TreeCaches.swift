@@ -1,0 +1,103 @@
+import Foundation
+import PackStore
+
+/// What the mount keeps about its tree, and what each change makes it forget: decoded sizes and
+/// contents by inode (`ContentCache`), parsed layouts by pack (`LayoutCache`), and the kernel's
+/// own caches of names, attributes and pages (`KernelCache`, told through the FUSE bridge).
+///
+/// Made before the filesystem and the pack manager and handed to both (to the manager through
+/// the executable's event adapter), so changes flow one way: the end of a download, a refresh or
+/// a redefinition reaches the caches with no reference back into the filesystem.
+public final class TreeCaches: Sendable {
+    let database: OfflineDatabase
+    let contents = ContentCache()
+    let layouts = LayoutCache()
+    /// The kernel's caches; nil where there is no kernel (the model's unit tests).
+    let kernel: (any KernelCache)?
+
+    public init(database: OfflineDatabase, kernel: (any KernelCache)?) {
+        self.database = database
+        self.kernel = kernel
+    }
+
+    /// The layout of `pack`, parsed at most once a second (`LayoutCache`).
+    func layout(of pack: Pack) throws -> PackLayout {
+        try layouts.layout(for: pack) { try PackLayout.load($0, from: database) }
+    }
+
+    /// Forgets cached sizes, contents and layouts (after a change under known inodes: a download's
+    /// end, a removal, a rename). The kernel's caches are told name by name where it matters.
+    public func invalidateAll() {
+        contents.removeAll()
+        layouts.removeAll()
+    }
+
+    /// A refresh may have replaced the bytes of tiles and resources under their row ids, which
+    /// the kernel caches for an hour: drop our caches and tell the kernel to forget every content
+    /// inode of the pack (notifications go out asynchronously, never blocking a FUSE thread).
+    public func packContentChanged(_ region: RegionID) {
+        invalidateAll()
+        guard let kernel, let members = try? database.memberIDs(of: region) else { return }
+        var nodes = members.tiles.map { Node.tile(region, $0) } + members.resources.map { Node.resource(region, $0) }
+        nodes += [.pack(region, .style), .pack(region, .directory), .pack(region, .glyphs), .pack(region, .sprites)]
+        for node in nodes {
+            if let inode = try? InodeCodec.encode(node) { kernel.invalidate(inode: inode) }
+        }
+    }
+
+    /// A redefinition dropped these tiles and resources from the pack. The kernel keeps tile
+    /// names an hour: each is forgotten by name (under the primary directory and under
+    /// `sources/<id>/`), so the next lookup finds nothing instead of serving the old tile; a
+    /// resource's inode is forgotten (its content and attributes).
+    public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
+        invalidateAll()
+        guard let kernel, let pack = try? database.pack(id: region), let layout = try? layout(of: pack) else { return }
+        for key in tiles {
+            for (ref, source) in Self.sources(showing: key, in: layout) {
+                let y = source.row(key.y, z: key.z)
+                guard let column = try? InodeCodec.encode(.column(region, ref, z: key.z, x: key.x)) else { continue }
+                kernel.invalidate(parent: column, name: "\(y).\(source.fileExtension)")
+            }
+        }
+        for url in resources {
+            guard let id = try? database.resource(url: url)?.id, let inode = try? InodeCodec.encode(.resource(region, id))
+            else { continue }
+            kernel.invalidate(inode: inode)
+        }
+    }
+
+    /// Where a tile key shows in the tree: every source keyed by its template and pixel ratio,
+    /// as itself under `sources/` and, for the primary source, at the top of the pack too.
+    static func sources(showing key: TileKey, in layout: PackLayout) -> [(SourceRef, PackLayout.Source)] {
+        var found: [(SourceRef, PackLayout.Source)] = []
+        for (index, source) in layout.sources.enumerated() {
+            guard let columns = source.columns, columns.urlTemplate == key.urlTemplate,
+                columns.pixelRatio == key.pixelRatio
+            else { continue }
+            found.append((SourceRef(index: index, primary: false), source))
+            if index == layout.primary { found.append((SourceRef(index: index, primary: true), source)) }
+        }
+        return found
+    }
+}
+
+/// Parsed layouts by pack, kept for a second: a pack being downloaded gains its TileJSON and
+/// its first raster tile (which fixes the source's extension) moments after its style.
+final class LayoutCache: @unchecked Sendable {  // `entries` is guarded by `lock`
+    static let lifetime: TimeInterval = 1
+    private let lock = NSLock()
+    private var entries: [RegionID: (layout: PackLayout, loaded: Date)] = [:]
+
+    func layout(for pack: Pack, load: (Pack) throws -> PackLayout) throws -> PackLayout {
+        if let entry = lock.withLock({ entries[pack.id] }), entry.layout.pack == pack,
+            Date().timeIntervalSince(entry.loaded) < Self.lifetime
+        {
+            return entry.layout
+        }
+        let layout = try load(pack)
+        lock.withLock { entries[pack.id] = (layout, Date()) }
+        return layout
+    }
+
+    func removeAll() { lock.withLock { entries = [:] } }
+}
