@@ -67,5 +67,5 @@ let package = Package(
             name: "MountTests",
             dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,7 @@ import Foundation
 /// cached by the kernel); the worker that answers it then ends the loop. The watcher sleeps in
 /// read() until then: an idle mount wakes nobody. An external unmount needs none of this: the
 /// device read fails with ENODEV and the loop ends.
-final class ExitRequest: @unchecked Sendable {
+final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `requested` and `wake` are guarded by `lock`
     private let lock = NSLock()
     private var session: OpaquePointer?
     private var requested = false

@@ -5,7 +5,7 @@ import PackFS
 /// One mount of a `Filesystem`: `run()` mounts, serves requests on libfuse's multithreaded loop
 /// and unmounts when the loop ends: by `stop()`, SIGINT/SIGTERM/SIGHUP, or an external unmount
 /// (`fusermount3 -u`, `umount`).
-public final class FUSEMount: @unchecked Sendable {
+public final class FUSEMount: Sendable {
     public struct Options: Sendable {
         /// `-o` options for libfuse and the kernel (`allow_other`, `fsname=...`, `subtype=packfs`,
         /// comma-separated or one per string). `allow_other` brings `default_permissions`, so the

@@ -1,15 +1,15 @@
 import CFuse
 import Foundation
+import Synchronization
 import PackFS
 
 /// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
 /// `Session.of(req)` (passthrough_ll's `lo_data(req)`).
-final class Session: @unchecked Sendable {
+final class Session: Sendable {
     let filesystem: Filesystem
     let caching: KernelCaching
     /// What `init` agreed with the kernel; written once in `init`, before any other callback.
-    private let lock = NSLock()
-    private var agreed = KernelCaching.Agreement()
+    private let agreed = Mutex(KernelCaching.Agreement())
 
     init(filesystem: Filesystem, caching: KernelCaching) {
         self.filesystem = filesystem
@@ -17,8 +17,8 @@ final class Session: @unchecked Sendable {
     }
 
     var agreement: KernelCaching.Agreement {
-        get { lock.withLock { agreed } }
-        set { lock.withLock { agreed = newValue } }
+        get { agreed.withLock { $0 } }
+        set { agreed.withLock { $0 = newValue } }
     }
 
     static func of(_ req: fuse_req_t?) -> Session? {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PackStore
 
 /// What the filesystem asks of the pack manager that the executable wires in (PackFS never
@@ -23,34 +24,37 @@ public protocol PackController: AnyObject, Sendable {
 /// The reasons of rejected region files by pack name (`packs/<name>.error`), each with a serial
 /// number that its inode carries. Kept in memory: an error file lasts for the mount, and the
 /// next accepted region file for the name clears it.
-final class Rejections: @unchecked Sendable {  // `byName` and `nextSerial` are guarded by `lock`
+final class Rejections: Sendable {
     struct Rejection: Equatable {
         var serial: UInt32
         var name: String
         var reason: String
     }
 
-    private let lock = NSLock()
-    private var byName: [String: Rejection] = [:]
-    private var nextSerial: UInt32 = 1
+    private struct State {
+        var byName: [String: Rejection] = [:]
+        var nextSerial: UInt32 = 1
+    }
+
+    private let state = Mutex(State())
 
     /// Records the reason `name`'s last region file was refused (a fresh inode each time, so a
     /// cached old reason is never shown).
     func record(name: String, reason: String) {
-        lock.withLock {
-            byName[name] = Rejection(serial: nextSerial, name: name, reason: reason)
-            nextSerial &+= 1
+        state.withLock {
+            $0.byName[name] = Rejection(serial: $0.nextSerial, name: name, reason: reason)
+            $0.nextSerial &+= 1
         }
     }
 
-    func clear(name: String) { lock.withLock { byName[name] = nil } }
+    func clear(name: String) { state.withLock { $0.byName[name] = nil } }
 
-    func rejection(named name: String) -> Rejection? { lock.withLock { byName[name] } }
+    func rejection(named name: String) -> Rejection? { state.withLock { $0.byName[name] } }
 
-    func rejection(_ serial: UInt32) -> Rejection? { lock.withLock { byName.values.first { $0.serial == serial } } }
+    func rejection(_ serial: UInt32) -> Rejection? { state.withLock { $0.byName.values.first { $0.serial == serial } } }
 
     /// Every rejection, by name.
-    var all: [Rejection] { lock.withLock { byName.values.sorted { $0.name < $1.name } } }
+    var all: [Rejection] { state.withLock { $0.byName.values.sorted { $0.name < $1.name } } }
 }
 
 extension PackFilesystem {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// One offline database file, open for reading or writing.
 ///
@@ -7,7 +8,7 @@ import GRDB
 /// runs in WAL mode so readers never wait for the writer; `close()` puts the file back in
 /// MapLibre's DELETE journal mode. `.command` (commands that write, `packfs download` included)
 /// holds the lock and keeps the file's journal mode. `.readOnly` takes no lock and never writes.
-public final class OfflineDatabase: @unchecked Sendable {
+public final class OfflineDatabase: Sendable {
     public enum Mode: Sendable { case readOnly, command, session }
 
     public let path: String
@@ -17,7 +18,8 @@ public final class OfflineDatabase: @unchecked Sendable {
     /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
     let readers: ReaderPool
     private let lock: FileLock?
-    private var closed = false
+    /// Set by the first `close()`: a second one (or `deinit` after one) does nothing.
+    private let closed = Atomic(false)
 
     private init(path: String, mode: Mode, writer: any DatabaseWriter, lock: FileLock?) {
         self.path = path
@@ -84,8 +86,7 @@ public final class OfflineDatabase: @unchecked Sendable {
     /// Closes every connection; a session puts the file back in DELETE journal mode first, so the
     /// file is a single self-contained file again.
     public func close() throws {
-        guard !closed else { return }
-        closed = true
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         defer { lock?.release() }
         readers.close()
         try writer.close()

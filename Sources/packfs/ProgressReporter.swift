@@ -1,5 +1,6 @@
 import Downloader
 import Foundation
+import Synchronization
 import PackStore
 
 /// Shows a download's progress: a bar redrawn in place on a terminal, a plain line at most once
@@ -22,19 +23,19 @@ enum ProgressReporter {
         return status
     }
 
-    final class LastLine: @unchecked Sendable {
-        private let lock = NSLock()
-        private var shown = Date.distantPast
+    final class LastLine: Sendable {
+        /// When the last line was shown; held while writing, so lines never interleave.
+        private let shown = Mutex(Date.distantPast)
 
         func show(_ progress: PackProgress, name: String, terminal: Bool) {
-            lock.lock()
-            defer { lock.unlock() }
-            let now = Date()
-            let final = progress.status.state != .active
-            guard terminal || final || now.timeIntervalSince(shown) >= 1 else { return }
-            shown = now
-            let line = describe(progress, name: name, width: terminal ? 30 : 0)
-            FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
+            shown.withLock { shown in
+                let now = Date()
+                let final = progress.status.state != .active
+                guard terminal || final || now.timeIntervalSince(shown) >= 1 else { return }
+                shown = now
+                let line = describe(progress, name: name, width: terminal ? 30 : 0)
+                FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
+            }
         }
 
         private func describe(_ progress: PackProgress, name: String, width: Int) -> String {

@@ -33,7 +33,7 @@ final class DownloadCommandTests: CLITestCase {
         let outcome = try packfs("download", db, "helsinki", region)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("25/25 tiles"), outcome.stderr)
-        let status = try JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
+        let status = JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
         XCTAssertEqual(status?["state"], .string("complete"))
         XCTAssertEqual(status?["metadata"], .object(["trip": .string("Helsinki weekend")]))
         let requests = try nginx.waitForLog(count: 322).count
@@ -70,7 +70,7 @@ final class DownloadCommandTests: CLITestCase {
         let outcome = try packfs("download", db, "helsinki", try writeRegion(faults.baseURL))
         XCTAssertEqual(outcome.status, 1)
         XCTAssertTrue(outcome.stderr.contains("HTTP 403 for \(faults.baseURL)/sprites/bright@2x.png"), outcome.stderr)
-        let status = try JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
+        let status = JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
         XCTAssertEqual(status?["state"], .string("error"))
     }
 

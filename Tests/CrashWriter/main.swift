@@ -4,7 +4,6 @@
 import Foundation
 import PackStore
 
-setvbuf(stdout, nil, _IOLBF, 0)
 let path = CommandLine.arguments[1]
 let database = try OfflineDatabase.open(path: path, mode: .session)
 let definition = RegionDefinition(
@@ -21,6 +20,7 @@ while true {
             try store.link(tile: id, to: pack.id)
         }
     }
-    print("committed \(batch)")
+    // Unbuffered: the test must see every line written before the kill.
+    FileHandle.standardOutput.write(Data("committed \(batch)\n".utf8))
     batch += 1
 }

@@ -6,7 +6,7 @@ import XCTest
 /// Gathers completions from the loop thread; tests wait for a count. The waiter is woken once,
 /// when the count is reached, not per completion: a wake-up per completion would cost the loop
 /// thread a futex call and the benchmark a context switch per request.
-final class CompletionCollector: @unchecked Sendable {
+final class CompletionCollector: @unchecked Sendable {  // `items` and `target` are guarded by `condition`
     private let condition = NSCondition()
     private var items: [HTTPCompletion<Int>] = []
     private var target = Int.max

@@ -139,7 +139,7 @@ final class PackDownloadTests: XCTestCase {
         XCTAssertTrue(second.allSatisfy { $0.uri.contains("/13/") || $0.uri.contains("/14/") }, "\(second.map(\.uri))")
         let before = Set(try OfflineDatabase.open(path: path, mode: .readOnly).tileKeys(of: RegionID(1)))
         let left = Locked<[TileKey]>([])
-        XCTAssertEqual(try download(helsinki(nginx.baseURL, maxZoom: 10)) { tiles, _ in left.set(tiles) }.state, .complete)
+        XCTAssertEqual(try download(helsinki(nginx.baseURL, maxZoom: 10)) { tiles, _ in left.mutate { $0 = tiles } }.state, .complete)
         let database = try OfflineDatabase.open(path: path, mode: .readOnly)
         let keys = try database.tileKeys(of: RegionID(1))
         XCTAssertEqual(Set(left.value), before.subtracting(keys), "the mount is told which tiles left")
@@ -207,13 +207,4 @@ final class PackDownloadTests: XCTestCase {
         let tiles = try database.tileKeys(of: RegionID(1)).map(TileURLTemplate.url(for:))
         return Set((resources + tiles).map { String($0.dropFirst(base.count)) })
     }
-}
-
-/// A value set from another thread (a download's callback) and read by the test.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func set(_ value: Value) { lock.withLock { stored = value } }
 }

@@ -63,7 +63,7 @@ final class ChangeTests: MountedTestCase {
         XCTAssertEqual(size, "user.test.state".utf8.count + 1)
         var names = [CChar](repeating: 0, count: max(0, size))
         XCTAssertEqual(XAttr.list(file, &names, names.count), size)
-        XCTAssertEqual(String(cString: names), "user.test.state")
+        XCTAssertEqual(String(decoding: names.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self), "user.test.state")
     }
 
     private func xattr(_ file: String, _ name: String) -> String? {

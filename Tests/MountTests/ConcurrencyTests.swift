@@ -41,15 +41,15 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     /// read(2) to the end: the bytes, or the errno of the failing call.
-    private func readFile(_ path: String) -> Result<Data, POSIXError> {
+    private static func readFile(_ path: String) -> Result<Data, POSIXError> {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno)!)) }
+        guard fd >= 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = read(fd, &buffer, buffer.count)
-            if count < 0 { return .failure(POSIXError(POSIXErrorCode(rawValue: errno)!)) }
+            if count < 0 { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
             if count == 0 { return .success(data) }
             data.append(buffer, count: count)
         }
@@ -80,11 +80,13 @@ final class ConcurrencyTests: XCTestCase {
 
         try region(slow.baseURL, to: packs + "/growing.region")
         let stop = Date().addingTimeInterval(4)
-        let failures = Failures()
+        let failures = Locked<[String]>([])
         let removed = DispatchSemaphore(value: 0)
+        let packs = self.packs
+        let snapshot = expected
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
-            let rm = MountHelper.runTool("/bin/rm", ["-rf", self.packs + "/doomed"])
-            if rm.status != 0 { failures.add("rm -rf doomed: \(rm.status)") }
+            let rm = MountHelper.runTool("/bin/rm", ["-rf", packs + "/doomed"])
+            if rm.status != 0 { failures.mutate { $0.append("rm -rf doomed: \(rm.status)") } }
             removed.signal()
         }
         DispatchQueue.concurrentPerform(iterations: 16) { reader in
@@ -92,29 +94,22 @@ final class ConcurrencyTests: XCTestCase {
             while Date() < stop {
                 let path = paths[index % paths.count]
                 index += 7
-                switch readFile(path) {
-                case .success(let data) where data == expected[path]: break
-                case .success: failures.add("\(path): wrong bytes")
+                switch Self.readFile(path) {
+                case .success(let data) where data == snapshot[path]: break
+                case .success: failures.mutate { $0.append("\(path): wrong bytes") }
                 case .failure(let error) where error.code == .ENOENT && path.contains("/doomed/"): break
-                case .failure(let error): failures.add("\(path): \(error.code)")
+                case .failure(let error): failures.mutate { $0.append("\(path): \(error.code)") }
                 }
-                _ = readFile(packs + "/growing/progress.json")
+                _ = Self.readFile(packs + "/growing/progress.json")
                 _ = try? FileManager.default.contentsOfDirectory(atPath: packs + "/growing/14")
             }
         }
         // On a loaded machine the removal may outlast the readers: its outcome is what counts.
         XCTAssertEqual(removed.wait(timeout: .now() + 60), .success, "rm -rf doomed did not finish")
-        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(failures.value.prefix(20), [])
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/doomed"))
         for path in paths where path.contains("/read/") {
-            XCTAssertEqual(try? readFile(path).get(), expected[path], path)
+            XCTAssertEqual(try? Self.readFile(path).get(), expected[path], path)
         }
     }
-}
-
-private final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [String] = []
-    func add(_ failure: String) { lock.withLock { if list.count < 20 { list.append(failure) } } }
-    var all: [String] { lock.withLock { list } }
 }

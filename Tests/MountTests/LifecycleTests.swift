@@ -57,10 +57,10 @@ final class LifecycleTests: MountedTestCase {
     }
 
     func testInvalidationFromInsideAnOperationDoesNotDeadlock() throws {
-        let filesystem = InvalidatingFilesystem()
+        let notifier = KernelNotifier()
+        let filesystem = InvalidatingFilesystem(cache: notifier)
         let mount = try MountHelper()
-        let fuse = FUSEMount(filesystem: filesystem, mountpoint: mount.path, options: mountOptions)
-        filesystem.cache = fuse.kernelCache
+        let fuse = FUSEMount(filesystem: filesystem, mountpoint: mount.path, options: mountOptions, notifier: notifier)
         defer { mount.unmount() }
         try mount.start { try fuse.run() }
         for _ in 0..<20 {
@@ -128,16 +128,21 @@ final class SignalTests: MountedTestCase {
 
 /// Invalidates the very node and name being served, from inside lookup and read: the bridge must
 /// send the notifications later, or the kernel would wait on the reply the callback withholds.
-final class InvalidatingFilesystem: MemoryFilesystem, @unchecked Sendable {
-    var cache: KernelCache?
+final class InvalidatingFilesystem: MemoryFilesystem, @unchecked Sendable {  // MemoryFilesystem's `lock` guards its nodes
+    let cache: KernelCache
+
+    init(cache: KernelCache) {
+        self.cache = cache
+        super.init()
+    }
 
     override func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry {
-        cache?.invalidate(parent: parent, name: name)
+        cache.invalidate(parent: parent, name: name)
         return try super.lookup(parent: parent, name: name, caller: caller)
     }
 
     override func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        cache?.invalidate(inode: inode)
+        cache.invalidate(inode: inode)
         return try super.read(inode: inode, handle: handle, offset: offset, size: size)
     }
 }

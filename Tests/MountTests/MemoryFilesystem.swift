@@ -13,7 +13,7 @@ import PackFS
 /// ```
 /// Read-only files refuse writes with EROFS, truncate is EPERM, mkdir EROFS, and a created file
 /// whose name ends in ".bad" fails its writes with EINVAL (like a rejected region file).
-class MemoryFilesystem: Filesystem, @unchecked Sendable {
+class MemoryFilesystem: Filesystem, @unchecked Sendable {  // `nodes` and the counters are guarded by `lock`
     struct Node {
         var name: String
         var parent: Inode

@@ -44,9 +44,10 @@ final class ReadTests: MountedTestCase {
     }
 
     func testSixteenThreadsReadConcurrently() {
-        let failures = Counter()
+        let failures = Locked(0)
+        let root = self.root
         DispatchQueue.concurrentPerform(iterations: 16) { index in
-            let descriptor = open(path("large.bin"), O_RDONLY)
+            let descriptor = open(root + "/large.bin", O_RDONLY)
             defer { close(descriptor) }
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             // Each thread starts elsewhere and wraps around, so reads overlap in different orders.
@@ -54,11 +55,11 @@ final class ReadTests: MountedTestCase {
                 let offset = ((index + step) % 16) * 64 * 1024
                 let count = pread(descriptor, &buffer, buffer.count, off_t(offset))
                 if count != buffer.count || Data(buffer) != MemoryFilesystem.large[offset..<offset + buffer.count] {
-                    failures.add()
+                    failures.mutate { $0 += 1 }
                 }
             }
             let name = "many/entry-\(index * 1000)"
-            if FileManager.default.contents(atPath: path(name)) != Data("\(index * 1000)\n".utf8) { failures.add() }
+            if FileManager.default.contents(atPath: root + "/" + name) != Data("\(index * 1000)\n".utf8) { failures.mutate { $0 += 1 } }
         }
         XCTAssertEqual(failures.value, 0)
     }
@@ -74,11 +75,4 @@ final class ReadTests: MountedTestCase {
         XCTAssertNotNil(line)
         XCTAssertTrue(line?.contains("fuse.packfs memfs") ?? false, String(line ?? ""))
     }
-}
-
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
 }

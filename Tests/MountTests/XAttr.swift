@@ -8,9 +8,11 @@ enum XAttr {
     typealias List = @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>?, Int) -> Int
     typealias Remove = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
 
-    private static let libc = dlopen(nil, RTLD_NOW)
-    static let get = unsafeBitCast(dlsym(libc, "getxattr"), to: Get.self)
-    static let set = unsafeBitCast(dlsym(libc, "setxattr"), to: Set.self)
-    static let list = unsafeBitCast(dlsym(libc, "listxattr"), to: List.self)
-    static let remove = unsafeBitCast(dlsym(libc, "removexattr"), to: Remove.self)
+    static let get = unsafeBitCast(symbol("getxattr"), to: Get.self)
+    static let set = unsafeBitCast(symbol("setxattr"), to: Set.self)
+    static let list = unsafeBitCast(symbol("listxattr"), to: List.self)
+    static let remove = unsafeBitCast(symbol("removexattr"), to: Remove.self)
+
+    /// A function of the process's own libraries (libc is always loaded).
+    private static func symbol(_ name: String) -> UnsafeMutableRawPointer? { dlsym(dlopen(nil, RTLD_NOW), name) }
 }

@@ -13,30 +13,33 @@ import XCTest
 /// its stored bytes at the path its key names, and the tree shows nothing else but the files it
 /// generates (progress.json, the tiles.json of an inline source).
 final class ReachabilityTests: XCTestCase {
-    static var world: TemporaryDirectory?
-    static var server: TestServer?
-    static var setupError: Error?
-    var server: TestServer { Self.server! }
+    /// The test world (Fixtures/world and a mapbox/ tree) and the nginx serving it.
+    static let fixture = ClassFixture<(world: TemporaryDirectory, server: TestServer)>()
+    var server: TestServer!
     var temp: TemporaryDirectory!
 
     override class func setUp() {
-        do {
+        fixture.setUp {
             let world = try TemporaryDirectory(prefix: "packfs-reach-world")
-            Self.world = world
-            try MapboxWorld.make(at: world.url.appendingPathComponent("world"))
-            server = try TestServer.nginx(world: world.url.appendingPathComponent("world"))
-        } catch {
-            setupError = error
+            do {
+                try MapboxWorld.make(at: world.url.appendingPathComponent("world"))
+                return (world, try TestServer.nginx(world: world.url.appendingPathComponent("world")))
+            } catch {
+                world.remove()
+                throw error
+            }
         }
     }
 
     override class func tearDown() {
-        server?.stop()
-        world?.remove()
+        fixture.tearDown { world, server in
+            server.stop()
+            world.remove()
+        }
     }
 
     override func setUpWithError() throws {
-        if let error = Self.setupError { throw error }
+        server = try Self.fixture.value().server
         temp = try TemporaryDirectory(prefix: "packfs-reach")
     }
 

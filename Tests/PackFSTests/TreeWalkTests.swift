@@ -7,45 +7,54 @@ import XCTest
 
 /// The whole read side over a real download of the fixture pack, walked as the kernel would.
 final class TreeWalkTests: XCTestCase {
-    static var temp: TemporaryDirectory?
-    static var server: TestServer?
-    static var setupError: Error?
+    /// A directory holding the downloaded pack (`origin.db`) and the server it came from.
+    static let fixture = ClassFixture<(temp: TemporaryDirectory, server: TestServer)>()
 
     /// A mountpoint with a space: URLs in style.json must be percent-encoded.
     let mountpoint = "/mnt/pack fs"
     var database: OfflineDatabase!
     var fs: PackFilesystem!
     var walker: TreeWalker { TreeWalker(fs: fs) }
-    var server: TestServer { Self.server! }
+    var server: TestServer!
 
     override class func setUp() {
-        do {
+        fixture.setUp {
             let temp = try TemporaryDirectory(prefix: "packfs-tree")
-            let server = try TestServer.nginx()
-            (Self.temp, Self.server) = (temp, server)
-            let database = try OfflineDatabase.open(path: temp.path("origin.db"), mode: .session)
-            defer { try? database.close() }
-            let definition = RegionDefinition(
-                styleURL: server.baseURL + "/styles/bright.json",
-                area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)), minZoom: 0, maxZoom: 14)
-            let pack = try database.createPack(
-                name: "helsinki", definition: definition, metadata: .object(["trip": .string("weekend")]))
-            let status = PackDownload(database: database, region: pack.id, definition: definition).run()
-            if status.state != .complete { throw FilesystemError.io("download: \(status.error ?? "?")") }
-        } catch {
-            setupError = error
+            do {
+                let server = try TestServer.nginx()
+                try downloadHelsinki(into: temp.path("origin.db"), from: server)
+                return (temp, server)
+            } catch {
+                temp.remove()
+                throw error
+            }
         }
     }
 
+    private static func downloadHelsinki(into path: String, from server: TestServer) throws {
+        let database = try OfflineDatabase.open(path: path, mode: .session)
+        defer { try? database.close() }
+        let definition = RegionDefinition(
+            styleURL: server.baseURL + "/styles/bright.json",
+            area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)), minZoom: 0, maxZoom: 14)
+        let pack = try database.createPack(
+            name: "helsinki", definition: definition, metadata: .object(["trip": .string("weekend")]))
+        let status = PackDownload(database: database, region: pack.id, definition: definition).run()
+        if status.state != .complete { throw FilesystemError.io("download: \(status.error ?? "?")") }
+    }
+
     override class func tearDown() {
-        server?.stop()
-        temp?.remove()
+        fixture.tearDown { temp, server in
+            server.stop()
+            temp.remove()
+        }
     }
 
     override func setUpWithError() throws {
-        if let error = Self.setupError { throw error }
-        let path = Self.temp!.path("copy-\(UUID().uuidString).db")
-        try FileManager.default.copyItem(atPath: Self.temp!.path("origin.db"), toPath: path)
+        let (temp, server) = try Self.fixture.value()
+        self.server = server
+        let path = temp.path("copy-\(UUID().uuidString).db")
+        try FileManager.default.copyItem(atPath: temp.path("origin.db"), toPath: path)
         database = try OfflineDatabase.open(path: path, mode: .session)
         fs = PackFilesystem(database: database, mountpoint: mountpoint)
     }

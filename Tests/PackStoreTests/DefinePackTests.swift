@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PackStore
+import TestSupport
 import XCTest
 
 /// `definePack`: what a region file written for a name means (create, or redefine), in one
@@ -79,8 +80,9 @@ final class DefinePackTests: StoreTestCase {
     func testOneNameIsOnePackWhateverTheRaces() throws {
         let database = try OfflineDatabase.open(path: path)
         let ids = Locked<[RegionID]>([])
+        let base = sampleDefinition()
         DispatchQueue.concurrentPerform(iterations: 8) { index in
-            var definition = sampleDefinition()
+            var definition = base
             definition.maxZoom = Double(index)
             if let pack = try? database.definePack(name: "raced", definition: definition, metadata: nil) {
                 ids.mutate { $0.append(pack.id) }
@@ -105,13 +107,4 @@ final class DefinePackTests: StoreTestCase {
         XCTAssertEqual(try reopened.definePack(name: "region-3", definition: sampleDefinition(), metadata: .string("x")).id, RegionID(3))
         XCTAssertEqual(try reopened.packs().count, 3)
     }
-}
-
-/// A value shared by the threads of a test.
-final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
 }

@@ -16,7 +16,7 @@ import Glibc
 /// }
 /// override func tearDown() { mount?.unmount() }
 /// ```
-public final class MountHelper: @unchecked Sendable {
+public final class MountHelper: @unchecked Sendable {  // `outcome` and `serving` are guarded by `lock`
     public let directory: TemporaryDirectory
     public var path: String { directory.path("mnt") }
     private let finished = DispatchSemaphore(value: 0)

@@ -60,3 +60,49 @@ public enum Command {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
+
+/// What a test class makes once, in `class func setUp`, for all of its tests (a server, a
+/// downloaded pack), or the error that stopped it: each test then gets the value or fails with
+/// that error. XCTest runs one class's setUp, tests and tearDown one after another; the lock
+/// says so to the compiler.
+public final class ClassFixture<Value>: @unchecked Sendable {  // `state` is guarded by `lock`
+    public struct NotSetUp: Error {}
+
+    private let lock = NSLock()
+    private var state: Result<Value, Error>?
+
+    public init() {}
+
+    /// Runs `make` and keeps what it gives (or throws).
+    public func setUp(_ make: () throws -> Value) {
+        let made = Result(catching: make)
+        lock.withLock { state = made }
+    }
+
+    /// The value `setUp` made; its error if it failed.
+    public func value() throws -> Value {
+        guard let state = lock.withLock({ state }) else { throw NotSetUp() }
+        return try state.get()
+    }
+
+    /// Hands the value (if any) to `body` and forgets it.
+    public func tearDown(_ body: (Value) -> Void) {
+        let made = lock.withLock { () -> Result<Value, Error>? in
+            defer { state = nil }
+            return state
+        }
+        if case .success(let value)? = made { body(value) }
+    }
+}
+
+/// A value the threads of a test share (a callback's findings, failures counted by readers).
+public final class Locked<Value>: @unchecked Sendable {  // `stored` is guarded by `lock`
+    private let lock = NSLock()
+    private var stored: Value
+
+    public init(_ value: Value) { stored = value }
+
+    public var value: Value { lock.withLock { stored } }
+
+    public func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}

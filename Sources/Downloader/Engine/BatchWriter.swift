@@ -32,7 +32,7 @@ enum WriteItem {
 /// re-running it after every commit took a fifth of this thread at 20,000 tiles (more, the
 /// bigger the pack), and once more at the end, 2% of the run. `progress` is what the last
 /// commit left.
-final class BatchWriter: @unchecked Sendable {
+final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and readers share; `tally` is the queue's; callbacks are set before the first `add`
     private let database: OfflineDatabase
     private let region: RegionID
     private let maxItems: Int

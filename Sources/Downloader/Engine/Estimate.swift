@@ -41,7 +41,7 @@ public struct Estimate: Sendable {
 }
 
 /// Fetches single documents synchronously (for planning without a database).
-final class DocumentFetcher: @unchecked Sendable {
+final class DocumentFetcher: @unchecked Sendable {  // `outcome` is handed from the completion to `fetch` by the `done` semaphore, one fetch at a time
     private let options: DownloadOptions
     private var client: HTTPClient<Int>!
     private let done = DispatchSemaphore(value: 0)

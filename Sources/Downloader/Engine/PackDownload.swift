@@ -16,7 +16,7 @@ import PackStore
 ///
 /// Errors. A 4xx other than 404, retries exhausted, a broken style, or a limit reached stop the
 /// pack in state `error` with a message naming the URL; nothing stored is lost.
-public final class PackDownload: @unchecked Sendable {
+public final class PackDownload: @unchecked Sendable {  // `lock` guards what completions and `stop` share; callbacks are set before `run()`; the rest is `run()`'s
     public enum Mode: Sendable { case download, refresh }
 
     let database: OfflineDatabase
@@ -39,7 +39,8 @@ public final class PackDownload: @unchecked Sendable {
     var required = PackStatus(state: .active)
     /// Guarded by `lock`: `stop()` reads it from any thread while `run()` sets it.
     private var runClient: HTTPClient<FetchTag>?
-    var writer: BatchWriter!
+    /// Writes what the run fetches, on its own thread; its callbacks are set by `start()`.
+    let writer: BatchWriter
     var documents: [String: HTTPOutcome] = [:]
     /// The style and TileJSONs, fetched or adopted while planning (not again by `fetch`).
     var handledDocuments = Set<String>()
@@ -62,6 +63,7 @@ public final class PackDownload: @unchecked Sendable {
         self.definition = definition
         self.options = options
         self.mode = mode
+        writer = BatchWriter(database: database, region: region)
     }
 
     /// Runs to completion, error or suspension and returns the pack's final status.
@@ -127,7 +129,6 @@ public final class PackDownload: @unchecked Sendable {
     }
 
     private func start() throws {
-        writer = BatchWriter(database: database, region: region)
         writer.status = { [unowned self] in self.currentStatus() }
         writer.onCommit = { [unowned self] _ in self.reportProgress() }
         try database.setStatus(currentStatus(), of: region)

@@ -15,7 +15,7 @@ import Foundation
 /// body per transfer slot, the loop found the pool full in 30% of its turns on the benchmark
 /// (the worker shares 2 cores with the loop, the writer and the server) and left connections
 /// idle meanwhile.
-final class DecodePool<Tag: Sendable>: @unchecked Sendable {
+final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is guarded by `condition`
     private struct Work {
         var id: UInt64
         var result: AttemptResult
@@ -55,12 +55,11 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {
         self.wakeLoop = wakeLoop
         self.finish = finish
         for index in 0..<max(1, workers) {
-            // A BodyDecoder reuses its inflaters: one per thread.
-            let classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit)
             let exited = self.exited
             exited.enter()
             let thread = Thread { [self] in
-                run(classifier)
+                // A BodyDecoder reuses its inflaters: one per thread, made on it.
+                run(AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit))
                 exited.leave()
             }
             thread.name = "PackFS HTTP decode \(index)"

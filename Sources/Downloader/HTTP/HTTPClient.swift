@@ -53,7 +53,7 @@ public struct HTTPClientConfiguration: Sendable {
 /// Errors. Redirects are followed by the loop, and only to http/https URLs whose host passes
 /// `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
 /// corrupt bodies, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes are final.
-public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
+public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL inspector (libcurl's parser) is guarded by `inspecting`; the rest never changes
     private let multi: MultiHandle
     private let inbox = Inbox<Tag>()
     private let statisticsBox = StatisticsBox()
@@ -142,7 +142,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {
 /// The multi handle, shared by the client (which only wakes the loop) and the loop (which does
 /// everything else). Whichever lets go last cleans it up, so a wake-up never meets a freed handle,
 /// even when the client's last reference dies on the loop thread.
-final class MultiHandle: @unchecked Sendable {
+final class MultiHandle: @unchecked Sendable {  // a C handle: other threads only call curl_multi_wakeup, which libcurl makes thread-safe
     let pointer: UnsafeMutableRawPointer
 
     init(concurrency: Int) throws {

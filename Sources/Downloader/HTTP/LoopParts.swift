@@ -1,8 +1,9 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// A request on its way: the caller's request plus what the loop tracks across attempts.
-struct Job<Tag: Sendable> {
+struct Job<Tag: Sendable>: Sendable {
     var request: HTTPRequest<Tag>
     /// The URL of the next attempt (the request's, or a redirect target).
     var url: String
@@ -63,71 +64,59 @@ struct JobQueue<Tag: Sendable> {
 
 /// What other threads hand to the loop, under one lock. The loop takes everything at once, so a
 /// submitter never waits for more than an append.
-final class Inbox<Tag: Sendable>: @unchecked Sendable {
-    struct Mail {
+final class Inbox<Tag: Sendable>: Sendable {
+    struct Mail: Sendable {
         var jobs: [Job<Tag>] = []
         var cancellations: [@Sendable (Tag) -> Bool] = []
         var stop = false
     }
 
-    private let lock = NSLock()
-    private var mail = Mail()
+    private let mail = Mutex(Mail())
 
     /// False once the client is stopping: the request was not taken.
     func post(_ jobs: [Job<Tag>]) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !mail.stop else { return false }
-        mail.jobs.append(contentsOf: jobs)
-        return true
+        mail.withLock { mail in
+            guard !mail.stop else { return false }
+            mail.jobs.append(contentsOf: jobs)
+            return true
+        }
     }
 
     func post(cancellation: @escaping @Sendable (Tag) -> Bool) {
-        lock.lock()
-        mail.cancellations.append(cancellation)
-        lock.unlock()
+        mail.withLock { $0.cancellations.append(cancellation) }
     }
 
-    func close() {
-        lock.lock()
-        mail.stop = true
-        lock.unlock()
-    }
+    func close() { mail.withLock { $0.stop = true } }
 
     func take() -> Mail {
-        lock.lock()
-        defer { lock.unlock() }
-        let taken = mail
-        mail = Mail(stop: taken.stop)
-        return taken
+        mail.withLock { mail in
+            let taken = mail
+            mail = Mail(stop: taken.stop)
+            return taken
+        }
     }
 }
 
 /// Totals written by the loop, plus the completions made by decoding workers; read by anyone.
-final class StatisticsBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = HTTPStatistics()
-    private var completedByWorkers = 0
-
-    func publish(_ totals: HTTPStatistics) {
-        lock.lock()
-        value = totals
-        lock.unlock()
+final class StatisticsBox: Sendable {
+    private struct State {
+        var value = HTTPStatistics()
+        var completedByWorkers = 0
     }
+
+    private let state = Mutex(State())
+
+    func publish(_ totals: HTTPStatistics) { state.withLock { $0.value = totals } }
 
     /// Counted before the completion runs, so a caller that saw it sees it counted.
-    func countWorkerCompletion() {
-        lock.lock()
-        completedByWorkers += 1
-        lock.unlock()
-    }
+    func countWorkerCompletion() { state.withLock { $0.completedByWorkers += 1 } }
 
     var current: HTTPStatistics {
-        lock.lock()
-        defer { lock.unlock() }
-        var totals = value
-        totals.completed += completedByWorkers
-        return totals
+        state.withLock { state in
+            var totals = state.value
+            totals.completed += state.completedByWorkers
+            return totals
+        }
     }
 }
 

@@ -9,7 +9,7 @@ import Foundation
 /// the next retry is due or another thread calls curl_multi_wakeup. Retries wait in a timer heap,
 /// not in a slot, so a backing-off request never holds up the others. 2xx bodies go to the
 /// `DecodePool` and free their slot at once.
-final class TransferLoop<Tag: Sendable> {
+final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: made by the client, then used by the loop thread alone
     struct Limits {
         var retry: RetryPolicy
         var maxRedirects: Int

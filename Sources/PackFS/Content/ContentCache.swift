@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Decoded sizes and small decoded contents by inode, bounded, shared by every FUSE thread.
 ///
@@ -9,16 +10,19 @@ import Foundation
 /// microseconds after its lookup, so 4 MB (about 500 tiles, against at most one request per FUSE
 /// thread in flight) is enough: with 32 MB a cold read of 20,000 tiles left the daemon 37 MB
 /// larger and no faster.
-final class ContentCache: @unchecked Sendable {
+final class ContentCache: Sendable {
     let maxContentBytes: Int
     let maxFileBytes: Int
     let maxSizes: Int
-    private let lock = NSLock()
-    private var contents: [Inode: Data] = [:]
-    private var contentOrder: [Inode] = []
-    private var contentBytes = 0
-    private var sizes: [Inode: UInt64] = [:]
-    private var sizeOrder: [Inode] = []
+    private let state = Mutex(State())
+
+    private struct State {
+        var contents: [Inode: Data] = [:]
+        var contentOrder: [Inode] = []
+        var contentBytes = 0
+        var sizes: [Inode: UInt64] = [:]
+        var sizeOrder: [Inode] = []
+    }
 
     init(maxContentBytes: Int = 4 << 20, maxFileBytes: Int = 1 << 20, maxSizes: Int = 200_000) {
         self.maxContentBytes = maxContentBytes
@@ -26,43 +30,37 @@ final class ContentCache: @unchecked Sendable {
         self.maxSizes = maxSizes
     }
 
-    func content(_ inode: Inode) -> Data? { lock.withLock { contents[inode] } }
+    func content(_ inode: Inode) -> Data? { state.withLock { $0.contents[inode] } }
 
-    func size(_ inode: Inode) -> UInt64? { lock.withLock { sizes[inode] ?? contents[inode].map { UInt64($0.count) } } }
+    func size(_ inode: Inode) -> UInt64? {
+        state.withLock { $0.sizes[inode] ?? $0.contents[inode].map { UInt64($0.count) } }
+    }
 
     /// Remembers `data` as the content of `inode` (and its size).
     func store(_ data: Data, for inode: Inode) {
-        lock.withLock {
-            remember(size: UInt64(data.count), for: inode)
-            guard data.count <= maxFileBytes, contents[inode] == nil else { return }
-            contents[inode] = data
-            contentOrder.append(inode)
-            contentBytes += data.count
-            while contentBytes > maxContentBytes, !contentOrder.isEmpty {
-                let oldest = contentOrder.removeFirst()
-                contentBytes -= contents.removeValue(forKey: oldest)?.count ?? 0
+        state.withLock { state in
+            remember(size: UInt64(data.count), for: inode, in: &state)
+            guard data.count <= maxFileBytes, state.contents[inode] == nil else { return }
+            state.contents[inode] = data
+            state.contentOrder.append(inode)
+            state.contentBytes += data.count
+            while state.contentBytes > maxContentBytes, !state.contentOrder.isEmpty {
+                let oldest = state.contentOrder.removeFirst()
+                state.contentBytes -= state.contents.removeValue(forKey: oldest)?.count ?? 0
             }
         }
     }
 
     /// Forgets everything (content changed under known inodes: a refresh, a redefinition).
-    func removeAll() {
-        lock.withLock {
-            contents = [:]
-            contentOrder = []
-            contentBytes = 0
-            sizes = [:]
-            sizeOrder = []
-        }
-    }
+    func removeAll() { state.withLock { $0 = State() } }
 
-    private func remember(size: UInt64, for inode: Inode) {
-        guard sizes.updateValue(size, forKey: inode) == nil else { return }
-        sizeOrder.append(inode)
+    private func remember(size: UInt64, for inode: Inode, in state: inout State) {
+        guard state.sizes.updateValue(size, forKey: inode) == nil else { return }
+        state.sizeOrder.append(inode)
         // Drop the older half at once: one array shift per maxSizes / 2 insertions.
-        guard sizeOrder.count > maxSizes else { return }
-        let dropped = sizeOrder.count / 2
-        for inode in sizeOrder.prefix(dropped) { sizes[inode] = nil }
-        sizeOrder.removeFirst(dropped)
+        guard state.sizeOrder.count > maxSizes else { return }
+        let dropped = state.sizeOrder.count / 2
+        for inode in state.sizeOrder.prefix(dropped) { state.sizes[inode] = nil }
+        state.sizeOrder.removeFirst(dropped)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PackStore
 
 /// What the mount keeps about its tree, and what each change makes it forget: decoded sizes and
@@ -83,21 +84,20 @@ public final class TreeCaches: Sendable {
 
 /// Parsed layouts by pack, kept for a second: a pack being downloaded gains its TileJSON and
 /// its first raster tile (which fixes the source's extension) moments after its style.
-final class LayoutCache: @unchecked Sendable {  // `entries` is guarded by `lock`
+final class LayoutCache: Sendable {
     static let lifetime: TimeInterval = 1
-    private let lock = NSLock()
-    private var entries: [RegionID: (layout: PackLayout, loaded: Date)] = [:]
+    private let entries = Mutex<[RegionID: (layout: PackLayout, loaded: Date)]>([:])
 
     func layout(for pack: Pack, load: (Pack) throws -> PackLayout) throws -> PackLayout {
-        if let entry = lock.withLock({ entries[pack.id] }), entry.layout.pack == pack,
+        if let entry = entries.withLock({ $0[pack.id] }), entry.layout.pack == pack,
             Date().timeIntervalSince(entry.loaded) < Self.lifetime
         {
             return entry.layout
         }
         let layout = try load(pack)
-        lock.withLock { entries[pack.id] = (layout, Date()) }
+        entries.withLock { $0[pack.id] = (layout, Date()) }
         return layout
     }
 
-    func removeAll() { lock.withLock { entries = [:] } }
+    func removeAll() { entries.withLock { $0 = [:] } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Region files open for writing, by pack name. All handles open on one name share one buffer,
 /// as the handles of one inode share its content on a disk file system; the buffer is handed to
@@ -9,7 +10,7 @@ import Foundation
 /// left empty), a write, an O_TRUNC open or a truncate. An existing region file opened for
 /// writing and released untouched (`touch` opens it O_WRONLY) changes nothing, and content that
 /// was judged is not submitted twice.
-final class RegionDrafts: @unchecked Sendable {
+final class RegionDrafts: Sendable {
     /// A region file is a few kilobytes of JSON (a detailed polygon a few megabytes): 16 MiB
     /// bounds what a stray `cp` of a large file can pin in memory.
     static let maxBytes = 16 << 20
@@ -41,36 +42,29 @@ final class RegionDrafts: @unchecked Sendable {
         }
     }
 
-    /// What a close() hands over: the name and the full content.
+    /// What goes to the pack manager once the text is decided: the name and the full content.
     struct Submission: Equatable {
         var name: String
         var content: Data
     }
 
-    private let lock = NSLock()
-    private var byName: [String: Draft] = [:]
-    private var nameByHandle: [UInt64: String] = [:]
-    private var nextSerial: UInt32 = 1
-    private var nextHandle: UInt64 = 1
-    /// Handles opened on the kernel's behalf when opens are stateless (no OPEN, so writes and
-    /// truncates arrive with handle 0): one per name, submitted and dropped at its close.
-    private var implicitByName: [String: UInt64] = [:]
-    /// Counts changes to implicit drafts, so that a settle scheduled after one change can tell
-    /// whether another came since.
-    private var implicitChanges: UInt64 = 0
-    private var lastImplicitChange: [String: UInt64] = [:]
+    /// Everything open, under one lock.
+    private struct State {
+        var byName: [String: Draft] = [:]
+        var nameByHandle: [UInt64: String] = [:]
+        var nextSerial: UInt32 = 1
+        var nextHandle: UInt64 = 1
+        /// Handles opened on the kernel's behalf when opens are stateless (no OPEN, so writes and
+        /// truncates arrive with handle 0): one per name, judged and dropped once it settles.
+        var implicitByName: [String: UInt64] = [:]
+        /// Counts changes to implicit drafts, so that a settle scheduled after one change can
+        /// tell whether another came since.
+        var implicitChanges: UInt64 = 0
+        var lastImplicitChange: [String: UInt64] = [:]
 
-    /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
-    /// when the draft already exists); `truncate` empties it; `dirty` marks it for the next close.
-    func open(name: String, current: Data, truncate: Bool, dirty: Bool) -> UInt64 {
-        lock.withLock {
-            var draft: Draft
-            if let existing = byName[name] {
-                draft = existing
-            } else {
-                draft = Draft(serial: nextSerial, name: name, content: current, dirty: false, handles: 0)
-                nextSerial &+= 1
-            }
+        mutating func open(name: String, current: Data, truncate: Bool, dirty: Bool) -> UInt64 {
+            var draft = byName[name] ?? Draft(serial: nextSerial, name: name, content: current, dirty: false, handles: 0)
+            if byName[name] == nil { nextSerial &+= 1 }
             if truncate {
                 draft.content = Data()
                 draft.rescan(changedFrom: 0)
@@ -83,72 +77,8 @@ final class RegionDrafts: @unchecked Sendable {
             nameByHandle[handle] = name
             return handle
         }
-    }
 
-    /// Writes `data` at `offset` of the handle's draft (a hole reads as zeros).
-    func write(handle: UInt64, offset: Int64, data: Data) throws -> Int {
-        try lock.withLock {
-            guard let name = nameByHandle[handle], var draft = byName[name] else { throw FilesystemError.notPermitted }
-            guard offset >= 0, offset + Int64(data.count) <= Self.maxBytes else { throw FilesystemError.tooLarge }
-            let end = Int(offset) + data.count
-            if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
-            let start = draft.content.startIndex + Int(offset)
-            draft.content.replaceSubrange(start..<start + data.count, with: data)
-            draft.rescan(changedFrom: Int(offset))
-            draft.dirty = true
-            byName[name] = draft
-            return data.count
-        }
-    }
-
-    /// ftruncate on an open region file: cut or zero-extend the buffer. False when `name` has
-    /// no draft (a region file not open for writing cannot be truncated).
-    func resize(name: String, to size: UInt64) throws -> Bool {
-        try lock.withLock {
-            guard var draft = byName[name] else { return false }
-            guard size <= Self.maxBytes else { throw FilesystemError.tooLarge }
-            let changedFrom = min(draft.content.count, Int(size))
-            if draft.content.count > Int(size) {
-                draft.content = draft.content.prefix(Int(size))
-            } else {
-                draft.content.append(Data(count: Int(size) - draft.content.count))
-            }
-            draft.rescan(changedFrom: changedFrom)
-            draft.dirty = true
-            byName[name] = draft
-            return true
-        }
-    }
-
-    /// The name of the draft `handle` writes to; nil for anything but a write handle (read
-    /// handles are 0).
-    func name(handle: UInt64) -> String? { lock.withLock { nameByHandle[handle] } }
-
-    /// Whether `name`'s draft should be judged now (see `Draft.isDue`).
-    func isDue(name: String) -> Bool { lock.withLock { byName[name]?.isDue ?? false } }
-
-    /// The content to judge, if it changed since the last verdict (by more than trailing
-    /// whitespace); from now on it counts as judged.
-    func submission(name: String) -> Submission? {
-        lock.withLock {
-            guard var draft = byName[name], draft.dirty else { return nil }
-            let trimmed = Draft.trimmed(draft.content)
-            let changed = trimmed != draft.judged
-            draft.dirty = false
-            draft.judged = trimmed
-            byName[name] = draft
-            return changed ? Submission(name: name, content: draft.content) : nil
-        }
-    }
-
-    /// Whether `handle` is the last one open on its draft.
-    func isLastHandle(_ handle: UInt64) -> Bool {
-        lock.withLock { nameByHandle[handle].flatMap { byName[$0] }?.handles == 1 }
-    }
-
-    /// Drops a handle; returns the draft's name when that was its last handle (the draft is gone).
-    func release(handle: UInt64) -> String? {
-        lock.withLock {
+        mutating func release(handle: UInt64) -> String? {
             guard let name = nameByHandle.removeValue(forKey: handle), var draft = byName[name] else { return nil }
             draft.handles -= 1
             guard draft.handles <= 0 else {
@@ -160,47 +90,120 @@ final class RegionDrafts: @unchecked Sendable {
         }
     }
 
+    private let state = Mutex(State())
+
+    /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
+    /// when the draft already exists); `truncate` empties it; `dirty` marks it for judging.
+    func open(name: String, current: Data, truncate: Bool, dirty: Bool) -> UInt64 {
+        state.withLock { $0.open(name: name, current: current, truncate: truncate, dirty: dirty) }
+    }
+
+    /// Writes `data` at `offset` of the handle's draft (a hole reads as zeros).
+    func write(handle: UInt64, offset: Int64, data: Data) throws -> Int {
+        try state.withLock { state in
+            guard let name = state.nameByHandle[handle], var draft = state.byName[name] else {
+                throw FilesystemError.notPermitted
+            }
+            guard offset >= 0, offset + Int64(data.count) <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            let end = Int(offset) + data.count
+            if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
+            let start = draft.content.startIndex + Int(offset)
+            draft.content.replaceSubrange(start..<start + data.count, with: data)
+            draft.rescan(changedFrom: Int(offset))
+            draft.dirty = true
+            state.byName[name] = draft
+            return data.count
+        }
+    }
+
+    /// ftruncate on an open region file: cut or zero-extend the buffer. False when `name` has
+    /// no draft (a region file not open for writing cannot be truncated).
+    func resize(name: String, to size: UInt64) throws -> Bool {
+        try state.withLock { state in
+            guard var draft = state.byName[name] else { return false }
+            guard size <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            let changedFrom = min(draft.content.count, Int(size))
+            if draft.content.count > Int(size) {
+                draft.content = draft.content.prefix(Int(size))
+            } else {
+                draft.content.append(Data(count: Int(size) - draft.content.count))
+            }
+            draft.rescan(changedFrom: changedFrom)
+            draft.dirty = true
+            state.byName[name] = draft
+            return true
+        }
+    }
+
+    /// The name of the draft `handle` writes to; nil for anything but a write handle (read
+    /// handles are 0).
+    func name(handle: UInt64) -> String? { state.withLock { $0.nameByHandle[handle] } }
+
+    /// Whether `name`'s draft should be judged now (see `Draft.isDue`).
+    func isDue(name: String) -> Bool { state.withLock { $0.byName[name]?.isDue ?? false } }
+
+    /// The content to judge, if it changed since the last verdict (by more than trailing
+    /// whitespace); from now on it counts as judged.
+    func submission(name: String) -> Submission? {
+        state.withLock { state in
+            guard var draft = state.byName[name], draft.dirty else { return nil }
+            let trimmed = Draft.trimmed(draft.content)
+            let changed = trimmed != draft.judged
+            draft.dirty = false
+            draft.judged = trimmed
+            state.byName[name] = draft
+            return changed ? Submission(name: name, content: draft.content) : nil
+        }
+    }
+
+    /// Whether `handle` is the last one open on its draft.
+    func isLastHandle(_ handle: UInt64) -> Bool {
+        state.withLock { state in state.nameByHandle[handle].flatMap { state.byName[$0] }?.handles == 1 }
+    }
+
+    /// Drops a handle; returns the draft's name when that was its last handle (the draft is gone).
+    func release(handle: UInt64) -> String? { state.withLock { $0.release(handle: handle) } }
+
     /// The implicit handle for `name`, opened (from `current`) if there is none.
     func implicitHandle(name: String, current: Data) -> UInt64 {
-        if let handle = lock.withLock({ implicitByName[name] }) { return handle }
-        let handle = open(name: name, current: current, truncate: false, dirty: false)
-        lock.withLock { implicitByName[name] = handle }
-        return handle
+        state.withLock { state in
+            if let handle = state.implicitByName[name] { return handle }
+            let handle = state.open(name: name, current: current, truncate: false, dirty: false)
+            state.implicitByName[name] = handle
+            return handle
+        }
     }
 
     /// Notes a change to `name`'s implicit draft; returns its number for `isLatestChange`.
     func noteImplicitChange(name: String) -> UInt64 {
-        lock.withLock {
-            implicitChanges &+= 1
-            lastImplicitChange[name] = implicitChanges
-            return implicitChanges
+        state.withLock { state in
+            state.implicitChanges &+= 1
+            state.lastImplicitChange[name] = state.implicitChanges
+            return state.implicitChanges
         }
     }
 
     /// Whether `change` is still the last change noted for `name`'s implicit draft.
     func isLatestChange(_ change: UInt64, name: String) -> Bool {
-        lock.withLock { lastImplicitChange[name] == change }
+        state.withLock { $0.lastImplicitChange[name] == change }
     }
 
-    /// The implicit handle for `name`, if a stateless write or truncate opened one.
-    func existingImplicitHandle(name: String) -> UInt64? { lock.withLock { implicitByName[name] } }
-
     /// Whether `name`'s draft has an implicit handle (one no release will close).
-    func isImplicit(name: String) -> Bool { lock.withLock { implicitByName[name] != nil } }
+    func isImplicit(name: String) -> Bool { state.withLock { $0.implicitByName[name] != nil } }
 
     /// Drops `name`'s implicit handle (its writer has settled).
     func releaseImplicit(name: String) -> String? {
-        guard let handle = lock.withLock({ () -> UInt64? in
-            lastImplicitChange[name] = nil
-            return implicitByName.removeValue(forKey: name)
-        }) else { return nil }
-        return release(handle: handle)
+        state.withLock { state in
+            state.lastImplicitChange[name] = nil
+            guard let handle = state.implicitByName.removeValue(forKey: name) else { return nil }
+            return state.release(handle: handle)
+        }
     }
 
-    func draft(named name: String) -> Draft? { lock.withLock { byName[name] } }
+    func draft(named name: String) -> Draft? { state.withLock { $0.byName[name] } }
 
-    func draft(_ serial: UInt32) -> Draft? { lock.withLock { byName.values.first { $0.serial == serial } } }
+    func draft(_ serial: UInt32) -> Draft? { state.withLock { $0.byName.values.first { $0.serial == serial } } }
 
     /// Every draft, by name.
-    var all: [Draft] { lock.withLock { byName.values.sorted { $0.name < $1.name } } }
+    var all: [Draft] { state.withLock { $0.byName.values.sorted { $0.name < $1.name } } }
 }

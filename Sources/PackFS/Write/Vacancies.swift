@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PackStore
 
 /// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal.
@@ -9,7 +10,7 @@ import PackStore
 /// lowest range went, the font stack) would vanish first, and the kernel's lookup before rmdir,
 /// or the next unlink in that stack, would fail with ENOENT and rm would print an error. As on
 /// a disk, a directory whose files were removed stays until it is removed itself.
-final class Vacancies: @unchecked Sendable {
+final class Vacancies: Sendable {
     /// Per view: the primary source's tiles show both at the pack's top and under `sources/`,
     /// and rm -r empties one view (through the other) before it removes it.
     struct TileDirectory: Hashable {
@@ -25,48 +26,51 @@ final class Vacancies: @unchecked Sendable {
         var id: ResourceID
     }
 
-    private let lock = NSLock()
-    private var tileDirectories: Set<TileDirectory> = []
-    private var stackNames: [Stack: String] = [:]
+    private struct State {
+        var tileDirectories: Set<TileDirectory> = []
+        var stackNames: [Stack: String] = [:]
+    }
+
+    private let state = Mutex(State())
 
     /// A tile under `<z>/<x>/` of source number `source` was unlinked: both views keep them.
     func vacate(region: RegionID, source: Int, z: Int, x: Int) {
-        lock.withLock {
+        state.withLock { state in
             for primary in [false, true] {
                 let ref = SourceRef(index: source, primary: primary)
-                tileDirectories.insert(TileDirectory(region: region, source: ref, z: z, x: nil))
-                tileDirectories.insert(TileDirectory(region: region, source: ref, z: z, x: x))
+                state.tileDirectories.insert(TileDirectory(region: region, source: ref, z: z, x: nil))
+                state.tileDirectories.insert(TileDirectory(region: region, source: ref, z: z, x: x))
             }
         }
     }
 
     /// A range of the font stack `name` (directory named by row `id`) was unlinked.
     func vacate(region: RegionID, stack id: ResourceID, name: String) {
-        lock.withLock { stackNames[Stack(region: region, id: id)] = name }
+        state.withLock { $0.stackNames[Stack(region: region, id: id)] = name }
     }
 
     func holds(region: RegionID, source: SourceRef, z: Int, x: Int? = nil) -> Bool {
-        lock.withLock { tileDirectories.contains(TileDirectory(region: region, source: source, z: z, x: x)) }
+        state.withLock { $0.tileDirectories.contains(TileDirectory(region: region, source: source, z: z, x: x)) }
     }
 
     func stackName(region: RegionID, id: ResourceID) -> String? {
-        lock.withLock { stackNames[Stack(region: region, id: id)] }
+        state.withLock { $0.stackNames[Stack(region: region, id: id)] }
     }
 
     /// The directory row id of the emptied stack `name`.
     func stack(region: RegionID, named name: String) -> ResourceID? {
-        lock.withLock { stackNames.first { $0.key.region == region && $0.value == name }?.key.id }
+        state.withLock { $0.stackNames.first { $0.key.region == region && $0.value == name }?.key.id }
     }
 
     /// `rmdir` of an emptied directory: it goes now.
     func remove(_ node: Node) {
-        lock.withLock {
+        state.withLock { state in
             switch node {
             case .zoom(let region, let ref, let z):
-                tileDirectories.remove(TileDirectory(region: region, source: ref, z: z, x: nil))
+                state.tileDirectories.remove(TileDirectory(region: region, source: ref, z: z, x: nil))
             case .column(let region, let ref, let z, let x):
-                tileDirectories.remove(TileDirectory(region: region, source: ref, z: z, x: x))
-            case .fontStack(let region, let id): stackNames[Stack(region: region, id: id)] = nil
+                state.tileDirectories.remove(TileDirectory(region: region, source: ref, z: z, x: x))
+            case .fontStack(let region, let id): state.stackNames[Stack(region: region, id: id)] = nil
             default: break
             }
         }
@@ -74,9 +78,9 @@ final class Vacancies: @unchecked Sendable {
 
     /// The pack is gone (or redefined): none of its emptied directories stay.
     func remove(region: RegionID) {
-        lock.withLock {
-            tileDirectories = tileDirectories.filter { $0.region != region }
-            stackNames = stackNames.filter { $0.key.region != region }
+        state.withLock { state in
+            state.tileDirectories = state.tileDirectories.filter { $0.region != region }
+            state.stackNames = state.stackNames.filter { $0.key.region != region }
         }
     }
 }

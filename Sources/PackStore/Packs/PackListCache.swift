@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The pack list, parsed once per change instead of once per call: a mount asks for it on every
 /// lookup under `packs/` and for every pack directory, and each call would otherwise parse every
@@ -8,24 +9,27 @@ import Foundation
 /// to the `regions` table goes through `OfflineDatabase`, which calls `invalidate()` after it.
 /// A list computed while a change commits is not kept: `store` takes the generation read before
 /// the query, and a change in between bumps it.
-final class PackListCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var generation = 0
-    private var cached: [Pack]?
+final class PackListCache: Sendable {
+    private struct State {
+        var generation = 0
+        var cached: [Pack]?
+    }
+
+    private let state = Mutex(State())
 
     /// The cached list, or `load()`'s result (kept if no change happened meanwhile).
     func packs(_ load: () throws -> [Pack]) throws -> [Pack] {
-        let (seen, hit) = lock.withLock { (generation, cached) }
+        let (seen, hit) = state.withLock { ($0.generation, $0.cached) }
         if let hit { return hit }
         let packs = try load()
-        lock.withLock { if generation == seen { cached = packs } }
+        state.withLock { if $0.generation == seen { $0.cached = packs } }
         return packs
     }
 
     func invalidate() {
-        lock.withLock {
-            generation += 1
-            cached = nil
+        state.withLock {
+            $0.generation += 1
+            $0.cached = nil
         }
     }
 }

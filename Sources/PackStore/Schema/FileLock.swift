@@ -8,7 +8,7 @@ import Foundation
 /// download, a command that writes). `flock` locks are independent of the POSIX locks SQLite
 /// takes, and this descriptor is closed only after every SQLite connection is closed, so SQLite's
 /// own locks are never dropped by it.
-final class FileLock {
+final class FileLock: Sendable {
     private let descriptor: Int32
 
     init(path: String) throws {

@@ -3,7 +3,7 @@ import Foundation
 /// Raw read-only connections (`ReadConnection`), one per concurrent reader, kept open with their
 /// prepared statements. A FUSE thread takes one, runs its statement and gives it back; at most
 /// `maxIdle` wait between uses (the mount's thread limit), any more are closed when returned.
-final class ReaderPool: @unchecked Sendable {
+final class ReaderPool: @unchecked Sendable {  // `idle` (SQLite handles) and `closed` are guarded by `lock`
     let path: String
     let maxIdle: Int
     private let lock = NSLock()
