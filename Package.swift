@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // PackFS: offline map packs (MapLibre Native's offline database) mounted as a filesystem.
-// Layers depend one way: PackStore <- StyleModel <- Downloader, PackFS <- FUSEBridge <- packfs
-// (see README "Layout").
+// Layers depend one way (see README "Layout"):
+//   PackStore <- StyleModel <- Downloader <- PackLifecycle <- packfs
+//                StyleModel <- PackFS <- FUSEBridge <- packfs
 import PackageDescription
 
 let package = Package(
@@ -31,17 +32,16 @@ let package = Package(
         .target(name: "Downloader", dependencies: ["PackStore", "StyleModel", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore", "StyleModel"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
-        .target(name: "Interchange", dependencies: ["PackStore"]),
+        // Packs over time: start, suspend, resume, redefine, refresh, remove; no FUSE.
         .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
         .executableTarget(name: "packfs", dependencies: [
-            "PackStore", "Downloader", "PackFS", "FUSEBridge", "Interchange",
-            "PackLifecycle",
+            "PackStore", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Helpers shared by the test targets: temp directories, test servers, the built executable.
         // Writes batches until killed: the crash-safety test's subject.
         .executableTarget(name: "packfs-crashwriter", dependencies: ["PackStore"], path: "Tests/CrashWriter"),
+        // Helpers shared by the test targets: temp directories, test servers, the built executable.
         .target(name: "TestSupport", dependencies: ["PackStore"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PackStoreTests",
@@ -57,7 +57,6 @@ let package = Package(
                 "PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "PackStore", "TestSupport"]),
         .testTarget(
             name: "PackLifecycleTests", dependencies: ["PackLifecycle", "PackStore", "Downloader", "TestSupport"]),
         .testTarget(

@@ -1,5 +1,16 @@
 // Downloader: a region definition becomes a complete pack.
 //
-// Pipeline. Region file -> `RegionDefinition` (PackStore) -> style walk (style, TileJSON, sprites,
-// glyphs, tile sources) -> tile cover per source and zoom -> HTTP (libcurl multi) -> batched writes
-// into the offline database, with progress, resume, refresh and limits.
+// Pipeline. Region file -> `RegionDefinition` (PackStore) -> the style read by StyleModel (the
+// resources it names, its tiled sources once their TileJSON is fetched) -> `DownloadPlan` (tile
+// cover per source and zoom) -> HTTP (libcurl multi, `HTTPClient`) -> batched writes into the
+// offline database (`BatchWriter`), with progress, resume, refresh, convergence to a changed
+// definition, and limits. `URLPolicy` turns a stored URL into the one requested (`mapbox://`
+// expansion, `--rewrite`, `--allow-host`).
+//
+// Threading. `PackDownload.run()` blocks its caller; requests complete on the HTTP loop thread or
+// a decoding thread; the writer commits on its own. `suspend()` may come from any thread: requests
+// in flight are cancelled and the run returns without waiting for any answer.
+//
+// Errors. What is wrong in a document is a `StyleError`, a URL that may not be requested a
+// `DownloadError`, a failed request an `HTTPError`; a run ends with the pack in `error` and the
+// message naming the URL, nothing stored lost.

@@ -8,10 +8,12 @@
 // is recovered with `fuse_req_userdata`.
 //
 // Caching. Names and attributes are cached for the timeouts the model puts in each `Entry` and
-// each getattr/setattr answer (`TimedAttributes`). File content stays in the page
-// cache across opens when the model says `keepCache`. Changes behind the kernel's back reach it
-// through `KernelCache` (`KernelNotifier`), sent from a queue of its own so that no notification
-// waits on a request it is itself blocking. Capabilities are chosen in `KernelCaching.negotiate`.
+// each getattr/setattr answer (`TimedAttributes`). File content stays in the page cache across
+// opens when the model says `keepCache`, and always with stateless opens (`KernelCaching`, what
+// `packfs mount` asks for). Changes behind the kernel's back reach it through `KernelCache`
+// (`KernelNotifier`, made before the model that holds it and handed to `FUSEMount`), sent from a
+// queue of its own so that no notification waits on a request it is itself blocking.
+// Capabilities are chosen in `KernelCaching.negotiate`.
 //
 // Threading. libfuse's multithreaded loop runs callbacks on up to `maxThreads` workers at once;
 // the model is `Sendable` and does its own locking. A worker never waits on anything but the model.

@@ -8,10 +8,13 @@ import PackFS
 ///   reply had been FOPEN_KEEP_CACHE with handle 0 (fs/fuse/file.c, "default for no-open"): pages
 ///   stay cached across opens until `KernelCache.invalidate(inode:)` or an mtime/size change seen
 ///   by getattr (auto_inval_data). `Filesystem.open`'s direct I/O and handles are then ignored and
-///   `release` is never called, so it suits only a model whose files need no open state. Off by
-///   default: PackFS's progress.json needs direct I/O and region files need handles. (Tried for
-///   tiles: opens answered with KEEP_CACHE and NOFLUSH read 30,000 warm tiles/s, against 171,000
-///   stateless, with one reader thread.)
+///   `release` is never called. `packfs mount` turns it on, so a warm tile read costs the daemon
+///   nothing; the model makes up for what it gives up: live files (progress.json, status.json,
+///   region files) carry mtime nanoseconds derived from their content, so a new content drops the
+///   old pages at the next getattr, and a region file written with handle 0 gets an implicit draft,
+///   judged at the write that decides its text. Off by default, for models that need open state
+///   (the test filesystems). (Tried for tiles: opens answered with KEEP_CACHE and NOFLUSH read
+///   30,000 warm tiles/s, against 171,000 stateless, with one reader thread.)
 /// - `statelessOpendir` (FUSE_CAP_NO_OPENDIR_SUPPORT): the same for directories; the kernel then
 ///   also caches listings (FOPEN_CACHE_DIR) until the directory is invalidated or its mtime
 ///   changes, so a model that grows listings must invalidate the directory. Off by default.
@@ -20,10 +23,11 @@ import PackFS
 ///   tiles would cost 20,000 stats and as many forgets, while map readers open tiles by path.
 /// - Always asked: FUSE_CAP_ASYNC_READ (parallel reads of one file, needed by the multithreaded
 ///   loop to help), FUSE_CAP_AUTO_INVAL_DATA (drop cached pages when getattr shows a new
-///   mtime or size), FUSE_CAP_ATOMIC_O_TRUNC (`open(O_TRUNC)` arrives as an open flag, not as a
-///   separate truncate the model would refuse), FUSE_CAP_PARALLEL_DIROPS (lookups and readdirs
-///   in one directory run concurrently). Never: writeback cache (a region file's verdict must see
-///   every write in order) and splice (replies are small buffers).
+///   mtime or size), FUSE_CAP_PARALLEL_DIROPS (lookups and readdirs in one directory run
+///   concurrently). FUSE_CAP_ATOMIC_O_TRUNC (`open(O_TRUNC)` arrives as an open flag) only with
+///   opens: with stateless opens no OPEN carries the flag, and the truncate arrives as a setattr.
+///   Never: writeback cache (a region file's verdict must see every write in order) and splice
+///   (replies are small buffers).
 public struct KernelCaching: Sendable, Equatable {
     public var statelessOpen: Bool
     public var statelessOpendir: Bool

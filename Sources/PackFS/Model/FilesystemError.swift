@@ -21,7 +21,7 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
     case nameTooLong
     /// A region file whose content would pass `RegionDrafts.maxBytes`.
     case tooLarge
-    /// A region file being written (rename or unlink it after its close).
+    /// A region file still being written (rename or remove it once its writer is done).
     case busy
     /// An extended attribute PackFS does not keep; ENOTSUP so that `cp -a` and `mv` into
     /// `packs/` skip it quietly, as they do on file systems without xattrs.

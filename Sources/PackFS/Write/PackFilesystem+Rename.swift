@@ -26,7 +26,7 @@ extension PackFilesystem {
         let pack = try pack(region)
         guard pack.name != newName else { return }
         do { try PackName.validate(newName) } catch { throw FilesystemError.invalid(String(describing: error)) }
-        // The draft's close would go to the old name: rename after the close.
+        // The draft's verdict would go to the old name: rename once its writer is done.
         guard drafts.draft(named: pack.name) == nil else { throw FilesystemError.busy }
         if drafts.draft(named: newName) != nil { throw FilesystemError.exists }
         do {

@@ -3,7 +3,7 @@ import XCTest
 
 /// MapLibre's canonicalizeTileURL cases: the token goes, mapbox://tiles/ comes, rasters get @2x
 /// (512-px tiles) or {ratio}.
-final class MapboxTileTemplateTests: XCTestCase {
+final class MapboxURLTests: XCTestCase {
     func testCanonicalTemplates() {
         XCTAssertEqual(
             MapboxURL.canonicalTileTemplate(
