@@ -29,9 +29,7 @@ final class PackDownloadTests: XCTestCase {
                   membersLeft: (@Sendable ([TileKey], [String]) -> Void)? = nil) throws -> PackStatus {
         let database = try OfflineDatabase.open(path: path, mode: .session)
         defer { try? database.close() }
-        let pack = try database.packs().first { $0.name == name }
-            ?? database.createPack(name: name, definition: definition, metadata: .object(["trip": .string("test")]))
-        if pack.definition != definition { try database.setDefinition(pack.id, definition) }
+        let pack = try database.definePack(name: name, definition: definition, metadata: .object(["trip": .string("test")]))
         let download = PackDownload(database: database, region: pack.id, definition: definition, options: options, mode: mode)
         download.onMembersLeft = membersLeft
         return download.run()
