@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "StyleModel", dependencies: ["PackStore"]),
         .target(name: "Downloader", dependencies: ["PackStore", "StyleModel", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore", "StyleModel"]),
-        .target(name: "FUSEBridge", dependencies: ["PackFS", "CFuse"]),
+        .target(name: "FUSEBridge", dependencies: ["PackFS", "PackStore", "CFuse"]),
         // Packs over time: start, suspend, resume, redefine, refresh, remove; no FUSE.
         .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
         .executableTarget(name: "packfs", dependencies: [

@@ -1,7 +1,7 @@
 import CFuse
 import Foundation
-import Synchronization
 import PackFS
+import PackStore
 
 /// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
 /// `Session.of(req)` (passthrough_ll's `lo_data(req)`).
@@ -9,7 +9,7 @@ final class Session: Sendable {
     let filesystem: Filesystem
     let caching: KernelCaching
     /// What `init` agreed with the kernel; written once in `init`, before any other callback.
-    private let agreed = Mutex(KernelCaching.Agreement())
+    private let agreed = LockedState(KernelCaching.Agreement())
 
     init(filesystem: Filesystem, caching: KernelCaching) {
         self.filesystem = filesystem

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import PackStore
 
 /// What the filesystem asks of the pack manager that the executable wires in (PackFS never
@@ -36,7 +35,7 @@ final class Rejections: Sendable {
         var nextSerial: UInt32 = 1
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// Records the reason `name`'s last region file was refused (a fresh inode each time, so a
     /// cached old reason is never shown).

@@ -29,8 +29,8 @@
 // change is EROFS there, EPERM elsewhere.
 //
 // Threading. Every method may run on any FUSE thread at once. `PackFilesystem` holds only what it
-// was built with; shared state sits in Mutex-guarded parts, and reads go to the WAL snapshot of
-// a `.session` database, so they never wait for a download.
+// was built with; shared state sits in lock-guarded parts (`LockedState`), and reads go to the WAL
+// snapshot of a `.session` database, so they never wait for a download.
 //
 // Errors. `FilesystemError` only (the one errno table); a store or decoding failure becomes
 // `.io` with its cause, an inode whose pack or row is gone `.stale`.

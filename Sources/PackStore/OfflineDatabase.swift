@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// One offline database file, open for reading or writing.
 ///
@@ -19,7 +18,7 @@ public final class OfflineDatabase: Sendable {
     let readers: ReaderPool
     private let lock: FileLock?
     /// Set by the first `close()`: a second one (or `deinit` after one) does nothing.
-    private let closed = Atomic(false)
+    private let closed = LockedState(false)
 
     private init(path: String, mode: Mode, writer: any DatabaseWriter, lock: FileLock?) {
         self.path = path
@@ -86,7 +85,7 @@ public final class OfflineDatabase: Sendable {
     /// Closes every connection; a session puts the file back in DELETE journal mode first, so the
     /// file is a single self-contained file again.
     public func close() throws {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
         defer { lock?.release() }
         readers.close()
         try writer.close()

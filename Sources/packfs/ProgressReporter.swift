@@ -1,6 +1,5 @@
 import Downloader
 import Foundation
-import Synchronization
 import PackStore
 
 /// Shows a download's progress: a bar redrawn in place on a terminal, a plain line at most once
@@ -25,7 +24,7 @@ enum ProgressReporter {
 
     final class LastLine: Sendable {
         /// When the last line was shown; held while writing, so lines never interleave.
-        private let shown = Mutex(Date.distantPast)
+        private let shown = LockedState(Date.distantPast)
 
         func show(_ progress: PackProgress, name: String, terminal: Bool) {
             shown.withLock { shown in

@@ -101,15 +101,6 @@ final class LifecycleTests: MountedTestCase {
         }
         return counts
     }
-
-    private func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return false
-    }
 }
 
 /// Signals reach the loop even when they land on a thread other than the loop's.

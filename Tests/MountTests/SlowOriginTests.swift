@@ -31,16 +31,6 @@ final class SlowOriginTests: XCTestCase {
         return Date().timeIntervalSince(start)
     }
 
-    /// Polls `condition` every 20 ms for up to `timeout` seconds; true if it came to hold.
-    func eventually(timeout: TimeInterval = 60, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
-        return true
-    }
-
     func testRmAndUnmountReturnAtOnceWhileADownloadWaitsAndARefreshIsQueued() throws {
         let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path])
         XCTAssertEqual(outcome.status, 0, outcome.text)

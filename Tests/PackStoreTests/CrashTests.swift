@@ -10,8 +10,8 @@ final class CrashTests: StoreTestCase {
     func testSIGKILLDuringBatchesLosesNothingCommitted() throws {
         for round in 0..<3 {
             try? FileManager.default.removeItem(atPath: path)
-            let committed = try runWriterAndKill(afterMilliseconds: 300 + round * 250)
-            XCTAssertGreaterThan(committed, 0, "round \(round): the writer committed something")
+            let committed = try runWriterAndKill(afterCommits: 1 + round * 2)
+            XCTAssertGreaterThan(committed, round * 2, "round \(round): the writer committed what it was waited for")
             let database = try OfflineDatabase.open(path: path)
             let pack = try database.pack(named: "crash")
             let tiles = try database.counts(of: pack.id).tiles
@@ -27,21 +27,31 @@ final class CrashTests: StoreTestCase {
         }
     }
 
-    /// Runs the crash writer, kills it after a delay (mid-batch, most likely), returns how many
-    /// batches it had reported committed.
-    private func runWriterAndKill(afterMilliseconds delay: Int) throws -> Int {
+    /// Runs the crash writer until it has reported `commits` batches committed, kills it a
+    /// random moment later (mid-batch, most likely), and returns how many batches it reported.
+    /// Waits for what the writer says, never for a fixed time: a writer slowed by a sanitizer is
+    /// killed after the same work.
+    private func runWriterAndKill(afterCommits commits: Int) throws -> Int {
         let process = Process()
         process.executableURL = BuiltProducts.executable("packfs-crashwriter")
         process.arguments = [path]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        usleep(useconds_t(delay * 1000))
+        var text = ""
+        let deadline = Date().addingTimeInterval(120)
+        while Self.commits(in: text) < commits, Date() < deadline, process.isRunning {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        usleep(useconds_t.random(in: 0...20_000))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n").filter { $0.hasPrefix("committed ") }
-        return lines.count
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return Self.commits(in: text)
+    }
+
+    private static func commits(in text: String) -> Int {
+        text.split(separator: "\n").filter { $0.hasPrefix("committed ") }.count
     }
 }

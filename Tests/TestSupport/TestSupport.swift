@@ -106,3 +106,14 @@ public final class Locked<Value>: @unchecked Sendable {  // `stored` is guarded 
 
     public func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
 }
+
+/// Polls `condition` every 20 ms for up to `timeout` seconds; true once it holds. Tests wait for a
+/// condition with a deadline, never for a fixed time.
+public func eventually(timeout: TimeInterval = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        if Date() > deadline { return false }
+        usleep(20_000)
+    }
+    return true
+}

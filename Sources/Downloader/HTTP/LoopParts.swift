@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Synchronization
+import PackStore
 
 /// A request on its way: the caller's request plus what the loop tracks across attempts.
 struct Job<Tag: Sendable>: Sendable {
@@ -71,7 +71,7 @@ final class Inbox<Tag: Sendable>: Sendable {
         var stop = false
     }
 
-    private let mail = Mutex(Mail())
+    private let mail = LockedState(Mail())
 
     /// False once the client is stopping: the request was not taken.
     func post(_ jobs: [Job<Tag>]) -> Bool {
@@ -104,7 +104,7 @@ final class StatisticsBox: Sendable {
         var completedByWorkers = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     func publish(_ totals: HTTPStatistics) { state.withLock { $0.value = totals } }
 

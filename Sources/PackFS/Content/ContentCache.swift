@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PackStore
 
 /// Decoded sizes and small decoded contents by inode, bounded, shared by every FUSE thread.
 ///
@@ -14,7 +14,7 @@ final class ContentCache: Sendable {
     let maxContentBytes: Int
     let maxFileBytes: Int
     let maxSizes: Int
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     private struct State {
         var contents: [Inode: Data] = [:]

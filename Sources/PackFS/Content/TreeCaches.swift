@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import PackStore
 
 /// What the mount keeps about its tree, and what each change makes it forget: decoded sizes and
@@ -86,7 +85,7 @@ public final class TreeCaches: Sendable {
 /// its first raster tile (which fixes the source's extension) moments after its style.
 final class LayoutCache: Sendable {
     static let lifetime: TimeInterval = 1
-    private let entries = Mutex<[RegionID: (layout: PackLayout, loaded: Date)]>([:])
+    private let entries = LockedState<[RegionID: (layout: PackLayout, loaded: Date)]>([:])
 
     func layout(for pack: Pack, load: (Pack) throws -> PackLayout) throws -> PackLayout {
         if let entry = entries.withLock({ $0[pack.id] }), entry.layout.pack == pack,

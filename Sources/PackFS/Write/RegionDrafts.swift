@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PackStore
 
 /// Region files open for writing, by pack name. All handles open on one name share one buffer,
 /// as the handles of one inode share its content on a disk file system; the buffer is handed to
@@ -90,7 +90,7 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
     /// when the draft already exists); `truncate` empties it; `dirty` marks it for judging.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import PackStore
 
 /// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal.
@@ -31,7 +30,7 @@ final class Vacancies: Sendable {
         var stackNames: [Stack: String] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// A tile under `<z>/<x>/` of source number `source` was unlinked: both views keep them.
     func vacate(region: RegionID, source: Int, z: Int, x: Int) {

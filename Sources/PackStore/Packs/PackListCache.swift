@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The pack list, parsed once per change instead of once per call: a mount asks for it on every
 /// lookup under `packs/` and for every pack directory, and each call would otherwise parse every
@@ -15,7 +14,7 @@ final class PackListCache: Sendable {
         var cached: [Pack]?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// The cached list, or `load()`'s result (kept if no change happened meanwhile).
     func packs(_ load: () throws -> [Pack]) throws -> [Pack] {
