@@ -39,8 +39,6 @@ struct PackLayout: Sendable {
     }
 
     var pack: Pack
-    /// The definition's pixel ratio (the key pixel ratio of `{ratio}` templates depends on it).
-    var pixelRatio: Double = 1
     var style: Style?
     var sources: [Source] = []
     /// Index in `sources` of the primary source (`Style.primary(of:)`).
@@ -55,7 +53,6 @@ struct PackLayout: Sendable {
             let style = try? Style(data: data, url: definition.styleURL)
         else { return layout }
         layout.style = style
-        layout.pixelRatio = definition.pixelRatio
         layout.sources = try style.sources.map { try source($0, of: pack, ratio: definition.pixelRatio, database) }
         layout.primary = Style.primary(of: layout.sources.map(\.tiles))
         layout.spriteFiles = style.sprites.flatMap(\.files)
@@ -107,8 +104,10 @@ struct PackLayout: Sendable {
         return sources[ref.index]
     }
 
-    /// The stored key of tile `y.<ext>` in column z/x of `source` (XYZ row in, stored row out).
+    /// The stored key of tile `y.<ext>` in column z/x of `source` (XYZ row in, stored row out),
+    /// with the key pixel ratio the layout worked out when it was loaded.
     func tileKey(_ source: Source, z: Int, x: Int, y: Int) -> TileKey? {
-        source.tiles?.key(z: z, x: x, y: y, pixelRatio: pixelRatio)
+        guard let tiles = source.tiles, let columns = source.columns else { return nil }
+        return tiles.key(z: z, x: x, y: y, keyPixelRatio: columns.pixelRatio)
     }
 }

@@ -62,10 +62,16 @@ public struct TileSource: Equatable, Sendable {
 
     /// The stored key of tile (z, x, y) in XYZ numbering, for a pack of `pixelRatio`.
     public func key(z: Int, x: Int, y: Int, pixelRatio: Double) -> TileKey {
-        TileURLTemplate.key(template: urlTemplate, scheme: scheme, pixelRatio: pixelRatio, z: z, x: x, y: y)
+        key(z: z, x: x, y: y, keyPixelRatio: keyPixelRatio(pixelRatio: pixelRatio))
     }
 
-    /// The key pixel ratio of this source's tiles in a pack of `pixelRatio`.
+    /// The same, with the key pixel ratio already worked out (`keyPixelRatio(pixelRatio:)`): the
+    /// mount keys a tile per lookup, and the `{ratio}` search through the template is not free.
+    public func key(z: Int, x: Int, y: Int, keyPixelRatio: Int) -> TileKey {
+        TileKey(urlTemplate: urlTemplate, pixelRatio: keyPixelRatio, z: z, x: x, y: scheme.row(y, z: z))
+    }
+
+    /// The key pixel ratio of this source's tiles in a pack of `pixelRatio` (`TileURLTemplate`).
     public func keyPixelRatio(pixelRatio: Double) -> Int {
         TileURLTemplate.keyPixelRatio(template: urlTemplate, packPixelRatio: pixelRatio)
     }

@@ -13,15 +13,6 @@ public enum TileURLTemplate {
         url(template: key.urlTemplate, z: key.z, x: key.x, y: key.y, highDensity: key.pixelRatio > 1)
     }
 
-    /// The stored key of tile (z, x, y) in XYZ numbering, for a pack of `pixelRatio`.
-    public static func key(template: String, scheme: TileScheme, pixelRatio: Double, z: Int, x: Int, y: Int)
-        -> TileKey
-    {
-        TileKey(
-            urlTemplate: template, pixelRatio: keyPixelRatio(template: template, packPixelRatio: pixelRatio),
-            z: z, x: x, y: scheme.row(y, z: z))
-    }
-
     /// The key's pixel ratio: 2 only when the template holds `{ratio}` and the pack asks for more
     /// than 1 (MapLibre's rule; a template without the token serves one density).
     public static func keyPixelRatio(template: String, packPixelRatio: Double) -> Int {
