@@ -83,9 +83,10 @@ final class NamesTests: XCTestCase {
         XCTAssertNil(Style.primary(of: [nil, nil]))
     }
 
+    /// (A GeoJSON source's own tiling options are not a tiled source's: not read, not refused.)
     func testDataFilesOfGeoJSONAndImageSources() throws {
         let read = try style("""
-            {"sources":{"g":{"type":"geojson","data":"d.geojson"},"i":{"type":"image","url":"/img/a.JPEG?x=1"},
+            {"sources":{"g":{"type":"geojson","data":"d.geojson","tileSize":0,"maxzoom":99},"i":{"type":"image","url":"/img/a.JPEG?x=1"},
               "w":{"type":"image","url":"https://i.test/b.webp"},"p":{"type":"image","url":"https://i.test/c"}}}
             """)
         XCTAssertEqual(read.sources.map(\.dataFileName), ["data.geojson", "image.jpg", "image.webp", "image.png"])

@@ -15,6 +15,8 @@ public struct StyleSource: Equatable, Sendable {
         case tiled(TileSourceType)
         case geojson
         case image
+
+        var isTiled: Bool { if case .tiled = self { true } else { false } }
     }
 
     public let id: String
@@ -112,12 +114,11 @@ public struct StyleSource: Equatable, Sendable {
         self.kind = kind
         self.object = members
         self.styleURL = styleURL
-        tileSize = try Self.tileSize(object["tileSize"]) {
-            StyleError.invalidField(url: styleURL, field: prefix + "tileSize", reason: "must be a number from 1 to 65535")
-        }
         // Only a tiled source's fields describe tiles (a GeoJSON `maxzoom` is its tiling's own).
-        styleFields = kind == .geojson || kind == .image
-            ? TileSetFields() : try TileSetFields(object, document: styleURL, prefix: prefix)
+        let error = StyleError.invalidField(
+            url: styleURL, field: prefix + "tileSize", reason: "must be a number from 1 to 65535")
+        tileSize = kind.isTiled ? try Self.tileSize(object["tileSize"]) { error } : 512
+        styleFields = kind.isTiled ? try TileSetFields(object, document: styleURL, prefix: prefix) : TileSetFields()
         url = try Self.url(of: kind, object, fields: styleFields, prefix: prefix, styleURL: styleURL)
     }
 
