@@ -22,6 +22,8 @@ struct TileGrid: Sendable {
     let size: Int
 
     init(zoom: Int) {
+        // A programmer's mistake only: every zoom comes from TileSource.coveringZooms, bounded by
+        // the source's zooms, which StyleModel clamps to 0...24 where a TileJSON is read.
         precondition((0...30).contains(zoom), "zoom \(zoom) is outside 0...30")
         self.zoom = zoom
         self.size = 1 << zoom
