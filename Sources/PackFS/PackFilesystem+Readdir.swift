@@ -108,9 +108,12 @@ extension PackFilesystem {
         throws -> [Child]
     {
         guard let columns = try source(region, ref).1.columns else { return [] }
-        return try database.tileColumns(columns, z: z, after: Int(offset - 3), limit: limit).map {
-            (String($0), .column(region, ref, z: z, x: $0), 3 + Int64($0))
+        // Columns outside the zoom's grid (a foreign database may hold any number) are not listed:
+        // no tile path names them, and their offsets would not fit.
+        let inGrid = try database.tileColumns(columns, z: z, after: Int(offset - 3), limit: limit).filter {
+            (0..<1 << z).contains($0)
         }
+        return inGrid.map { (String($0), .column(region, ref, z: z, x: $0), 3 + Int64($0)) }
     }
 
     private func tileChildren(_ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int)
@@ -121,8 +124,9 @@ extension PackFilesystem {
         let lastY = Int(offset - 3)  // the XYZ row of the last entry already listed (-1: none)
         let rows = try database.tileRows(
             columns, z: z, x: x, after: source.row(lastY, z: z), descending: source.tiles?.scheme == .tms, limit: limit)
-        return rows.map { row in
+        return rows.compactMap { row in
             let y = source.row(row.y, z: z)
+            guard (0..<1 << z).contains(y) else { return nil }  // outside the grid, as columns above
             return ("\(y).\(source.fileExtension)", .tile(region, row.id), 3 + Int64(y))
         }
     }

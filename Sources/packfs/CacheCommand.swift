@@ -38,7 +38,9 @@ struct CacheCommand: ParsableCommand {
         defer { try? database.close() }
         switch action {
         case .clear: report(try database.clearAmbient())
-        case .limit: report(try database.setAmbientLimit(ByteCount.parse(bytes!)!))
+        case .limit:
+            guard let limit = bytes.flatMap(ByteCount.parse) else { throw ValidationError("cache limit needs BYTES") }
+            report(try database.setAmbientLimit(limit))
         case .invalidate:
             let rows = try database.invalidateAmbient()
             output.json ? printJSON(.object(["invalidated": .number(Double(rows))])) : print("invalidated \(rows) ambient rows")

@@ -20,6 +20,9 @@ struct MountCommand: ParsableCommand {
     @Option(name: .customShort("o"), help: "FUSE mount options, comma-separated (allow_other, ...).")
     var options: [String] = []
     @Option(help: "FUSE worker threads at most.") var threads = 16
+    @Option(help: ArgumentHelp("Append the daemon's messages to FILE (in the background; with -f they go to stderr).",
+                               valueName: "FILE"))
+    var log: String?
     @OptionGroup var network: NetworkOptions
 
     func validate() throws {
@@ -32,7 +35,7 @@ struct MountCommand: ParsableCommand {
             throw CommandFailure("\(mountpoint): not a directory")
         }
         let mountpoint = URL(fileURLWithPath: mountpoint).standardizedFileURL.path
-        if !foreground { return try Background.start(CommandLine.arguments, mountpoint: mountpoint) }
+        if !foreground { return try Background.start(CommandLine.arguments, mountpoint: mountpoint, log: log) }
         let database = try db.openForSession()
         defer { try? database.close() }
         let parts = MountParts(
@@ -54,26 +57,31 @@ struct MountCommand: ParsableCommand {
 /// the command runs itself again with `-f` in a new session, waits until the mount is up, and
 /// exits 0; if the child fails first, its one-line error becomes ours.
 enum Background {
-    static func start(_ arguments: [String], mountpoint: String) throws {
+    static func start(_ arguments: [String], mountpoint: String, log path: String?) throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         child.arguments = Array(arguments.dropFirst()) + ["-f"]
-        // The child's stderr is an unlinked temporary file once we leave: a pipe with no reader
-        // would fail its later log lines.
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-mount-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
-            throw CommandFailure("\(log.path): cannot create the mount's log")
+        // Without --log the child's stderr is an unlinked temporary file once we leave: a pipe
+        // with no reader would fail its later log lines.
+        let log = path.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("packfs-mount-\(UUID().uuidString).log")
+        if path == nil || !FileManager.default.fileExists(atPath: log.path) {
+            guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+                throw CommandFailure("\(log.path): cannot create the mount's log")
+            }
         }
-        defer { try? FileManager.default.removeItem(at: log) }
+        defer { if path == nil { try? FileManager.default.removeItem(at: log) } }
+        let output = try FileHandle(forWritingTo: log)
+        let start = try output.seekToEnd()
         child.standardInput = FileHandle.nullDevice
         child.standardOutput = FileHandle.nullDevice
-        child.standardError = try FileHandle(forWritingTo: log)
+        child.standardError = output
         try child.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
             if isMounted(mountpoint) { return }
             if !child.isRunning {
-                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                let text = String(decoding: (try? Data(contentsOf: log))?.dropFirst(Int(clamping: start)) ?? Data(), as: UTF8.self)
                 throw CommandFailure(text.replacingOccurrences(of: "packfs: ", with: "").trimmingCharacters(in: .whitespacesAndNewlines))
             }
             usleep(20_000)

@@ -70,12 +70,23 @@ final class TreeEvents: PackEventSink {
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
         // A refresh may have replaced bytes the kernel caches; a download only added rows.
         switch mode {
-        case .refresh: caches.packContentChanged(region)
+        case .refresh: reporting(region) { try caches.packContentChanged(region) }
         case .download: caches.invalidateAll()
         }
     }
 
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
-        caches.membersLeft(region, tiles: tiles, resources: resources)
+        reporting(region) { try caches.membersLeft(region, tiles: tiles, resources: resources) }
+    }
+
+    /// An invalidation that could not be worked out leaves the kernel serving what it cached
+    /// (for up to its entry timeout): said on stderr, since nobody else can see it.
+    private func reporting(_ region: RegionID, _ invalidate: () throws -> Void) {
+        do {
+            try invalidate()
+        } catch {
+            FileHandle.standardError.write(Data(
+                "packfs: pack \(region.rawValue): cached content may stay stale (cannot list what changed: \(error))\n".utf8))
+        }
     }
 }

@@ -259,9 +259,20 @@ final class PackManagementTests: XCTestCase {
         let write = try run("/usr/bin/setpriv", nobody + ["/bin/cp", region, packs + "/b.region"])
         XCTAssertNotEqual(write.status, 0)
         XCTAssertTrue(write.text.contains("Permission denied"), write.text)
-        let remove = try run("/usr/bin/setpriv", nobody + ["/bin/rm", "-f", packs + "/a.region"])
-        XCTAssertNotEqual(remove.status, 0, remove.text)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/a"))
+        // Every change a pack can take, tried by the other user: each refused by the kernel's
+        // mode check (default_permissions), none reaching the daemon.
+        let changes: [[String]] = [
+            ["/bin/rm", "-f", packs + "/a.region"], ["/bin/rm", "-rf", packs + "/a"],
+            ["/bin/mv", packs + "/a", packs + "/moved"], ["/usr/bin/touch", packs + "/a"],
+            ["/bin/mkdir", packs + "/c"], ["/bin/cp", region, packs + "/a.region"],
+        ]
+        for change in changes {
+            let outcome = try run("/usr/bin/setpriv", nobody + change)
+            XCTAssertNotEqual(outcome.status, 0, "\(change): \(outcome.text)")
+            XCTAssertTrue(outcome.text.contains("Permission denied"), "\(change): \(outcome.text)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).sorted(), ["a", "a.region"])
+        try waitForState("a")
         try unmount()
         try mountPackFS()
         let denied = try run("/usr/bin/setpriv", nobody + ["/bin/ls", mount.path])

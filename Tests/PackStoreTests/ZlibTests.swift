@@ -33,6 +33,20 @@ final class ZlibTests: XCTestCase {
         XCTAssertEqual(try Zlib.decompress(packed), text)
     }
 
+    /// A zlib bomb (a stored row from a foreign database file) stops at the limit with an error
+    /// that says so, in both decoders, instead of growing until memory runs out.
+    func testAnOutputPastTheLimitIsRefused() throws {
+        let bomb = try Zlib.compress(Data(count: 8 << 20))
+        XCTAssertLessThan(bomb.count, 16 << 10)
+        for decode in [{ try Zlib.decompress(bomb, limit: 1 << 20) }, { try Zlib.inflate(bomb, windowBits: 15, limit: 1 << 20) }] {
+            XCTAssertThrowsError(try decode()) { error in
+                XCTAssertEqual("\(error)", "inflated data exceeds 1048576 bytes")
+            }
+        }
+        XCTAssertEqual(try Zlib.decompress(bomb, limit: 8 << 20).count, 8 << 20, "exactly the limit is allowed")
+        XCTAssertEqual(try Zlib.inflate(bomb, windowBits: 15, limit: 8 << 20).count, 8 << 20)
+    }
+
     func testInflatesEmptyContent() throws {
         XCTAssertEqual(try Zlib.decompress(try Zlib.compress(Data())), Data())
     }

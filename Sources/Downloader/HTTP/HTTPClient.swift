@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import PackStore
 
 /// Settings of an `HTTPClient`.
 public struct HTTPClientConfiguration: Sendable {
@@ -14,7 +15,7 @@ public struct HTTPClientConfiguration: Sendable {
     /// Seconds below 1 byte/s before a transfer counts as stalled (a retried timeout).
     public var stallTimeout = 30
     /// Largest body accepted, on the wire and inflated.
-    public var maxBodyBytes = 256 << 20
+    public var maxBodyBytes = Zlib.maxInflatedBytes
     /// Threads inflating 2xx bodies beside the loop thread. One keeps up with loopback nginx
     /// (about 40,000 tiles/s); two were slower on 2 cores shared with the server and the writer.
     public var decoders = 1

@@ -54,7 +54,9 @@ final class Inflater {
                 output.count = min(limit, output.count * 2)
             }
             status = output.withUnsafeMutableBytes { out -> Int32 in
-                stream.pointee.next_out = out.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
+                // `output` is never empty (64 bytes at least), so it has a base address.
+                guard let base = out.baseAddress else { return Z_MEM_ERROR }
+                stream.pointee.next_out = base.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_out = uInt(out.count - produced)
                 // Z_FINISH: all input is here, so zlib inflates straight into `output` and never
                 // allocates or fills its sliding window.

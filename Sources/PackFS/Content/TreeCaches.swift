@@ -35,9 +35,13 @@ public final class TreeCaches: Sendable {
     /// A refresh may have replaced the bytes of tiles and resources under their row ids, which
     /// the kernel caches for an hour: drop our caches and tell the kernel to forget every content
     /// inode of the pack (notifications go out asynchronously, never blocking a FUSE thread).
-    public func packContentChanged(_ region: RegionID) {
+    /// Throws when the pack's members cannot be read: the kernel may then serve old bytes until
+    /// its entries time out, which the caller must report. Nodes that do not fit an inode were
+    /// never shown, so nothing of theirs is cached.
+    public func packContentChanged(_ region: RegionID) throws {
         invalidateAll()
-        guard let kernel, let members = try? database.memberIDs(of: region) else { return }
+        guard let kernel else { return }
+        let members = try database.memberIDs(of: region)
         var nodes = members.tiles.map { Node.tile(region, $0) } + members.resources.map { Node.resource(region, $0) }
         nodes += [.pack(region, .style), .pack(region, .directory), .pack(region, .glyphs), .pack(region, .sprites)]
         for node in nodes {
@@ -48,10 +52,12 @@ public final class TreeCaches: Sendable {
     /// A redefinition dropped these tiles and resources from the pack. The kernel keeps tile
     /// names an hour: each is forgotten by name (under the primary directory and under
     /// `sources/<id>/`), so the next lookup finds nothing instead of serving the old tile; a
-    /// resource's inode is forgotten (its content and attributes).
-    public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
+    /// resource's inode is forgotten (its content and attributes). Throws as
+    /// `packContentChanged` does when the pack or its layout cannot be read.
+    public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) throws {
         invalidateAll()
-        guard let kernel, let pack = try? database.pack(id: region), let layout = try? layout(of: pack) else { return }
+        guard let kernel else { return }
+        let layout = try layout(of: try database.pack(id: region))
         for key in tiles {
             for (ref, source) in Self.sources(showing: key, in: layout) {
                 let y = source.row(key.y, z: key.z)
@@ -60,7 +66,8 @@ public final class TreeCaches: Sendable {
             }
         }
         for url in resources {
-            guard let id = try? database.resource(url: url)?.id, let inode = try? InodeCodec.encode(.resource(region, id))
+            // A resource no longer stored has no content left to serve.
+            guard let id = try database.resource(url: url)?.id, let inode = try? InodeCodec.encode(.resource(region, id))
             else { continue }
             kernel.invalidate(inode: inode)
         }

@@ -35,8 +35,11 @@ enum AmbientCache {
         let row = try Row.fetchOne(db, sql: """
             SELECT COALESCE(SUM(tbl = 0), 0) AS resources, COALESCE(SUM(tbl = 1), 0) AS tiles,
               COALESCE(SUM(size), 0) AS bytes FROM (\(unreferenced))
-            """)!
-        return AmbientUsage(resources: row["resources"], tiles: row["tiles"], bytes: row["bytes"])
+            """)
+        guard let row else { return AmbientUsage(resources: 0, tiles: 0, bytes: 0) }  // an aggregate always has a row
+        return try AmbientUsage(
+            resources: row.decode(forColumn: "resources"), tiles: row.decode(forColumn: "tiles"),
+            bytes: row.decode(forColumn: "bytes"))
     }
 
     static func limit(_ db: Database) throws -> Int64 {
@@ -51,7 +54,7 @@ enum AmbientCache {
             let rows = try Row.fetchAll(db, sql: "\(unreferenced) ORDER BY accessed, id LIMIT 256")
             if rows.isEmpty { break }
             for row in rows where bytes > limit {
-                let size: Int64 = row["size"] ?? 0
+                let size: Int64 = try row.decode(forColumn: "size") ?? 0
                 try delete(row, db, into: &report)
                 bytes -= size
             }
@@ -67,9 +70,9 @@ enum AmbientCache {
     }
 
     private static func delete(_ row: Row, _ db: Database, into report: inout EvictionReport) throws {
-        let isTile: Int = row["tbl"]
-        let id: Int64 = row["id"]
-        report.bytes += row["size"] ?? 0
+        let isTile: Int = try row.decode(forColumn: "tbl")
+        let id: Int64 = try row.decode(forColumn: "id")
+        report.bytes += try row.decode(forColumn: "size") ?? 0
         if isTile == 1 {
             try db.cachedStatement(sql: "DELETE FROM tiles WHERE id = ?").execute(arguments: [id])
             report.tiles += 1
@@ -117,7 +120,7 @@ extension OfflineDatabase {
     /// Sets the ambient limit and trims the cache to it at once.
     @discardableResult
     public func setAmbientLimit(_ bytes: Int64) throws -> EvictionReport {
-        precondition(bytes >= 0, "limit checked by the caller")
+        guard bytes >= 0 else { throw StoreError.invalidData("ambient cache limit \(bytes) is negative") }
         let report = try write { batch -> EvictionReport in
             try Settings.set(AmbientCache.limitKey, String(bytes), batch.database)
             return try AmbientCache.trim(batch.database, to: bytes)

@@ -28,23 +28,23 @@ extension OfflineDatabase {
 
     static func counts(of region: RegionID, _ db: Database) throws -> PackCounts {
         var counts = PackCounts()
-        let resources = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
-                FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
-                WHERE rr.region_id = ?
-                """), arguments: [region.rawValue])!
-        let tiles = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(t.data)), 0) AS bytes
-                FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
-                WHERE rt.region_id = ?
-                """), arguments: [region.rawValue])!
-        counts.resources = resources["n"]
-        counts.resourceBytes = resources["bytes"]
-        counts.tiles = tiles["n"]
-        counts.tileBytes = tiles["bytes"]
+        (counts.resources, counts.resourceBytes) = try count(db, """
+            SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
+            FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
+            WHERE rr.region_id = ?
+            """, region)
+        (counts.tiles, counts.tileBytes) = try count(db, """
+            SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(t.data)), 0) AS bytes
+            FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+            WHERE rt.region_id = ?
+            """, region)
         return counts
+    }
+
+    /// Rows and bytes from an aggregate query (which always answers one row).
+    private static func count(_ db: Database, _ sql: String, _ region: RegionID) throws -> (Int, Int64) {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [region.rawValue]) else { return (0, 0) }
+        return try (row.decode(forColumn: "n"), row.decode(forColumn: "bytes"))
     }
 
     public func databaseCounts() throws -> DatabaseCounts {

@@ -38,10 +38,13 @@ extension OfflineDatabase {
             let row = try Row.fetchOne(
                 db, sql: "SELECT * FROM packfs_pack_state WHERE region_id = ?", arguments: [region.rawValue])
         else { return PackStatus(state: .inactive) }
+        // PackFS's own bookkeeping, redone by the next run: a damaged value reads as "unknown"
+        // (inactive, not counted yet) rather than making the pack's files unreadable.
+        func value<T: DatabaseValueConvertible>(_ column: String) -> T? { try? row.decode(forColumn: column) }
         return PackStatus(
-            state: PackState(rawValue: row["state"]) ?? .inactive, error: row["error"],
-            requiredResources: row["required_resources"], requiredTiles: row["required_tiles"],
-            requiredIsPrecise: row["required_is_precise"])
+            state: value("state").flatMap(PackState.init(rawValue:)) ?? .inactive, error: value("error"),
+            requiredResources: max(0, value("required_resources") ?? 0), requiredTiles: max(0, value("required_tiles") ?? 0),
+            requiredIsPrecise: value("required_is_precise") ?? false)
     }
 
     public func setStatus(_ status: PackStatus, of region: RegionID) throws {

@@ -20,13 +20,13 @@ extension OfflineDatabase {
     static func packs(_ db: Database) throws -> [Pack] {
         let rows = try Row.fetchAll(db, sql: "SELECT id, definition, description FROM regions ORDER BY id")
         var taken = Set<String>()
-        return rows.map { row in
-            let id = RegionID(rawValue: row["id"])
-            let description: Data? = row["description"]
+        return try rows.map { row in
+            let id = RegionID(rawValue: try row.decode(forColumn: "id"))
+            let description: Data? = try row.decode(forColumn: "description")
             var name = PackDescription.name(in: description) ?? "region-\(id.rawValue)"
             if taken.contains(name) { name = "region-\(id.rawValue)" }
             taken.insert(name)
-            let text: String = row["definition"]
+            let text: String = try row.decode(forColumn: "definition")
             return Pack(
                 id: id, name: name, definitionText: text,
                 definition: try? RegionDefinition(mapLibreJSON: text), description: description)

@@ -14,7 +14,7 @@ extension OfflineDatabase {
             for key in keys {
                 let arguments: StatementArguments = [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
                 if let row = try Row.fetchOne(statement, arguments: arguments) {
-                    found[key] = Self.headers(from: row)
+                    found[key] = try Self.headers(from: row)
                 }
             }
             return found
@@ -38,7 +38,7 @@ extension OfflineDatabase {
                 """)
             var found: [String: CacheHeaders] = [:]
             for url in urls {
-                if let row = try Row.fetchOne(statement, arguments: [url]) { found[url] = Self.headers(from: row) }
+                if let row = try Row.fetchOne(statement, arguments: [url]) { found[url] = try Self.headers(from: row) }
             }
             return found
         }
@@ -51,7 +51,9 @@ extension OfflineDatabase {
                 SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
                 JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
                 """, arguments: [region.rawValue]).map {
-                TileKey(urlTemplate: $0[0], pixelRatio: $0[1], z: $0[2], x: $0[3], y: $0[4])
+                try TileKey(
+                    urlTemplate: $0.decode(atIndex: 0), pixelRatio: $0.decode(atIndex: 1), z: $0.decode(atIndex: 2),
+                    x: $0.decode(atIndex: 3), y: $0.decode(atIndex: 4))
             }
         }
     }

@@ -44,27 +44,29 @@ extension OfflineDatabase {
         }
     }
 
-    static func headers(from row: Row) -> CacheHeaders {
-        CacheHeaders(
-            expires: row["expires"], modified: row["modified"], etag: row["etag"],
-            mustRevalidate: row["must_revalidate"])
+    // `decode` throws where a subscript would trap: a database file is outside data, and a NULL
+    // or a text in a column PackFS reads as a number must fail the read, not the daemon.
+    static func headers(from row: Row) throws -> CacheHeaders {
+        try CacheHeaders(
+            expires: row.decode(forColumn: "expires"), modified: row.decode(forColumn: "modified"),
+            etag: row.decode(forColumn: "etag"), mustRevalidate: row.decode(forColumn: "must_revalidate"))
     }
 
-    static func resource(from row: Row) -> StoredResource {
-        StoredResource(
-            id: ResourceID(rawValue: row["id"]), url: row["url"],
-            kind: ResourceKind(rawValue: row["kind"]) ?? .unknown,
-            data: StoredData(bytes: row["data"], compressed: row["compressed"]),
-            headers: headers(from: row), accessed: row["accessed"])
+    static func resource(from row: Row) throws -> StoredResource {
+        try StoredResource(
+            id: ResourceID(rawValue: row.decode(forColumn: "id")), url: row.decode(forColumn: "url"),
+            kind: ResourceKind(rawValue: row.decode(forColumn: "kind")) ?? .unknown,
+            data: StoredData(bytes: row.decode(forColumn: "data"), compressed: row.decode(forColumn: "compressed")),
+            headers: headers(from: row), accessed: row.decode(forColumn: "accessed"))
     }
 
-    static func tile(from row: Row) -> StoredTile {
-        let key = TileKey(
-            urlTemplate: row["url_template"], pixelRatio: row["pixel_ratio"], z: row["z"],
-            x: row["x"], y: row["y"])
-        return StoredTile(
-            id: TileID(rawValue: row["id"]), key: key,
-            data: StoredData(bytes: row["data"], compressed: row["compressed"]),
-            headers: headers(from: row), accessed: row["accessed"])
+    static func tile(from row: Row) throws -> StoredTile {
+        let key = try TileKey(
+            urlTemplate: row.decode(forColumn: "url_template"), pixelRatio: row.decode(forColumn: "pixel_ratio"),
+            z: row.decode(forColumn: "z"), x: row.decode(forColumn: "x"), y: row.decode(forColumn: "y"))
+        return try StoredTile(
+            id: TileID(rawValue: row.decode(forColumn: "id")), key: key,
+            data: StoredData(bytes: row.decode(forColumn: "data"), compressed: row.decode(forColumn: "compressed")),
+            headers: headers(from: row), accessed: row.decode(forColumn: "accessed"))
     }
 }

@@ -33,7 +33,10 @@ public struct StoreBatch {
                 """).execute(arguments: values)
             return ResourceID(rawValue: db.lastInsertedRowID)
         }
-        return try resourceID(url: url)!
+        guard let id = try resourceID(url: url) else {
+            throw StoreError.invalidData("resource \(url) was updated but cannot be found")
+        }
+        return id
     }
 
     /// Stores a tile and returns its row id, in one statement (a download stores thousands per
@@ -102,7 +105,8 @@ public struct StoreBatch {
             db.cachedStatement(sql: "SELECT id, COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),
             arguments: [url])
         else { return nil }
-        return Adoption(added: try link(resource: ResourceID(rawValue: row[0]), to: region), storedSize: row[1])
+        let id = try ResourceID(rawValue: row.decode(atIndex: 0))
+        return try Adoption(added: link(resource: id, to: region), storedSize: row.decode(atIndex: 1))
     }
 
     /// Adds an already stored tile to `region`; nil when it is not stored.
@@ -114,7 +118,8 @@ public struct StoreBatch {
                 """),
             arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
         else { return nil }
-        return Adoption(added: try link(tile: TileID(rawValue: row[0]), to: region), storedSize: row[1])
+        let id = try TileID(rawValue: row.decode(atIndex: 0))
+        return try Adoption(added: link(tile: id, to: region), storedSize: row.decode(atIndex: 1))
     }
 
     /// Size of the stored data (0 for "no content"); nil when nothing is stored under `key`.

@@ -103,7 +103,7 @@ extension OfflineDatabase {
             try Row.fetchAll(
                 db.cachedStatement(sql: TreeSQL.rows(descending: descending)),
                 arguments: [set.urlTemplate, set.pixelRatio, z, x, after, set.region.rawValue, limit]
-            ).map { (y: $0[0], id: TileID(rawValue: $0[1])) }
+            ).map { try (y: $0.decode(atIndex: 0), id: TileID(rawValue: $0.decode(atIndex: 1))) }
         }
     }
 
@@ -131,7 +131,7 @@ extension OfflineDatabase {
         try read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: TreeSQL.resourcesOfKind), arguments: [region.rawValue, kind.rawValue]
-            ).map { (id: ResourceID(rawValue: $0[0]), url: $0[1]) }
+            ).map { try (id: ResourceID(rawValue: $0.decode(atIndex: 0)), url: $0.decode(atIndex: 1)) }
         }
     }
 }

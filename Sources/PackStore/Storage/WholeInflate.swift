@@ -9,13 +9,13 @@ import Foundation
 /// caller runs zlib, whose answer (data or error) then stands. Both decode exactly one zlib stream
 /// or gzip member and ignore what follows it.
 enum WholeInflate {
-    static func decompress(_ input: Data) -> Data? {
+    static func decompress(_ input: Data, limit: Int) -> Data? {
         // Tried: a pool of decompressors instead of one per call: no measurable change.
         guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
         defer { libdeflate_free_decompressor(decompressor) }
         let isGzip = input.starts(with: [0x1F, 0x8B])
-        var capacity = max(4096, input.count * 4)
-        while capacity <= 1 << 30 {
+        var capacity = min(limit, max(4096, input.count &* 4))
+        while capacity > 0 {
             guard let buffer = malloc(capacity) else { return nil }
             var count = 0
             let result = input.withUnsafeBytes { raw in
@@ -24,11 +24,14 @@ enum WholeInflate {
                     : libdeflate_zlib_decompress(decompressor, raw.baseAddress, raw.count, buffer, capacity, &count)
             }
             if result == LIBDEFLATE_SUCCESS {
-                return Data(bytesNoCopy: realloc(buffer, max(count, 1))!, count: count, deallocator: .free)
+                // Shrinking never fails in practice; if it did, the larger block still holds the bytes.
+                let kept = realloc(buffer, max(count, 1)) ?? buffer
+                return Data(bytesNoCopy: kept, count: count, deallocator: .free)
             }
             free(buffer)
-            guard result == LIBDEFLATE_INSUFFICIENT_SPACE else { return nil }
-            capacity *= 4
+            // Past the limit zlib decides, and throws `tooLarge`.
+            guard result == LIBDEFLATE_INSUFFICIENT_SPACE, capacity < limit else { return nil }
+            capacity = min(limit, capacity * 4)
         }
         return nil
     }

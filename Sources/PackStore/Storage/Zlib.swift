@@ -3,11 +3,19 @@ import Foundation
 
 /// zlib's one-shot compress and a decompressor that accepts zlib or gzip framing.
 public enum Zlib {
+    /// Inflated bytes one stored value may grow to: the downloader's body limit. A database file
+    /// is outside data, and a zlib bomb in one row must not take the daemon's memory with it.
+    public static let maxInflatedBytes = 256 << 20
+
     public enum Failure: Error, CustomStringConvertible {
         case zlib(code: Int32, operation: String)
+        case tooLarge(limit: Int)
+        case outOfMemory(bytes: Int)
         public var description: String {
             switch self {
             case .zlib(let code, let operation): return "zlib \(operation) failed (code \(code))"
+            case .tooLarge(let limit): return "inflated data exceeds \(limit) bytes"
+            case .outOfMemory(let bytes): return "cannot allocate \(bytes) bytes to inflate into"
             }
         }
     }
@@ -30,45 +38,79 @@ public enum Zlib {
 
     /// Inflates zlib or gzip data (window bits 15 + 32: detect the header). libdeflate decodes
     /// what it can (`WholeInflate`, twice as fast); zlib decides everything else.
-    public static func decompress(_ input: Data) throws -> Data {
-        if let output = WholeInflate.decompress(input) { return output }
-        return try inflate(input, windowBits: 15 + 32)
+    public static func decompress(_ input: Data, limit: Int = maxInflatedBytes) throws -> Data {
+        if let output = WholeInflate.decompress(input, limit: limit) { return output }
+        return try inflate(input, windowBits: 15 + 32, limit: limit)
     }
 
-    /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto.
+    /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto; throws
+    /// `tooLarge` past `limit` output bytes.
     ///
     /// Every cold tile the mount serves is inflated once (its exact size is its inflated size),
     /// so this runs as one Z_FINISH call into a malloc'd buffer that becomes the result: zlib
     /// then needs no sliding window (no 32 KB allocation and copy) and nothing is zero-filled or
-    /// copied. A buffer that proves too small is doubled and the call continues.
-    public static func inflate(_ input: Data, windowBits: Int32) throws -> Data {
+    /// copied. A buffer that proves too small is doubled (up to `limit`) and the call continues.
+    public static func inflate(_ input: Data, windowBits: Int32, limit: Int = maxInflatedBytes) throws -> Data {
         var stream = z_stream()
         guard packfs_inflateInit2(&stream, windowBits) == Z_OK else {
             throw Failure.zlib(code: Z_STREAM_ERROR, operation: "inflateInit")
         }
         defer { inflateEnd(&stream) }
-        var capacity = max(4096, input.count * 4)
-        var buffer = malloc(capacity)!.assumingMemoryBound(to: UInt8.self)
-        let code: Int32 = input.withUnsafeBytes { inp in
+        var buffer = InflateBuffer(capacity: max(1, min(limit, max(4096, input.count &* 4))))
+        let code: Int32 = try input.withUnsafeBytes { inp in
             stream.next_in = UnsafeMutablePointer(mutating: inp.bindMemory(to: Bytef.self).baseAddress)
             stream.avail_in = uInt(input.count)
-            stream.next_out = buffer
-            stream.avail_out = uInt(capacity)
+            try buffer.start(&stream)
             while true {
                 let status = CZlib.inflate(&stream, Z_FINISH)
                 guard status == Z_BUF_ERROR, stream.avail_out == 0 else { return status }
-                let used = capacity
-                capacity *= 2
-                buffer = realloc(buffer, capacity)!.assumingMemoryBound(to: UInt8.self)
-                stream.next_out = buffer + used
-                stream.avail_out = uInt(capacity - used)
+                try buffer.grow(&stream, limit: limit)
             }
         }
         guard code == Z_STREAM_END else {
-            free(buffer)
-            throw Failure.zlib(code: code, operation: "inflate")
+            // zlib reports a stream cut short as Z_BUF_ERROR: say that rather than a code.
+            throw Failure.zlib(code: code, operation: code == Z_BUF_ERROR ? "inflate (truncated)" : "inflate")
         }
-        let count = Int(stream.total_out)
-        return Data(bytesNoCopy: realloc(buffer, max(count, 1))!, count: count, deallocator: .free)
+        return try buffer.take(count: Int(stream.total_out))
+    }
+}
+
+/// The malloc'd output of one inflate: grows by doubling up to a limit, and becomes a `Data`
+/// without a copy. Freed unless taken.
+private struct InflateBuffer: ~Copyable {
+    private var pointer: UnsafeMutableRawPointer?
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        pointer = malloc(capacity)
+    }
+
+    deinit { free(pointer) }
+
+    func start(_ stream: inout z_stream) throws {
+        guard let pointer else { throw Zlib.Failure.outOfMemory(bytes: capacity) }
+        stream.next_out = pointer.assumingMemoryBound(to: Bytef.self)
+        stream.avail_out = uInt(capacity)
+    }
+
+    mutating func grow(_ stream: inout z_stream, limit: Int) throws {
+        guard capacity < limit else { throw Zlib.Failure.tooLarge(limit: limit) }
+        let used = capacity
+        let wanted = min(limit, capacity * 2)
+        guard let grown = realloc(pointer, wanted) else { throw Zlib.Failure.outOfMemory(bytes: wanted) }
+        pointer = grown
+        capacity = wanted
+        stream.next_out = grown.assumingMemoryBound(to: Bytef.self) + used
+        stream.avail_out = uInt(wanted - used)
+    }
+
+    /// The first `count` bytes as `Data` that frees them; the buffer gives them up.
+    mutating func take(count: Int) throws -> Data {
+        guard let pointer else { throw Zlib.Failure.outOfMemory(bytes: capacity) }
+        // Shrinking never fails in practice; if it did, the larger block still holds the bytes.
+        let kept = realloc(pointer, max(count, 1)) ?? pointer
+        self.pointer = nil
+        return Data(bytesNoCopy: kept, count: count, deallocator: .free)
     }
 }
