@@ -28,6 +28,17 @@ final class ResponseHeadersTests: XCTestCase {
         XCTAssertEqual(headers.contentLength, 42)
     }
 
+    /// Numbers a server chooses: the largest max-age saturates, one past it is ignored, and a
+    /// Retry-After date far in the past or future gives a delay, never an overflow.
+    func testExtremeNumbersFromAServer() {
+        XCTAssertEqual(fields(["Cache-Control: max-age=9223372036854775807"]).cacheHeaders(now: now).expires, Int64.max)
+        XCTAssertNil(fields(["Cache-Control: max-age=9223372036854775808"]).cacheHeaders(now: now).expires)
+        XCTAssertEqual(fields(["Cache-Control: max-age=-5"]).cacheHeaders(now: now).expires, now)
+        XCTAssertEqual(fields(["Retry-After: -9223372036854775808"]).retryAfterDelay(now: now), 0)
+        XCTAssertEqual(fields(["Retry-After: Sun, 06 Nov 1994 08:49:37 GMT"]).retryAfterDelay(now: now), 0)
+        XCTAssertEqual(fields(["Retry-After: Fri, 31 Dec 9999 23:59:59 GMT"]).retryAfterDelay(now: Int64.min), 253_402_300_799 + 9.223372036854775808e18)
+    }
+
     func testExpiresAndRevalidation() {
         XCTAssertEqual(fields(["Expires: Sun, 06 Nov 1994 08:49:37 GMT"]).cacheHeaders(now: now).expires, 784_111_777)
         XCTAssertEqual(fields(["Expires: 0"]).cacheHeaders(now: now).expires, now, "invalid means expired")

@@ -85,7 +85,8 @@ extension ResponseHeaderFields {
         let directives = CacheControl(cacheControl ?? "")
         var expiry: Int64?
         if let age = directives.maxAge ?? directives.sharedMaxAge {
-            expiry = now + age
+            // Saturating: a server's max-age of 2^63 - 1 must not overflow into a trap.
+            expiry = now.addingReportingOverflow(age).overflow ? Int64.max : now + age
         } else if let expires {
             // An unparseable Expires ("0", "-1") means "already expired" (RFC 9111 5.3).
             expiry = HTTPDate.parse(expires) ?? now
@@ -102,7 +103,7 @@ extension ResponseHeaderFields {
         guard let value = retryAfter else { return nil }
         if let seconds = Int64(value) { return Double(max(0, seconds)) }
         guard let date = HTTPDate.parse(value) else { return nil }
-        return Double(max(0, date - now))
+        return max(0, Double(date) - Double(now))
     }
 }
 
