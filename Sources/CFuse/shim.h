@@ -1,7 +1,7 @@
 // libfuse 3 low-level API. FUSE_USE_VERSION must be defined before the header; Swift cannot pass
 // -D to a system module, so the shim sets it.
-// 312 (3.12), not 35: below 312 `fuse_session_loop_mt` takes the old config struct, which has no
-// max_threads; from 312 it takes the `fuse_loop_cfg_*` object. Everything PackFS uses from 35 is kept.
+// 312 (3.12): the API as of the oldest libfuse PackFS is built against (Debian's is 3.14). The
+// request loop is PackFS's own (FUSEBridge's WorkerLoop), over fuse_session_receive_buf/process_buf.
 #pragma once
 #define FUSE_USE_VERSION 312
 #include <fuse3/fuse_lowlevel.h>
@@ -18,6 +18,7 @@
 // importer emits with the function (a file-scope static in a module header it does not).
 struct packfs_exit_chain {
     int wake_fd;
+    volatile sig_atomic_t received;
     struct sigaction chained[3];
 };
 
@@ -35,6 +36,7 @@ static void packfs_exit_signal_handler(int sig) {
         void (*handler)(int) = chain->chained[i].sa_handler;
         if (packfs_exit_signals[i] == sig && handler != SIG_DFL && handler != SIG_IGN) handler(sig);
     }
+    if (chain->received == 0) chain->received = sig;
     char byte = (char)sig;
     ssize_t ignored = write(chain->wake_fd, &byte, 1);
     (void)ignored;
@@ -48,6 +50,7 @@ static inline int packfs_chain_exit_signals(int fd) {
     action.sa_handler = packfs_exit_signal_handler;
     sigemptyset(&action.sa_mask);
     chain->wake_fd = fd;
+    chain->received = 0;
     for (int i = 0; i < 3; i++) {
         if (sigaction(packfs_exit_signals[i], &action, &chain->chained[i]) != 0) return -1;
     }
@@ -60,3 +63,20 @@ static inline void packfs_unchain_exit_signals(void) {
     for (int i = 0; i < 3; i++) sigaction(packfs_exit_signals[i], &chain->chained[i], NULL);
     chain->wake_fd = -1;
 }
+
+// Interrupting a worker asleep in read() on /dev/fuse (FUSEBridge's WorkerLoop): a real-time
+// signal whose handler does nothing, installed without SA_RESTART so that read() returns EINTR.
+// SIGRTMIN is a function call in glibc (it reserves the first few), so Swift cannot import it.
+static void packfs_wake_handler(int sig) { (void)sig; }
+
+static inline int packfs_wake_signal(void) { return SIGRTMIN + 5; }
+
+static inline int packfs_install_wake_handler(void) {
+    struct sigaction action = {0};
+    action.sa_handler = packfs_wake_handler;
+    sigemptyset(&action.sa_mask);
+    return sigaction(packfs_wake_signal(), &action, NULL);
+}
+
+// The first exit signal since the chain was made, or 0.
+static inline int packfs_exit_signal_received(void) { return packfs_exit_chain_state()->received; }

@@ -2,14 +2,13 @@ import CFuse
 import Foundation
 
 /// Ending the loop from outside the kernel. `fuse_session_exit` (what `stop()` and libfuse's signal
-/// handlers call) only sets a flag. libfuse 3.14's workers test it before reading the next request,
-/// and the loop's own thread sleeps on a semaphore that a finishing worker posts, or that a
-/// signal interrupts only if it lands on that very thread (in a Swift process it often lands on
-/// another). So a watcher, woken through a pipe by `request()` or by a signal (the shim chains a
-/// handler after libfuse's), sends one request of its own, a statfs of the mountpoint (never
-/// cached by the kernel); the worker that answers it then ends the loop. The watcher sleeps in
-/// read() until then: an idle mount wakes nobody. An external unmount needs none of this: the
-/// device read fails with ENODEV and the loop ends.
+/// handlers call) only sets a flag, which workers test before reading the next request
+/// (`WorkerLoop`), and a worker asleep in read() never sees. So a watcher, woken through a pipe by
+/// `request()` or by a signal (the shim chains a handler after libfuse's, which also records the
+/// signal: what `serve` returns), sends one request of its own, a statfs of the mountpoint (never cached by the
+/// kernel); the worker that answers it then ends the loop. The watcher sleeps in read() until
+/// then: an idle mount wakes nobody. An external unmount needs none of this: the device read
+/// fails with ENODEV and the loop ends.
 final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `requested` and `wake` are guarded by `lock`
     private let lock = NSLock()
     private var session: OpaquePointer?
@@ -47,9 +46,11 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
             self.session = nil
             self.wake = nil
         }
+        // The handler records the signal before it wakes anyone, so it is known by now.
+        let signal = chainSignals ? packfs_exit_signal_received() : 0
         // The watcher reads end-of-file and closes the read end.
         close(writeEnd)
-        return result
+        return result == 0 ? signal : result
     }
 
     /// The watcher's thread name (tests look for it in /proc).
@@ -73,11 +74,12 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
             }
             let count = read(wake, &byte, 1)
             if count == 0 || (count < 0 && errno != EINTR) { return }
+
         }
     }
 
     private static func poke(_ fd: Int32) {
-        var byte: UInt8 = 1
+        var byte: UInt8 = 0
         _ = write(fd, &byte, 1)
     }
 }

@@ -2,7 +2,7 @@ import CFuse
 import Foundation
 import PackFS
 
-/// One mount of a `Filesystem`: `run()` mounts, serves requests on libfuse's multithreaded loop
+/// One mount of a `Filesystem`: `run()` mounts, serves requests on worker threads (`WorkerLoop`)
 /// and unmounts when the loop ends: by `stop()`, SIGINT/SIGTERM/SIGHUP, or an external unmount
 /// (`fusermount3 -u`, `umount`).
 public final class FUSEMount: Sendable {
@@ -98,10 +98,7 @@ public final class FUSEMount: Sendable {
     public func stop() { exit.request() }
 
     private func loop(_ session: OpaquePointer) -> Int32 {
-        guard let config = fuse_loop_cfg_create() else { return -ENOMEM }
-        defer { fuse_loop_cfg_destroy(config) }
-        fuse_loop_cfg_set_max_threads(config, UInt32(max(1, options.maxThreads)))
-        return fuse_session_loop_mt(session, config)
+        WorkerLoop(session: session, maxWorkers: options.maxThreads).run()
     }
 
     private func makeSession(_ userdata: UnsafeMutableRawPointer) -> OpaquePointer? {

@@ -1,0 +1,101 @@
+import CFuse
+import Foundation
+
+/// The multi-threaded request loop: workers that each read a request from the device and answer
+/// it, one more started whenever none is left waiting (up to `maxWorkers`), as libfuse's loop does.
+///
+/// Why not `fuse_session_loop_mt`: it ends by `pthread_cancel`-ing the workers asleep in read(),
+/// and a thread cancelled inside an intercepted call ends with ThreadSanitizer's ignores still
+/// set, which aborts the process; so no mount could be tested under TSan. Here the loop ends when
+/// one worker returns (the session exited: `ExitRequest` made a request to notice it with, or the
+/// device reported ENODEV after an unmount); the others are interrupted with a signal whose
+/// handler does nothing (read() returns EINTR, the worker sees the exit flag and returns), sent
+/// again until each has returned, since one may be between its check and its read().
+final class WorkerLoop: @unchecked Sendable {  // `workers`, `waiting`, `ended` and `failure` are guarded by `condition`
+    private let session: OpaquePointer
+    private let maxWorkers: Int
+    private let condition = NSCondition()
+    private var workers: [pthread_t] = []
+    /// Workers waiting for a request (in read()) right now.
+    private var waiting = 0
+    private var ended = 0
+    /// The first error a read reported other than the end of the session (a negative errno).
+    private var failure: Int32 = 0
+
+    init(session: OpaquePointer, maxWorkers: Int) {
+        self.session = session
+        self.maxWorkers = max(1, maxWorkers)
+    }
+
+    /// Serves until the session ends; 0, or the negative errno of a failed read.
+    func run() -> Int32 {
+        guard packfs_install_wake_handler() == 0 else { return -errno }
+        let started = condition.withLock { startWorker() }
+        guard started else { return -EAGAIN }
+        condition.withLock { while ended == 0 { condition.wait() } }
+        interruptUntilAllEnded()
+        for worker in condition.withLock({ workers }) { pthread_join(worker, nil) }
+        return condition.withLock { failure }
+    }
+
+    private func interruptUntilAllEnded() {
+        condition.withLock {
+            while ended < workers.count {
+                for worker in workers { pthread_kill(worker, packfs_wake_signal()) }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+            }
+        }
+    }
+
+    /// Starts one more worker; called with `condition` held.
+    private func startWorker() -> Bool {
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(&thread, nil, { box in
+            guard let box else { return nil }
+            Unmanaged<WorkerLoop>.fromOpaque(box).takeRetainedValue().work()
+            return nil
+        }, box)
+        guard created == 0 else {
+            Unmanaged<WorkerLoop>.fromOpaque(box).release()
+            return false
+        }
+        workers.append(thread)
+        waiting += 1
+        return true
+    }
+
+    private func work() {
+        var buffer = fuse_buf()
+        defer { free(buffer.mem) }
+        while fuse_session_exited(session) == 0 {
+            let received = fuse_session_receive_buf(session, &buffer)
+            if received == -EINTR { continue }
+            guard received > 0 else {
+                if received < 0 { fail(received) }
+                break
+            }
+            requestArrived()
+            fuse_session_process_buf(session, &buffer)
+            condition.withLock { waiting += 1 }
+        }
+        condition.withLock {
+            waiting -= 1
+            ended += 1
+            condition.broadcast()
+        }
+    }
+
+    /// A worker took a request: if none is left to take the next, start one.
+    private func requestArrived() {
+        condition.withLock {
+            waiting -= 1
+            if waiting == 0, ended == 0, workers.count < maxWorkers { _ = startWorker() }
+        }
+    }
+
+    private func fail(_ code: Int32) {
+        fuse_session_exit(session)
+        condition.withLock { if failure == 0 { failure = code } }
+    }
+}
