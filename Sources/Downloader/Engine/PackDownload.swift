@@ -164,6 +164,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
+        // A status that cannot be written (a full disk) leaves the row `active`: the next mount
+        // resumes the pack, finds what is stored and ends it again. Nothing stored is lost, and
+        // the status still reaches the caller below.
         try? database.setStatus(status, of: region)
         reportProgress(final: status)
         return status
