@@ -45,7 +45,11 @@ class MountedTestCase: XCTestCase {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            // Read d_name in place: glibc allocates a dirent only as long as its name, so copying
+            // the whole 256-byte field (as `entry.pointee.d_name` would) reads past it (ASan).
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
