@@ -91,15 +91,16 @@ public final class TestServer {
     }
 
     /// Tests/servers/faultserver.py with extra `arguments` (rates, --gzip, --fail-path...; see its
-    /// header). The OS picks the port.
-    public static func faultServer(_ arguments: [String] = []) throws -> TestServer {
+    /// header) on `port`, or (0) one the OS picks. A server stopped and started again on the same
+    /// port is an origin that went away for a while.
+    public static func faultServer(_ arguments: [String] = [], port: Int = 0) throws -> TestServer {
         let directory = try TemporaryDirectory(prefix: "packfs-faults")
         let portFile = directory.path("port")
         let script = ProjectPaths.servers.appendingPathComponent("faultserver.py").path
         let process = try launch("/usr/bin/env", ["python3", script, "--root", ProjectPaths.world.path,
                                                    "--port-file", portFile, "--log", directory.path("access.log"),
                                                    "--arrival-log", directory.path("arrivals.log"),
-                                                   "--watch-pid", "\(getpid())"] + arguments,
+                                                   "--watch-pid", "\(getpid())", "--port", "\(port)"] + arguments,
                                  output: directory.path("server.out"))
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, process.isRunning {

@@ -2,14 +2,23 @@
 """A static tile server that misbehaves on purpose, for PackFS's HTTP tests.
 
 Serves a world folder (Fixtures/world) over HTTP/1.1 with keep-alive, replacing "{base}" in .json
-files by its own base URL, and injects real faults at per-kind rates:
+files by its own base URL, and injects real faults at per-kind rates (--rate-KIND, a fraction of
+requests; the rates add up to at most 1):
 
   500 / 502 / 503     an error status (with a body, connection kept alive)
   429                 Too Many Requests with Retry-After: --retry-after seconds
   reset               the connection is closed with an RST (SO_LINGER 0), no answer at all
   truncate            Content-Length promises the whole body, half is sent, then the socket closes
+  length              a wrong Content-Length: a quarter short of the body; the whole body is sent,
+                      then the socket closes (a client reading by the header gets a cut body)
   corrupt             a gzip body with a flipped byte (only when the answer is gzipped)
   slow                --slow-seconds of sleep, then a normal answer
+  drip                the head, then the body --drip-bytes at a time, spread over --drip-seconds
+                      (slow, but never silent for long: it completes)
+  hang                the head and half the body, then nothing; the connection stays open until
+                      the client closes it (or --hang-seconds pass)
+  stall               the request is read and nothing is ever sent; the connection stays open
+                      as for hang
 
 Which fault (if any) a request gets is decided from (seed, path, how many times that path was
 asked before), never from arrival order, so a run with the same seed and request set injects the
@@ -19,13 +28,16 @@ Other switches: --gzip (gzip bodies for clients sending Accept-Encoding: gzip; t
 an FNAME field), --etag-mode stable|request|generation (GET /_control/bump starts a new
 generation), --fail-path PATH=STATUS (always that status), --script PATH=KIND,KIND,... (the first
 requests for PATH get these answers, in order; KIND is a fault name, a status or "ok"),
---redirect PATH=LOCATION (302; "{base}" allowed in LOCATION), --cache-control VALUE.
+--redirect PATH=LOCATION (302; "{base}" allowed in LOCATION, which may name another host, port
+or scheme), --cache-control VALUE.
 
 Access log: one JSON object per request on --log: time, method, uri, status (0 when no answer),
 fault, if_none_match, accept_encoding, connection (a per-connection number), bytes. It is written
-as the answer leaves; --arrival-log PATH also writes {time, method, uri, connection} as each
-request arrives, so a test sees a request the server is still sitting on (a slow answer).
-The port (0 = chosen by the OS) is printed as "PORT n" on stdout and written to --port-file.
+as the answer leaves (for hang and stall: when the server starts holding the connection);
+--arrival-log PATH also writes {time, method, uri, connection} as each request arrives, so a test
+sees a request the server is still sitting on (a slow answer, a stall).
+The port (0 = chosen by the OS; --port to choose it, e.g. to come back on the same one) is
+printed as "PORT n" on stdout and written to --port-file.
 With --watch-pid PID the server exits when that process is gone (no orphans after a crashed test).
 
 Standard library only.
@@ -49,7 +61,10 @@ import threading
 import time
 import urllib.parse
 
-FAULT_KINDS = ["500", "502", "503", "429", "reset", "truncate", "corrupt", "slow"]
+FAULT_KINDS = ["500", "502", "503", "429", "reset", "truncate", "length", "corrupt", "slow", "drip", "hang",
+               "stall"]
+# Faults done to a file's answer (they need the body); the others replace the answer.
+BODY_FAULTS = ("truncate", "length", "corrupt", "drip", "hang")
 CONTENT_TYPES = {
     ".json": "application/json",
     ".pbf": "application/x-protobuf",
@@ -198,10 +213,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer(self, path, kind, send_body):
         world = self.server.world
-        if kind in FAULT_KINDS and kind not in ("corrupt", "slow"):
+        if kind in FAULT_KINDS and kind not in BODY_FAULTS:
             self.entry["fault"] = kind
         if kind == "reset":
             return self.reset()
+        if kind == "stall":
+            self.log_entry()
+            return self.hold()
         if kind == "429":
             return self.send_simple(429, b"slow down\n", "text/plain",
                                     {"Retry-After": str(world.args.retry_after)})
@@ -211,7 +229,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             location = world.redirects[path].replace("{base}", world.base)
             return self.send_simple(302, b"moved\n", "text/plain", {"Location": location})
         if kind == "slow":
-            self.entry["fault"] = "slow"
             time.sleep(world.args.slow_seconds)
         self.send_file(path, kind, send_body)
 
@@ -236,9 +253,41 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.entry["fault"] = "corrupt"
                 body = corrupted(body)
         content_type = CONTENT_TYPES.get(os.path.splitext(path)[1], "application/octet-stream")
-        if kind == "truncate":
-            return self.truncate(body, content_type, headers)
+        if send_body and kind in ("truncate", "length", "drip", "hang"):
+            return self.send_faulty(kind, body, self.head_bytes(200, content_type, len(body), headers))
         self.send_simple(200, body, content_type, headers, send_body)
+
+    def send_faulty(self, kind, body, head):
+        """A 200 whose body goes wrong on the wire in the way `kind` names."""
+        self.entry.update(fault=kind, status=200, bytes=len(body))
+        if kind == "truncate":
+            self.entry["bytes"] = len(body) // 2
+            self.log_entry()
+            self.wfile.write(head + body[: len(body) // 2])
+            return self.close_now()
+        if kind == "length":
+            short = len(body) - max(1, len(body) // 4)
+            head = head.replace(f"Content-Length: {len(body)}\r\n".encode(), f"Content-Length: {short}\r\n".encode())
+            self.log_entry()
+            self.wfile.write(head + body)
+            return self.close_now()
+        if kind == "hang":
+            self.entry["bytes"] = len(body) // 2
+            self.log_entry()
+            self.wfile.write(head + body[: len(body) // 2])
+            return self.hold()
+        self.log_entry()
+        self.drip(head, body)
+
+    def drip(self, head, body):
+        """The body in --drip-bytes pieces spread evenly over --drip-seconds."""
+        args = self.server.world.args
+        pieces = [body[i:i + args.drip_bytes] for i in range(0, len(body), args.drip_bytes)] or [b""]
+        pause = args.drip_seconds / len(pieces)
+        self.wfile.write(head)
+        for piece in pieces:
+            time.sleep(pause)
+            self.wfile.write(piece)
 
     def not_modified(self, etag, mtime):
         candidates = self.headers.get("If-None-Match")
@@ -268,15 +317,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.log_entry()
         self.wfile.write(head + (body if send_body and status != 304 else b""))
 
-    def truncate(self, body, content_type, headers):
-        self.entry["fault"] = "truncate"
-        self.entry["status"] = 200
-        self.entry["bytes"] = len(body) // 2
-        self.log_entry()
-        self.wfile.write(self.head_bytes(200, content_type, len(body), headers) + body[: len(body) // 2])
+    def close_now(self):
+        """A clean close (FIN) once what was written has gone."""
         self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def hold(self):
+        """Keeps the connection open and silent until the client closes it: a server that stopped
+        answering (what a client's stall timeout is for). Bounded by --hang-seconds."""
+        self.close_connection = True
+        self.connection.settimeout(self.server.world.args.hang_seconds)
+        try:
+            while self.connection.recv(4096):
+                pass
         except OSError:
             pass
 
@@ -337,6 +393,9 @@ def main():
         parser.add_argument(f"--rate-{kind}", dest=f"rate_{kind}", type=float, default=0.0)
     parser.add_argument("--retry-after", type=int, default=1)
     parser.add_argument("--slow-seconds", type=float, default=0.2)
+    parser.add_argument("--drip-seconds", type=float, default=1.0, help="how long a dripped body takes")
+    parser.add_argument("--drip-bytes", type=int, default=64, help="bytes per write of a dripped body")
+    parser.add_argument("--hang-seconds", type=float, default=300, help="the longest a hang or stall holds on")
     parser.add_argument("--gzip", action="store_true")
     parser.add_argument("--etag-mode", choices=["stable", "request", "generation"], default="stable")
     parser.add_argument("--fail-path", action="append", default=[])
