@@ -20,9 +20,19 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most.")
     var maxTiles: Int?
 
+    // 5 s: a live connection on a poor mobile link is rarely silent that long (TCP itself resends
+    // a lost segment within about 3 s), and a retried request costs one round trip; 30 s, the
+    // setting before, let stalled transfers hold a pack for half a minute at a time.
+    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp(
+        "Seconds a transfer may receive nothing before it is abandoned and retried.", valueName: "SECONDS"))
+    var stallTimeout = 5.0
+
     func validate() throws {
         guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 512") }
         if let maxTiles, maxTiles < 0 { throw ValidationError("--max-tiles must not be negative") }
+        guard stallTimeout >= 0.1, stallTimeout <= 3600 else {
+            throw ValidationError("--stall-timeout must be 0.1 to 3600 seconds")
+        }
         for rule in rewrite {
             do { _ = try URLRewrite(argument: rule) } catch { throw ValidationError("--rewrite \(rule): \(error)") }
         }
@@ -31,6 +41,7 @@ struct NetworkOptions: ParsableArguments {
     var downloadOptions: DownloadOptions {
         var options = DownloadOptions()
         options.http.concurrency = concurrency
+        options.http.stallTimeout = stallTimeout
         options.maxTiles = maxTiles
         options.urlPolicy = URLPolicy(
             accessToken: accessToken, rewrites: rewrite.compactMap { try? URLRewrite(argument: $0) },

@@ -32,7 +32,10 @@ final class SlowOriginTests: XCTestCase {
     }
 
     func testRmAndUnmountReturnAtOnceWhileADownloadWaitsAndARefreshIsQueued() throws {
-        let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path])
+        // The origin's 30 s answers stand for downloads under way: a stall timeout beyond them
+        // keeps each request a single arrival.
+        let outcome = try Command.run(BuiltProducts.executable("packfs").path,
+                                      ["mount", db, mount.path, "--stall-timeout", "60"])
         XCTAssertEqual(outcome.status, 0, outcome.text)
         let region = mount.directory.path("region.json")
         try """

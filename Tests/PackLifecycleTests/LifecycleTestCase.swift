@@ -28,6 +28,9 @@ class LifecycleTestCase: SessionDatabaseTestCase {
     func makeManager(concurrency: Int = 20) -> PackManager {
         var options = DownloadOptions()
         options.http.concurrency = concurrency
+        // Origins here sit up to 30 s on an answer to stand for a run that is under way; with the
+        // default 5 s stall timeout the request would be abandoned and sent again meanwhile.
+        options.http.stallTimeout = 60
         events = RecordingSink()
         manager = PackManager(database: database, options: options, events: events)
         return manager

@@ -39,6 +39,8 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     var required = PackStatus(state: .active)
     /// Guarded by `lock`: `stop()` reads it from any thread while `run()` sets it.
     private var runClient: HTTPClient<FetchTag>?
+    /// The client's totals once `run()` shut it down (guarded by `lock`).
+    private var endStatistics = HTTPStatistics()
     /// Writes what the run fetches, on its own thread; its callbacks are set by `start()`.
     let writer: BatchWriter
     var documents: [String: HTTPOutcome] = [:]
@@ -79,7 +81,10 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             stop(.failed(Self.message(for: error)))
         }
         // Cancels what is in flight and waits only for the completions, never for an answer.
-        takeClient()?.shutdown()
+        if let client = takeClient() {
+            client.shutdown()
+            lock.withLock { endStatistics = client.statistics }
+        }
         return finish()
     }
 
@@ -112,6 +117,11 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         let client = runClient
         runClient = nil
         return client
+    }
+
+    /// The HTTP totals of this run so far (attempts, retries, stalls...); final once `run()` returned.
+    public var statistics: HTTPStatistics {
+        lock.withLock { runClient?.statistics ?? endStatistics }
     }
 
     /// Throws when the run was stopped: its failure, or "suspended".

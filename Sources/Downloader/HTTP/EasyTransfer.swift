@@ -5,8 +5,6 @@ import Foundation
 struct EasySettings {
     var userAgent: String
     var connectTimeout: Double
-    /// Seconds a transfer may stay below 1 byte/s before it counts as a (retried) timeout.
-    var stallTimeout: Int
     var maxBodyBytes: Int
     var caFile: String?
     var verbose: Bool
@@ -30,6 +28,11 @@ struct AttemptResult {
 /// created with the client and kept for its life, so libcurl's per-handle caches stay warm and no
 /// request pays for handle setup. The callbacks find it through their userdata pointer, unretained:
 /// the loop owns every EasyTransfer for as long as its handle exists.
+///
+/// It also keeps the attempt's last sign of life (`lastActivity`), which the loop reads to find
+/// silent transfers: libcurl's own low-speed check (CURLOPT_LOW_SPEED_TIME) judges a moving
+/// average over about 5 s, so a transfer that received a few KB and then stopped went on for 6 s
+/// at a 1 s setting (curl 7.88 against the fault server's `hang`), and 35 s at 30 s.
 final class EasyTransfer {
     let handle: UnsafeMutableRawPointer
     let slot: Int
@@ -40,6 +43,14 @@ final class EasyTransfer {
     /// The conditional request's header list (nil when the shared list is used); freed per request.
     private var ownHeaders: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Monotonic nanoseconds of the attempt's last sign of life: its start, its request going
+    /// out, a header line or body bytes arriving.
+    private(set) var lastActivity: UInt64 = 0
+    /// Whether the request went out on a connection (libcurl's pre-request callback). Only from
+    /// then on is silence a stall; before, name resolution and the connect timeout govern.
+    private(set) var requestSent = false
+    /// Why the loop gave up on the attempt (`abandon`); it then ends as a timeout.
+    private var abandonment: String?
 
     init(slot: Int, settings: EasySettings) throws {
         guard let handle = curl_easy_init() else { throw HTTPError.setup("curl_easy_init failed") }
@@ -65,6 +76,8 @@ final class EasyTransfer {
             packfs_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, me),
             packfs_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, receiveHeader),
             packfs_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, me),
+            packfs_easy_setopt_prereq(handle, CURLOPT_PREREQFUNCTION, requestGoesOut),
+            packfs_easy_setopt_ptr(handle, CURLOPT_PREREQDATA, me),
             packfs_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer),
             packfs_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
             // Only http and https, for the request and (were it ever on) for redirects.
@@ -73,15 +86,12 @@ final class EasyTransfer {
             // Redirects are followed by the loop, which checks each target host first.
             packfs_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
             packfs_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)),
-            // Wait for an HTTP/2 connection to multiplex on rather than opening another.
-            packfs_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1),
             packfs_easy_setopt_str(handle, CURLOPT_USERAGENT, settings.userAgent),
             // Bodies arrive as sent: Accept-Encoding is our own header and the body decoder keeps
             // the server's deflate stream. CURLOPT_ACCEPT_ENCODING stays unset.
             packfs_easy_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0),
             packfs_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(settings.connectTimeout * 1000)),
-            packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
-            packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, settings.stallTimeout),
+            // No CURLOPT_LOW_SPEED_*: the loop times out silent transfers itself (see above).
             packfs_easy_setopt_long(handle, CURLOPT_VERBOSE, settings.verbose ? 1 : 0),
         ]
         let caCode = settings.caFile.map { packfs_easy_setopt_str(handle, CURLOPT_CAINFO, $0) } ?? CURLE_OK
@@ -97,17 +107,31 @@ final class EasyTransfer {
         headers = ResponseHeaderFields()
         bodyTooLarge = false
         errorBuffer[0] = 0
+        lastActivity = MonotonicClock.now()
+        requestSent = false
+        abandonment = nil
         curl_slist_free_all(ownHeaders)
         ownHeaders = nil
         if let validators, !validators.isEmpty {
             ownHeaders = RequestHeaders.conditional(validators)
         }
+        // Over TLS, wait for an HTTP/2 connection to multiplex on rather than opening another.
+        // Not over plain http, where there is no HTTP/2 here: libcurl would hold every transfer
+        // until the host's first answer, so one first request that stalls held all the others.
+        let pipewait = url.utf8.starts(with: "https:".utf8) ? 1 : 0
         return packfs_easy_setopt_str(handle, CURLOPT_URL, url) == CURLE_OK
             && packfs_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, ownHeaders ?? shared) == CURLE_OK
+            && packfs_easy_setopt_long(handle, CURLOPT_PIPEWAIT, pipewait) == CURLE_OK
+    }
+
+    /// Makes the attempt end as a timeout with `reason` (the loop then removes the handle).
+    func abandon(_ reason: String) {
+        abandonment = reason
     }
 
     /// Moves the attempt's result out; the handle is ready for `prepare` again.
     func takeResult(_ code: CURLcode) -> AttemptResult {
+        let code = abandonment == nil ? code : CURLE_OPERATION_TIMEDOUT
         var status = 0, connects = 0
         var redirect: UnsafeMutablePointer<CChar>?
         _ = packfs_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -116,7 +140,7 @@ final class EasyTransfer {
             _ = packfs_easy_getinfo_ptr(handle, CURLINFO_REDIRECT_URL, &redirect)
         }
         let message = code == CURLE_OK ? ""
-            : errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+            : abandonment ?? (errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
         let result = AttemptResult(
             code: code, message: message, status: status, headers: headers, body: body,
             bodyTooLarge: bodyTooLarge, redirectURL: redirect.map { String(cString: $0) },
@@ -127,6 +151,7 @@ final class EasyTransfer {
 
     /// Appends body bytes; returning less than `count` makes libcurl abort the transfer.
     fileprivate func receive(body bytes: UnsafeRawPointer, count: Int) -> Int {
+        lastActivity = MonotonicClock.now()
         if body.count + count > maxBodyBytes {
             bodyTooLarge = true
             return 0
@@ -139,11 +164,17 @@ final class EasyTransfer {
     }
 
     fileprivate func receive(headerLine bytes: UnsafeRawPointer, count: Int) {
+        lastActivity = MonotonicClock.now()
         headers.consume(line: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
+    }
+
+    fileprivate func sendsRequest() {
+        requestSent = true
+        lastActivity = MonotonicClock.now()
     }
 }
 
-// The two callbacks libcurl calls on the loop thread. They never trap: a missing pointer aborts the
+// The callbacks libcurl calls on the loop thread. They never trap: a missing pointer aborts the
 // transfer (returning 0), which surfaces as an ordinary CURLE_WRITE_ERROR.
 private let receiveBody: packfs_write_cb = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
@@ -156,6 +187,13 @@ private let receiveHeader: packfs_write_cb = { data, size, count, userdata in
     let transfer = Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
     transfer.receive(headerLine: UnsafeRawPointer(data), count: size * count)
     return size * count
+}
+
+/// Called once the connection is up (new or reused, TLS done), just before the request is sent.
+private let requestGoesOut: packfs_prereq_cb = { userdata, _, _, _, _ in
+    guard let userdata else { return CURL_PREREQFUNC_OK }
+    Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue().sendsRequest()
+    return CURL_PREREQFUNC_OK
 }
 
 /// Request header lists. libcurl copies nothing from a list, so each lives as long as a request

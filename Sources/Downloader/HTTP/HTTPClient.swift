@@ -4,16 +4,21 @@ import PackStore
 
 /// Settings of an `HTTPClient`.
 public struct HTTPClientConfiguration: Sendable {
-    /// Transfers in flight at most (`--concurrency`); also the number of easy handles and the
-    /// per-host connection limit.
+    /// Transfers in flight at most (`--concurrency`), not counting quiet ones (`quietAfter`).
     public var concurrency = 20
     public var userAgent = "PackFS/0.1 (offline map packs; libcurl)"
     public var retry = RetryPolicy()
     public var maxRedirects = 10
     /// Seconds to establish a connection.
     public var connectTimeout = 15.0
-    /// Seconds below 1 byte/s before a transfer counts as stalled (a retried timeout).
-    public var stallTimeout = 30
+    /// Seconds a transfer may receive nothing, once its request went out, before it is abandoned
+    /// and retried (`--stall-timeout`).
+    public var stallTimeout = 5.0
+    /// Seconds without receiving anything after which a transfer stops counting against
+    /// `concurrency` (at most half of `stallTimeout`), so the loop starts another: transfers that
+    /// went silent do not keep the rest of the work waiting. At most `concurrency` transfers more
+    /// start that way (`slots`), so a dead server gets at most twice as many connections.
+    public var quietAfter = 1.0
     /// Largest body accepted, on the wire and inflated.
     public var maxBodyBytes = Zlib.maxInflatedBytes
     /// Threads inflating 2xx bodies beside the loop thread. One keeps up with loopback nginx
@@ -27,9 +32,13 @@ public struct HTTPClientConfiguration: Sendable {
 
     public init() {}
 
+    /// Easy handles, and connections per host, at most: `concurrency` plus as many for the
+    /// transfers started while others were quiet.
+    var slots: Int { 2 * concurrency }
+
     var easySettings: EasySettings {
-        EasySettings(userAgent: userAgent, connectTimeout: connectTimeout, stallTimeout: stallTimeout,
-                     maxBodyBytes: maxBodyBytes, caFile: caFile, verbose: verbose)
+        EasySettings(userAgent: userAgent, connectTimeout: connectTimeout, maxBodyBytes: maxBodyBytes,
+                     caFile: caFile, verbose: verbose)
     }
 }
 
@@ -37,7 +46,9 @@ public struct HTTPClientConfiguration: Sendable {
 ///
 /// Concepts. Callers `submit` requests (a URL, optional validators, an opaque tag) from any
 /// thread and receive exactly one `HTTPCompletion` per request. A single loop thread owns the
-/// multi handle and `concurrency` reusable easy handles; requests beyond that wait in a queue.
+/// multi handle and `slots` reusable easy handles; requests beyond `concurrency` in flight wait in
+/// a queue, except that a transfer silent for `quietAfter` stops counting, and one silent for
+/// `stallTimeout` is abandoned and retried.
 /// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS). A 2xx
 /// body is decoded once, on one of `decoders` worker threads (`DecodePool`), into its content
 /// and its stored form (`BodyDecoder`: a gzip body's deflate stream is re-framed as zlib, never
@@ -53,7 +64,8 @@ public struct HTTPClientConfiguration: Sendable {
 ///
 /// Errors. Redirects are followed by the loop, and only to http/https URLs whose host passes
 /// `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
-/// corrupt bodies, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes are final.
+/// corrupt bodies, stalls, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes
+/// are final.
 public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL inspector (libcurl's parser) is guarded by `inspecting`; the rest never changes
     private let multi: MultiHandle
     private let inbox = Inbox<Tag>()
@@ -72,7 +84,10 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
                 allowHost: @escaping @Sendable (String) -> Bool = { _ in true },
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
         guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
-        multi = try MultiHandle(concurrency: configuration.concurrency)
+        guard configuration.stallTimeout > 0, configuration.stallTimeout <= 86_400 else {
+            throw HTTPError.setup("the stall timeout must be above 0 and at most a day")
+        }
+        multi = try MultiHandle(slots: configuration.slots)
         self.completion = completion
         self.allowHost = allowHost
         inspector = try URLInspector()
@@ -146,7 +161,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
 final class MultiHandle: @unchecked Sendable {  // a C handle: other threads only call curl_multi_wakeup, which libcurl makes thread-safe
     let pointer: UnsafeMutableRawPointer
 
-    init(concurrency: Int) throws {
+    init(slots: Int) throws {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard let pointer = curl_multi_init() else {
             curl_global_cleanup()
@@ -154,9 +169,11 @@ final class MultiHandle: @unchecked Sendable {  // a C handle: other threads onl
         }
         self.pointer = pointer
         _ = packfs_multi_setopt_long(pointer, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAX_HOST_CONNECTIONS, concurrency)
-        // Idle connections kept for reuse; twice the slots leaves room for a few hosts.
-        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, 2 * concurrency)
+        // As many connections to a host as transfers: a transfer started beside a quiet one must
+        // not queue inside libcurl for the quiet one's connection.
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAX_HOST_CONNECTIONS, slots)
+        // Idle connections kept for reuse: room for a few hosts.
+        _ = packfs_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, slots)
     }
 
     deinit {

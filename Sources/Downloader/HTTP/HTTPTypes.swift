@@ -96,4 +96,10 @@ public struct HTTPStatistics: Sendable, Equatable {
     /// Connections libcurl opened; with keep-alive this stays near the concurrency.
     public var connections = 0
     public var wireBytes = 0
+    /// Attempts abandoned after receiving nothing for the stall timeout (each one retried).
+    public var stalls = 0
+    /// Attempts started while `concurrency` transfers were in flight, in the place of quiet ones.
+    public var besideQuiet = 0
+
+    public init() {}
 }

@@ -8,11 +8,19 @@ import Foundation
 /// finished transfers; then curl_multi_poll until a socket is ready, libcurl's own timer fires,
 /// the next retry is due or another thread calls curl_multi_wakeup. Retries wait in a timer heap,
 /// not in a slot, so a backing-off request never holds up the others. 2xx bodies go to the
-/// `DecodePool` and free their slot at once.
+/// `DecodePool` and free their slot at once. Silent transfers are looked at when one may have
+/// gone quiet or stalled (`TransferLoop+Silence`).
 final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: made by the client, then used by the loop thread alone
     struct Limits {
         var retry: RetryPolicy
         var maxRedirects: Int
+        /// Transfers in flight at most, quiet ones not counted.
+        var concurrency: Int
+        /// Monotonic nanoseconds of silence after which a transfer is quiet, and stalled.
+        var quietAfter: UInt64
+        var stallAfter: UInt64
+        /// The stall timeout as configured, for messages.
+        var stallSeconds: Double
     }
 
     private let multiHandle: MultiHandle
@@ -26,9 +34,14 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
     let classifier: AttemptClassifier
     let decoders: DecodePool<Tag>
     private let sharedHeaders: UnsafeMutablePointer<curl_slist>?
-    private var transfers: [EasyTransfer]
+    private(set) var transfers: [EasyTransfer]
     private var idle: [Int]
     var active: [Job<Tag>?]
+    /// Which slots hold a quiet transfer (set by the sweep), and how many.
+    var isQuiet: [Bool]
+    var quiet = 0
+    /// Monotonic nanoseconds when a transfer may next turn quiet or stall (`.max`: none in flight).
+    var nextSweep = UInt64.max
     var fresh = JobQueue<Tag>()
     /// Redirect hops and due retries: work already under way goes before fresh requests.
     var resumed = JobQueue<Tag>()
@@ -45,14 +58,20 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         self.statistics = statistics
         self.allowHost = allowHost
         self.completion = completion
-        limits = Limits(retry: configuration.retry, maxRedirects: configuration.maxRedirects)
+        limits = Limits(
+            retry: configuration.retry, maxRedirects: configuration.maxRedirects,
+            concurrency: configuration.concurrency,
+            quietAfter: MonotonicClock.nanoseconds(min(configuration.quietAfter, configuration.stallTimeout / 2)),
+            stallAfter: MonotonicClock.nanoseconds(configuration.stallTimeout),
+            stallSeconds: configuration.stallTimeout)
         urls = try URLInspector()
         classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: configuration.maxBodyBytes)
         sharedHeaders = RequestHeaders.shared()
         let settings = configuration.easySettings
-        transfers = try (0..<configuration.concurrency).map { try EasyTransfer(slot: $0, settings: settings) }
+        transfers = try (0..<configuration.slots).map { try EasyTransfer(slot: $0, settings: settings) }
         idle = Array(transfers.indices.reversed())
         active = Array(repeating: nil, count: transfers.count)
+        isQuiet = Array(repeating: false, count: transfers.count)
         // Last: nothing may throw once the workers run.
         // 16 bodies per slot (or 32 MB): the benchmark download was 3-5% faster than with 1 or 4.
         decoders = DecodePool(
@@ -87,7 +106,7 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
             startTransfers()
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
-            let settled = settleFinished()
+            let settled = settleFinished() + sweepSilentTransfers()
             statistics.publish(totals)
             // Freed slots can take queued work at once, without a trip through poll.
             if settled > 0 { continue }
@@ -104,9 +123,12 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         while let job = retries.popDue(now: now) { resumed.append(job) }
     }
 
+    /// Transfers in flight that count against `concurrency`.
+    private var counted: Int { transfers.count - idle.count - quiet }
+
     private func startTransfers() {
         guard !idle.isEmpty, decoders.hasRoom() else { return }
-        while let slot = idle.last, let job = resumed.popFirst() ?? fresh.popFirst() {
+        while let slot = idle.last, counted < limits.concurrency, let job = resumed.popFirst() ?? fresh.popFirst() {
             if job.isFirstAttempt, let refusal = job.refusal {
                 complete(job, .failed(refusal))
                 continue
@@ -121,6 +143,8 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
             idle.removeLast()
             active[slot] = job
             totals.attempts += 1
+            if counted + quiet > limits.concurrency { totals.besideQuiet += 1 }
+            nextSweep = min(nextSweep, transfer.lastActivity + limits.quietAfter)
         }
     }
 
@@ -149,13 +173,11 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
     }
 
     /// Ends one transfer; a 2xx body is returned for the decoding pool, anything else proceeds.
-    private func settle(slot: Int, code: CURLcode) -> DecodePool<Tag>.Body? {
+    func settle(slot: Int, code: CURLcode) -> DecodePool<Tag>.Body? {
         let transfer = transfers[slot]
         curl_multi_remove_handle(multi, transfer.handle)
         let result = transfer.takeResult(code)
-        idle.append(slot)
-        guard var job = active[slot] else { return nil }
-        active[slot] = nil
+        guard var job = release(slot) else { return nil }
         job.newConnections += result.newConnections
         totals.connections += result.newConnections
         totals.wireBytes += result.body.count
@@ -173,16 +195,33 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         for slot in active.indices {
             guard let job = active[slot], predicate(job) else { continue }
             curl_multi_remove_handle(multi, transfers[slot].handle)
-            active[slot] = nil
-            idle.append(slot)
+            release(slot)
             detached.append(job)
         }
         return detached
     }
 
+    /// Frees a slot whose handle left the multi handle; returns the job it held.
+    @discardableResult
+    private func release(_ slot: Int) -> Job<Tag>? {
+        let job = active[slot]
+        active[slot] = nil
+        idle.append(slot)
+        setQuiet(slot, false)
+        return job
+    }
+
+    func setQuiet(_ slot: Int, _ value: Bool) {
+        guard isQuiet[slot] != value else { return }
+        isQuiet[slot] = value
+        quiet += value ? 1 : -1
+    }
+
+    /// Milliseconds until the next retry is due or a transfer may turn quiet or stall; at most 1 s.
     private func pollTimeout() -> Int32 {
         let idleWait: UInt64 = 1000
-        guard let due = retries.earliestDue else { return Int32(idleWait) }
+        let due = min(retries.earliestDue ?? .max, nextSweep)
+        guard due != .max else { return Int32(idleWait) }
         let now = MonotonicClock.now()
         guard due > now else { return 0 }
         return Int32(min(idleWait, (due - now + 999_999) / 1_000_000))
