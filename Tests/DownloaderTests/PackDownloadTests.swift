@@ -6,52 +6,7 @@ import TestSupport
 import XCTest
 
 /// The downloader end to end: real nginx or the fault server on 127.0.0.1, real SQLite files.
-final class PackDownloadTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var server: TestServer?
-    var path: String { temp.path("packs.db") }
-
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-download") }
-
-    override func tearDown() {
-        server?.stop()
-        temp.remove()
-    }
-
-    func helsinki(_ base: String, maxZoom: Double? = 14) -> RegionDefinition {
-        RegionDefinition(
-            styleURL: base + "/styles/bright.json",
-            area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)), minZoom: 0, maxZoom: maxZoom)
-    }
-
-    func download(_ definition: RegionDefinition, name: String = "helsinki", options: DownloadOptions = DownloadOptions(),
-                  mode: PackDownload.Mode = .download,
-                  membersLeft: (@Sendable ([TileKey], [String]) -> Void)? = nil) throws -> PackStatus {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
-        defer { try? database.close() }
-        let pack = try database.definePack(name: name, definition: definition, metadata: .object(["trip": .string("test")]))
-        let download = PackDownload(database: database, region: pack.id, definition: definition, options: options, mode: mode)
-        download.onMembersLeft = membersLeft
-        return download.run()
-    }
-
-    /// Every stored resource and tile, decoded, must equal what the server serves for its URL.
-    func assertStoredContentMatchesOrigin(_ server: TestServer, file: StaticString = #filePath, line: UInt = #line) throws {
-        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
-        let pack = try database.pack(named: "helsinki")
-        for url in try database.resourceURLs(of: pack.id) {
-            let stored = try XCTUnwrap(database.resource(url: url)?.data.decoded(), url, file: file, line: line)
-            let expected = try server.expectedContent(String(url.dropFirst(server.baseURL.count)))
-            XCTAssertEqual(stored, expected, url, file: file, line: line)
-        }
-        for key in try database.tileKeys(of: pack.id) {
-            let url = TileURLTemplate.url(for: key)
-            let stored = try database.tile(key)?.data.decoded()
-            let expected = try? server.expectedContent(String(url.dropFirst(server.baseURL.count)))
-            XCTAssertEqual(stored, expected, url, file: file, line: line)
-        }
-    }
-
+final class PackDownloadTests: PackDownloadTestCase {
     func testFixtureRegionStoresExactlyWhatTheContractPrescribes() throws {
         let nginx = try TestServer.nginx()
         server = nginx
