@@ -15,7 +15,7 @@ final class HTTPClientFaultTests: XCTestCase {
     }
 
     private func start(_ arguments: [String], configuration: HTTPClientConfiguration = testConfiguration(),
-                       allowHost: @escaping @Sendable (String) -> Bool = { $0 == "127.0.0.1" }) throws
+                       allowHost: @escaping @Sendable (String, Int) -> Bool = { host, _ in host == "127.0.0.1" }) throws
         -> (TestServer, ClientUnderTest) {
         let server = try TestServer.faultServer(arguments)
         let http = try ClientUnderTest(configuration, allowHost: allowHost)
@@ -114,7 +114,7 @@ final class HTTPClientFaultTests: XCTestCase {
         let results = http.fetch(["/inside", "/outside", "/file"].map(server.url))
         XCTAssertEqual(results[0].outcome.response?.content, try server.expectedContent(target))
         XCTAssertEqual(results[0].finalURL, server.url(target))
-        XCTAssertEqual(results[1].failure, .redirectRefused(host: "localhost", from: server.url("/outside"),
+        XCTAssertEqual(results[1].failure, .redirectRefused(host: "localhost:1", from: server.url("/outside"),
                                                              to: "http://localhost:1\(target)"))
         XCTAssertTrue(results[1].failure?.description.contains("localhost") ?? false)
         XCTAssertNotNil(results[2].failure)
@@ -129,7 +129,7 @@ final class HTTPClientFaultTests: XCTestCase {
         let results = http.fetch(urls)
         XCTAssertEqual(results[0].failure, .unsupportedScheme(url: urls[0]))
         XCTAssertEqual(results[1].failure, .unsupportedScheme(url: urls[1]))
-        XCTAssertEqual(results[2].failure, .hostNotAllowed(host: "localhost", url: urls[2]))
+        XCTAssertEqual(results[2].failure, .hostNotAllowed(host: "localhost:\(server.port)", url: urls[2]))
         XCTAssertNotNil(results[3].failure)
         XCTAssertTrue(results.allSatisfy { $0.attempts == 0 })
         XCTAssertEqual(try server.accessLog().count, 0)

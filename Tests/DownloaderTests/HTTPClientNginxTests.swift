@@ -11,7 +11,7 @@ final class HTTPClientNginxTests: XCTestCase {
 
     override func setUpWithError() throws {
         server = try TestServer.nginx()
-        http = try ClientUnderTest(testConfiguration(), allowHost: { $0 == "127.0.0.1" })
+        http = try ClientUnderTest(testConfiguration(), allowHost: { host, _ in host == "127.0.0.1" })
     }
 
     override func tearDown() {
@@ -112,7 +112,7 @@ final class HTTPClientNginxTests: XCTestCase {
         var configuration = testConfiguration()
         configuration.caFile = server.certificatePath
         http.client.shutdown()
-        http = try ClientUnderTest(configuration, allowHost: { $0 == "127.0.0.1" })
+        http = try ClientUnderTest(configuration, allowHost: { host, _ in host == "127.0.0.1" })
         let paths = Array(fixturePaths("fonts/Noto Sans Bold", suffix: ".pbf").prefix(60))
         let results = http.fetch(paths.map(server.url))
         for (path, completion) in zip(paths, results) {

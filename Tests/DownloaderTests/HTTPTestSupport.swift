@@ -43,7 +43,7 @@ struct ClientUnderTest {
     let collector: CompletionCollector
 
     init(_ configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
-         allowHost: @escaping @Sendable (String) -> Bool = { _ in true }) throws {
+         allowHost: @escaping @Sendable (String, Int) -> Bool = { _, _ in true }) throws {
         let collector = CompletionCollector()
         self.collector = collector
         client = try HTTPClient<Int>(configuration: configuration, allowHost: allowHost) { collector.add($0) }

@@ -122,5 +122,22 @@ final class URLPolicyTests: XCTestCase {
         }
         XCTAssertNoThrow(try URLPolicy(allowedHosts: ["::1"]).checkContact("http://[::1]:80/x"))
         XCTAssertThrowsError(try URLPolicy().checkContact("file:///etc/passwd"))
+        // An entry with a port names that port, also when the URL leaves it to the scheme.
+        XCTAssertNoThrow(try URLPolicy(allowedHosts: ["example.org:443"]).checkContact("https://example.org/x"))
+        XCTAssertThrowsError(try URLPolicy(allowedHosts: ["example.org:443"]).checkContact("http://example.org/x"))
+    }
+
+    /// The HTTP client's check of every host it contacts, redirect targets included, with the
+    /// host and port as libcurl parsed them. An entry with a port allows only that port: it used
+    /// to allow the host on any port, so a redirect could reach another server on an allowed host.
+    func testAllowsHostAndPortAsTheClientAsks() {
+        let policy = URLPolicy(allowedHosts: ["127.0.0.1:8181", "Tiles.Example.com", "[::1]:8080"])
+        XCTAssertTrue(policy.allows(host: "127.0.0.1", port: 8181))
+        XCTAssertFalse(policy.allows(host: "127.0.0.1", port: 8182))
+        XCTAssertTrue(policy.allows(host: "tiles.example.COM", port: 1234))
+        XCTAssertTrue(policy.allows(host: "[::1]", port: 8080))
+        XCTAssertFalse(policy.allows(host: "[::1]", port: 80))
+        XCTAssertFalse(policy.allows(host: "localhost", port: 8181))
+        XCTAssertTrue(URLPolicy().allows(host: "anything", port: 1))
     }
 }

@@ -51,7 +51,7 @@ final class DocumentFetcher: @unchecked Sendable {  // `outcome` is handed from 
         self.options = options
         let policy = options.urlPolicy
         client = try HTTPClient<Int>(
-            configuration: options.http, allowHost: { policy.allows(host: $0) },
+            configuration: options.http, allowHost: { policy.allows(host: $0, port: $1) },
             completion: { [unowned self] completion in
                 self.outcome = completion.outcome
                 self.done.signal()

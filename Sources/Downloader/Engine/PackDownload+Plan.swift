@@ -105,16 +105,3 @@ struct DownloadFailure: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }
-
-extension URLPolicy {
-    /// The HTTP client's host check (redirect targets included): a host is allowed when the list
-    /// is empty, or names it (alone or with a port).
-    func allows(host: String) -> Bool {
-        guard !allowedHosts.isEmpty else { return true }
-        let host = host.lowercased()
-        return allowedHosts.contains { entry in
-            let entry = entry.lowercased()
-            return entry == host || entry.hasPrefix(host + ":")
-        }
-    }
-}

@@ -144,7 +144,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         try database.setStatus(currentStatus(), of: region)
         let policy = options.urlPolicy
         let client = try HTTPClient<FetchTag>(
-            configuration: options.http, allowHost: { host in policy.allows(host: host) },
+            configuration: options.http, allowHost: { host, port in policy.allows(host: host, port: port) },
             completion: { [unowned self] completion in self.handle(completion) })
         lock.lock()
         runClient = client

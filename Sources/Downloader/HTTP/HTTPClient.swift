@@ -62,8 +62,8 @@ public struct HTTPClientConfiguration: Sendable {
 /// after every completion has returned; the one exception: a request submitted after `shutdown`
 /// completes at once, with `.cancelled`, on the submitting thread.
 ///
-/// Errors. Redirects are followed by the loop, and only to http/https URLs whose host passes
-/// `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
+/// Errors. Redirects are followed by the loop, and only to http/https URLs whose host and port
+/// pass `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
 /// corrupt bodies, stalls, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes
 /// are final.
 public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL inspector (libcurl's parser) is guarded by `inspecting`; the rest never changes
@@ -78,10 +78,10 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     /// the loop thread, which paces every transfer. Redirects are judged by the loop.
     private let inspector: URLInspector
     private let inspecting = NSLock()
-    private let allowHost: @Sendable (String) -> Bool
+    private let allowHost: @Sendable (_ host: String, _ port: Int) -> Bool
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
-                allowHost: @escaping @Sendable (String) -> Bool = { _ in true },
+                allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool = { _, _ in true },
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
         guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
         guard configuration.stallTimeout > 0, configuration.stallTimeout <= 86_400 else {

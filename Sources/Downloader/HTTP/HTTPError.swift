@@ -4,10 +4,12 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedScheme(url: String)
     /// The URL could not be parsed (by libcurl's own parser, the one that would send it).
     case malformedURL(url: String)
-    /// The request's own host is not on the allow list; nothing was sent.
+    /// The request's own host (`host:port`) is not on the allow list; nothing was sent.
     case hostNotAllowed(host: String, url: String)
-    /// A redirect pointed at a host (or scheme) that is not allowed; it was not followed.
+    /// A redirect pointed at a host (`host:port`) that is not allowed; it was not followed.
     case redirectRefused(host: String, from: String, to: String)
+    /// A redirect pointed at a URL that is not http or https; it was not followed.
+    case redirectSchemeRefused(from: String, to: String)
     case tooManyRedirects(url: String)
     /// An HTTP status the caller cannot use: a 4xx, a 5xx/429 after the last retry, or a 3xx
     /// without a target.
@@ -29,6 +31,8 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .hostNotAllowed(let host, let url): return "refused \(url): host \(host) is not allowed"
         case .redirectRefused(let host, let from, let to):
             return "refused redirect from \(from) to \(to): host \(host) is not allowed"
+        case .redirectSchemeRefused(let from, let to):
+            return "refused redirect from \(from) to \(to): only http and https URLs are fetched"
         case .tooManyRedirects(let url): return "too many redirects for \(url)"
         case .status(let status, let url): return "HTTP \(status) for \(url)"
         case .network(let code, let message, let url): return "\(url): \(message) (curl error \(code))"

@@ -120,8 +120,8 @@ final class StatisticsBox: Sendable {
     }
 }
 
-/// Scheme and host as libcurl itself parses them: the allow list must judge the host libcurl would
-/// connect to, so no second URL parser (with its own corner cases) gets a say.
+/// Scheme, host and port as libcurl itself parses them: the allow list must judge the host libcurl
+/// would connect to, so no second URL parser (with its own corner cases) gets a say.
 final class URLInspector {
     private let handle: OpaquePointer
 
@@ -134,21 +134,26 @@ final class URLInspector {
 
     /// Nil when `url` may be fetched; else why not, phrased for a first request or for a redirect
     /// from `origin`.
-    func refusal(of url: String, redirectedFrom origin: String?, allowHost: (String) -> Bool) -> HTTPError? {
+    func refusal(of url: String, redirectedFrom origin: String?, allowHost: (String, Int) -> Bool) -> HTTPError? {
         guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
               let scheme = part(CURLUPART_SCHEME)
         else { return .malformedURL(url: url) }
-        let host = part(CURLUPART_HOST) ?? ""
-        let allowed = (scheme == "http" || scheme == "https") && !host.isEmpty && allowHost(host)
-        guard !allowed else { return nil }
-        if let origin { return .redirectRefused(host: host.isEmpty ? scheme : host, from: origin, to: url) }
-        if scheme != "http" && scheme != "https" { return .unsupportedScheme(url: url) }
-        return host.isEmpty ? .malformedURL(url: url) : .hostNotAllowed(host: host, url: url)
+        guard scheme == "http" || scheme == "https" else {
+            if let origin { return .redirectSchemeRefused(from: origin, to: url) }
+            return .unsupportedScheme(url: url)
+        }
+        // The port libcurl would connect to, the scheme's default when none is written.
+        guard let host = part(CURLUPART_HOST), !host.isEmpty,
+              let port = part(CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap({ Int($0) })
+        else { return .malformedURL(url: url) }
+        guard !allowHost(host, port) else { return nil }
+        if let origin { return .redirectRefused(host: "\(host):\(port)", from: origin, to: url) }
+        return .hostNotAllowed(host: "\(host):\(port)", url: url)
     }
 
-    private func part(_ which: CURLUPart) -> String? {
+    private func part(_ which: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+        guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }
         defer { curl_free(value) }
         return String(cString: value).lowercased()
     }

@@ -28,7 +28,7 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
     let inbox: Inbox<Tag>
     let statistics: StatisticsBox
     let completion: @Sendable (HTTPCompletion<Tag>) -> Void
-    let allowHost: @Sendable (String) -> Bool
+    let allowHost: @Sendable (_ host: String, _ port: Int) -> Bool
     let limits: Limits
     let urls: URLInspector
     let classifier: AttemptClassifier
@@ -50,7 +50,7 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
     var random = SystemRandomNumberGenerator()
 
     init(multi: MultiHandle, configuration: HTTPClientConfiguration, inbox: Inbox<Tag>,
-         statistics: StatisticsBox, allowHost: @escaping @Sendable (String) -> Bool,
+         statistics: StatisticsBox, allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool,
          completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
         multiHandle = multi
         self.multi = multi.pointer

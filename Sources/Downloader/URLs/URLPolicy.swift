@@ -35,20 +35,34 @@ public struct URLPolicy: Sendable, Equatable {
         return target
     }
 
-    /// Throws unless `url` is http(s) and its host is allowed. Call it for each redirect too.
+    /// Throws unless `url` is http(s) and its host is allowed. (The HTTP client checks each
+    /// redirect target with `allows(host:port:)` before following it.)
     public func checkContact(_ url: String) throws {
         let scheme = URLString.scheme(of: url)
         guard scheme == "http" || scheme == "https", let host = URLString.host(of: url) else {
             throw DownloadError.unsupportedScheme(url: url, field: "request")
         }
-        guard !allowedHosts.isEmpty else { return }
-        let authority = URLString.authority(of: url).map { $0.lowercased() } ?? host
-        let hostPort = authority.split(separator: "@").last.map(String.init) ?? authority
-        let allowed = allowedHosts.contains { entry in
-            let entry = entry.lowercased()
-            return entry == host || entry == hostPort
-        }
-        if !allowed { throw DownloadError.hostNotAllowed(host: host, url: url) }
+        let port = Self.explicitPort(of: url) ?? (scheme == "https" ? 443 : 80)
+        if !allows(host: host, port: port) { throw DownloadError.hostNotAllowed(host: host, url: url) }
+    }
+
+    /// Whether `host` on `port` may be contacted: the list is empty, or names the host alone (any
+    /// port) or with this port. IPv6 hosts may come with or without brackets.
+    public func allows(host: String, port: Int) -> Bool {
+        guard !allowedHosts.isEmpty else { return true }
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let forms = [host, "\(host):\(port)", "[\(host)]:\(port)"]
+        return allowedHosts.contains { forms.contains($0.lowercased()) }
+    }
+
+    /// The port written in `url`'s authority, if any.
+    private static func explicitPort(of url: String) -> Int? {
+        guard var authority = URLString.authority(of: url) else { return nil }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let close = authority.lastIndex(of: "]") { authority = authority[authority.index(after: close)...] }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return Int(authority[authority.index(after: colon)...])
     }
 
     private func rewrite(_ url: String) -> String? {
