@@ -136,7 +136,11 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertTrue(RetryPolicy.isTransient(CURLE_PARTIAL_FILE))
         XCTAssertTrue(RetryPolicy.isTransient(CURLE_RECV_ERROR))
         XCTAssertTrue(RetryPolicy.isTransient(CURLE_GOT_NOTHING))
-        XCTAssertFalse(RetryPolicy.isTransient(CURLE_UNSUPPORTED_PROTOCOL))
+        // An answer that is not HTTP: another resource's leftover bytes on a reused connection.
+        XCTAssertTrue(RetryPolicy.isTransient(CURLE_UNSUPPORTED_PROTOCOL))
+        XCTAssertTrue(RetryPolicy.isTransient(CURLE_WEIRD_SERVER_REPLY))
+        XCTAssertFalse(RetryPolicy.isTransient(CURLE_PEER_FAILED_VERIFICATION))
+        XCTAssertFalse(RetryPolicy.isTransient(CURLE_URL_MALFORMAT))
     }
 }
 
@@ -173,7 +177,7 @@ final class AttemptClassifierTests: XCTestCase {
               case .retry(.network(56, _, _), nil) = step(code: CURLE_RECV_ERROR),
               case .retry(.badBody, nil) = step(headers: ["Content-Encoding: gzip"], body: Data([0x1F, 0x8B, 8, 0]))
         else { return XCTFail("a transient failure was not retried") }
-        guard case .finish(.failed(.network(1, _, _))) = step(code: CURLE_UNSUPPORTED_PROTOCOL),
+        guard case .finish(.failed(.network(60, _, _))) = step(code: CURLE_PEER_FAILED_VERIFICATION),
               case .finish(.failed(.badBody)) = step(headers: ["Content-Encoding: br"], body: Data([1]))
         else { return XCTFail("a permanent failure was retried") }
     }
