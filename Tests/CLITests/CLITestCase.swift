@@ -23,8 +23,13 @@ class CLITestCase: XCTestCase {
     }
 
     func packfs(_ arguments: [String]) throws -> Outcome {
+        try run(BuiltProducts.executable("packfs"), arguments)
+    }
+
+    /// Runs `executable` to its end; stdout and stderr apart.
+    func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
         let process = Process()
-        process.executableURL = BuiltProducts.executable("packfs")
+        process.executableURL = executable
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
