@@ -60,10 +60,11 @@ final class FaultMatrixTests: PackDownloadTestCase {
             XCTAssertEqual(status.state, .error, kind)
             let message = status.error ?? ""
             XCTAssertTrue(message.contains(cause) && message.contains(faults.url(path)), "\(kind): \(message)")
-            // Three attempts; a reset can add requests: libcurl itself resends a request once
-            // when the reused connection it went out on dies before any answer.
+            // Three attempts; a reset can add requests: libcurl itself resends a request (up to 5
+            // times, CONN_MAX_RETRIES) when the reused connection it went out on died before
+            // any answer, so each attempt is 1 to 6 requests.
             let requests = try faults.accessLog().filter { $0.uri == path }.count
-            XCTAssertTrue(kind == "reset" ? (3...12).contains(requests) : requests == 3, "\(kind): \(requests) requests")
+            XCTAssertTrue(kind == "reset" ? (3...18).contains(requests) : requests == 3, "\(kind): \(requests) requests")
             try assertStoredContentMatchesOrigin(faults)
         }
     }
