@@ -40,31 +40,26 @@ The port (0 = chosen by the OS; --port to choose it, e.g. to come back on the sa
 printed as "PORT n" on stdout and written to --port-file.
 With --watch-pid PID the server exits when that process is gone (no orphans after a crashed test).
 
-Standard library only.
+Standard library only; the faults on the wire are in faultkinds.py beside it.
 """
 
 import argparse
 import email.utils
-import gzip
 import hashlib
 import http.server
-import io
 import itertools
 import json
 import os
 import random
 import socket
 import socketserver
-import struct
 import sys
 import threading
 import time
 import urllib.parse
 
-FAULT_KINDS = ["500", "502", "503", "429", "reset", "truncate", "length", "corrupt", "slow", "drip", "hang",
-               "stall"]
-# Faults done to a file's answer (they need the body); the others replace the answer.
-BODY_FAULTS = ("truncate", "length", "corrupt", "drip", "hang")
+from faultkinds import BODY_FAULTS, FAULT_KINDS, FaultyAnswers, corrupted, gzip_member
+
 CONTENT_TYPES = {
     ".json": "application/json",
     ".pbf": "application/x-protobuf",
@@ -160,7 +155,7 @@ def parse_pair(text):
     return key, value
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(FaultyAnswers, http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "faultserver/1"
 
@@ -257,38 +252,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_faulty(kind, body, self.head_bytes(200, content_type, len(body), headers))
         self.send_simple(200, body, content_type, headers, send_body)
 
-    def send_faulty(self, kind, body, head):
-        """A 200 whose body goes wrong on the wire in the way `kind` names."""
-        self.entry.update(fault=kind, status=200, bytes=len(body))
-        if kind == "truncate":
-            self.entry["bytes"] = len(body) // 2
-            self.log_entry()
-            self.wfile.write(head + body[: len(body) // 2])
-            return self.close_now()
-        if kind == "length":
-            short = len(body) - max(1, len(body) // 4)
-            head = head.replace(f"Content-Length: {len(body)}\r\n".encode(), f"Content-Length: {short}\r\n".encode())
-            self.log_entry()
-            self.wfile.write(head + body)
-            return self.close_now()
-        if kind == "hang":
-            self.entry["bytes"] = len(body) // 2
-            self.log_entry()
-            self.wfile.write(head + body[: len(body) // 2])
-            return self.hold()
-        self.log_entry()
-        self.drip(head, body)
-
-    def drip(self, head, body):
-        """The body in --drip-bytes pieces spread evenly over --drip-seconds."""
-        args = self.server.world.args
-        pieces = [body[i:i + args.drip_bytes] for i in range(0, len(body), args.drip_bytes)] or [b""]
-        pause = args.drip_seconds / len(pieces)
-        self.wfile.write(head)
-        for piece in pieces:
-            time.sleep(pause)
-            self.wfile.write(piece)
-
     def not_modified(self, etag, mtime):
         candidates = self.headers.get("If-None-Match")
         if candidates is not None:
@@ -316,47 +279,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.entry["bytes"] = len(body) if send_body else 0
         self.log_entry()
         self.wfile.write(head + (body if send_body and status != 304 else b""))
-
-    def close_now(self):
-        """A clean close (FIN) once what was written has gone."""
-        self.close_connection = True
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-    def hold(self):
-        """Keeps the connection open and silent until the client closes it: a server that stopped
-        answering (what a client's stall timeout is for). Bounded by --hang-seconds."""
-        self.close_connection = True
-        self.connection.settimeout(self.server.world.args.hang_seconds)
-        try:
-            while self.connection.recv(4096):
-                pass
-        except OSError:
-            pass
-
-    def reset(self):
-        # SO_LINGER with a zero timeout turns close() into an RST: a real reset, not a clean FIN.
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.close_connection = True
-        self.log_entry()
-        self.connection.close()
-
-
-def gzip_member(content, name):
-    buffer = io.BytesIO()
-    with gzip.GzipFile(filename=name, mode="wb", fileobj=buffer, mtime=1700000000) as f:
-        f.write(content)
-    return buffer.getvalue()
-
-
-def corrupted(body):
-    damaged = bytearray(body)
-    middle = 10 + (len(body) - 18) // 2  # inside the deflate data, past any short header
-    damaged[middle] ^= 0x55
-    damaged[-8] ^= 0xFF  # and the CRC-32, so even a lucky flip cannot pass
-    return bytes(damaged)
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
