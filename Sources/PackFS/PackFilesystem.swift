@@ -28,6 +28,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let rejections = Rejections()
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
+    let dropSettler = DropSettler()
     /// How long a region file written without an open (no release will come) may rest with
     /// undecided text before it is judged as it stands.
     let settleDelay: TimeInterval

@@ -56,6 +56,11 @@ public final class OfflineDatabase: Sendable {
             case .absent, .empty: try Migrations.create(db)
             case .offline(let version): try Migrations.migrate(db, from: version)
             }
+            // The lock is ours: drops still pending belong to a mount that died (HandDrops.swift).
+            try db.inTransaction {
+                try restoreUnsettledDrops(db)
+                return .commit
+            }
         }
         guard mode == .session else { return setup }
         try setup.close()
@@ -82,11 +87,13 @@ public final class OfflineDatabase: Sendable {
         }
     }
 
-    /// Closes every connection; a session puts the file back in DELETE journal mode first, so the
-    /// file is a single self-contained file again.
+    /// Closes every connection; a session settles its hand drops and puts the file back in DELETE
+    /// journal mode first, so the file is a single self-contained file again.
     public func close() throws {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
         defer { lock?.release() }
+        // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
+        let settled = Result { if mode == .session { try settleDrops() } }
         readers.close()
         try writer.close()
         if mode == .session {
@@ -96,6 +103,7 @@ public final class OfflineDatabase: Sendable {
             }
             try queue.close()
         }
+        try settled.get()
     }
 
     deinit { try? close() }

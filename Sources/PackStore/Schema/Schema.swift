@@ -89,5 +89,17 @@ enum Schema {
           value TEXT NOT NULL
         )
         """,
+        // Files `rm` took out of a pack on a mount, by key, until they settle (HandDrops.swift).
+        // A tile has `z`, `x`, `y`; a resource has NULL there and its URL in `url`.
+        """
+        CREATE TABLE IF NOT EXISTS packfs_pending_drops (
+          region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
+          url TEXT NOT NULL,
+          pixel_ratio INTEGER,
+          z INTEGER,
+          x INTEGER,
+          y INTEGER
+        )
+        """,
     ]
 }
