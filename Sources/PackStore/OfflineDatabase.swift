@@ -108,9 +108,12 @@ public final class OfflineDatabase: Sendable {
 
     deinit { try? close() }
 
-    /// Runs `body` in one write transaction: all of it commits, or none of it does.
-    public func write<T>(_ body: (StoreBatch) throws -> T) throws -> T {
-        try wrap { try writer.write { db in try body(StoreBatch(db: db)) } }
+    /// Runs `body` in one write transaction: all of it commits, or none of it does. The rows it
+    /// stores are stamped `accessed` now, or at `notBefore` if that is later (a refresh's rows:
+    /// PendingRefresh.swift).
+    public func write<T>(notBefore: Int64? = nil, _ body: (StoreBatch) throws -> T) throws -> T {
+        let now = max(unixNow(), notBefore ?? 0)
+        return try wrap { try writer.write { db in try body(StoreBatch(db: db, now: now)) } }
     }
 
     /// Runs `body` with a consistent read snapshot (never waits for a writer in a session).
