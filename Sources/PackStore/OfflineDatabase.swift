@@ -31,14 +31,17 @@ public final class OfflineDatabase: Sendable {
     /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
     /// `.readOnly`), and migrating versions 2-5. Refuses anything else without modifying it.
     public static func open(path: String, mode: Mode = .command) throws -> OfflineDatabase {
-        let inspection = try FileInspection.inspect(path: path)
         if mode == .readOnly {
-            guard case .offline = inspection else { throw StoreError.fileNotFound(path: path) }
+            guard case .offline = try FileInspection.inspect(path: path, recovering: false) else {
+                throw StoreError.fileNotFound(path: path)
+            }
             return OfflineDatabase(
                 path: path, mode: mode, writer: try queue(path, readonly: true), lock: nil)
         }
+        // The lock first: only its holder may roll back what a dead process left (recovering).
         let lock = try FileLock(path: path)
         do {
+            let inspection = try FileInspection.inspect(path: path, recovering: true)
             let writer = try openWriter(path: path, mode: mode, inspection: inspection)
             return OfflineDatabase(path: path, mode: mode, writer: writer, lock: lock)
         } catch {
