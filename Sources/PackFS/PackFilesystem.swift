@@ -29,6 +29,8 @@ public final class PackFilesystem: Filesystem, Sendable {
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
     let dropSettler = DropSettler()
+    /// Set once the kernel agreed to stateless opens: created files get no release either.
+    let statelessOpens = LockedState(false)
     /// How long a region file written without an open (no release will come) may rest with
     /// undecided text before it is judged as it stands.
     let settleDelay: TimeInterval
@@ -68,6 +70,10 @@ public final class PackFilesystem: Filesystem, Sendable {
             }
             return try entry(for: try child(named: name, of: parentNode))
         }
+    }
+
+    public func useStatelessOpens() {
+        statelessOpens.withLock { $0 = true }
     }
 
     public func forget(inode: Inode, lookups: UInt64) {
