@@ -73,7 +73,7 @@ public final class FUSEMount: Sendable {
     /// or 0 (`stop()` or an external unmount). Blocks the calling thread; call it once.
     @discardableResult
     public func run() throws -> Int32 {
-        let userdata = Unmanaged.passRetained(Session(filesystem: filesystem, caching: options.caching))
+        let userdata = Unmanaged.passRetained(Session(filesystem: filesystem, caching: options.caching, notifier: notifier))
         defer { userdata.release() }
         guard let session = makeSession(userdata.toOpaque()) else { throw Failure.invalidOptions(options.mountOptions) }
         defer { fuse_session_destroy(session) }

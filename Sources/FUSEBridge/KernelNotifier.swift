@@ -8,14 +8,21 @@ import PackFS
 /// invalidate from inside a callback, and the kernel holds locks for that callback's request
 /// (the parent directory's for lookup/create/unlink/rename, page locks for read) that
 /// inval_entry and inval_inode need; sending inline would wait on the very reply the callback has
-/// not sent yet. Between mount and unmount only: before `attach` and after `detach` they are
-/// dropped, since there is no kernel cache to clear.
-public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session` and `sending` are guarded by `condition`
+/// not sent yet. Those made while a request is served are held until its reply has gone
+/// (`holding`): a notification queued earlier waits in the kernel, uninterruptibly, for the
+/// lock that request holds, and a daemon killed then can never exit (the waiting thread keeps
+/// the device open, so the kernel never aborts the connection that would answer the request).
+/// Between mount and unmount only: before `attach` and after `detach` they are dropped, since
+/// there is no kernel cache to clear.
+public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session`, `sending` and `held` are guarded by `condition`
+    private typealias Notification = @Sendable (OpaquePointer) -> Int32
     private let queue = DispatchQueue(label: "packfs.fuse.notify")
     private let condition = NSCondition()
     private var session: OpaquePointer?
     /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
     private var sending = 0
+    /// Per thread serving a request: the notifications it made, sent after its reply.
+    private var held: [pthread_t: [Notification]] = [:]
 
     public init() {}
 
@@ -48,7 +55,27 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         }
     }
 
-    private func send(_ notify: @escaping @Sendable (OpaquePointer) -> Int32) {
+    /// Runs `serve` (a request's work and its reply) holding back the notifications it makes,
+    /// then queues them.
+    func holding(_ serve: () -> Void) {
+        let thread = pthread_self()
+        condition.withLock { held[thread] = [] }
+        serve()
+        let made = condition.withLock { held.removeValue(forKey: thread) } ?? []
+        for notify in made { enqueue(notify) }
+    }
+
+    private func send(_ notify: @escaping Notification) {
+        let thread = pthread_self()
+        let kept = condition.withLock { () -> Bool in
+            guard held[thread] != nil else { return false }
+            held[thread]?.append(notify)
+            return true
+        }
+        if !kept { enqueue(notify) }
+    }
+
+    private func enqueue(_ notify: @escaping Notification) {
         queue.async {
             let session: OpaquePointer? = self.condition.withLock {
                 if self.session != nil { self.sending += 1 }

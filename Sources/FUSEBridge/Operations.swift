@@ -12,6 +12,7 @@ enum Operations {
             guard let userdata, let connection else { return }
             let session = Unmanaged<Session>.fromOpaque(userdata).takeUnretainedValue()
             session.agreement = session.caching.negotiate(&connection.pointee)
+            if session.agreement.statelessOpen { session.filesystem.useStatelessOpens() }
         }
         ops.lookup = { req, parent, name in
             Session.serve(req, "lookup") { session, caller in

@@ -8,12 +8,15 @@ import PackStore
 final class Session: Sendable {
     let filesystem: Filesystem
     let caching: KernelCaching
+    /// Holds back the notifications a request makes until its reply is sent.
+    let notifier: KernelNotifier
     /// What `init` agreed with the kernel; written once in `init`, before any other callback.
     private let agreed = LockedState(KernelCaching.Agreement())
 
-    init(filesystem: Filesystem, caching: KernelCaching) {
+    init(filesystem: Filesystem, caching: KernelCaching, notifier: KernelNotifier) {
         self.filesystem = filesystem
         self.caching = caching
+        self.notifier = notifier
     }
 
     var agreement: KernelCaching.Agreement {
@@ -32,17 +35,19 @@ final class Session: Sendable {
                       file: UnsafeMutablePointer<fuse_file_info>? = nil,
                       _ work: (Session, Caller) throws -> Reply) {
         guard let session = of(req) else { return Reply.error(EIO).send(req) }
-        let reply: Reply
-        do {
-            reply = try work(session, caller(req))
-        } catch let error as FilesystemError {
-            if case .io = error { log(operation, error) }
-            reply = .error(error.errno)
-        } catch {
-            log(operation, error)
-            reply = .error(EIO)
+        session.notifier.holding {
+            let reply: Reply
+            do {
+                reply = try work(session, caller(req))
+            } catch let error as FilesystemError {
+                if case .io = error { log(operation, error) }
+                reply = .error(error.errno)
+            } catch {
+                log(operation, error)
+                reply = .error(EIO)
+            }
+            reply.send(req, file: file)
         }
-        reply.send(req, file: file)
     }
 
     static func caller(_ req: fuse_req_t?) -> Caller {

@@ -28,6 +28,9 @@ public final class PackFilesystem: Filesystem, Sendable {
     let rejections = Rejections()
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
+    let dropSettler = DropSettler()
+    /// Set once the kernel agreed to stateless opens: created files get no release either.
+    let statelessOpens = LockedState(false)
     /// How long a region file written without an open (no release will come) may rest with
     /// undecided text before it is judged as it stands.
     let settleDelay: TimeInterval
@@ -65,8 +68,15 @@ public final class PackFilesystem: Filesystem, Sendable {
             if case .column(let region, let ref, let z, let x) = parentNode {
                 return try tileEntry(named: name, in: region, ref, z: z, x: x)
             }
-            return try entry(for: try child(named: name, of: parentNode))
+            let child = try child(named: name, of: parentNode)
+            // A name that resolves to a node that does not exist (tiles.json before the pack's
+            // download stores it, a file that left the pack) is simply not there.
+            return try goneIsNotFound { try entry(for: child) }
         }
+    }
+
+    public func useStatelessOpens() {
+        statelessOpens.withLock { $0 = true }
     }
 
     public func forget(inode: Inode, lookups: UInt64) {
@@ -78,7 +88,9 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
-        try translatingErrors { try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0)) }
+        try goneIsNotFound {
+            try translatingErrors { try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0)) }
+        }
     }
 
     public func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions {
@@ -93,11 +105,13 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        try translatingErrors {
-            let data = try content(of: try node(inode), inode: inode)
-            guard offset >= 0, offset < data.count, size > 0 else { return Data() }
-            let start = data.startIndex + Int(offset)
-            return data[start..<min(start + size, data.endIndex)]
+        try goneIsNotFound {
+            try translatingErrors {
+                let data = try content(of: try node(inode), inode: inode)
+                guard offset >= 0, offset < data.count, size > 0 else { return Data() }
+                let start = data.startIndex + Int(offset)
+                return data[start..<min(start + size, data.endIndex)]
+            }
         }
     }
 
@@ -129,6 +143,19 @@ public final class PackFilesystem: Filesystem, Sendable {
 
     func layout(_ region: RegionID) throws -> PackLayout {
         try caches.layout(of: try pack(region))
+    }
+
+    /// `.stale` (ESTALE) becomes `.notFound` (ENOENT) where the program, not the kernel, gets
+    /// the error: the kernel walks a path again when a lookup or getattr answers ESTALE (which
+    /// drops a cached name of a removed pack and finds a new pack of that name), but hands a
+    /// read's or readdir's error on an open descriptor straight to the program, which should
+    /// see that the file is gone, not "Stale file handle".
+    func goneIsNotFound<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch FilesystemError.stale {
+            throw FilesystemError.notFound
+        }
     }
 
     /// Runs `body`, letting `FilesystemError`s through and turning anything else (a store

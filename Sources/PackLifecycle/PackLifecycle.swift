@@ -10,7 +10,9 @@
 // request queues behind it without cutting it (it will revalidate whatever that run stores).
 // A request of a kind already queued joins it. A queued download marks the pack `active` in the
 // database at once, so a pack whose run never started (a kill, an unmount) resumes at the next
-// mount. `remove` and `stop` drop what is queued: it never runs.
+// mount; a queued refresh is recorded too (PackStore's PendingRefresh), so one cut by a kill, an
+// unmount or a download request goes on where it was, after the download. `remove` and `stop`
+// drop what is queued: it never runs (in this mount).
 //
 // Events. What the mount must forget flows one way, to the `PackEventSink` given at construction:
 // a run ended (a refresh may have replaced stored bytes), or a changed definition dropped members.

@@ -39,8 +39,13 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         try database.removePack(region)
     }
 
+    /// Records the refresh (and the pack `active`) before queueing it: a refresh cut by a kill
+    /// or an unmount goes on at the next mount where it was (PendingRefresh.swift).
     public func refresh(_ region: RegionID) throws {
         _ = try runner.definition(of: try database.pack(id: region))
+        // After `stop` a refresh is refused, and so not recorded either.
+        guard !lock.withLock({ stopped }) else { throw LifecycleError.stopped }
+        try database.requestRefresh(of: region)
         try request(.refresh, region)
     }
 
@@ -90,24 +95,40 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
             status.state = .active
             status.error = nil
         }
+        try queueOwedRuns(region)
+    }
+
+    /// A download, then the refresh still pending (cut by a download request, a suspension, an
+    /// unmount or a kill), if any.
+    private func queueOwedRuns(_ region: RegionID) throws {
         try request(.download, region)
+        guard try database.pendingRefresh(of: region) != nil else { return }
+        do {
+            try request(.refresh, region)
+        } catch LifecycleError.stopped {
+            // Still recorded: the next mount runs it.
+        }
     }
 
     private func request(_ mode: PackDownload.Mode, _ region: RegionID) throws {
         guard !lane(region).request(mode) else { return }
         // Refused: the lane closed for a removal, or for the stop, after which a download stays
-        // recorded `active` for the next mount and a refresh is lost.
+        // recorded `active` for the next mount and a new refresh is refused (one recorded
+        // before stays recorded).
         guard lock.withLock({ stopped }) else { throw LifecycleError.packRemoved(region) }
         if mode == .refresh { throw LifecycleError.stopped }
     }
 
-    /// Resumes `pack` if it was left `active`. One that cannot is reported: in state `error`
-    /// with the reason, and in the log.
+    /// Resumes `pack` if it was left `active`, or `complete` with a refresh pending (a kill
+    /// between a download's end and the refresh queued behind it). One that cannot is
+    /// reported: in state `error` with the reason, and in the log.
     private func resumeIfActive(_ pack: Pack) {
         do {
-            guard try database.status(of: pack.id).state == .active else { return }
+            let state = try database.status(of: pack.id).state
+            let refreshOwed = try database.pendingRefresh(of: pack.id) != nil
+            guard state == .active || (state == .complete && refreshOwed) else { return }
             _ = try runner.definition(of: pack)
-            try request(.download, pack.id)
+            try queueOwedRuns(pack.id)
         } catch LifecycleError.packFailed {
             // Recorded and logged by the runner.
         } catch {
@@ -127,10 +148,10 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         return lane
     }
 
-    /// After `stop`: a download still owed (queued, or cut by the stop) is recorded `active`;
-    /// a run that ended by itself (complete, error) keeps the state it recorded.
+    /// After `stop`: a run still owed (queued, or cut by the stop) is recorded `active`; a run
+    /// that ended by itself (complete, error) keeps the state it recorded.
     private func recordForResumption(_ region: RegionID, _ closing: PackLane.Closing) {
-        let owed = closing.dropped.contains(.download)
+        let owed = !closing.dropped.isEmpty
         guard owed || closing.cutRun != nil, (try? database.pack(id: region)) != nil else { return }
         do {
             try runner.record(region) { status in

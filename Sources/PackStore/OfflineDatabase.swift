@@ -31,14 +31,17 @@ public final class OfflineDatabase: Sendable {
     /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
     /// `.readOnly`), and migrating versions 2-5. Refuses anything else without modifying it.
     public static func open(path: String, mode: Mode = .command) throws -> OfflineDatabase {
-        let inspection = try FileInspection.inspect(path: path)
         if mode == .readOnly {
-            guard case .offline = inspection else { throw StoreError.fileNotFound(path: path) }
+            guard case .offline = try FileInspection.inspect(path: path, recovering: false) else {
+                throw StoreError.fileNotFound(path: path)
+            }
             return OfflineDatabase(
                 path: path, mode: mode, writer: try queue(path, readonly: true), lock: nil)
         }
+        // The lock first: only its holder may roll back what a dead process left (recovering).
         let lock = try FileLock(path: path)
         do {
+            let inspection = try FileInspection.inspect(path: path, recovering: true)
             let writer = try openWriter(path: path, mode: mode, inspection: inspection)
             return OfflineDatabase(path: path, mode: mode, writer: writer, lock: lock)
         } catch {
@@ -55,6 +58,11 @@ public final class OfflineDatabase: Sendable {
             switch inspection {
             case .absent, .empty: try Migrations.create(db)
             case .offline(let version): try Migrations.migrate(db, from: version)
+            }
+            // The lock is ours: drops still pending belong to a mount that died (HandDrops.swift).
+            try db.inTransaction {
+                try restoreUnsettledDrops(db)
+                return .commit
             }
         }
         guard mode == .session else { return setup }
@@ -82,11 +90,13 @@ public final class OfflineDatabase: Sendable {
         }
     }
 
-    /// Closes every connection; a session puts the file back in DELETE journal mode first, so the
-    /// file is a single self-contained file again.
+    /// Closes every connection; a session settles its hand drops and puts the file back in DELETE
+    /// journal mode first, so the file is a single self-contained file again.
     public func close() throws {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
         defer { lock?.release() }
+        // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
+        let settled = Result { if mode == .session { try settleDrops() } }
         readers.close()
         try writer.close()
         if mode == .session {
@@ -96,13 +106,17 @@ public final class OfflineDatabase: Sendable {
             }
             try queue.close()
         }
+        try settled.get()
     }
 
     deinit { try? close() }
 
-    /// Runs `body` in one write transaction: all of it commits, or none of it does.
-    public func write<T>(_ body: (StoreBatch) throws -> T) throws -> T {
-        try wrap { try writer.write { db in try body(StoreBatch(db: db)) } }
+    /// Runs `body` in one write transaction: all of it commits, or none of it does. The rows it
+    /// stores are stamped `accessed` now, or at `notBefore` if that is later (a refresh's rows:
+    /// PendingRefresh.swift).
+    public func write<T>(notBefore: Int64? = nil, _ body: (StoreBatch) throws -> T) throws -> T {
+        let now = max(unixNow(), notBefore ?? 0)
+        return try wrap { try writer.write { db in try body(StoreBatch(db: db, now: now)) } }
     }
 
     /// Runs `body` with a consistent read snapshot (never waits for a writer in a session).

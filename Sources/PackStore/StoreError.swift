@@ -8,6 +8,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notOfflineDatabase(path: String, missing: [String])
     case unsupportedSchemaVersion(path: String, version: Int)
     case corrupt(path: String, detail: String)
+    /// A process died in the middle of a transaction (a hot journal); a read-only open cannot
+    /// roll it back.
+    case interruptedTransaction(path: String)
     case inUse(path: String)
     case invalidPackName(String, reason: String)
     case duplicatePackName(String)
@@ -31,6 +34,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
                 + " it was left untouched"
         case .corrupt(let path, let detail):
             return "\(path) is damaged (\(detail)); it was left untouched"
+        case .interruptedTransaction(let path):
+            return "\(path) holds a transaction a process left unfinished when it died; any command that"
+                + " changes the database (mount, download, remove) rolls it back"
         case .inUse(let path):
             return "\(path) is in use by another PackFS process (mounted or downloading)"
         case .invalidPackName(let name, let reason):

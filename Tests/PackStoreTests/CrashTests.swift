@@ -27,6 +27,49 @@ final class CrashTests: StoreTestCase {
         }
     }
 
+    /// A process killed mid-transaction, its changed pages already spilled into the file,
+    /// leaves a hot journal: a read-only open says so (it cannot roll it back), and the next
+    /// writer's open rolls it back to the last commit. (PackFS refused such a file as damaged.)
+    func testAHotJournalIsRolledBackByTheNextWriter() throws {
+        let database = try OfflineDatabase.open(path: path)
+        let pack = try database.createPack(name: "crash", definition: sampleDefinition())
+        try database.write { batch in
+            for x in 0..<100 {
+                let id = try batch.putTile(tileKey(14, x, 0), data: .encoding(noise(4096, seed: UInt64(x))), headers: CacheHeaders())
+                try batch.link(tile: id, to: pack.id)
+            }
+        }
+        try database.close()
+        try killSQLiteMidTransaction("PRAGMA cache_size = 1; BEGIN; UPDATE tiles SET data = zeroblob(8192);")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "-journal"), "a hot journal")
+        XCTAssertThrowsError(try OfflineDatabase.open(path: path, mode: .readOnly)) {
+            XCTAssertEqual($0 as? StoreError, .interruptedTransaction(path: path))
+        }
+        let reopened = try OfflineDatabase.open(path: path)
+        XCTAssertEqual(try reopened.tile(tileKey(14, 7, 0))?.data.decoded(), noise(4096, seed: 7), "rolled back")
+        try reopened.close()
+        XCTAssertEqual(try raw().read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
+    }
+
+    /// Runs `sql` in the sqlite3 shell, then SIGKILLs it once it has said it ran (its
+    /// transaction still open).
+    private func killSQLiteMidTransaction(_ sql: String) throws {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [path]
+        let input = Pipe(), output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        try shell.run()
+        input.fileHandleForWriting.write(Data("\(sql)\nSELECT 'ran';\n".utf8))
+        var said = ""
+        while !said.contains("ran"), shell.isRunning {
+            said += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        kill(shell.processIdentifier, SIGKILL)
+        shell.waitUntilExit()
+    }
+
     /// Runs the crash writer until it has reported `commits` batches committed, kills it a
     /// random moment later (mid-batch, most likely), and returns how many batches it reported.
     /// Waits for what the writer says, never for a fixed time: a writer slowed by a sanitizer is

@@ -48,6 +48,9 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     var onCommit: (([WriteItem]) -> Void)?
     /// Written in the same transaction as each batch, so state and content never disagree.
     var status: (() -> PackStatus)?
+    /// A refresh's `since`: its rows are stamped no earlier (PendingRefresh.swift). Set before
+    /// the first `add`.
+    var notBefore: Int64?
 
     // 2048 items per batch was tried (fewer commits and fsyncs): no measurable gain over 512.
     init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxDelay: TimeInterval = 0.2) {
@@ -114,7 +117,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         lock.unlock()
         guard !items.isEmpty, !failed else { return }
         do {
-            let progress = try database.write { batch -> PackProgress? in
+            let progress = try database.write(notBefore: notBefore) { batch -> PackProgress? in
                 var counts = try tally ?? batch.counts(of: region)
                 for item in items { try write(item, batch, &counts) }
                 let status = status?()

@@ -30,12 +30,12 @@ extension PackDownload {
         let stored = try database.storedResources(chunk.map(\.url))
         var requests: [HTTPRequest<FetchTag>] = []
         for resource in chunk {
-            if mode == .download, stored[resource.url] != nil {
+            if let row = stored[resource.url], isCurrent(accessed: row.accessed) {
                 writer.add(.adoptedResource(url: resource.url))
                 continue
             }
             let url = try options.urlPolicy.requestURL(for: resource.url, kind: resource.kind)
-            let validators = stored[resource.url].map(HTTPValidators.init)
+            let validators = stored[resource.url].map { HTTPValidators($0.headers) }
             requests.append(HTTPRequest(url: url, validators: validators, tag: .resource(url: resource.url, kind: resource.kind)))
         }
         submit(requests)
@@ -45,13 +45,13 @@ extension PackDownload {
         let stored = try database.storedTiles(chunk.map(\.key).filter(templateHasTiles))
         var requests: [HTTPRequest<FetchTag>] = []
         for tile in chunk {
-            if mode == .download, stored[tile.key] != nil {
+            if let row = stored[tile.key], isCurrent(accessed: row.accessed) {
                 writer.add(.adoptedTile(tile.key))
                 continue
             }
             if stored[tile.key] == nil { try countNewTile(isMapbox: tile.isMapbox, totals: totals) }
             let url = try options.urlPolicy.requestURL(for: tile.url, kind: .tile)
-            let validators = stored[tile.key].map(HTTPValidators.init)
+            let validators = stored[tile.key].map { HTTPValidators($0.headers) }
             requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key)))
         }
         submit(requests)

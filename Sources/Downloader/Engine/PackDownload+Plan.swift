@@ -24,12 +24,12 @@ extension PackDownload {
         return plan
     }
 
-    /// A document's content: stored and not being refreshed, read back; else fetched (and
-    /// stored with the pack's first batch).
+    /// A document's content: stored and current (not being refreshed, or already revalidated
+    /// by this refresh), read back; else fetched (and stored with the pack's first batch).
     private func document(url: String, kind: ResourceKind) throws -> Data {
         handledDocuments.insert(url)
         let stored = try database.resource(url: url)
-        if mode == .download, let stored, let content = try stored.data.decoded() {
+        if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
             writer.add(.adoptedResource(url: url))
             return content
         }

@@ -49,6 +49,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// Per URL template: did the database hold any of its tiles when this run first met it?
     /// (Read and written by `fetch` only, on the caller's thread.)
     var templatesStored: [String: Bool] = [:]
+    /// A refresh's `since` (PendingRefresh.swift): rows accessed at or after it are done. Set
+    /// by `start()`; nil for a download.
+    var refreshSince: Int64?
     /// Tiles newly stored (or about to be) by this run, for the database-wide limits.
     var newTiles = 0
     var newMapboxTiles = 0
@@ -141,6 +144,12 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     private func start() throws {
         writer.status = { [unowned self] in self.currentStatus() }
         writer.onCommit = { [unowned self] _ in self.reportProgress() }
+        if mode == .refresh {
+            // Goes on with the refresh pending (cut by a kill or an unmount), else asks for one.
+            let since = try database.pendingRefresh(of: region) ?? database.requestRefresh(of: region)
+            refreshSince = since
+            writer.notBefore = since
+        }
         try database.setStatus(currentStatus(), of: region)
         let policy = options.urlPolicy
         let client = try HTTPClient<FetchTag>(
@@ -174,12 +183,23 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
-        // A status that cannot be written (a full disk) leaves the row `active`: the next mount
-        // resumes the pack, finds what is stored and ends it again. Nothing stored is lost, and
-        // the status still reaches the caller below.
-        try? database.setStatus(status, of: region)
+        // A status that cannot be written (a full disk) leaves the row `active`, and a refresh
+        // pending: the next mount resumes the pack, finds what is stored and ends it again.
+        // Nothing stored is lost, and the status still reaches the caller below.
+        try? database.write { batch in
+            try batch.setStatus(status, of: region)
+            // Done: the next refresh asks for everything again.
+            if status.state == .complete, let since = refreshSince { try batch.endRefresh(of: region, since: since) }
+        }
         reportProgress(final: status)
         return status
+    }
+
+    /// Whether a stored row needs no request: a download adopts whatever is stored; a refresh
+    /// only what it (or anything since it was asked for) already stored or revalidated.
+    func isCurrent(accessed: Int64) -> Bool {
+        guard let since = refreshSince else { return mode == .download }
+        return accessed >= since
     }
 
     /// At most every 0.25 s while running, and once with the `final` status: the counts are the

@@ -57,9 +57,12 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
         for index in 0..<max(1, workers) {
             let exited = self.exited
             exited.enter()
-            let thread = Thread { [self] in
+            // Weak: `threads` keeps each Thread, and a Thread keeps its closure after it ends,
+            // so a strong `self` here kept every pool (its loop's curl handle and the
+            // completion's download with it) alive forever: 15 KB per download run.
+            let thread = Thread { [weak self] in
                 // A BodyDecoder reuses its inflaters: one per thread, made on it.
-                run(AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit))
+                self?.run(AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit))
                 exited.leave()
             }
             thread.name = "PackFS HTTP decode \(index)"

@@ -144,6 +144,9 @@ public struct Caller: Equatable, Sendable {
 /// the bridge maps them to errno with `FilesystemError.errno` (the one table) and never lets an
 /// error or a trap cross into C.
 public protocol Filesystem: AnyObject, Sendable {
+    /// The kernel agreed to stateless opens (FUSE_CAP_NO_OPEN_SUPPORT): it sends no open, and
+    /// no release, not even for the files it creates. Called from `init`, before any request.
+    func useStatelessOpens()
     func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
     /// The kernel dropped `lookups` references to `inode`.
     func forget(inode: Inode, lookups: UInt64)
@@ -197,4 +200,9 @@ public struct AttributeChanges: Equatable, Sendable {
         self.accessed = accessed
         self.modified = modified
     }
+}
+
+extension Filesystem {
+    /// Models that keep no state per open need nothing.
+    public func useStatelessOpens() {}
 }

@@ -41,6 +41,12 @@ extension PackFilesystem {
             let handle = drafts.open(name: packName, current: Data(), truncate: false, dirty: true)
             packsChanged(name)
             let node = try child(named: name, of: .packs)
+            if statelessOpens.withLock({ $0 }) {
+                // No release comes for a created file either: without this its draft stayed
+                // for good, and `mv` of the region file was EBUSY ever after.
+                drafts.settleWithoutRelease(name: packName, handle: handle)
+                scheduleSettle(name: packName, inode: try InodeCodec.encode(node))
+            }
             return (try entry(for: node), Self.writeOptions(handle))
         }
     }
@@ -127,7 +133,7 @@ extension PackFilesystem {
 
     /// An implicit draft (stateless opens: no release will come) is judged and dropped once
     /// `settleDelay` passes without a change to it.
-    private func scheduleSettle(name: String, inode: Inode) {
+    func scheduleSettle(name: String, inode: Inode) {
         let change = drafts.noteImplicitChange(name: name)
         DispatchQueue.global().asyncAfter(deadline: .now() + settleDelay) { [weak self] in
             guard let self, self.drafts.isLatestChange(change, name: name) else { return }

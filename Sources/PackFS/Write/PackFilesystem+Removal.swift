@@ -25,7 +25,9 @@ extension PackFilesystem {
                 guard target.region != nil else { throw try refusal(under: parent) }
                 try keepDirectory(try node(parent))
                 try dropFromPack(target)
-                kernelCache?.invalidate(parent: parent, name: name)
+                // No inval_entry for the name: a successful unlink makes the kernel forget it
+                // itself, and a notification would wait for the directory lock that rm's next
+                // unlink holds (a daemon killed then never exits; see KernelNotifier).
             }
         }
     }
@@ -69,17 +71,23 @@ extension PackFilesystem {
         guard let controller else { throw FilesystemError.notPermitted }
         let name = try pack(region).name
         try controller.removePack(region)
+        drafts.dropJudged(name: name)
         vacancies.remove(region: region)
         invalidateCaches()
         packsChanged(name, name + Self.regionSuffix)
     }
 
-    /// Drops one file's row from its pack. The style and a stored TileJSON shape the tree, so
-    /// the parsed layouts are forgotten after them; tiles, glyphs and sprites shape nothing.
+    /// Drops one file's row from its pack, by hand (`HandDrops`: undone if the mount dies before
+    /// the pack rests from unlinks for `settleDelay`, so a killed `rm -r` leaves the whole pack).
+    /// The style and a stored TileJSON shape the tree, so the parsed layouts are forgotten after
+    /// them; tiles, glyphs and sprites shape nothing.
     private func dropFromPack(_ node: Node) throws {
+        if let region = node.region {
+            dropSettler.noteDrop(region, after: settleDelay) { [weak self] in self?.settleDrops(of: region) }
+        }
         switch node {
-        case .tile(let region, let id): try database.write { try $0.unlink(tile: id, from: region) }
-        case .resource(let region, let id): try database.write { try $0.unlink(resource: id, from: region) }
+        case .tile(let region, let id): try database.dropByHand(tile: id, from: region)
+        case .resource(let region, let id): try database.dropByHand(resource: id, from: region)
         case .pack(let region, .style):
             try unlinkResource(url: try pack(region).definition?.styleURL, from: region)
             invalidateCaches()
@@ -88,6 +96,15 @@ extension PackFilesystem {
             try unlinkResource(url: try source(region, ref).1.declared.url, from: region)
             invalidateCaches()
         default: break  // progress.json: generated, nothing stored to drop
+        }
+    }
+
+    private func settleDrops(of region: RegionID) {
+        do {
+            try database.settleDrops(of: region)
+        } catch {
+            // Unsettled drops are undone at the next mount: the files come back, nothing is lost.
+            FileHandle.standardError.write(Data("packfs: settling files removed from a pack failed: \(error)\n".utf8))
         }
     }
 
@@ -104,7 +121,7 @@ extension PackFilesystem {
 
     private func unlinkResource(url: String?, from region: RegionID) throws {
         guard let url, let id = try database.packResourceID(url: url, in: region) else { return }
-        try database.write { try $0.unlink(resource: id, from: region) }
+        try database.dropByHand(resource: id, from: region)
     }
 
     /// The child `name` of `parent`, or nil when there is none.

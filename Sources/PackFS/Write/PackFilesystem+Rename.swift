@@ -26,8 +26,9 @@ extension PackFilesystem {
         let pack = try pack(region)
         guard pack.name != newName else { return }
         do { try PackName.validate(newName) } catch { throw FilesystemError.invalid(String(describing: error)) }
-        // The draft's verdict would go to the old name: rename once its writer is done.
-        guard drafts.draft(named: pack.name) == nil else { throw FilesystemError.busy }
+        // A draft still being written would be judged for the old name: rename once its
+        // writer is done. A judged one (a `cp` that made the pack) goes.
+        guard drafts.dropJudged(name: pack.name) else { throw FilesystemError.busy }
         if drafts.draft(named: newName) != nil { throw FilesystemError.exists }
         do {
             try database.renamePack(region, to: newName)

@@ -80,6 +80,7 @@ final class RegionDrafts: Sendable {
 
         mutating func release(handle: UInt64) -> String? {
             guard let name = nameByHandle.removeValue(forKey: handle), var draft = byName[name] else { return nil }
+            if implicitByName[name] == handle { implicitByName[name] = nil }
             draft.handles -= 1
             guard draft.handles <= 0 else {
                 byName[name] = draft
@@ -186,6 +187,30 @@ final class RegionDrafts: Sendable {
     /// Whether `change` is still the last change noted for `name`'s implicit draft.
     func isLatestChange(_ change: UInt64, name: String) -> Bool {
         state.withLock { $0.lastImplicitChange[name] == change }
+    }
+
+    /// A created file's `handle` that no release will close (stateless opens): it settles as an
+    /// implicit handle does, unless `name` already has one.
+    func settleWithoutRelease(name: String, handle: UInt64) {
+        state.withLock { state in
+            if state.implicitByName[name] == nil { state.implicitByName[name] = handle }
+        }
+    }
+
+    /// `name` no longer names a pack (removed, renamed): a draft whose text was judged goes with
+    /// it, so that the name shows nothing and a new text for it is judged afresh. False when a
+    /// draft is still being written (its text not judged yet): it stays.
+    @discardableResult
+    func dropJudged(name: String) -> Bool {
+        state.withLock { state in
+            guard let draft = state.byName[name] else { return true }
+            guard !draft.dirty else { return false }
+            state.byName[name] = nil
+            state.nameByHandle = state.nameByHandle.filter { $0.value != name }
+            state.implicitByName[name] = nil
+            state.lastImplicitChange[name] = nil
+            return true
+        }
     }
 
     /// Whether `name`'s draft has an implicit handle (one no release will close).

@@ -83,3 +83,22 @@ final class Vacancies: Sendable {
         }
     }
 }
+
+/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once it has rested from unlinks:
+/// `rm -r` unlinks file after file without pause, so its drops stay restorable until its last
+/// rmdir removes the pack, while a user's `rm` of a few files holds after the delay.
+final class DropSettler: Sendable {
+    private let latest = LockedState<[RegionID: Int]>([:])
+
+    /// Runs `settle` once `delay` passes with no other drop from `region`.
+    func noteDrop(_ region: RegionID, after delay: TimeInterval, settle: @escaping @Sendable () -> Void) {
+        let serial = latest.withLock { serials -> Int in
+            serials[region, default: 0] += 1
+            return serials[region, default: 0]
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [latest] in
+            guard latest.withLock({ $0[region] == serial }) else { return }
+            settle()
+        }
+    }
+}

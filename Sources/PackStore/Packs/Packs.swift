@@ -63,17 +63,26 @@ extension OfflineDatabase {
     /// converges to them): what a region file written for `name` means, for the mount and
     /// `packfs download` alike. One transaction, so the lookup by name and the insert cannot
     /// interleave with another definition of the same name; unchanged fields are not written.
+    /// A new or changed definition marks the pack `active` in the same transaction: a process
+    /// killed before its download starts leaves a pack the next mount converges, never one
+    /// `complete` with the content of its old definition.
     public func definePack(name: String, definition: RegionDefinition, metadata: JSONValue?) throws -> Pack {
         try PackName.validate(name)
         let id = try writePacks { batch -> RegionID in
             let db = batch.database
             guard let pack = try Self.packs(db).first(where: { $0.name == name }) else {
-                return try Self.insertPack(name: name, definition: definition, metadata: metadata, db)
+                let id = try Self.insertPack(name: name, definition: definition, metadata: metadata, db)
+                try batch.setStatus(PackStatus(state: .active), of: id)
+                return id
             }
             if pack.definition != definition {
                 try db.execute(
                     sql: "UPDATE regions SET definition = ? WHERE id = ?",
                     arguments: [definition.mapLibreJSON, pack.id.rawValue])
+                var status = try Self.status(of: pack.id, db)
+                status.state = .active
+                status.error = nil
+                try batch.setStatus(status, of: pack.id)
             }
             if pack.metadata != metadata {
                 var fields = PackDescription.fields(of: pack.description)

@@ -8,14 +8,26 @@ enum FileInspection: Equatable {
     case empty
     case offline(version: Int)
 
-    static func inspect(path: String) throws -> FileInspection {
+    /// `recovering`: the caller will write (and holds the lock): a hot journal left by a process
+    /// that died mid-transaction may be rolled back first, as every SQLite connection that can
+    /// write does at open (SQLite's own crash recovery, restoring the last committed state). A
+    /// read-only caller gets `.interruptedTransaction` instead.
+    static func inspect(path: String, recovering: Bool) throws -> FileInspection {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             return .absent
         }
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
         try checkHeader(path: path)
+        do {
+            return try classify(path: path, readonly: true)
+        } catch StoreError.interruptedTransaction where recovering {
+            return try classify(path: path, readonly: false)
+        }
+    }
+
+    private static func classify(path: String, readonly: Bool) throws -> FileInspection {
         var config = Configuration()
-        config.readonly = true
+        config.readonly = readonly
         // A writer closing the file (a mount switching back to DELETE journal mode) holds its
         // lock for a moment: wait for it rather than call a busy file damaged.
         config.busyMode = .timeout(10)
@@ -23,10 +35,20 @@ enum FileInspection: Equatable {
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
         } catch {
-            throw StoreError.corrupt(path: path, detail: "\(error)")
+            throw failure(error, path: path)
         }
         defer { try? queue.close() }
         return try classify(queue, path: path)
+    }
+
+    /// A read-only connection that meets a hot journal cannot roll it back: SQLITE_READONLY
+    /// (SQLITE_READONLY_ROLLBACK in its extended form) with the journal beside the file.
+    private static func failure(_ error: Error, path: String) -> StoreError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_READONLY,
+           FileManager.default.fileExists(atPath: path + "-journal") {
+            return .interruptedTransaction(path: path)
+        }
+        return .corrupt(path: path, detail: "\(error)")
     }
 
     /// SQLite's 16-byte magic string; anything else is not SQLite at all.
@@ -49,7 +71,7 @@ enum FileInspection: Equatable {
                 return (version, Set(names))
             }
         } catch {
-            throw StoreError.corrupt(path: path, detail: "\(error)")
+            throw failure(error, path: path)
         }
         if version == 0 && tables.isEmpty { return .empty }
         if version > Schema.version || version == 1 {

@@ -89,5 +89,24 @@ enum Schema {
           value TEXT NOT NULL
         )
         """,
+        // A refresh asked for and not finished, and since when (PendingRefresh.swift).
+        """
+        CREATE TABLE IF NOT EXISTS packfs_refresh (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          since INTEGER NOT NULL
+        )
+        """,
+        // Files `rm` took out of a pack on a mount, by key, until they settle (HandDrops.swift).
+        // A tile has `z`, `x`, `y`; a resource has NULL there and its URL in `url`.
+        """
+        CREATE TABLE IF NOT EXISTS packfs_pending_drops (
+          region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
+          url TEXT NOT NULL,
+          pixel_ratio INTEGER,
+          z INTEGER,
+          x INTEGER,
+          y INTEGER
+        )
+        """,
     ]
 }

@@ -4,17 +4,17 @@ import GRDB
 /// Each runs in one read transaction (a snapshot; in a session it never waits for the writer).
 extension OfflineDatabase {
     /// The validators of every key in `keys` that is stored (content or "no content").
-    public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: CacheHeaders] {
+    public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: StoredValidators] {
         try read { db in
             let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate FROM tiles
+                SELECT expires, modified, etag, must_revalidate, accessed FROM tiles
                 WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
                 """)
-            var found: [TileKey: CacheHeaders] = [:]
+            var found: [TileKey: StoredValidators] = [:]
             for key in keys {
                 let arguments: StatementArguments = [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
                 if let row = try Row.fetchOne(statement, arguments: arguments) {
-                    found[key] = try Self.headers(from: row)
+                    found[key] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
                 }
             }
             return found
@@ -31,14 +31,16 @@ extension OfflineDatabase {
     }
 
     /// The validators of every URL in `urls` that is stored.
-    public func storedResources(_ urls: [String]) throws -> [String: CacheHeaders] {
+    public func storedResources(_ urls: [String]) throws -> [String: StoredValidators] {
         try read { db in
             let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate FROM resources WHERE url = ?
+                SELECT expires, modified, etag, must_revalidate, accessed FROM resources WHERE url = ?
                 """)
-            var found: [String: CacheHeaders] = [:]
+            var found: [String: StoredValidators] = [:]
             for url in urls {
-                if let row = try Row.fetchOne(statement, arguments: [url]) { found[url] = try Self.headers(from: row) }
+                if let row = try Row.fetchOne(statement, arguments: [url]) {
+                    found[url] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
+                }
             }
             return found
         }
@@ -99,4 +101,11 @@ extension OfflineDatabase {
             return (tiles.map(TileID.init(rawValue:)), resources.map(ResourceID.init(rawValue:)))
         }
     }
+}
+
+/// What the downloader needs of a stored row: its validators, and when it was last stored or
+/// revalidated (a resumed refresh skips what it already did: PendingRefresh.swift).
+public struct StoredValidators: Equatable, Sendable {
+    public var headers: CacheHeaders
+    public var accessed: Int64
 }

@@ -1,0 +1,183 @@
+import Foundation
+import PackStore
+import TestSupport
+import XCTest
+
+/// The crash loop's bench: a fault server that answers slowly (so kills land mid-work), a
+/// database, a mountpoint, the `packfs` process under test, and what each kill found.
+///
+/// A kill is SIGKILL at a moment chosen by a condition (so many requests arrived at the server,
+/// so many files removed) plus a random delay of up to 20 ms, never by a fixed sleep. After
+/// each: the dead mount is taken down, and a snapshot of the files (as the kill left them) must
+/// pass `integrity_check` and `foreign_key_check`.
+final class CrashRig {
+    let temp: TemporaryDirectory
+    let server: TestServer
+    var db: String { temp.path("packs.db") }
+    var mountpoint: String { temp.path("mnt") }
+    var packs: String { mountpoint + "/packs" }
+    var daemon: PackFSProcess?
+    var figures = CrashFigures()
+    private var logSerial = 0
+    private var estimates: [RegionSpec: Int] = [:]
+
+    /// `slowSeconds`: every answer waits this long, so a pack at concurrency 2 takes a while.
+    init(slowSeconds: Double = 0.02) throws {
+        temp = try TemporaryDirectory(prefix: "packfs-crash")
+        try FileManager.default.createDirectory(atPath: temp.path("mnt"), withIntermediateDirectories: true)
+        server = try TestServer.faultServer([
+            "--rate-slow", "1", "--slow-seconds", "\(slowSeconds)", "--etag-mode", "generation",
+        ])
+    }
+
+    func tearDown() {
+        daemon?.kill9()
+        PackFSProcess.cleanUpDeadMount(mountpoint)
+        server.stop()
+        temp.remove()
+    }
+
+    /// A fresh database for the next round (the server's logs go on).
+    func resetDatabase() throws {
+        precondition(daemon == nil, "reset with the daemon running")
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+    }
+
+    func nextLog(_ name: String) -> String {
+        logSerial += 1
+        return temp.path("\(name)-\(logSerial).log")
+    }
+
+    // MARK: The daemon
+
+    func mount(concurrency: Int = 2) throws {
+        daemon = try PackFSProcess.mount(
+            db: db, at: mountpoint, log: nextLog("mount"), extra: ["--concurrency", "\(concurrency)"])
+    }
+
+    /// A clean unmount (SIGTERM): the daemon records its downloads for resumption.
+    func unmount() {
+        if let daemon { XCTAssertEqual(daemon.terminate(), 0, daemon.logText) }
+        daemon = nil
+    }
+
+    /// SIGKILLs the daemon (or `process`) after a random delay of up to 20 ms, takes down the
+    /// dead mount and checks a snapshot of the files as the kill left them.
+    /// Nil when `process` had ended by itself before the signal (nothing was killed).
+    @discardableResult
+    func kill(_ process: PackFSProcess? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Kill? {
+        usleep(useconds_t.random(in: 0...20_000))
+        let victim = process ?? daemon
+        let time = victim?.kill9() ?? Date()
+        if process == nil { daemon = nil }
+        guard victim?.process.terminationReason == .uncaughtSignal else { return nil }
+        let snapshot = try StoreSnapshot.take(db: db, base: server.baseURL)
+        figures.kills += 1
+        XCTAssertEqual(snapshot.integrity, "ok", "integrity after kill \(figures.kills)", file: file, line: line)
+        XCTAssertEqual(snapshot.foreignKeyErrors, 0, "foreign keys after kill \(figures.kills)", file: file, line: line)
+        if snapshot.integrity == "ok" && snapshot.foreignKeyErrors == 0 { figures.integrityChecks += 1 }
+        return Kill(time: time, snapshot: snapshot)
+    }
+
+    struct Kill {
+        var time: Date
+        var snapshot: StoreSnapshot
+    }
+
+    // MARK: The server
+
+    /// Requests that reached the server so far (answered or not).
+    func arrivalCount() -> Int {
+        let data = FileManager.default.contents(atPath: server.arrivalLogPath) ?? Data()
+        return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    }
+
+    /// The paths requested after `time` (by a process started after a kill at `time`).
+    func requests(after time: Date) throws -> [String] {
+        let stamp = time.timeIntervalSince1970
+        return try server.arrivals().filter { $0.time > stamp }.map(\.uri)
+    }
+
+    /// Waits until `count` requests more than `start` have arrived, or `done` holds; false when
+    /// `done` came first (nothing left to kill this run in the middle of).
+    func waitForArrivals(_ count: Int, after start: Int, timeout: TimeInterval = 120, done: () -> Bool) -> Bool {
+        var reached = false
+        var polls = 0
+        let finished = eventually(timeout: timeout) {
+            reached = arrivalCount() >= start + count
+            polls += 1
+            return reached || (polls % 5 == 0 && done())
+        }
+        XCTAssertTrue(finished, "neither \(count) requests arrived nor the work ended")
+        return reached
+    }
+
+    /// New ETags for everything at the origin (same bytes): a refresh then stores every answer.
+    func bumpOrigin() throws {
+        let curl = try Command.run("/usr/bin/curl", ["-sf", server.url("/_control/bump")])
+        XCTAssertEqual(curl.status, 0, curl.text)
+    }
+
+    // MARK: Packs
+
+    func regionFile(_ spec: RegionSpec, name: String = "region") throws -> String {
+        let path = temp.path("\(name).json")
+        try spec.json(base: server.baseURL).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// `cp region.json packs/<name>.region`, as a user would.
+    func write(_ spec: RegionSpec, to name: String) throws {
+        let cp = try Command.run("/bin/cp", [try regionFile(spec), "\(packs)/\(name).region"])
+        XCTAssertEqual(cp.status, 0, cp.text)
+    }
+
+    /// progress.json through the mount (nil when absent or unreadable).
+    func progress(_ name: String) -> JSONValue? {
+        FileManager.default.contents(atPath: "\(packs)/\(name)/progress.json").flatMap(JSONValue.parse)
+    }
+
+    func state(_ name: String) -> String? { progress(name)?["state"]?.string }
+
+    func waitForState(_ name: String, _ state: String = "complete", timeout: TimeInterval = 120,
+                      file: StaticString = #filePath, line: UInt = #line) {
+        let reached = eventually(timeout: timeout) { self.state(name) == state }
+        XCTAssertTrue(reached, "\(name) did not reach \(state): \(String(describing: progress(name)))", file: file, line: line)
+    }
+
+    /// Tiles plus resources the region needs, by `packfs estimate` (fetches the style and TileJSON).
+    func required(_ spec: RegionSpec) throws -> Int {
+        if let known = estimates[spec] { return known }
+        let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["estimate", "--json", try regionFile(spec, name: "estimate")])
+        guard outcome.status == 0, let count = JSONValue.parse(Data(outcome.text.utf8))?["required_resources"]?.number else {
+            throw PackFSProcess.Failure("estimate failed: \(outcome.text)")
+        }
+        estimates[spec] = Int(count)
+        return Int(count)
+    }
+}
+
+/// What a crash loop did, for the reliability report.
+struct CrashFigures {
+    var kills = 0
+    var integrityChecks = 0
+    var resumes = 0
+    var refetches = 0
+    var rounds = 0
+    /// Removals: what the next process found after a kill.
+    var wholeAfterKill = 0
+    var goneAfterKill = 0
+
+    func report(_ name: String) {
+        var figures: KeyValuePairs<String, CustomStringConvertible> = [
+            "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches, "rounds": rounds,
+        ]
+        if wholeAfterKill + goneAfterKill > 0 {
+            figures = [
+                "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches,
+                "rounds": rounds, "whole_after_kill": wholeAfterKill, "gone_after_kill": goneAfterKill,
+            ]
+        }
+        ReliabilityRun.report(name, figures)
+    }
+}
