@@ -66,7 +66,9 @@ final class HostileDatabaseTests: XCTestCase {
         XCTAssertEqual(try Command.run("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
         XCTAssertTrue(eventually(timeout: 30) { !FileManager.default.fileExists(atPath: db + "-wal") }, "the daemon ended")
         XCTAssertEqual(try rowDigest(), before, "the mount changed no stored row")
-        let check = try DatabaseQueue(path: db).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        let check = try DatabaseQueue(path: db, configuration: configuration).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
         XCTAssertEqual(check, "ok")
     }
 
@@ -177,7 +179,10 @@ final class HostileDatabaseTests: XCTestCase {
 
     /// Every stored row, hashed: what the mount must leave as it found it.
     private func rowDigest() throws -> [String: Int] {
-        let queue = try DatabaseQueue(path: db)
+        // The daemon's last act (journal mode back to DELETE) may still hold the lock: wait for it.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        let queue = try DatabaseQueue(path: db, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in
             var digest: [String: Int] = [:]
