@@ -11,10 +11,26 @@ public enum JSONValue: Equatable, Sendable {
     case object([String: JSONValue])
 
     /// Parses `data`; nil when it is not JSON.
-    public static func parse(_ data: Data) -> JSONValue? {
-        guard let any = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        else { return nil }
-        return JSONValue(any: any)
+    public static func parse(_ data: Data) -> JSONValue? { try? parsing(data) }
+
+    /// Why a text is not JSON, in the parser's words ("Number 1e400 is not representable...").
+    public struct SyntaxError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Parses `data`, or says why it is not JSON. Foundation's parser refuses nesting deeper than
+    /// 512 levels (so no recursion here or in any reader of the value goes deeper), numbers no
+    /// double holds, NaN, invalid UTF-8 and unpaired surrogates.
+    public static func parsing(_ data: Data) throws -> JSONValue {
+        let any: Any
+        do {
+            any = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch let error as NSError {
+            let detail = error.userInfo[NSDebugDescriptionErrorKey] as? String
+            throw SyntaxError(description: detail ?? error.localizedDescription)
+        }
+        guard let value = JSONValue(any: any) else { throw SyntaxError(description: "a value JSON cannot hold") }
+        return value
     }
 
     init?(any: Any) {

@@ -87,8 +87,11 @@ public struct StyleSource: Equatable, Sendable {
         guard let data else {
             throw StyleError.invalidJSON(url: url, reason: "the TileJSON of source \"\(id)\" is needed")
         }
-        guard let json = JSONValue.parse(data) else {
-            throw StyleError.invalidJSON(url: url, reason: "TileJSON is not valid JSON")
+        let json: JSONValue
+        do {
+            json = try JSONValue.parsing(data)
+        } catch {
+            throw StyleError.invalidJSON(url: url, reason: "TileJSON is not valid JSON (\(error))")
         }
         guard json.object != nil else {
             throw StyleError.invalidJSON(url: url, reason: "TileJSON is not a JSON object")
