@@ -28,8 +28,11 @@ public struct RegionFile: Equatable, Sendable {
     }
 
     public static func parse(_ data: Data) throws -> RegionFile {
-        guard let json = JSONValue.parse(data) else {
-            throw StoreError.invalidDefinition(field: "region file", reason: "not valid JSON")
+        let json: JSONValue
+        do {
+            json = try JSONValue.parsing(data)
+        } catch {
+            throw StoreError.invalidDefinition(field: "region file", reason: "not valid JSON (\(error))")
         }
         guard let fields = json.object else {
             throw StoreError.invalidDefinition(field: "region file", reason: "not a JSON object")
@@ -117,10 +120,10 @@ struct RegionFileReader {
             throw StoreError.invalidDefinition(
                 field: keys.style, reason: "\"\(url)\" is not a URL with a scheme PackFS fetches (\(allowed))")
         }
-        let rest = url[url.index(after: colon)...]
-        guard rest.hasPrefix("//"), rest.count > 2 else {
-            throw StoreError.invalidDefinition(
-                field: keys.style, reason: "\"\(url)\" has no host after \"\(url[..<colon])://\"")
+        // Parsed whole now, while the writer can still be told (the write fails with EINVAL and
+        // `<name>.error` says why), not when the download fetches it.
+        if let problem = URLSyntax.problem(in: url) {
+            throw StoreError.invalidDefinition(field: keys.style, reason: "\"\(url)\" \(problem)")
         }
         return url
     }

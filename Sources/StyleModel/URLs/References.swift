@@ -1,6 +1,9 @@
+import PackStore
+
 /// URLs found inside a style or TileJSON document, made absolute and vetted before anything is
 /// stored or fetched: a relative reference is resolved against the document's URL; a `file://`
-/// URL, any other unknown scheme, or a path that cannot be resolved is refused, never fetched.
+/// URL, any other unknown scheme, a path that cannot be resolved, or a URL `URLSyntax` refuses
+/// (a space, a control byte, a bad host or port) is refused, never fetched.
 enum References {
     /// The absolute http, https or mapbox URL that `reference` (at `field` of the document at
     /// `document`) names.
@@ -14,6 +17,10 @@ enum References {
         }
         guard URLString.hasFetchableScheme(absolute) else {
             throw StyleError.unsupportedScheme(url: absolute, field: place)
+        }
+        // A URL the HTTP client would refuse fails here, naming its field, not at request time.
+        if let problem = URLSyntax.problem(in: absolute, allowingTokens: true) {
+            throw StyleError.invalidField(url: document, field: field, reason: "\"\(absolute)\" \(problem)")
         }
         return absolute
     }
