@@ -11,8 +11,9 @@ struct OrderedKeys {
     private let bytes: [UInt8]
     private var index = 0
 
-    /// Names of the object at top-level key `member`, first occurrence first; nil when the
-    /// document has no such object.
+    /// Names of the object at top-level key `member` as written, first occurrence first (names
+    /// are told apart by their bytes: NFC and NFD spellings of one name are two names here);
+    /// nil when the document has no such object.
     static func of(member: String, in data: Data) -> [String]? {
         var scanner = OrderedKeys(bytes: Array(data))
         return scanner.memberObjectKeys(member)
@@ -20,9 +21,16 @@ struct OrderedKeys {
 
     /// Every key of `object` (the parsed value of top-level `member` of `data`) in document
     /// order; a key the scan missed still comes, after the others, sorted, so none is lost.
+    /// `object`'s keys are Swift strings, compared by canonical equivalence: spellings of one
+    /// name that differ only in normalisation come once (`Style` refuses such a document first).
     static func keys(of object: [String: JSONValue], member: String, in data: Data) -> [String] {
-        var order = (of(member: member, in: data) ?? []).filter { object[$0] != nil }
-        order += object.keys.filter { !order.contains($0) }.sorted()
+        // Sets, not `contains` on the arrays: a style may name a hundred thousand sources.
+        var order: [String] = []
+        var listed = Set<String>()
+        for key in of(member: member, in: data) ?? [] where object[key] != nil && listed.insert(key).inserted {
+            order.append(key)
+        }
+        order += object.keys.filter { !listed.contains($0) }.sorted()
         return order
     }
 
@@ -36,8 +44,9 @@ struct OrderedKeys {
         _ = forEachMember { scanner, key in
             if key == member, found == nil, scanner.peek() == UInt8(ascii: "{") {
                 var keys: [String] = []
+                var spellings = Set<[UInt8]>()
                 let complete = scanner.forEachMember { scanner, name in
-                    if !keys.contains(name) { keys.append(name) }
+                    if spellings.insert(Array(name.utf8)).inserted { keys.append(name) }
                     return scanner.skipValue()
                 }
                 found = complete ? keys : nil
@@ -125,7 +134,8 @@ struct OrderedKeys {
         guard var unit = readHex4() else { return nil }
         if (0xD800..<0xDC00).contains(unit), bytes[index...].starts(with: Array("\\u".utf8)) {
             index += 2
-            guard let low = readHex4() else { return nil }
+            // Unsigned arithmetic: a second escape that is no low surrogate must not reach it.
+            guard let low = readHex4(), (0xDC00..<0xE000).contains(low) else { return nil }
             unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
         }
         let scalar = Unicode.Scalar(unit) ?? "\u{FFFD}"

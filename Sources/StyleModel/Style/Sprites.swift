@@ -40,9 +40,10 @@ public struct SpriteSheet: Equatable, Sendable {
             ]
         case .array(let items)?:
             var sheets: [SpriteSheet] = []
+            var ids = Set<String>()
             for (index, item) in items.enumerated() {
                 let sheet = try sheet(item, field: "sprite[\(index)]", styleURL: styleURL)
-                guard !sheets.contains(where: { $0.id == sheet.id }) else {
+                guard ids.insert(sheet.id).inserted else {
                     throw StyleError.invalidField(
                         url: styleURL, field: "sprite[\(index)]", reason: "duplicate id \"\(sheet.id)\"")
                 }

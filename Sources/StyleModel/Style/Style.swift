@@ -23,6 +23,9 @@ public struct StyleResource: Hashable, Sendable {
 public struct Style: Sendable {
     /// Sources with something to store, at most: a tree inode has 6 bits for the source.
     public static let maxSources = 64
+    /// Font stacks, at most: each costs 97 (or 256) glyph files, and a style naming thousands
+    /// would make millions of resources to plan and fetch. Real styles name a few dozen.
+    public static let maxFontStacks = 256
 
     public let url: String
     /// The document's top-level members (the mount rewrites them into its `style.json`).
@@ -38,8 +41,11 @@ public struct Style: Sendable {
 
     /// Reads the style `data`, stored under `url` (relative references resolve against it).
     public init(data: Data, url: String) throws {
-        guard let json = JSONValue.parse(data) else {
-            throw StyleError.invalidJSON(url: url, reason: "style is not valid JSON")
+        let json: JSONValue
+        do {
+            json = try JSONValue.parsing(data)
+        } catch {
+            throw StyleError.invalidJSON(url: url, reason: "style is not valid JSON (\(error))")
         }
         guard let members = json.object else {
             throw StyleError.invalidJSON(url: url, reason: "style is not a JSON object")
@@ -50,6 +56,11 @@ public struct Style: Sendable {
         sprites = try SpriteSheet.sheets(in: json["sprite"], styleURL: url)
         glyphs = try GlyphTemplate(json["glyphs"], styleURL: url)
         fontStacks = FontStacks.collect(layers: json["layers"])
+        guard fontStacks.count <= Self.maxFontStacks else {
+            throw StyleError.invalidField(
+                url: url, field: "layers",
+                reason: "\(fontStacks.count) distinct font stacks (text-font); PackFS fetches at most \(Self.maxFontStacks)")
+        }
         for stack in fontStacks {
             try FileName.check(FontStacks.name(of: stack), field: "layers (text-font \(stack))", document: url)
         }
@@ -87,6 +98,7 @@ public struct Style: Sendable {
         guard let objects = value.object else {
             throw StyleError.invalidField(url: url, field: "sources", reason: "must be an object")
         }
+        try refuseTwins(OrderedKeys.of(member: "sources", in: data) ?? [], url: url)
         var sources: [StyleSource] = []
         for id in OrderedKeys.keys(of: objects, member: "sources", in: data) {
             guard let object = objects[id], let source = try StyleSource(id: id, object: object, styleURL: url)
@@ -100,5 +112,22 @@ public struct Style: Sendable {
                 reason: "\(sources.count) sources with tiles or data; PackFS keeps at most \(maxSources)")
         }
         return sources
+    }
+
+    /// Two source ids whose bytes differ only in Unicode normalisation: the parsed document
+    /// keeps one of them (Swift's `String` calls them equal), and the mount would show one
+    /// directory under two names. MapLibre keeps both; PackFS refuses the style, saying why.
+    private static func refuseTwins(_ ids: [String], url: String) throws {
+        // Keyed by `String`, so canonically equal ids meet; `ids` holds each byte spelling once.
+        var first: [String: String] = [:]
+        for id in ids {
+            guard let twin = first[id] else {
+                first[id] = id
+                continue
+            }
+            throw StyleError.invalidField(
+                url: url, field: "sources",
+                reason: "ids \"\(twin)\" and \"\(id)\" differ only in Unicode normalisation (NFC and NFD)")
+        }
     }
 }
