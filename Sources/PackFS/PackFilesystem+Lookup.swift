@@ -34,13 +34,15 @@ extension PackFilesystem {
             return .rejection(rejection.serial)
         }
         let packs = try database.packs()
-        if name.hasSuffix(".region"), let pack = packs.first(where: { $0.name + ".region" == name }) {
+        // Byte for byte, as the kernel names entries: by `==` an NFD spelling would find the NFC
+        // pack and give its directory a second name (PackName).
+        if name.hasSuffix(".region"), let pack = packs.first(where: { PackName.same($0.name + ".region", name) }) {
             return .pack(pack.id, .regionFile)
         }
         if name.hasSuffix(".region"), let draft = drafts.draft(named: String(name.dropLast(7))) {
             return .draft(draft.serial)
         }
-        guard let pack = packs.first(where: { $0.name == name }) else { throw FilesystemError.notFound }
+        guard let pack = packs.first(where: { PackName.same($0.name, name) }) else { throw FilesystemError.notFound }
         return .pack(pack.id, .directory)
     }
 

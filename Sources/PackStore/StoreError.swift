@@ -14,6 +14,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case inUse(path: String)
     case invalidPackName(String, reason: String)
     case duplicatePackName(String)
+    /// A new name whose bytes differ from an existing pack's name only in Unicode normalisation.
+    case normalisationTwin(String, existing: String)
     case packNotFound(String)
     case regionNotFound(RegionID)
     case invalidDefinition(field: String, reason: String)
@@ -43,6 +45,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             return "invalid pack name \"\(name)\": \(reason)"
         case .duplicatePackName(let name):
             return "a pack named \"\(name)\" already exists"
+        case .normalisationTwin(let name, let existing):
+            return "a pack named \"\(existing)\" already exists: \"\(name)\" differs from it only in Unicode"
+                + " normalisation (NFC and NFD), and two such names would look alike"
         case .packNotFound(let name):
             return "no pack named \"\(name)\""
         case .regionNotFound(let id):

@@ -32,7 +32,7 @@ extension PackFilesystem {
         if drafts.draft(named: newName) != nil { throw FilesystemError.exists }
         do {
             try database.renamePack(region, to: newName)
-        } catch StoreError.duplicatePackName(_) {
+        } catch StoreError.duplicatePackName(_), StoreError.normalisationTwin(_, _) {
             throw FilesystemError.exists
         }
         invalidateCaches()
