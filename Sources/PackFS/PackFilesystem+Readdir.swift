@@ -20,9 +20,12 @@ extension PackFilesystem {
         let wanted = limit - entries.count
         guard wanted > 0 else { return Array(entries.prefix(limit)) }
         for child in try children(of: node, after: max(offset, 2), limit: wanted) {
+            // A row no inode can name (an app's pack id of -5 or 2^40, a tile column 2^40) is left
+            // out rather than failing the listing of everything beside it; a lookup of its name
+            // fails alone with EIO, naming the number.
+            guard let childInode = try? InodeCodec.encode(child.node) else { continue }
             let kind: Attributes.Kind = Self.isDirectory(child.node) ? .directory : .regularFile
-            entries.append(
-                DirectoryEntry(name: child.name, inode: try InodeCodec.encode(child.node), kind: kind, cookie: child.cookie))
+            entries.append(DirectoryEntry(name: child.name, inode: childInode, kind: kind, cookie: child.cookie))
         }
         return entries
     }
@@ -99,7 +102,7 @@ extension PackFilesystem {
 
     private func zoomChildren(_ region: RegionID, _ ref: SourceRef, base: Int64) throws -> [Child] {
         guard let columns = try source(region, ref).1.columns else { return [] }
-        return try database.tileZooms(columns).filter { $0 <= InodeCodec.maxZoom }.map {
+        return try database.tileZooms(columns).filter { (0...InodeCodec.maxZoom).contains($0) }.map {
             (String($0), .zoom(region, ref, z: $0), base + Int64($0))
         }
     }

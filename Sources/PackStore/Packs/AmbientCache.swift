@@ -42,8 +42,10 @@ enum AmbientCache {
             bytes: row.decode(forColumn: "bytes"))
     }
 
+    /// The stored limit; the default when none is stored or what is stored is no byte count
+    /// (a negative one would evict every ambient row).
     static func limit(_ db: Database) throws -> Int64 {
-        try Settings.value(limitKey, db).flatMap { Int64($0) } ?? defaultLimit
+        try Settings.value(limitKey, db).flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil } ?? defaultLimit
     }
 
     /// Deletes least recently accessed ambient rows until the ambient bytes fit in `limit`.

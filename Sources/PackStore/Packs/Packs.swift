@@ -3,8 +3,9 @@ import GRDB
 
 /// Creating, finding, renaming, redefining and removing packs.
 extension OfflineDatabase {
-    /// Every pack, in id order. Names are unique: a name an earlier pack already shows (possible
-    /// in databases apps wrote) falls back to `region-<id>`.
+    /// Every pack, in id order. Names are unique, even up to Unicode normalisation: a name an
+    /// earlier pack already shows (possible in databases apps wrote) falls back to `region-<id>`,
+    /// or `region-<id>-<n>` when that is taken too.
     public func packs() throws -> [Pack] {
         // Without the lock another process may change the file: read afresh every time.
         guard mode != .readOnly else { return try read { db in try Self.packs(db) } }
@@ -20,21 +21,36 @@ extension OfflineDatabase {
     static func packs(_ db: Database) throws -> [Pack] {
         let rows = try Row.fetchAll(db, sql: "SELECT id, definition, description FROM regions ORDER BY id")
         var taken = Set<String>()
-        return try rows.map { row in
-            let id = RegionID(rawValue: try row.decode(forColumn: "id"))
-            let description: Data? = try row.decode(forColumn: "description")
+        // An app's file may hold any type in any column (SQLite checks none without STRICT): a
+        // column that does not decode reads as absent, and a row without an integer id is skipped.
+        return rows.compactMap { row in
+            guard let rawID = try? row.decode(Int64.self, atIndex: 0) else { return nil }
+            let id = RegionID(rawValue: rawID)
+            let description = (try? row.decode(Data?.self, atIndex: 2)) ?? nil
             var name = PackDescription.name(in: description) ?? "region-\(id.rawValue)"
-            if taken.contains(name) { name = "region-\(id.rawValue)" }
+            if taken.contains(name) { name = fallbackName(id, taken: taken) }
             taken.insert(name)
-            let text: String = try row.decode(forColumn: "definition")
+            let text = ((try? row.decode(String?.self, atIndex: 1)) ?? nil) ?? ""
             return Pack(
                 id: id, name: name, definitionText: text,
                 definition: try? RegionDefinition(mapLibreJSON: text), description: description)
         }
     }
 
+    /// `region-<id>`, or `region-<id>-2`, `-3`... when a pack already shows that name.
+    private static func fallbackName(_ id: RegionID, taken: Set<String>) -> String {
+        let base = "region-\(id.rawValue)"
+        var name = base
+        var serial = 1
+        while taken.contains(name) {
+            serial += 1
+            name = base + "-\(serial)"
+        }
+        return name
+    }
+
     public func pack(named name: String) throws -> Pack {
-        guard let pack = try packs().first(where: { $0.name == name }) else {
+        guard let pack = try packs().first(where: { PackName.same($0.name, name) }) else {
             throw StoreError.packNotFound(name)
         }
         return pack
@@ -70,7 +86,8 @@ extension OfflineDatabase {
         try PackName.validate(name)
         let id = try writePacks { batch -> RegionID in
             let db = batch.database
-            guard let pack = try Self.packs(db).first(where: { $0.name == name }) else {
+            guard let pack = try Self.packs(db).first(where: { PackName.same($0.name, name) }) else {
+                try Self.requireFree(name, db)
                 let id = try Self.insertPack(name: name, definition: definition, metadata: metadata, db)
                 try batch.setStatus(PackStatus(state: .active), of: id)
                 return id
@@ -110,7 +127,7 @@ extension OfflineDatabase {
     public func renamePack(_ id: RegionID, to name: String) throws {
         try PackName.validate(name)
         try updateDescription(id) { db, pack, fields in
-            if pack.name != name { try Self.requireFree(name, db) }
+            if !PackName.same(pack.name, name) { try Self.requireFree(name, db) }
             fields["name"] = .string(name)
         }
     }
@@ -167,10 +184,12 @@ extension OfflineDatabase {
         return report
     }
 
+    /// Throws when a pack has `name`, or a name that differs from it only in normalisation.
     private static func requireFree(_ name: String, _ db: Database) throws {
-        if try packs(db).contains(where: { $0.name == name }) {
-            throw StoreError.duplicatePackName(name)
-        }
+        // `==` is canonical equivalence: it finds the byte-identical name and its twins alike.
+        guard let existing = try packs(db).first(where: { $0.name == name }) else { return }
+        if PackName.same(existing.name, name) { throw StoreError.duplicatePackName(name) }
+        throw StoreError.normalisationTwin(name, existing: existing.name)
     }
 
     /// Returns free pages to the file system (the database is `auto_vacuum = INCREMENTAL`).

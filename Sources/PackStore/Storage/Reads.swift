@@ -44,29 +44,34 @@ extension OfflineDatabase {
         }
     }
 
-    // `decode` throws where a subscript would trap: a database file is outside data, and a NULL
-    // or a text in a column PackFS reads as a number must fail the read, not the daemon.
-    static func headers(from row: Row) throws -> CacheHeaders {
-        try CacheHeaders(
-            expires: row.decode(forColumn: "expires"), modified: row.decode(forColumn: "modified"),
-            etag: row.decode(forColumn: "etag"), mustRevalidate: row.decode(forColumn: "must_revalidate"))
+    /// Validators are advice: one that does not decode (an app wrote text into `expires`) is
+    /// absent, and the next refresh revalidates without it.
+    static func headers(from row: Row) -> CacheHeaders {
+        CacheHeaders(
+            expires: row.lenient("expires"), modified: row.lenient("modified"), etag: row.lenient("etag"),
+            mustRevalidate: row.lenient("must_revalidate") ?? false)
     }
 
     static func resource(from row: Row) throws -> StoredResource {
-        try StoredResource(
-            id: ResourceID(rawValue: row.decode(forColumn: "id")), url: row.decode(forColumn: "url"),
-            kind: ResourceKind(rawValue: row.decode(forColumn: "kind")) ?? .unknown,
-            data: StoredData(bytes: row.decode(forColumn: "data"), compressed: row.decode(forColumn: "compressed")),
-            headers: headers(from: row), accessed: row.decode(forColumn: "accessed"))
+        StoredResource(
+            id: ResourceID(rawValue: try row.stored("id", of: "resources")), url: try row.stored("url", of: "resources"),
+            kind: row.lenient("kind").flatMap(ResourceKind.init(rawValue:)) ?? .unknown,
+            data: try storedData(row, of: "resources"), headers: headers(from: row),
+            accessed: row.lenient("accessed") ?? 0)
     }
 
     static func tile(from row: Row) throws -> StoredTile {
-        let key = try TileKey(
-            urlTemplate: row.decode(forColumn: "url_template"), pixelRatio: row.decode(forColumn: "pixel_ratio"),
-            z: row.decode(forColumn: "z"), x: row.decode(forColumn: "x"), y: row.decode(forColumn: "y"))
-        return try StoredTile(
-            id: TileID(rawValue: row.decode(forColumn: "id")), key: key,
-            data: StoredData(bytes: row.decode(forColumn: "data"), compressed: row.decode(forColumn: "compressed")),
-            headers: headers(from: row), accessed: row.decode(forColumn: "accessed"))
+        let key = TileKey(
+            urlTemplate: try row.stored("url_template", of: "tiles"), pixelRatio: try row.stored("pixel_ratio", of: "tiles"),
+            z: try row.stored("z", of: "tiles"), x: try row.stored("x", of: "tiles"), y: try row.stored("y", of: "tiles"))
+        return StoredTile(
+            id: TileID(rawValue: try row.stored("id", of: "tiles")), key: key, data: try storedData(row, of: "tiles"),
+            headers: headers(from: row), accessed: row.lenient("accessed") ?? 0)
+    }
+
+    /// `data` as bytes (text is taken as its UTF-8 bytes, as SQLite hands it to a blob reader)
+    /// and `compressed` as a flag.
+    private static func storedData(_ row: Row, of table: String) throws -> StoredData {
+        StoredData(bytes: try row.stored("data", of: table), compressed: row.lenient("compressed") ?? false)
     }
 }

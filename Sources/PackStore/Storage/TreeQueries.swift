@@ -22,18 +22,22 @@ public struct TileColumnSet: Hashable, Sendable {
 extension OfflineDatabase {
     enum TreeSQL {
         static let member = "EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ? AND rt.tile_id = t.id)"
+        // `typeof(...) = 'integer'`: SQLite sorts text above every number and compares 1.5 > 1,
+        // so a row with z 'one' or 1.5 (an app's file may hold them) would answer `z > ?` forever
+        // as the same integer and the skip scan would never end. Such rows name no path anyway.
         static let nextZoom = """
-            SELECT z FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z > ?
+            SELECT z FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z > ? AND typeof(z) = 'integer'
               AND data IS NOT NULL AND \(member) ORDER BY z LIMIT 1
             """
         static let nextColumn = """
             SELECT x FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x > ?
-              AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
+              AND typeof(x) = 'integer' AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
             """
         static func rows(descending: Bool) -> String {
             """
             SELECT y, id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
-              AND y \(descending ? "<" : ">") ? AND data IS NOT NULL AND \(member)
+              AND y \(descending ? "<" : ">") ? AND y BETWEEN 0 AND ? AND typeof(y) = 'integer'
+              AND data IS NOT NULL AND \(member)
               ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
             """
         }
@@ -71,8 +75,10 @@ extension OfflineDatabase {
         try read { db in
             let statement = try db.cachedStatement(sql: TreeSQL.nextZoom)
             var zooms: [Int] = []
+            // Each answer is above the last: the loop ends however the rows compare.
             while let z = try Int.fetchOne(
-                statement, arguments: [set.urlTemplate, set.pixelRatio, zooms.last ?? -1, set.region.rawValue])
+                statement, arguments: [set.urlTemplate, set.pixelRatio, zooms.last ?? -1, set.region.rawValue]),
+                z > zooms.last ?? -1
             {
                 zooms.append(z)
             }
@@ -86,7 +92,8 @@ extension OfflineDatabase {
             let statement = try db.cachedStatement(sql: TreeSQL.nextColumn)
             var columns: [Int] = []
             while columns.count < limit, let x = try Int.fetchOne(
-                statement, arguments: [set.urlTemplate, set.pixelRatio, z, columns.last ?? after, set.region.rawValue])
+                statement, arguments: [set.urlTemplate, set.pixelRatio, z, columns.last ?? after, set.region.rawValue]),
+                x > columns.last ?? after
             {
                 columns.append(x)
             }
@@ -95,15 +102,17 @@ extension OfflineDatabase {
     }
 
     /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`
-    /// in the order asked: ascending, or descending for a TMS source listed in XYZ order.
+    /// in the order asked: ascending, or descending for a TMS source listed in XYZ order. Only
+    /// rows of the zoom's grid (0 to 2^z - 1) come: an app's file may hold others, which no path
+    /// names, and a page of them would end a listing early.
     public func tileRows(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID)]
     {
         try read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: TreeSQL.rows(descending: descending)),
-                arguments: [set.urlTemplate, set.pixelRatio, z, x, after, set.region.rawValue, limit]
-            ).map { try (y: $0.decode(atIndex: 0), id: TileID(rawValue: $0.decode(atIndex: 1))) }
+                arguments: [set.urlTemplate, set.pixelRatio, z, x, after, (1 << min(max(z, 0), 62)) - 1, set.region.rawValue, limit]
+            ).map { (y: try $0.stored(at: 0, "tiles.y"), id: TileID(rawValue: try $0.stored(at: 1, "tiles.id"))) }
         }
     }
 
@@ -126,12 +135,16 @@ extension OfflineDatabase {
     }
 
     /// Row ids and URLs of the pack's resources of one kind, by row id (through the membership
-    /// index: as many rows as the pack holds resources, never the whole table).
+    /// index: as many rows as the pack holds resources, never the whole table). A row whose id
+    /// or URL does not decode names no file and is left out.
     public func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)] {
         try read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: TreeSQL.resourcesOfKind), arguments: [region.rawValue, kind.rawValue]
-            ).map { try (id: ResourceID(rawValue: $0.decode(atIndex: 0)), url: $0.decode(atIndex: 1)) }
+            ).compactMap { row in
+                guard let id: Int64 = row.lenient("id"), let url: String = row.lenient("url") else { return nil }
+                return (id: ResourceID(rawValue: id), url: url)
+            }
         }
     }
 }

@@ -1,0 +1,38 @@
+import GRDB
+
+/// Reading a column of a file PackFS did not write. SQLite checks no column type (MapLibre's
+/// tables are not STRICT), so an app's file, or a damaged one, may hold text where an integer
+/// belongs, a blob of invalid UTF-8 where text does, or NULL anywhere. GRDB's `row[...]`
+/// subscripts trap on a value that does not convert; these throw a `StoreError` naming the
+/// column instead, so one bad row fails alone (a read answers EIO with a log line) and never
+/// takes the daemon with it.
+extension Row {
+    /// The value of `column` (a name in the query), or `StoreError.invalidData`.
+    func stored<Value: DatabaseValueConvertible>(_ column: String, of table: String) throws -> Value {
+        do {
+            return try decode(Value.self, forColumn: column)
+        } catch {
+            throw StoreError.invalidData(Self.mismatch(self[column] as DatabaseValue?, "\(table).\(column)", Value.self))
+        }
+    }
+
+    /// The value at `index` (the query's column order), or `StoreError.invalidData`.
+    func stored<Value: DatabaseValueConvertible>(at index: Int, _ column: String) throws -> Value {
+        do {
+            return try decode(Value.self, atIndex: index)
+        } catch {
+            throw StoreError.invalidData(Self.mismatch(self[index] as DatabaseValue?, column, Value.self))
+        }
+    }
+
+    /// The value of `column`, nil when it is NULL, missing or of a type that does not convert:
+    /// for bookkeeping a bad value means "not recorded".
+    func lenient<Value: DatabaseValueConvertible>(_ column: String) -> Value? {
+        (try? decode(Value?.self, forColumn: column)) ?? nil
+    }
+
+    private static func mismatch(_ value: DatabaseValue?, _ column: String, _ type: Any.Type) -> String {
+        let shown = value.map { String(String(describing: $0).prefix(80)) } ?? "nothing"
+        return "\(column) holds \(shown), which is no \(type)"
+    }
+}
