@@ -51,14 +51,27 @@ enum FileInspection: Equatable {
         return .corrupt(path: path, detail: "\(error)")
     }
 
-    /// SQLite's 16-byte magic string; anything else is not SQLite at all.
+    /// SQLite's 16-byte magic string (anything else is not SQLite at all), then the header's page
+    /// size and page count against the file's size: SQLite reads a page past the end of a cut
+    /// file as zeros and finds out only when a query reaches it, so a file cut after its schema
+    /// would open, and a mount would write to it before any read failed.
     private static func checkHeader(path: String) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw StoreError.corrupt(path: path, detail: "cannot be read")
         }
         defer { try? handle.close() }
-        let magic = handle.readData(ofLength: 16)
-        guard magic == Data("SQLite format 3\0".utf8) else { throw StoreError.notSQLite(path: path) }
+        let header = [UInt8](handle.readData(ofLength: 100))
+        guard header.starts(with: Array("SQLite format 3\0".utf8)) else { throw StoreError.notSQLite(path: path) }
+        guard header.count == 100 else {
+            throw StoreError.corrupt(path: path, detail: "\(header.count) bytes, shorter than an SQLite header")
+        }
+        // A hot journal or a WAL beside the file holds pages the file lacks until SQLite's own
+        // recovery puts them back: its size says nothing then.
+        let companions = ["-journal", "-wal"].filter { FileManager.default.fileExists(atPath: path + $0) }
+        let size = (try? handle.seekToEnd()).map { Int64(clamping: $0) } ?? 0
+        if companions.isEmpty, let detail = SQLiteHeader(header).problem(fileSize: size) {
+            throw StoreError.corrupt(path: path, detail: detail)
+        }
     }
 
     private static func classify(_ queue: DatabaseQueue, path: String) throws -> FileInspection {
@@ -82,5 +95,43 @@ enum FileInspection: Equatable {
             throw StoreError.notOfflineDatabase(path: path, missing: missing.isEmpty ? ["user_version"] : missing)
         }
         return .offline(version: version)
+    }
+}
+
+/// The fields of SQLite's 100-byte database header that say how long the file must be
+/// (https://www.sqlite.org/fileformat.html, section 1.3).
+struct SQLiteHeader {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private func uint32(at offset: Int) -> UInt32 {
+        bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// A power of two from 512 to 65536 (stored as 1); nil for anything else.
+    var pageSize: Int? {
+        let raw = Int(bytes[16]) << 8 | Int(bytes[17])
+        let size = raw == 1 ? 65536 : raw
+        return size >= 512 && size & (size - 1) == 0 ? size : nil
+    }
+
+    /// The page count, when the header's own rule says it is current: not zero, and written by
+    /// the same change as the version-valid-for number (older writers left it stale).
+    var pageCount: Int? {
+        let count = uint32(at: 28)
+        return count > 0 && uint32(at: 24) == uint32(at: 92) ? Int(count) : nil
+    }
+
+    /// Why a file of `fileSize` bytes cannot hold the database this header describes; nil if it can.
+    func problem(fileSize: Int64) -> String? {
+        guard let pageSize else { return "its header gives no valid page size" }
+        if let pageCount, fileSize < Int64(pageCount) * Int64(pageSize) {
+            return "truncated: \(fileSize) bytes, but its header counts \(pageCount) pages of \(pageSize) bytes"
+        }
+        guard fileSize % Int64(pageSize) == 0 else {
+            return "truncated: \(fileSize) bytes is not a whole number of \(pageSize)-byte pages"
+        }
+        return nil
     }
 }
