@@ -21,13 +21,21 @@ public struct Estimate: Sendable {
     public static func make(for definition: RegionDefinition, options: DownloadOptions) throws -> Estimate {
         let fetcher = try DocumentFetcher(options: options)
         defer { fetcher.shutdown() }
-        let style = try fetcher.fetch(definition.styleURL, kind: .style)
+        return try make(for: definition) { try fetcher.fetch($0, kind: $1) }
+    }
+
+    /// The same plan with the style and TileJSON documents from `document(url, kind)` instead of
+    /// the network (the hostile-input tests and the fuzz targets plan from bytes they hold).
+    public static func make(for definition: RegionDefinition, document: (String, ResourceKind) throws -> Data)
+        throws -> Estimate
+    {
+        let style = try document(definition.styleURL, .style)
         let walk = try Style(data: style, url: definition.styleURL)
         var bytes = style.count
         var sources: [Source] = []
         var tileSources: [TileSource] = []
         for declared in walk.tileSources {
-            let tileJSON = try declared.url.map { try fetcher.fetch($0, kind: .source) }
+            let tileJSON = try declared.url.map { try document($0, .source) }
             bytes += tileJSON?.count ?? 0
             let source = try declared.tileSource(tileJSON: tileJSON)
             tileSources.append(source)
