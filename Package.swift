@@ -43,6 +43,10 @@ let package = Package(
         .executableTarget(name: "packfs-crashwriter", dependencies: ["PackStore"], path: "Tests/CrashWriter"),
         // Helpers shared by the test targets: temp directories, test servers, the built executable.
         .target(name: "TestSupport", dependencies: ["PackStore"], path: "Tests/TestSupport"),
+        // What each fuzz target does with one input; the unit tests replay findings through it.
+        .target(
+            name: "FuzzBodies", dependencies: ["PackStore", "StyleModel", "Downloader", "PackFS"],
+            path: "Tests/Fuzz/Bodies"),
         .testTarget(
             name: "PackStoreTests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
@@ -54,7 +58,7 @@ let package = Package(
         .testTarget(
             name: "PackFSTests",
             dependencies: [
-                "PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport",
+                "PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport", "FuzzBodies",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
@@ -68,3 +72,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets, one executable per body (FuzzBodies.Target), only when scripts/fuzz.sh asks:
+// each links libFuzzer's main, which no ordinary build has.
+if Context.environment["PACKFS_FUZZ"] == "1" {
+    for target in ["region", "style", "tilejson", "geojson", "regiontext", "database"] {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(target)", dependencies: ["FuzzBodies"], path: "Tests/Fuzz/Targets/\(target)"))
+    }
+}

@@ -1,0 +1,49 @@
+import FuzzBodies
+import Foundation
+import PackFS
+import PackStore
+import TestSupport
+import XCTest
+
+/// The hostile database files of the corpus that open, walked as the kernel walks a mount: every
+/// directory listed, every name looked up, every file read. A row that does not decode fails
+/// alone with the words the manifest expects; nothing traps, names in a directory are distinct
+/// and each looks up to the inode its listing gave.
+final class HostileTreeTests: XCTestCase {
+    var temp: TemporaryDirectory!
+
+    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-hostile-tree") }
+    override func tearDown() { temp.remove() }
+
+    func testEveryHostileDatabaseWalksWithoutATrap() throws {
+        let cases = try HostileCorpus.cases("database").filter { !$0.bool("refused") }
+        XCTAssertGreaterThanOrEqual(cases.count, 15)
+        for item in cases {
+            let path = temp.path(item.url.lastPathComponent)
+            try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
+            let database = try OfflineDatabase.open(path: path, mode: .session)
+            defer { try? database.close() }
+            let visit = TreeVisit(filesystem: PackFilesystem(database: database, mountpoint: "/mnt"), budget: 100_000)
+            XCTAssertNoThrow(try visit.visit(), "\(item)")
+            // Names the listing may leave out (a pack id no inode holds) are looked up too.
+            for path in (item.strings("packs") ?? []).map({ "packs/" + $0 }) + (item.strings("lookup") ?? []) {
+                visit.lookup(path)
+            }
+            let errors = visit.errors.joined(separator: "\n")
+            if let expect = item.expect {
+                assertMentions(errors, expect, item)
+            } else {
+                XCTAssertEqual(visit.errors, [], "\(item)")
+            }
+        }
+    }
+
+    /// Every input a fuzz target found, through the body that found it: each stays fixed.
+    func testEveryFuzzFindingIsHandled() throws {
+        for target in FuzzBodies.Target.allCases {
+            for finding in HostileCorpus.findings(target.rawValue) {
+                XCTAssertNoThrow(try FuzzBodies.run(target, Data(contentsOf: finding)), "\(target) \(finding.lastPathComponent)")
+            }
+        }
+    }
+}
