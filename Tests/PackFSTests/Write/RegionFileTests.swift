@@ -156,6 +156,29 @@ final class RegionFileTests: WriteTestCase {
         XCTAssertNotEqual(try fs.getattr(inode: alpha, caller: caller).attributes.size, 10)
     }
 
+    /// Once the kernel has seen a stateless open it sends no RELEASE, not even for a file it
+    /// created: a created draft settles by itself. Before it did, an unfinished or empty new file
+    /// stayed a draft for the mount, never judged (the hostile corpus's truncated region files
+    /// showed no `.error`), and a pack made by writing its region file could never be renamed.
+    func testCreatedDraftsWhoseReleaseNeverComesSettle() throws {
+        fs.useStatelessOpens()
+        let flags = O_WRONLY | O_CREAT | O_TRUNC
+        let (cut, cutOptions) = try fs.create(parent: packs, name: "cut.region", mode: 0o644, flags: flags, caller: caller)
+        XCTAssertEqual(try fs.write(inode: cut.attributes.inode, handle: cutOptions.handle, offset: 0, data: Data("{\"style\": ".utf8)), 10)
+        _ = try fs.create(parent: packs, name: "empty.region", mode: 0o644, flags: flags, caller: caller)
+        let (gamma, gammaOptions) = try fs.create(parent: packs, name: "gamma.region", mode: 0o644, flags: flags, caller: caller)
+        try writeInChunks(regionText(), inode: gamma.attributes.inode, handle: gammaOptions.handle, chunk: 1000)
+        try waitUntil { self.exists("packs/cut.error") && self.exists("packs/empty.error") }
+        XCTAssertTrue(try text("packs/cut.error").contains("not valid JSON"))
+        XCTAssertTrue(try text("packs/empty.error").contains("empty region file"))
+        try waitUntil { !self.exists("packs/cut.region") && !self.exists("packs/empty.region") }
+        try waitUntil {
+            (try? self.fs.rename(parent: self.packs, name: "gamma.region", newParent: self.packs, newName: "delta.region",
+                                 caller: self.caller)) != nil
+        }
+        XCTAssertNoThrow(try database.pack(named: "delta"))
+    }
+
     func testRefusedCreatesOpensAndWrites() throws {
         let create = { (parent: Inode, name: String, flags: Int32) in
             self.error { _ = try self.fs.create(parent: parent, name: name, mode: 0o644, flags: flags, caller: self.caller) }
