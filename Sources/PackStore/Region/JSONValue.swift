@@ -34,9 +34,27 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     init?(any: Any) {
+        // Containers first: casting a Swift array or dictionary to a class (NSNull, NSNumber)
+        // bridges it to Foundation, all of it, at every level: a text-font expression nested
+        // 400 deep took seconds (found by fuzzing).
         switch any {
-        case is NSNull: self = .null
+        case let array as [Any]:
+            var items: [JSONValue] = []
+            items.reserveCapacity(array.count)
+            for element in array {
+                guard let value = JSONValue(any: element) else { return nil }
+                items.append(value)
+            }
+            self = .array(items)
+        case let dict as [String: Any]:
+            var fields: [String: JSONValue] = [:]
+            for (key, element) in dict {
+                guard let value = JSONValue(any: element) else { return nil }
+                fields[key] = value
+            }
+            self = .object(fields)
         case let string as String: self = .string(string)
+        case is NSNull: self = .null
         case let decimal as NSDecimalNumber:
             // Foundation on Linux returns long mantissas (17 digits, as in shortest round-trip
             // coordinates) as NSDecimalNumber, whose doubleValue is off by a few ulps; its decimal
@@ -50,20 +68,6 @@ public enum JSONValue: Equatable, Sendable {
             } else {
                 self = .number(number.doubleValue)
             }
-        case let array as [Any]:
-            var items: [JSONValue] = []
-            for element in array {
-                guard let value = JSONValue(any: element) else { return nil }
-                items.append(value)
-            }
-            self = .array(items)
-        case let dict as [String: Any]:
-            var fields: [String: JSONValue] = [:]
-            for (key, element) in dict {
-                guard let value = JSONValue(any: element) else { return nil }
-                fields[key] = value
-            }
-            self = .object(fields)
         default: return nil
         }
     }
