@@ -76,8 +76,9 @@ let package = Package(
 // libFuzzer targets, one executable per body (FuzzBodies.Target), only when scripts/fuzz.sh asks:
 // each links libFuzzer's main, which no ordinary build has.
 if Context.environment["PACKFS_FUZZ"] == "1" {
+    package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"))
     for target in ["region", "style", "tilejson", "geojson", "regiontext", "database"] {
         package.targets.append(.executableTarget(
-            name: "fuzz-\(target)", dependencies: ["FuzzBodies"], path: "Tests/Fuzz/Targets/\(target)"))
+            name: "fuzz-\(target)", dependencies: ["FuzzBodies", "CLibFuzzer"], path: "Tests/Fuzz/Targets/\(target)"))
     }
 }

@@ -33,9 +33,9 @@ public enum FuzzBodies {
     }
 
     /// For the executables: runs the body and traps on a broken invariant, naming it.
-    public static func fuzz(_ target: Target, _ bytes: UnsafePointer<UInt8>, _ count: Int) {
+    public static func fuzz(_ target: Target, _ bytes: UnsafePointer<UInt8>?, _ count: Int) {
         do {
-            try run(target, Data(bytes: bytes, count: count))
+            try run(target, bytes.map { Data(bytes: $0, count: count) } ?? Data())
         } catch {
             fatalError("\(target.rawValue): \(error)")
         }

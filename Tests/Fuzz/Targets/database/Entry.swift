@@ -1,8 +1,0 @@
-// libFuzzer's entry for the database target (scripts/fuzz.sh builds it with -sanitize=fuzzer,address).
-import FuzzBodies
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzBodies.fuzz(.database, data, size)
-    return 0
-}
