@@ -23,8 +23,8 @@ final class HostileDocumentTests: XCTestCase {
             if kind == .style { return style }
             if let document = tileJSON[url] { return document }
             guard url.hasPrefix(self.base + "/") else { throw DownloadFailure(message: "not served: \(url)") }
-            let text = try String(contentsOf: ProjectPaths.world.appendingPathComponent(String(url.dropFirst(self.base.count + 1))),
-                                  encoding: .utf8)
+            let file = ProjectPaths.world.appendingPathComponent(String(url.dropFirst(self.base.count + 1)))
+            let text = try String(contentsOf: file, encoding: .utf8)
             return Data(text.replacingOccurrences(of: "{base}", with: self.base).utf8)
         }
     }
@@ -57,10 +57,12 @@ final class HostileDocumentTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(cases.count, 25)
         for item in cases {
             let url = base + "/hostile/" + item.file
-            let style = Data("{\"version\": 8, \"sources\": {\"openmaptiles\": {\"type\": \"vector\", \"url\": \"\(url)\"}}}".utf8)
+            let source = "\"openmaptiles\": {\"type\": \"vector\", \"url\": \"\(url)\"}"
+            let style = Data("{\"version\": 8, \"sources\": {\(source)}}".utf8)
             judge(item, url: url) {
                 // Unbounded: every zoom the document allows, "maxzoom": 255 included.
-                let estimate = try plan(style, at: base + "/hostile/style.json", maxZoom: nil, tileJSON: [url: try item.data(base: base)])
+                let tileJSON = [url: try item.data(base: base)]
+                let estimate = try plan(style, at: base + "/hostile/style.json", maxZoom: nil, tileJSON: tileJSON)
                 for source in estimate.sources {
                     XCTAssertTrue(source.zooms.map { 0...24 ~= $0.upperBound } ?? true, "\(item): \(source.zooms!)")
                 }
@@ -72,8 +74,8 @@ final class HostileDocumentTests: XCTestCase {
         let cases = try HostileCorpus.cases("geojson")
         XCTAssertGreaterThanOrEqual(cases.count, 30)
         for item in cases {
-            let text = Data("{\"style\": \"\(base)/styles/bright.json\", \"minzoom\": 0, \"maxzoom\": 6, \"geometry\": ".utf8)
-                + (try item.data()) + Data("}".utf8)
+            let head = "{\"style\": \"\(base)/styles/bright.json\", \"minzoom\": 0, \"maxzoom\": 6, \"geometry\": "
+            let text = Data(head.utf8) + (try item.data()) + Data("}".utf8)
             judge(item, url: nil) {
                 let area = try RegionFile.parse(text).definition.area
                 for z in 0...6 {

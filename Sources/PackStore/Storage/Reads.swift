@@ -62,8 +62,9 @@ extension OfflineDatabase {
 
     static func tile(from row: Row) throws -> StoredTile {
         let key = TileKey(
-            urlTemplate: try row.stored("url_template", of: "tiles"), pixelRatio: try row.stored("pixel_ratio", of: "tiles"),
-            z: try row.stored("z", of: "tiles"), x: try row.stored("x", of: "tiles"), y: try row.stored("y", of: "tiles"))
+            urlTemplate: try row.stored("url_template", of: "tiles"),
+            pixelRatio: try row.stored("pixel_ratio", of: "tiles"), z: try row.stored("z", of: "tiles"),
+            x: try row.stored("x", of: "tiles"), y: try row.stored("y", of: "tiles"))
         return StoredTile(
             id: TileID(rawValue: try row.stored("id", of: "tiles")), key: key, data: try storedData(row, of: "tiles"),
             headers: headers(from: row), accessed: row.lenient("accessed") ?? 0)

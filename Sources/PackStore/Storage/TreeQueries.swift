@@ -108,10 +108,11 @@ extension OfflineDatabase {
     public func tileRows(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID)]
     {
-        try read { db in
+        let lastRow = (1 << min(max(z, 0), 62)) - 1
+        return try read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: TreeSQL.rows(descending: descending)),
-                arguments: [set.urlTemplate, set.pixelRatio, z, x, after, (1 << min(max(z, 0), 62)) - 1, set.region.rawValue, limit]
+                arguments: [set.urlTemplate, set.pixelRatio, z, x, after, lastRow, set.region.rawValue, limit]
             ).map { (y: try $0.stored(at: 0, "tiles.y"), id: TileID(rawValue: try $0.stored(at: 1, "tiles.id"))) }
         }
     }

@@ -19,9 +19,9 @@ extension FuzzBodies {
         lengths[lengths.count - 1] = max(0, text.count - lengths.dropLast().reduce(0, +))
         let submissions = try write(text, in: lengths)
         guard let parsed = JSONValue.parse(text), parsed.object != nil else { return }
-        let whole = trimmed(text)
-        try check(submissions.count == 1 && submissions.first.map(trimmed) == whole,
-                  "a JSON object written in chunks \(lengths) was judged as \(submissions.map { String(decoding: $0, as: UTF8.self) })")
+        let judged = submissions.map { String(decoding: $0, as: UTF8.self) }
+        try check(submissions.count == 1 && submissions.first.map(trimmed) == trimmed(text),
+                  "a JSON object written in chunks \(lengths) was judged as \(judged)")
     }
 
     /// Creates `fuzz.region`, writes `text` in chunks of `lengths`, releases it; returns what
