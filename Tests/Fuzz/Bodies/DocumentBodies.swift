@@ -17,11 +17,10 @@ extension FuzzBodies {
         try cover(file.definition.area, zooms: 0...4)
     }
 
-    /// A style: read, its resources listed, each inline tiled source keyed, and a plan made with
-    /// a fixed TileJSON for every source that names one.
+    /// A style: read, each inline tiled source keyed, and a plan made (its resources listed)
+    /// with a fixed TileJSON for every source that names one.
     static func style(_ data: Data) throws {
         guard let style = try? Style(data: data, url: styleURL) else { return }
-        _ = style.resources(includeIdeographs: true)
         var tiles: [TileSource?] = []
         for source in style.sources {
             _ = (source.directoryName, source.dataFileName, source.resource)
