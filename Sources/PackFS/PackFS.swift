@@ -33,5 +33,4 @@
 // snapshot of a `.session` database, so they never wait for a download.
 //
 // Errors. `FilesystemError` only (the one errno table); a store or decoding failure becomes
-// `.io` with its cause, an inode whose pack or row is gone `.stale` (ESTALE, so the kernel walks
-// the path again; but ENOENT from read, readdir and a lookup's child, which reach the program).
+// `.io` with its cause, an inode whose pack or row is gone `.stale` (ENOENT: see its comment).

@@ -29,6 +29,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let drafts = RegionDrafts()
     let vacancies = Vacancies()
     let dropSettler = DropSettler()
+    let removedPacks = RemovedPacks()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
     /// How long a region file written without an open (no release will come) may rest with
@@ -68,10 +69,7 @@ public final class PackFilesystem: Filesystem, Sendable {
             if case .column(let region, let ref, let z, let x) = parentNode {
                 return try tileEntry(named: name, in: region, ref, z: z, x: x)
             }
-            let child = try child(named: name, of: parentNode)
-            // A name that resolves to a node that does not exist (tiles.json before the pack's
-            // download stores it, a file that left the pack) is simply not there.
-            return try goneIsNotFound { try entry(for: child) }
+            return try entry(for: try child(named: name, of: parentNode))
         }
     }
 
@@ -88,9 +86,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
-        try goneIsNotFound {
-            try translatingErrors { try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0)) }
-        }
+        try translatingErrors { try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0)) }
     }
 
     public func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions {
@@ -105,13 +101,11 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        try goneIsNotFound {
-            try translatingErrors {
-                let data = try content(of: try node(inode), inode: inode)
-                guard offset >= 0, offset < data.count, size > 0 else { return Data() }
-                let start = data.startIndex + Int(offset)
-                return data[start..<min(start + size, data.endIndex)]
-            }
+        try translatingErrors {
+            let data = try content(of: try node(inode), inode: inode)
+            guard offset >= 0, offset < data.count, size > 0 else { return Data() }
+            let start = data.startIndex + Int(offset)
+            return data[start..<min(start + size, data.endIndex)]
         }
     }
 
@@ -135,27 +129,19 @@ public final class PackFilesystem: Filesystem, Sendable {
         return node
     }
 
-    /// The pack `region` names now; `.stale` when it was removed.
+    /// The pack `region` names now; `.stale` when it was removed. The kernel asked about a
+    /// removed pack, so it still holds a name of it (a lookup answered just before the removal
+    /// can land after the removal's invalidation): that name is invalidated again.
     func pack(_ region: RegionID) throws -> Pack {
-        guard let pack = try database.packs().first(where: { $0.id == region }) else { throw FilesystemError.stale }
+        guard let pack = try database.packs().first(where: { $0.id == region }) else {
+            if let name = removedPacks.name(of: region) { packsChanged(name, name + Self.regionSuffix) }
+            throw FilesystemError.stale
+        }
         return pack
     }
 
     func layout(_ region: RegionID) throws -> PackLayout {
         try caches.layout(of: try pack(region))
-    }
-
-    /// `.stale` (ESTALE) becomes `.notFound` (ENOENT) where the program, not the kernel, gets
-    /// the error: the kernel walks a path again when a lookup or getattr answers ESTALE (which
-    /// drops a cached name of a removed pack and finds a new pack of that name), but hands a
-    /// read's or readdir's error on an open descriptor straight to the program, which should
-    /// see that the file is gone, not "Stale file handle".
-    func goneIsNotFound<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch FilesystemError.stale {
-            throw FilesystemError.notFound
-        }
     }
 
     /// Runs `body`, letting `FilesystemError`s through and turning anything else (a store

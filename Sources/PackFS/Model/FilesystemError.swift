@@ -15,7 +15,11 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
     case notPermitted
     /// A rejected region file (its reason is in `<name>.error`) or a bad argument.
     case invalid(String)
-    /// An inode that no longer names anything (its pack was removed or renamed).
+    /// An inode that no longer names anything (its pack was removed, its draft or rejection
+    /// went). ENOENT, not ESTALE: on ESTALE the kernel walks a path once more, which a second
+    /// change meanwhile defeats, and it hands ESTALE as it is to calls on an open descriptor
+    /// (read, readdir, the fstat in opendir); a program should see that the file is gone. The
+    /// kernel's stale names of a removed pack are invalidated instead (`PackFilesystem.pack`).
     case stale
     case noAttribute
     case nameTooLong
@@ -40,7 +44,7 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
         case .readOnly: return EROFS
         case .notPermitted: return EPERM
         case .invalid: return EINVAL
-        case .stale: return ESTALE
+        case .stale: return ENOENT
         case .noAttribute: return ENODATA
         case .nameTooLong: return ENAMETOOLONG
         case .tooLarge: return EFBIG

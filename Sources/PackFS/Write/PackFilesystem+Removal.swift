@@ -71,6 +71,7 @@ extension PackFilesystem {
         guard let controller else { throw FilesystemError.notPermitted }
         let name = try pack(region).name
         try controller.removePack(region)
+        removedPacks.note(region, name: name)
         drafts.dropJudged(name: name)
         vacancies.remove(region: region)
         invalidateCaches()

@@ -102,3 +102,21 @@ final class DropSettler: Sendable {
         }
     }
 }
+
+/// The names of the packs this mount removed, by region, the last `capacity` of them: a node of
+/// a removed pack says which name the kernel may still hold for it.
+final class RemovedPacks: Sendable {
+    static let capacity = 256
+    private let names = LockedState<[(region: RegionID, name: String)]>([])
+
+    func note(_ region: RegionID, name: String) {
+        names.withLock { names in
+            names.append((region, name))
+            if names.count > Self.capacity { names.removeFirst(names.count - Self.capacity) }
+        }
+    }
+
+    func name(of region: RegionID) -> String? {
+        names.withLock { names in names.last { $0.region == region }?.name }
+    }
+}

@@ -90,7 +90,9 @@ final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its pa
     private func remove(_ regions: RegionFiles) throws {
         let way = lock.withLock { counts["removal", default: 0] % 3 }
         let commands = [("/bin/rm", [packs + "/gone.region"]), ("/bin/rmdir", [packs + "/gone"]), ("/bin/rm", ["-r", packs + "/gone"])]
-        try run(commands[way].0, commands[way].1)
+        // rm -r may take minutes while the other packs' batches hold the writer (each unlink
+        // waits for them); it speeds up once they stop.
+        try run(commands[way].0, commands[way].1, timeout: way == 2 ? 600 : 60)
         try copy(regions.file(.world, base: rig.server.baseURL), to: "gone.region")
         try waitForComplete("gone")
     }
@@ -99,8 +101,8 @@ final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its pa
         try run("/bin/cp", [file, "\(packs)/\(name)"])
     }
 
-    private func run(_ tool: String, _ arguments: [String]) throws {
-        let outcome = try Command.run(tool, arguments, timeout: 60)
+    private func run(_ tool: String, _ arguments: [String], timeout: TimeInterval = 60) throws {
+        let outcome = try Command.run(tool, arguments, timeout: timeout)
         guard outcome.status == 0, outcome.text.isEmpty else {
             throw PackFSProcess.Failure("\(tool) \(arguments.joined(separator: " ")): \(outcome.status) \(outcome.text)")
         }
