@@ -98,8 +98,11 @@ def data_columns():
         d("tile-data-integer", build("loose", rows=tile(2, 1, 0, 0, 12345, 0)), "a tile whose data is an integer",
           None, accepted="served as the integer's text", packs=["good"]),
         d("columns-wrong-types", build("loose", rows=tile(2, "one", "abc", 1.5, raw, "yes", ratio="two")
+                                       + tile(3, "one", 0, 0, raw, 0) + tile(4, 1.5, 0, 0, raw, 0)
+                                       + tile(5, 1, "abc", 0, raw, 0) + tile(6, 1, 0.5, "y", raw, 0)
                                        + resource(3, None, "style", b"{}") + resource(4, 5, 99, 7)),
-          "z as text, x as a real, pixel_ratio and compressed as text, a NULL url, kind 99", None,
+          "tiles of the pack at z 'one', z 1.5, x 'abc', x 0.5 and y 'y'; pixel_ratio and compressed as"
+          " text; a NULL url, kind 99", None,
           accepted="rows that do not decode are skipped or fail alone", packs=["good"]),
         d("pack-state-hostile", build("loose", loose_state=True, rows=[
             ("INSERT INTO packfs_pack_state VALUES (1, 'exploded', ?, 'many', -5, NULL, 'x')", ("e" * 100000,)),
