@@ -114,7 +114,8 @@ final class PackMountTests: XCTestCase {
         let deadline = Date().addingTimeInterval(10)
         while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(50_000) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "the daemon closed the database")
-        let mode = MountHelper.runTool("/usr/bin/sqlite3", [db, "PRAGMA journal_mode"])
+        // The daemon's last act (journal mode back to DELETE) may hold the lock a moment longer.
+        let mode = MountHelper.runTool("/usr/bin/sqlite3", ["-cmd", ".timeout 30000", db, "PRAGMA journal_mode"])
         XCTAssertEqual(String(decoding: mode.output, as: UTF8.self), "delete\n")
     }
 
