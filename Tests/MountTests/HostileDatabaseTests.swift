@@ -10,29 +10,19 @@ import XCTest
 /// are path tricks) reach the daemon through every operation `find`, `ls -lR`, `du` and `cat`
 /// make. Each such file fails alone with its errno; the daemon keeps serving, the good pack reads
 /// byte-exact, and the mount changes no stored row.
-final class HostileDatabaseTests: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
-    var packs: String { mount.path + "/packs" }
+final class HostileDatabaseTests: HostileMountTestCase {
     var log: String { mount.directory.path("mount.log") }
 
     override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
+        try super.setUpWithError()
         server = try TestServer.nginx()
-    }
-
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
     }
 
     func testHostileRowsFailAloneAndTheDaemonKeepsServing() throws {
         try downloadGoodPack()
         try addHostileRows()
         let before = try rowDigest()
-        let started = try Command.run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path, "--log", log])
+        let started = try packfs(["mount", db, mount.path, "--log", log])
         XCTAssertEqual(started.status, 0, started.text)
 
         for tool in [["/usr/bin/find", packs], ["/bin/ls", "-lR", packs], ["/usr/bin/du", "-s", packs]] {
@@ -75,10 +65,10 @@ final class HostileDatabaseTests: XCTestCase {
     private func downloadGoodPack() throws {
         let region = mount.directory.path("good.json")
         try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
+            {"style": "\(server.baseURL)/styles/bright.json", "bounds": \(helsinki),
              "minzoom": 0, "maxzoom": 2}
             """.write(toFile: region, atomically: true, encoding: .utf8)
-        let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["download", db, "good", region])
+        let outcome = try packfs(["download", db, "good", region])
         XCTAssertEqual(outcome.status, 0, outcome.text)
     }
 
@@ -89,7 +79,7 @@ final class HostileDatabaseTests: XCTestCase {
         try queue.write { db in
             let good = try String.fetchOne(db, sql: "SELECT definition FROM regions ORDER BY id LIMIT 1") ?? ""
             let evilStyle = "http://127.0.0.1:1/evil/style.json"
-            let evil = try Self.region(db, definition: good.replacingOccurrences(
+            let evil = try Self.insertRegion(db, definition: good.replacingOccurrences(
                 of: "\(server.baseURL)/styles/bright.json", with: evilStyle), description: #"{"name":"evil"}"#)
             try Self.resource(db, evil, url: evilStyle, kind: 1, data: Self.evilStyle)
             try Self.resource(db, evil, url: "http://127.0.0.1:1/evil/sprite.json", kind: 4, data: #"{"../../x": 1, "a/b": {"width": "w"}}"#)
@@ -109,14 +99,14 @@ final class HostileDatabaseTests: XCTestCase {
             try db.execute(sql: "UPDATE tiles SET pixel_ratio = 'two', x = 'one' WHERE z = 1 AND x = 1 AND y = 1")
 
             let brokenStyle = "http://127.0.0.1:1/broken/style.json"
-            let broken = try Self.region(db, definition: good.replacingOccurrences(
+            let broken = try Self.insertRegion(db, definition: good.replacingOccurrences(
                 of: "\(server.baseURL)/styles/bright.json", with: brokenStyle), description: #"{"name":"broken"}"#)
             try Self.resource(db, broken, url: brokenStyle, kind: 1, data: Self.brokenStyle)
-            let garbled = try Self.region(db, definition: "{not json", description: Data([0xFF, 0xFE, 0x00, 0x80]))
+            let garbled = try Self.insertRegion(db, definition: "{not json", description: Data([0xFF, 0xFE, 0x00, 0x80]))
             try Self.resource(db, garbled, url: "http://127.0.0.1:1/garbled.json", kind: 1, data: "[[[[")
-            _ = try Self.region(db, definition: #"{"style_url": 7, "bounds": ["a"], "min_zoom": -1e400}"#,
+            _ = try Self.insertRegion(db, definition: #"{"style_url": 7, "bounds": ["a"], "min_zoom": -1e400}"#,
                                 description: #"{"name": "../../../etc"}"#)
-            _ = try Self.region(db, definition: good, description: #"{"name": "a/b\u0000c"}"#)
+            _ = try Self.insertRegion(db, definition: good, description: #"{"name": "a/b\u0000c"}"#)
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS packfs_pack_state (region_id INTEGER NOT NULL PRIMARY KEY, state TEXT NOT NULL,
                   error TEXT, required_resources INTEGER NOT NULL DEFAULT 0, required_tiles INTEGER NOT NULL DEFAULT 0,
@@ -152,7 +142,7 @@ final class HostileDatabaseTests: XCTestCase {
          "layers": []}
         """
 
-    private static func region(_ db: Database, definition: String, description: some DatabaseValueConvertible) throws -> Int64 {
+    private static func insertRegion(_ db: Database, definition: String, description: some DatabaseValueConvertible) throws -> Int64 {
         try db.execute(sql: "INSERT INTO regions (definition, description) VALUES (?, ?)", arguments: [definition, description])
         return db.lastInsertedRowID
     }

@@ -123,6 +123,8 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
     /// completion they are running). Call after withdrawing everything.
     func close() {
         condition.lock()
+        // A programmer's mistake only: the transfer loop withdraws every job before it closes the
+        // pool; nothing a server sends decides when `close` runs.
         precondition(pending.isEmpty && returned.isEmpty, "DecodePool closed with jobs it still owns")
         closed = true
         queue.removeAll()
