@@ -3,6 +3,7 @@
 // Layers depend one way (see README "Layout"):
 //   PackStore <- StyleModel <- Downloader <- PackLifecycle <- packfs
 //                StyleModel <- PackFS <- FUSEBridge <- packfs
+//                StyleModel <- Interchange <- packfs
 import PackageDescription
 
 let package = Package(
@@ -34,8 +35,12 @@ let package = Package(
         .target(name: "FUSEBridge", dependencies: ["PackFS", "PackStore", "CFuse"]),
         // Packs over time: start, suspend, resume, redefine, refresh, remove; no FUSE.
         .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
+        // Packs in and out: MBTiles, PMTiles, web directories, other offline databases; no FUSE.
+        .target(name: "Interchange", dependencies: [
+            "PackStore", "StyleModel", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .executableTarget(name: "packfs", dependencies: [
-            "PackStore", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge",
+            "PackStore", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -63,6 +68,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "PackLifecycleTests", dependencies: ["PackLifecycle", "PackStore", "Downloader", "TestSupport"]),
+        .testTarget(
+            name: "InterchangeTests",
+            dependencies: ["Interchange", "PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -12,6 +12,7 @@ struct PackFSCommand: ParsableCommand {
         subcommands: [
             ListCommand.self, StatusCommand.self, RemoveCommand.self, CacheCommand.self,
             ResetCommand.self, MountCommand.self, DownloadCommand.self, RefreshCommand.self, EstimateCommand.self,
+            ExportCommand.self, ImportCommand.self,
         ])
 
     static func main() {

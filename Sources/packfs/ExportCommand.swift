@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Interchange
+import PackStore
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a pack to MBTiles, PMTiles or a directory a web server serves.",
+        discussion: """
+            OUT ending in .mbtiles: MBTiles 1.3; in .pmtiles: PMTiles v3 (one file per tiled \
+            source, OUT.<source>.<ext>, when the pack has several and no --source is given); \
+            ending in / or naming a directory: a z/x/y tree per source with style.json, glyphs \
+            and sprites.
+            """)
+
+    @OptionGroup var db: DatabaseOptions
+    @Argument(help: "The pack's name.") var name: String
+    @Argument(help: "The file or directory to write.") var out: String
+    @Option(help: "Export only this tiled source (its id in the pack's style).") var source: String?
+    @Option(help: "Directory export: absolute URLs under this base instead of relative ones.")
+    var baseURL: String?
+
+    func run() throws {
+        let database = try db.openForReading()
+        defer { try? database.close() }
+        let pack = try database.pack(named: name)
+        switch ExportFormat(path: out) {
+        case .mbtiles: throw CommandFailure("MBTiles export is not built yet")
+        case .pmtiles: throw CommandFailure("PMTiles export is not built yet")
+        case .directory: throw CommandFailure("directory export is not built yet (\(pack.name))")
+        }
+    }
+}
+
+/// The format an OUT path asks for.
+enum ExportFormat {
+    case mbtiles, pmtiles, directory
+
+    init(path: String) {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".mbtiles") {
+            self = .mbtiles
+        } else if lower.hasSuffix(".pmtiles") {
+            self = .pmtiles
+        } else {
+            self = .directory
+        }
+    }
+}

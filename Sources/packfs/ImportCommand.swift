@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import Interchange
+import PackStore
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Merge another offline database, or add an MBTiles or PMTiles file as a pack.",
+        discussion: """
+            An offline database (MapLibre Native's or the Mapbox SDK's legacy format) is merged \
+            as MapLibre's mergeOfflineRegions does: all or nothing, resources stored once, packs \
+            renamed where their names are taken; the file itself is never changed. An MBTiles or \
+            PMTiles file becomes one pack named by --name (default: the file's name).
+            """)
+
+    @OptionGroup var db: DatabaseOptions
+    @Argument(help: "The file to import.") var file: String
+    @Option(help: "The new pack's name (MBTiles and PMTiles).") var name: String?
+
+    func run() throws {
+        switch try ImportFormat(path: file) {
+        case .offlineDatabase: throw CommandFailure("database merge is not built yet")
+        case .mbtiles: throw CommandFailure("MBTiles import is not built yet")
+        case .pmtiles: throw CommandFailure("PMTiles import is not built yet")
+        }
+    }
+}
+
+/// What a file to import is, by its first bytes and, for SQLite, its tables.
+enum ImportFormat {
+    case offlineDatabase, mbtiles, pmtiles
+
+    init(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CommandFailure("cannot read \(path)")
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        if head.starts(with: Array("PMTiles".utf8)) {
+            self = .pmtiles
+        } else if head.starts(with: Array("SQLite format 3".utf8)) {
+            self = path.lowercased().hasSuffix(".mbtiles") ? .mbtiles : .offlineDatabase
+        } else {
+            throw CommandFailure("\(path) is neither an SQLite file (offline database, MBTiles) nor PMTiles")
+        }
+    }
+}
