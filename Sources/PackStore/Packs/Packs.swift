@@ -112,7 +112,7 @@ extension OfflineDatabase {
         return try pack(id: id)
     }
 
-    private static func insertPack(
+    static func insertPack(
         name: String, definition: RegionDefinition, metadata: JSONValue?, _ db: Database
     ) throws -> RegionID {
         try db.execute(
@@ -185,7 +185,7 @@ extension OfflineDatabase {
     }
 
     /// Throws when a pack has `name`, or a name that differs from it only in normalisation.
-    private static func requireFree(_ name: String, _ db: Database) throws {
+    static func requireFree(_ name: String, _ db: Database) throws {
         // `==` is canonical equivalence: it finds the byte-identical name and its twins alike.
         guard let existing = try packs(db).first(where: { $0.name == name }) else { return }
         if PackName.same(existing.name, name) { throw StoreError.duplicatePackName(name) }

@@ -1,0 +1,97 @@
+import Foundation
+import PackStore
+import StyleModel
+
+/// An MBTiles or PMTiles file stored as a pack of its own: the one writer both importers share,
+/// so that both formats become packs of the same shape.
+///
+/// Pack `N` from a file of format `S` (`mbtiles` or `pmtiles`), with `E` the name percent-encoded
+/// as a URL segment:
+/// - tiles under the template `S://E/{z}/{x}/{y}`, pixel ratio 1, rows in XYZ numbering, the
+///   bytes exactly as the file holds them (gzipped vector tiles stay gzipped; the mount serves
+///   them inflated), stored as PackStore stores any tile;
+/// - a TileJSON 3.0.0 document at `S://E/tiles.json` (kind 2, source) naming that template, with
+///   the file's metadata;
+/// - the region: style URL `S://E` (no style is stored: the pack's minimal style is made from the
+///   template and that TileJSON), bounds from the metadata (else the world), the zoom range of
+///   the tiles, pixel ratio 1; description `{"name": N, "metadata": {"imported_from": ...}}`;
+/// - state `complete`: there is nothing to download, now or on refresh.
+/// All of it in one transaction: a damaged file found halfway leaves the database as it was.
+public enum ImportedPack {
+    public enum Scheme: String, Sendable {
+        case mbtiles, pmtiles
+    }
+
+    /// One tile, row in XYZ numbering (an MBTiles importer flips its TMS rows first).
+    public typealias Tile = (z: Int, x: Int, y: Int, data: Data)
+
+    public struct Summary: Equatable, Sendable {
+        public var pack: Pack
+        /// Distinct tiles stored (a tile the file holds twice counts once).
+        public var tiles: Int
+        public var zooms: ClosedRange<Int>
+    }
+
+    /// The deepest zoom a pack's tree shows (`TileSetFields.deepestZoom`); a file with deeper
+    /// tiles is refused rather than stored out of sight.
+    public static let deepestZoom = 24
+
+    /// Stores the tiles `tiles` hands to its argument as pack `name`, with `tileJSON`'s fields
+    /// (an object: `name`, `attribution`, `vector_layers`, `format`, `bounds`, `center`,
+    /// `minzoom`, `maxzoom`, ... as the file's metadata gives them; `tiles`, `scheme` and
+    /// `tilejson` are set here). Throws, having written nothing, when the name is taken, a tile
+    /// lies outside its zoom's grid, the file holds no tiles, or `tiles` throws.
+    @discardableResult
+    public static func write(
+        into database: OfflineDatabase, name: String, scheme: Scheme, fileName: String,
+        tileJSON: JSONValue, tiles: ((Tile) throws -> Void) throws -> Void
+    ) throws -> Summary {
+        let base = "\(scheme.rawValue)://" + Tokens.percentEncode(name)
+        let template = base + "/{z}/{x}/{y}"
+        let metadata = ImportedTileJSON(tileJSON)
+        let definition = RegionDefinition(
+            styleURL: base, area: .bounds(metadata.regionBounds), minZoom: 0, maxZoom: 0, pixelRatio: 1)
+        let origin: JSONValue = .object([
+            "imported_from": .object(["file": .string(fileName), "format": .string(scheme.rawValue)])
+        ])
+        var count = 0
+        var zooms: ClosedRange<Int>?
+        let pack = try database.createPack(name: name, definition: definition, metadata: origin) { batch, region in
+            try tiles { tile in
+                try check(tile, in: fileName)
+                let key = TileKey(urlTemplate: template, pixelRatio: 1, z: tile.z, x: tile.x, y: tile.y)
+                let id = try batch.putTile(key, data: .encoding(tile.data), headers: CacheHeaders())
+                guard try batch.link(tile: id, to: region) else { return }
+                count += 1
+                zooms = zooms.map { min($0.lowerBound, tile.z)...max($0.upperBound, tile.z) } ?? tile.z...tile.z
+            }
+            guard let zooms else { throw InterchangeError("\(fileName) holds no tiles") }
+            let document = metadata.document(template: template, zooms: zooms)
+            let resource = try batch.putResource(
+                url: base + "/tiles.json", kind: .source, data: .encoding(Data(document.compactText.utf8)),
+                headers: CacheHeaders())
+            try batch.link(resource: resource, to: region)
+            try batch.setStatus(
+                PackStatus(state: .complete, requiredResources: count + 1, requiredTiles: count, requiredIsPrecise: true),
+                of: region)
+            var final = definition
+            final.minZoom = Double(zooms.lowerBound)
+            final.maxZoom = Double(zooms.upperBound)
+            return final
+        }
+        guard let zooms else { throw InterchangeError("\(fileName) holds no tiles") }
+        return Summary(pack: pack, tiles: count, zooms: zooms)
+    }
+
+    /// Zoom, column and row of a tile from a file: outside data, checked before it is keyed.
+    private static func check(_ tile: Tile, in fileName: String) throws {
+        let place = "\(fileName): tile \(tile.z)/\(tile.x)/\(tile.y)"
+        guard (0...deepestZoom).contains(tile.z) else {
+            throw InterchangeError("\(place) is outside zooms 0 to \(deepestZoom), which a pack shows")
+        }
+        let size = 1 << tile.z
+        guard (0..<size).contains(tile.x), (0..<size).contains(tile.y) else {
+            throw InterchangeError("\(place) lies outside zoom \(tile.z)'s grid of \(size)x\(size) tiles")
+        }
+    }
+}

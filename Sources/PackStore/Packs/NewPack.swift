@@ -1,0 +1,29 @@
+import Foundation
+import GRDB
+
+extension OfflineDatabase {
+    /// Creates pack `name` and stores its content in the same transaction: `fill` gets the batch
+    /// and the new pack's id, stores and links what the pack holds, and returns the pack's final
+    /// definition (an imported file's zoom range is known only once its tiles are stored). Nothing
+    /// is written unless all of it is: a name that is taken, or any error `fill` throws, leaves
+    /// the database as it was.
+    public func createPack(
+        name: String, definition: RegionDefinition, metadata: JSONValue?,
+        filling fill: (StoreBatch, RegionID) throws -> RegionDefinition
+    ) throws -> Pack {
+        try PackName.validate(name)
+        let id = try writePacks { batch -> RegionID in
+            let db = batch.database
+            try Self.requireFree(name, db)
+            let id = try Self.insertPack(name: name, definition: definition, metadata: metadata, db)
+            let final = try fill(batch, id)
+            if final != definition {
+                try db.execute(
+                    sql: "UPDATE regions SET definition = ? WHERE id = ?",
+                    arguments: [final.mapLibreJSON, id.rawValue])
+            }
+            return id
+        }
+        return try pack(id: id)
+    }
+}
