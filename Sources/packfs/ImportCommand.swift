@@ -21,7 +21,13 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         switch try ImportFormat(path: file) {
         case .offlineDatabase: throw CommandFailure("database merge is not built yet")
-        case .mbtiles: throw CommandFailure("MBTiles import is not built yet")
+        case .mbtiles:
+            let database = try db.openForChange()
+            defer { try? database.close() }
+            let summary = try MBTilesImport.importFile(file, into: database, name: name)
+            print("""
+                pack \(summary.pack.name): \(summary.tiles) tiles, zooms \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)
+                """)
         case .pmtiles: throw CommandFailure("PMTiles import is not built yet")
         }
     }

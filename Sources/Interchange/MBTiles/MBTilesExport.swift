@@ -1,0 +1,93 @@
+import Foundation
+import PackStore
+import StyleModel
+
+/// `packfs export DB NAME OUT.mbtiles`: each tiled source of a pack (or the one `--source` names)
+/// to an MBTiles 1.3 file, streamed from the store a page at a time (`forEachPackTile`) into the
+/// file's one transaction, so a pack of any size exports in constant memory.
+///
+/// Tiles: rows flipped to TMS; vector tiles gzipped, as the spec's readers expect (bytes the
+/// pack stores gzipped are written as they are); images as they are. A stored tile whose
+/// coordinates lie outside the tile grid (a damaged or hostile database) names no tile: it is
+/// left out and counted, as the mount leaves it out of its tree.
+public enum MBTilesExport {
+    /// One file written.
+    public struct Written: Equatable, Sendable {
+        public var source: String
+        public var path: String
+        public var tiles: Int
+        /// Stored tiles left out because their coordinates name no tile.
+        public var skipped: Int
+        public var zooms: ClosedRange<Int>
+    }
+
+    public static func export(_ pack: Pack, from database: OfflineDatabase, to out: String, source: String?)
+        throws -> [Written]
+    {
+        guard let style = try PackStyle.load(pack, from: database) else {
+            throw InterchangeError("pack \(pack.name) holds no tiles to export")
+        }
+        let targets = try ExportTargets.choose(
+            in: style, pack: pack.name, out: out, source: source, fileExtension: "mbtiles")
+        return try targets.map { try write($0, of: pack, style: style, database) }
+    }
+
+    private static func write(_ target: ExportTarget, of pack: Pack, style: PackStyle, _ database: OfflineDatabase)
+        throws -> Written
+    {
+        var census = TileCensus()
+        let vector = target.tiles.type == .vector
+        try MBTilesWriter.write(to: target.path) { inserter in
+            try database.forEachPackTile(target.columns) { z, x, storedY, data in
+                guard let row = TileCensus.tmsRow(z: z, x: x, xyzRow: target.source.row(storedY, z: z)) else {
+                    census.skipped += 1
+                    return
+                }
+                let bytes = try tileData(data, vector: vector, place: "tile \(z)/\(x)/\(storedY) of source \(target.source.id)")
+                try inserter.insert(z: z, column: x, row: row, data: bytes)
+                census.add(z)
+            }
+            guard let zooms = census.zooms else {
+                throw InterchangeError("source \(target.source.id) of pack \(pack.name) holds no tiles")
+            }
+            return MBTilesMetadata.rows(for: target, of: pack, style: style, zooms: zooms)
+        }
+        guard let zooms = census.zooms else { throw InterchangeError("\(target.path): no tiles written") }
+        return Written(
+            source: target.source.id, path: target.path, tiles: census.count, skipped: census.skipped, zooms: zooms)
+    }
+
+    /// The bytes MBTiles holds for a stored tile: vector tiles gzipped, images as they are.
+    static func tileData(_ stored: StoredData, vector: Bool, place: String) throws -> Data {
+        do {
+            let content = try stored.decoded() ?? Data()
+            guard vector, !Gzip.isGzip(content) else { return content }
+            return try Gzip.compress(content)
+        } catch let error as InterchangeError {
+            throw error
+        } catch {
+            throw InterchangeError("\(place): \(error)")
+        }
+    }
+}
+
+/// What an export wrote: the zooms and the count of tiles, and the tiles it left out.
+struct TileCensus {
+    private(set) var zooms: ClosedRange<Int>?
+    private(set) var count = 0
+    var skipped = 0
+
+    mutating func add(_ z: Int) {
+        count += 1
+        zooms = zooms.map { min($0.lowerBound, z)...max($0.upperBound, z) } ?? z...z
+    }
+
+    /// The TMS row of XYZ tile z/x/y; nil when z/x/y is not a tile of zooms 0 to
+    /// `ImportedPack.deepestZoom` (stored coordinates come from a file: checked before the flip).
+    static func tmsRow(z: Int, x: Int, xyzRow y: Int) -> Int? {
+        guard (0...ImportedPack.deepestZoom).contains(z) else { return nil }
+        let size = 1 << z
+        guard (0..<size).contains(x), (0..<size).contains(y) else { return nil }
+        return size - 1 - y
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+
+/// An MBTiles file opened read-only: the file is someone else's, and nothing here writes to it.
+///
+/// The spec's interface is a `metadata` table or view (`name`, `value`) and a `tiles` table or
+/// view (`zoom_level`, `tile_column`, `tile_row`, `tile_data`); a file without them is not
+/// MBTiles and is refused by `open`. Everything read from it is outside data: a tile row whose
+/// coordinates are not integers or whose data is missing is an error naming the row.
+final class MBTilesReader {
+    let path: String
+    private let queue: DatabaseQueue
+
+    private init(path: String, queue: DatabaseQueue) {
+        self.path = path
+        self.queue = queue
+    }
+
+    static func open(_ path: String) throws -> MBTilesReader {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw InterchangeError("cannot open \(path): \(describe(error))")
+        }
+        let reader = MBTilesReader(path: path, queue: queue)
+        do {
+            try reader.requireColumns(of: "metadata", ["name", "value"])
+            try reader.requireColumns(of: "tiles", ["zoom_level", "tile_column", "tile_row", "tile_data"])
+        } catch {
+            try? queue.close()
+            throw error
+        }
+        return reader
+    }
+
+    func close() { try? queue.close() }
+
+    /// The metadata rows as text (numbers a writer stored as such are given as text too); rows
+    /// whose name or value is NULL or a blob say nothing and are left out.
+    func metadata() throws -> [String: String] {
+        try reading {
+            try queue.read { db in
+                var values: [String: String] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
+                    guard let name = Self.text(row[0]), let value = Self.text(row[1]) else { continue }
+                    values[name] = values[name] ?? value
+                }
+                return values
+            }
+        }
+    }
+
+    /// Calls `body` with every tile as the file stores it (TMS row), in the file's order.
+    func forEachTile(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data) throws -> Void) throws {
+        try reading {
+            try queue.read { db in
+                let rows = try Row.fetchCursor(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles")
+                while let row = try rows.next() {
+                    let coordinates = (0..<3).map { Self.integer(row[$0]) }
+                    guard let z = coordinates[0], let column = coordinates[1], let tmsRow = coordinates[2] else {
+                        let shown = (0..<3).map { String(describing: (row[$0] as DatabaseValue)) }.joined(separator: "/")
+                        throw InterchangeError("\(path): tile \(shown) does not have integer coordinates")
+                    }
+                    guard let data = Self.bytes(row[3]) else {
+                        throw InterchangeError("\(path): tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
+                    }
+                    try body(z, column, tmsRow, data)
+                }
+            }
+        }
+    }
+
+    private func requireColumns(of table: String, _ wanted: [String]) throws {
+        let columns = try reading {
+            try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+            }
+        }
+        let missing = wanted.filter { !columns.contains($0) }
+        guard missing.isEmpty else {
+            let what = columns.isEmpty ? "it has no `\(table)` table" : "its `\(table)` table has no \(missing.joined(separator: ", "))"
+            throw InterchangeError("\(path) is not an MBTiles file: \(what)")
+        }
+    }
+
+    /// SQLite's errors, in words that name the file.
+    private func reading<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw InterchangeError("\(path): \(Self.describe(error))")
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        guard let error = error as? DatabaseError else { return String(describing: error) }
+        return error.resultCode == .SQLITE_NOTADB ? "not an SQLite file" : (error.message ?? error.description)
+    }
+
+    private static func integer(_ value: DatabaseValue) -> Int? {
+        guard case .int64(let number) = value.storage else { return nil }
+        return Int(exactly: number)
+    }
+
+    private static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .string(let text): return text
+        case .int64(let number): return String(number)
+        case .double(let number): return String(number)
+        case .null, .blob: return nil
+        }
+    }
+
+    /// A blob as it is; text as its bytes (SQLite hands either to a reader of `tile_data`).
+    private static func bytes(_ value: DatabaseValue) -> Data? {
+        switch value.storage {
+        case .blob(let data): return data
+        case .string(let text): return Data(text.utf8)
+        case .null, .int64, .double: return nil
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+
+/// Writes one MBTiles 1.3 file: a `metadata` table and a plain `tiles` table (TMS rows), each
+/// with the unique index the spec calls common, and `PRAGMA application_id` set to "MPBX" as the
+/// spec's magic number. Everything goes into a temporary file beside the target in one
+/// transaction; only a committed file is renamed over the target, so a failed export leaves no
+/// file behind and never a half-written one under the target's name.
+enum MBTilesWriter {
+    /// SQLite's registered application id for MBTiles: "MPBX".
+    static let applicationID: Int32 = 0x4D50_4258
+
+    static let schema = """
+        CREATE TABLE metadata (name text, value text);
+        CREATE UNIQUE INDEX name ON metadata (name);
+        CREATE TABLE tiles (zoom_level integer, tile_column integer, tile_row integer, tile_data blob);
+        CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+        """
+
+    /// Writes `path`: `fill` stores the tiles through the inserter it is given and returns the
+    /// metadata rows, which are written after them (the zoom range is known only then).
+    static func write(to path: String, _ fill: (inout TileInserter) throws -> [MBTilesMetadata.Row]) throws {
+        let target = URL(fileURLWithPath: path)
+        let partial = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).partial-\(UUID().uuidString)").path
+        do {
+            try fillFile(partial, fill)
+            try rename(partial, over: path)
+        } catch {
+            for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+            throw error
+        }
+    }
+
+    private static func fillFile(_ path: String, _ fill: (inout TileInserter) throws -> [MBTilesMetadata.Row]) throws {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path)
+        } catch {
+            throw InterchangeError("cannot create \(path): \(error)")
+        }
+        defer { try? queue.close() }
+        try wrapped(path) {
+            try queue.write { db in
+                try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+                try db.execute(sql: schema)
+                var inserter = try TileInserter(db)
+                let rows = try fill(&inserter)
+                let statement = try db.makeStatement(sql: "INSERT INTO metadata (name, value) VALUES (?, ?)")
+                for row in rows { try statement.execute(arguments: [row.name, row.value]) }
+            }
+        }
+        do {
+            try queue.close()
+        } catch {
+            throw InterchangeError("cannot close \(path): \(error)")
+        }
+    }
+
+    private static func rename(_ partial: String, over path: String) throws {
+        guard Foundation.rename(partial, path) == 0 else {
+            throw InterchangeError("cannot rename \(partial) to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// SQLite's errors on the file being written, in words that name it.
+    private static func wrapped(_ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as DatabaseError {
+            throw InterchangeError("writing \(path): \(error.message ?? error.description)")
+        }
+    }
+
+    /// Inserts tiles into the file's one transaction.
+    struct TileInserter {
+        private let statement: Statement
+        private(set) var count = 0
+
+        init(_ db: Database) throws {
+            statement = try db.makeStatement(sql: """
+                INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)
+                """)
+        }
+
+        /// Stores one tile; `row` is the TMS row (the spec's numbering, south up).
+        mutating func insert(z: Int, column: Int, row: Int, data: Data) throws {
+            try statement.execute(arguments: [z, column, row, data])
+            count += 1
+        }
+    }
+}
