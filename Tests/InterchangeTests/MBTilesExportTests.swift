@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import PackStore
+import TestSupport
+import XCTest
+
+@testable import Interchange
+
+/// MBTiles export on real SQLite files, read back with plain SQL: which sources go to which
+/// file, TMS rows, gzipped vector tiles, the metadata rows, and no file at all when it fails.
+final class MBTilesExportTests: XCTestCase {
+    var temp: TemporaryDirectory!
+    var database: OfflineDatabase!
+
+    override func setUpWithError() throws {
+        temp = try TemporaryDirectory(prefix: "packfs-mbtiles-export")
+        database = try OfflineDatabase.open(path: temp.path("packs.db"))
+    }
+
+    override func tearDown() {
+        try? database.close()
+        temp.remove()
+    }
+
+    static let style = """
+        {"version": 8, "sources": {
+          "roads": {"type": "vector", "tiles": ["http://example.test/roads/{z}/{x}/{y}.pbf"], "maxzoom": 14,
+                    "attribution": "(c) roads"},
+          "trails": {"type": "geojson", "data": "http://example.test/trails.geojson"},
+          "photo/2": {"type": "raster", "tiles": ["http://example.test/photo/{z}/{x}/{y}.png"], "tileSize": 256}},
+         "layers": [
+          {"id": "a", "type": "line", "source": "roads", "source-layer": "streets"},
+          {"id": "b", "type": "fill", "source": "roads", "source-layer": "parks"},
+          {"id": "c", "type": "line", "source": "roads", "source-layer": "streets"},
+          {"id": "d", "type": "raster", "source": "photo/2"}]}
+        """
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
+
+    /// Pack "two" of Helsinki's bounds: road tiles at 3/4/2 (raw), 4/9/4 (stored gzipped) and one
+    /// at 3/9/0, outside zoom 3's grid; a photo tile at 2/2/1.
+    @discardableResult
+    func makePack() throws -> Pack {
+        let definition = RegionDefinition(
+            styleURL: "http://example.test/style.json",
+            area: .bounds(Bounds(west: 24.9, south: 60.1, east: 25.0, north: 60.2)), minZoom: 0, maxZoom: 14)
+        let pack = try database.createPack(name: "two", definition: definition)
+        try database.write { batch in
+            let style = try batch.putResource(
+                url: definition.styleURL, kind: .style, data: .encoding(Data(Self.style.utf8)), headers: CacheHeaders())
+            try batch.link(resource: style, to: pack.id)
+            let tiles: [(String, Int, Int, Int, Data)] = [
+                ("roads/{z}/{x}/{y}.pbf", 3, 4, 2, Data("raw tile".utf8)),
+                ("roads/{z}/{x}/{y}.pbf", 4, 9, 4, try Gzip.compress(Data("gzipped tile".utf8))),
+                ("roads/{z}/{x}/{y}.pbf", 3, 9, 0, Data("off the grid".utf8)),
+                ("photo/{z}/{x}/{y}.png", 2, 2, 1, Self.png),
+            ]
+            for (path, z, x, y, data) in tiles {
+                let key = TileKey(urlTemplate: "http://example.test/" + path, pixelRatio: 1, z: z, x: x, y: y)
+                try batch.link(tile: batch.putTile(key, data: .encoding(data), headers: CacheHeaders()), to: pack.id)
+            }
+        }
+        return pack
+    }
+
+    func testEachTiledSourceGoesToItsOwnFile() throws {
+        let written = try MBTilesExport.export(makePack(), from: database, to: temp.path("out.MBTiles"), source: nil)
+        XCTAssertEqual(written.map(\.source), ["roads", "photo/2"])
+        XCTAssertEqual(written.map(\.path), [temp.path("out.roads.mbtiles"), temp.path("out.photo%2F2.mbtiles")])
+        XCTAssertEqual(written.map(\.tiles), [2, 1])
+        XCTAssertEqual(written.map(\.skipped), [1, 0])
+        XCTAssertEqual(written.map(\.zooms), [3...4, 2...2])
+
+        let roads = try rows(of: written[0].path)
+        // TMS rows; the raw tile gzipped, the gzipped one as stored.
+        XCTAssertEqual(roads.map(\.coordinate), ["3/4/5", "4/9/11"])
+        XCTAssertEqual(try Gzip.decompress(roads[0].data), Data("raw tile".utf8))
+        XCTAssertEqual(roads[1].data, try Gzip.compress(Data("gzipped tile".utf8)))
+        XCTAssertEqual(try rows(of: written[1].path).map(\.data), [Self.png])
+        XCTAssertEqual(try rows(of: written[1].path).map(\.coordinate), ["2/2/2"])
+    }
+
+    func testMetadataRowsFollowTheSpec() throws {
+        let written = try MBTilesExport.export(makePack(), from: database, to: temp.path("out.mbtiles"), source: nil)
+        let roads = try metadata(of: written[0].path)
+        XCTAssertEqual(roads["name"], "two roads")
+        XCTAssertEqual(roads["format"], "pbf")
+        XCTAssertEqual(roads["bounds"], "24.9,60.1,25,60.2")
+        XCTAssertEqual(roads["minzoom"], "3")
+        XCTAssertEqual(roads["maxzoom"], "4")
+        XCTAssertEqual(roads["type"], "baselayer")
+        XCTAssertEqual(roads["attribution"], "(c) roads")
+        XCTAssertEqual(roads["json"], #"{"vector_layers":[{"fields":{},"id":"streets"},{"fields":{},"id":"parks"}]}"#)
+        let centre = try XCTUnwrap(roads["center"]).split(separator: ",").compactMap { Double($0) }
+        XCTAssertEqual(centre.count, 3)
+        XCTAssertEqual(centre[0], 24.95, accuracy: 1e-9)
+        XCTAssertEqual(centre[1], 60.15, accuracy: 1e-9)
+        XCTAssertEqual(centre[2], 3)
+        let photo = try metadata(of: written[1].path)
+        XCTAssertEqual(photo["format"], "png")
+        XCTAssertEqual(photo["type"], "overlay")
+        XCTAssertNil(photo["json"])
+        XCTAssertNil(photo["attribution"])
+        let queue = try DatabaseQueue(path: written[0].path)
+        XCTAssertEqual(try queue.read { try Int.fetchOne($0, sql: "PRAGMA application_id") }, 0x4D50_4258)
+        try queue.close()
+    }
+
+    func testSourceChoosesOneFileAndAnUnknownOneIsNamed() throws {
+        let pack = try makePack()
+        let out = temp.path("photo.mbtiles")
+        let written = try MBTilesExport.export(pack, from: database, to: out, source: "photo/2")
+        XCTAssertEqual(written.map(\.path), [out])
+        XCTAssertEqual(try metadata(of: out)["name"], "two photo/2")
+        XCTAssertThrowsError(try MBTilesExport.export(pack, from: database, to: out, source: "trails")) { error in
+            XCTAssertEqual(
+                "\(error)", "pack two has no tiled source 'trails'; its tiled sources: 'roads', 'photo/2'")
+        }
+    }
+
+    /// A failure inside the transaction leaves neither the target nor a temporary file; a file
+    /// already at the target stays as it was.
+    func testAFailedExportLeavesNothingBehind() throws {
+        let out = temp.path("kept.mbtiles")
+        try Data("an older file".utf8).write(to: URL(fileURLWithPath: out))
+        XCTAssertThrowsError(try MBTilesWriter.write(to: out) { inserter in
+            try inserter.insert(z: 0, column: 0, row: 0, data: Data([1]))
+            throw InterchangeError("stopped")
+        })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), Data("an older file".utf8))
+        let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path)
+        XCTAssertEqual(left.filter { $0.contains("mbtiles") }, ["kept.mbtiles"])
+        XCTAssertThrowsError(
+            try MBTilesExport.export(makePack(), from: database, to: temp.path("absent/out.mbtiles"), source: nil)
+        ) { error in
+            XCTAssertTrue("\(error)".contains("absent/"), "\(error)")
+        }
+    }
+
+    func testCoordinatesOutsideTheGridNeverTrap() {
+        XCTAssertEqual(TileCensus.tmsRow(z: 0, x: 0, xyzRow: 0), 0)
+        XCTAssertEqual(TileCensus.tmsRow(z: 24, x: 0, xyzRow: 0), (1 << 24) - 1)
+        for (z, x, y) in [(-1, 0, 0), (25, 0, 0), (Int.max, 0, 0), (Int.min, 0, 0), (2, 4, 0), (2, 0, -1), (2, 0, Int.min)] {
+            XCTAssertNil(TileCensus.tmsRow(z: z, x: x, xyzRow: y), "\(z)/\(x)/\(y)")
+        }
+    }
+
+    func testBoundsAreTheRegionWithinTheSourceAndTheGrid() {
+        let region = RegionDefinition.Area.bounds(Bounds(west: 20, south: 59, east: 30, north: 89))
+        XCTAssertEqual(
+            MBTilesMetadata.bounds(of: region, within: Bounds(west: 24, south: 50, east: 40, north: 70)),
+            Bounds(west: 24, south: 59, east: 30, north: 70))
+        XCTAssertEqual(MBTilesMetadata.bounds(of: region, within: nil), Bounds(west: 20, south: 59, east: 30, north: 85.0511))
+        // Bounds that do not meet the region's leave the region's.
+        XCTAssertEqual(
+            MBTilesMetadata.bounds(of: region, within: Bounds(west: -10, south: 0, east: 0, north: 10)),
+            Bounds(west: 20, south: 59, east: 30, north: 85.0511))
+        XCTAssertEqual(MBTilesMetadata.bounds(of: nil, within: nil), Bounds(west: -180, south: -85.0511, east: 180, north: 85.0511))
+        XCTAssertEqual(MBTilesMetadata.text(-180), "-180")
+        XCTAssertEqual(MBTilesMetadata.text(24.5), "24.5")
+        XCTAssertEqual(MBTilesMetadata.text(.infinity), "inf")
+    }
+
+    func testTheCentreIsTheTileJSONsWhenItLiesInTheBounds() {
+        let bounds = Bounds(west: 24, south: 60, east: 25, north: 61)
+        let inside: JSONValue = .array([24.5, 60.5, 20].map(JSONValue.number))
+        XCTAssertEqual(MBTilesMetadata.center(inside, in: bounds, zooms: 2...14), [24.5, 60.5, 14])
+        let outside: JSONValue = .array([0, 0, 3].map(JSONValue.number))
+        XCTAssertEqual(MBTilesMetadata.center(outside, in: bounds, zooms: 2...14), [24.5, 60.5, 8])
+        XCTAssertEqual(MBTilesMetadata.center(nil, in: bounds, zooms: 5...5), [24.5, 60.5, 5])
+    }
+
+    // MARK: - Reading the file back with SQL
+
+    private func rows(of path: String) throws -> [(coordinate: String, data: Data)] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY 1, 2, 3")
+                .map { row in ("\(row[0] as Int)/\(row[1] as Int)/\(row[2] as Int)", row[3] as Data) }
+        }
+    }
+
+    private func metadata(of path: String) throws -> [String: String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, value FROM metadata").map {
+                ($0[0] as String, $0[1] as String)
+            })
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import GRDB
+import PackStore
+import StyleModel
+import TestSupport
+import XCTest
+
+@testable import Interchange
+
+/// MBTiles import on real files: the pack's shape, the fixtures (a plain table and the
+/// map/images views), the round trip through export, and refusals that write nothing.
+final class MBTilesImportTests: XCTestCase {
+    var temp: TemporaryDirectory!
+    var database: OfflineDatabase!
+    static let fixtures = ProjectPaths.fixtures.appendingPathComponent("mbtiles")
+
+    override func setUpWithError() throws {
+        temp = try TemporaryDirectory(prefix: "packfs-mbtiles-import")
+        database = try OfflineDatabase.open(path: temp.path("packs.db"))
+    }
+
+    override func tearDown() {
+        try? database.close()
+        temp.remove()
+    }
+
+    func testAFileBecomesAPackWithItsMetadata() throws {
+        let file = try makeMBTiles("trails.mbtiles", metadata: [
+            "name": "Trails", "format": "pbf", "bounds": "24.9, 60.1,25,60.2", "center": "24.95,60.15,12",
+            "minzoom": "3", "maxzoom": "5", "attribution": "(c) trails", "scheme": "xyz",
+            "json": #"{"vector_layers": [{"id": "paths", "fields": {}}], "tilestats": {}}"#,
+        ], tiles: [(3, 4, 5, Data("a".utf8)), (5, 17, 22, Data([0x1F, 0x8B, 9]))])
+        let summary = try MBTilesImport.importFile(file, into: database)
+        XCTAssertEqual(summary.pack.name, "trails")
+        XCTAssertEqual(summary.tiles, 2)
+        XCTAssertEqual(summary.zooms, 3...5)
+        XCTAssertEqual(summary.pack.definition?.area, .bounds(Bounds(west: 24.9, south: 60.1, east: 25, north: 60.2)))
+        // TMS rows flipped to XYZ (a `scheme` row changes nothing); bytes exactly as the file holds them.
+        let template = "mbtiles://trails/{z}/{x}/{y}"
+        XCTAssertEqual(try database.tile(TileKey(urlTemplate: template, pixelRatio: 1, z: 3, x: 4, y: 2))?.data.decoded(), Data("a".utf8))
+        XCTAssertEqual(
+            try database.tile(TileKey(urlTemplate: template, pixelRatio: 1, z: 5, x: 17, y: 9))?.data.decoded(),
+            Data([0x1F, 0x8B, 9]))
+        let stored = try XCTUnwrap(database.resource(url: "mbtiles://trails/tiles.json")?.data.decoded())
+        let tileJSON = try XCTUnwrap(JSONValue.parse(stored))
+        XCTAssertEqual(tileJSON["name"], .string("Trails"))
+        XCTAssertEqual(tileJSON["attribution"], .string("(c) trails"))
+        XCTAssertEqual(tileJSON["bounds"], .array([24.9, 60.1, 25, 60.2].map(JSONValue.number)))
+        XCTAssertEqual(tileJSON["center"], .array([24.95, 60.15, 12].map(JSONValue.number)))
+        XCTAssertEqual(tileJSON["minzoom"], .number(3))
+        XCTAssertEqual(tileJSON["vector_layers"], .array([.object(["id": .string("paths"), "fields": .object([:])])]))
+        XCTAssertNil(tileJSON["tilestats"])
+    }
+
+    func testMetadataTheModelWouldRefuseIsLeftOut() {
+        let json = MBTilesImport.tileJSON(from: [
+            "bounds": "west,south,east,north", "center": "1,,2", "minzoom": "1,2", "maxzoom": "nan", "json": "{",
+        ])
+        XCTAssertEqual(json, .object([:]))
+    }
+
+    /// The fixture, imported and exported again, is the same file tile for tile, byte for byte:
+    /// its tiles are gzipped, so they are stored and written as they are.
+    func testTheFixtureRoundTripsByteForByte() throws {
+        let fixture = Self.fixtures.appendingPathComponent("helsinki.mbtiles").path
+        let summary = try MBTilesImport.importFile(fixture, into: database, name: "round trip")
+        XCTAssertEqual(summary.tiles, 19)
+        let out = temp.path("again.mbtiles")
+        let written = try MBTilesExport.export(summary.pack, from: database, to: out, source: nil)
+        XCTAssertEqual(written.map(\.path), [out])
+        XCTAssertEqual(try tiles(of: out), try tiles(of: fixture))
+        let before = try metadata(of: fixture), after = try metadata(of: out)
+        for key in ["name", "format", "minzoom", "maxzoom", "description", "version"] {
+            XCTAssertEqual(after[key], before[key], key)
+        }
+        let layers = { (text: String?) in text.flatMap { JSONValue.parse(Data($0.utf8))?["vector_layers"] } }
+        XCTAssertNotNil(layers(before["json"]))
+        XCTAssertEqual(layers(after["json"]), layers(before["json"]))
+    }
+
+    /// geography-class-png.mbtiles keeps its tiles in `map` and `images` behind a `tiles` view.
+    func testATilesViewIsReadToo() throws {
+        let fixture = Self.fixtures.appendingPathComponent("geography-class-png.mbtiles").path
+        let summary = try MBTilesImport.importFile(fixture, into: database)
+        XCTAssertEqual(summary.pack.name, "geography-class-png")
+        XCTAssertEqual(summary.tiles, 5)
+        XCTAssertEqual(summary.zooms, 0...1)
+    }
+
+    func testWhatIsNotMBTilesIsRefusedAndNothingIsWritten() throws {
+        let text = temp.path("text.mbtiles")
+        try Data("not a database at all, but long enough to look like one".utf8).write(to: URL(fileURLWithPath: text))
+        let empty = temp.path("empty.mbtiles")
+        try DatabaseQueue(path: empty).write { try $0.execute(sql: "CREATE TABLE other (a)") }
+        let offline = temp.path("offline.mbtiles")
+        try OfflineDatabase.open(path: offline).close()
+        let noMetadata = temp.path("tiles-only.mbtiles")
+        try DatabaseQueue(path: noMetadata).write {
+            try $0.execute(sql: "CREATE TABLE tiles (zoom_level, tile_column, tile_row, tile_data)")
+        }
+        let cases = [
+            (text, "not an SQLite file"), (empty, "is not an MBTiles file: it has no `metadata` table"),
+            (offline, "is not an MBTiles file: it has no `metadata` table"),
+            (noMetadata, "is not an MBTiles file: it has no `metadata` table"),
+        ]
+        for (file, words) in cases {
+            XCTAssertThrowsError(try MBTilesImport.importFile(file, into: database)) { error in
+                XCTAssertTrue("\(error)".contains(words), "\(file): \(error)")
+            }
+        }
+        let wrongColumns = try makeMBTiles("columns.mbtiles", metadata: ["name": "x"], tiles: [])
+        try DatabaseQueue(path: wrongColumns).write {
+            try $0.execute(sql: "DROP TABLE tiles; CREATE TABLE tiles (z, x, y, tile_data)")
+        }
+        XCTAssertThrowsError(try MBTilesImport.importFile(wrongColumns, into: database)) { error in
+            XCTAssertTrue("\(error)".contains("its `tiles` table has no zoom_level, tile_column, tile_row"), "\(error)")
+        }
+        try assertNothingStored()
+    }
+
+    /// A bad row anywhere in the file stops the import with an error naming it; the tiles stored
+    /// before it are rolled back with the pack.
+    func testABadTileLeavesTheDatabaseAsItWas() throws {
+        let good = (3, 4, 5, Data("a".utf8))
+        let bad: [(String, String)] = [
+            ("'z'", "does not have integer coordinates"), ("1.5", "does not have integer coordinates"),
+            ("25", "lies outside the tile grid"), ("-1", "lies outside the tile grid"),
+        ]
+        for (index, (zoom, words)) in bad.enumerated() {
+            let file = try makeMBTiles("bad\(index).mbtiles", metadata: ["name": "bad"], tiles: [good])
+            try DatabaseQueue(path: file).write { db in
+                try db.execute(sql: "INSERT INTO tiles VALUES (\(zoom), 0, 0, x'00')")
+            }
+            XCTAssertThrowsError(try MBTilesImport.importFile(file, into: database)) { error in
+                XCTAssertTrue("\(error)".contains(words), "\(zoom): \(error)")
+            }
+        }
+        let outside = try makeMBTiles("row.mbtiles", metadata: [:], tiles: [good, (2, 1, 4, Data("b".utf8))])
+        XCTAssertThrowsError(try MBTilesImport.importFile(outside, into: database)) { error in
+            XCTAssertEqual("\(error)", "row.mbtiles: tile 2/1/4 (TMS row) lies outside the tile grid")
+        }
+        let column = try makeMBTiles("column.mbtiles", metadata: [:], tiles: [good, (2, 4, 1, Data("b".utf8))])
+        XCTAssertThrowsError(try MBTilesImport.importFile(column, into: database)) { error in
+            XCTAssertTrue("\(error)".contains("outside zoom 2's grid"), "\(error)")
+        }
+        let missing = try makeMBTiles("null.mbtiles", metadata: [:], tiles: [good])
+        try DatabaseQueue(path: missing).write { try $0.execute(sql: "INSERT INTO tiles VALUES (1, 0, 0, NULL)") }
+        XCTAssertThrowsError(try MBTilesImport.importFile(missing, into: database)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("tile 1/0/0 (TMS row) has no data"), "\(error)")
+        }
+        XCTAssertThrowsError(try MBTilesImport.importFile(makeMBTiles("none.mbtiles", metadata: [:], tiles: []), into: database))
+        try assertNothingStored()
+    }
+
+    /// The import reads the file without writing to it, even when the file may not be written.
+    func testTheFileIsOnlyRead() throws {
+        let file = try makeMBTiles("kept.mbtiles", metadata: ["name": "kept"], tiles: [(0, 0, 0, Data("a".utf8))])
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file)
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        try MBTilesImport.importFile(file, into: database)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix("kept") }, ["kept.mbtiles"])
+        XCTAssertThrowsError(try MBTilesImport.importFile(file, into: database)) { error in
+            XCTAssertTrue("\(error)".contains("kept"), "\(error)")
+        }
+        XCTAssertEqual(try MBTilesImport.importFile(file, into: database, name: "kept again").tiles, 1)
+    }
+
+    func testRowsOutsideTheGridNeverTrap() {
+        XCTAssertEqual(MBTilesImport.xyzRow(z: 0, tmsRow: 0), 0)
+        XCTAssertEqual(MBTilesImport.xyzRow(z: 11, tmsRow: 1256), 791)
+        for (z, row) in [(-1, 0), (25, 0), (Int.max, 0), (Int.min, 0), (3, 8), (3, -1), (3, Int.min), (3, Int.max)] {
+            XCTAssertNil(MBTilesImport.xyzRow(z: z, tmsRow: row), "\(z)/\(row)")
+        }
+    }
+
+    // MARK: - Files
+
+    /// An MBTiles file as the spec's typical statements make it.
+    private func makeMBTiles(_ name: String, metadata: [String: String], tiles: [(Int, Int, Int, Data)]) throws -> String {
+        let path = temp.path(name)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: MBTilesWriter.schema)
+            for (key, value) in metadata {
+                try db.execute(sql: "INSERT INTO metadata VALUES (?, ?)", arguments: [key, value])
+            }
+            for (z, x, row, data) in tiles {
+                try db.execute(sql: "INSERT INTO tiles VALUES (?, ?, ?, ?)", arguments: [z, x, row, data])
+            }
+        }
+        try queue.close()
+        return path
+    }
+
+    private func tiles(of path: String) throws -> [String: Data] {
+        let queue = try DatabaseQueue(path: path, configuration: readOnly)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var tiles: [String: Data] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles") {
+                tiles["\(row[0] as Int)/\(row[1] as Int)/\(row[2] as Int)"] = row[3] as Data
+            }
+            return tiles
+        }
+    }
+
+    private func metadata(of path: String) throws -> [String: String] {
+        let queue = try DatabaseQueue(path: path, configuration: readOnly)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var values: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") { values[row[0]] = row[1] as String }
+            return values
+        }
+    }
+
+    private var readOnly: Configuration {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return configuration
+    }
+
+    private func assertNothingStored(file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(try database.packs().count, 0, file: file, line: line)
+        let counts = try database.read { db in
+            try ["tiles", "resources", "region_tiles", "region_resources"].map {
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? -1
+            }
+        }
+        XCTAssertEqual(counts, [0, 0, 0, 0], file: file, line: line)
+    }
+}
