@@ -22,9 +22,10 @@ struct ImportCommand: ParsableCommand {
         switch try ImportFormat(path: file) {
         case .offlineDatabase: throw CommandFailure("database merge is not built yet")
         case .mbtiles:
+            let source = try MBTilesImport(path: file)
             let database = try db.openForChange()
             defer { try? database.close() }
-            let summary = try MBTilesImport.importFile(file, into: database, name: name)
+            let summary = try source.write(into: database, name: name)
             print("""
                 pack \(summary.pack.name): \(summary.tiles) tiles, zooms \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)
                 """)

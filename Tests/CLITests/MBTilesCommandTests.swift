@@ -114,6 +114,9 @@ final class MBTilesCommandTests: CLITestCase {
             XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, outcome.stderr)
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), before)
+        // The file is judged before any database is opened: none is created for it.
+        XCTAssertEqual(try packfs("import", temp.path("absent.db"), offline).status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temp.path("absent.db")))
     }
 
     // MARK: - Helpers

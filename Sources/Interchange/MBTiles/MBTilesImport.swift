@@ -7,26 +7,50 @@ import StyleModel
 /// flipped to XYZ, its tile bytes stored as they are, its metadata as the pack's TileJSON.
 /// MBTiles rows are always TMS (the spec; MapLibre Native reads them so too), whatever a
 /// `scheme` row says.
-public enum MBTilesImport {
+public struct MBTilesImport {
+    public let path: String
+    private let reader: MBTilesReader
+    private let tileJSON: JSONValue
+
+    /// Opens the file and reads its metadata: a file that is not MBTiles is refused here, before
+    /// any database is opened or created for it.
+    public init(path: String) throws {
+        self.path = path
+        reader = try MBTilesReader.open(path)
+        do {
+            tileJSON = Self.tileJSON(from: try reader.metadata())
+        } catch {
+            reader.close()
+            throw error
+        }
+    }
+
+    /// The file's name without its extension: the pack's name unless one is given.
+    public var defaultName: String { URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent }
+
+    /// Stores the file as pack `name` (default `defaultName`) and closes the file.
     @discardableResult
-    public static func importFile(_ path: String, into database: OfflineDatabase, name: String? = nil) throws
-        -> ImportedPack.Summary
-    {
-        let reader = try MBTilesReader.open(path)
+    public func write(into database: OfflineDatabase, name: String? = nil) throws -> ImportedPack.Summary {
         defer { reader.close() }
         let fileName = URL(fileURLWithPath: path).lastPathComponent
-        let packName = name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let tileJSON = tileJSON(from: try reader.metadata())
         return try ImportedPack.write(
-            into: database, name: packName, scheme: .mbtiles, fileName: fileName, tileJSON: tileJSON
+            into: database, name: name ?? defaultName, scheme: .mbtiles, fileName: fileName, tileJSON: tileJSON
         ) { store in
             try reader.forEachTile { z, column, tmsRow, data in
-                guard let y = xyzRow(z: z, tmsRow: tmsRow) else {
+                guard let y = Self.xyzRow(z: z, tmsRow: tmsRow) else {
                     throw InterchangeError("\(fileName): tile \(z)/\(column)/\(tmsRow) (TMS row) lies outside the tile grid")
                 }
                 try store((z: z, x: column, y: y, data: data))
             }
         }
+    }
+
+    /// Opens `path` and stores it as pack `name`.
+    @discardableResult
+    public static func importFile(_ path: String, into database: OfflineDatabase, name: String? = nil) throws
+        -> ImportedPack.Summary
+    {
+        try MBTilesImport(path: path).write(into: database, name: name)
     }
 
     /// The XYZ row of TMS row `row` of zoom `z`; nil outside zooms 0 to `ImportedPack.deepestZoom`
