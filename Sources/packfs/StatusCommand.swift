@@ -24,6 +24,7 @@ struct StatusCommand: ParsableCommand {
         print("tiles:      \(progress.counts.tiles) of \(progress.requiredTiles) (\(humanBytes(progress.counts.tileBytes)))")
         print("resources:  \(progress.completedResources) of \(progress.requiredResources)"
             + (progress.status.requiredIsPrecise ? "" : " (estimate)") + " (\(humanBytes(progress.completedBytes)))")
+        if let estimate = progress.estimate { print("estimate:   \(EstimateTable.summary(estimate))") }
         print("definition: \(pack.definitionText)")
         if let metadata = pack.metadata { print("metadata:   \(metadata.compactText)") }
     }

@@ -9,9 +9,11 @@ extension PackDownload {
         let styleURL = definition.styleURL
         let style = try document(url: styleURL, kind: .style)
         let walk = try Style(data: style, url: styleURL)
+        var fetched = [styleURL: Estimate.storedSize(style)]
         var sources: [TileSource] = []
         for declared in walk.tileSources {
             let tileJSON = try declared.url.map { try document(url: $0, kind: .source) }
+            if let url = declared.url, let tileJSON { fetched[url] = Estimate.storedSize(tileJSON) }
             sources.append(try declared.tileSource(tileJSON: tileJSON))
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
@@ -21,6 +23,11 @@ extension PackDownload {
         required.requiredTiles = plan.tileCount
         required.requiredIsPrecise = true
         lock.unlock()
+        // For progress.json: from the database and these documents only. Sampling the server
+        // here would delay the pack's first request by a round trip and fetch tiles the run
+        // fetches again moments later; what nothing measures stays "unknown" there.
+        let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
+        try database.setEstimate(estimate.json, of: region)
         return plan
     }
 
