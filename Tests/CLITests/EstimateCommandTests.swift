@@ -82,6 +82,12 @@ final class EstimateCommandTests: CLITestCase {
         let actual = try download(region, into: db, name: "helsinki")
         let ratio = try compare(estimate, actual, label: "from a previous pack's stored tiles", seconds: seconds)
         XCTAssertTrue((0.75...1.25).contains(ratio), "estimated/actual \(ratio)")
+        // The download recorded the same estimate from the database when it planned the pack.
+        let recorded = try XCTUnwrap(JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))?["estimate"])
+        XCTAssertEqual(recorded["tiles"], .number(25))
+        XCTAssertEqual(recorded["sources"], estimate["sources"])
+        let status = try packfs("status", db, "helsinki").stdout
+        XCTAssertTrue(status.contains("estimate:   25 tiles and 297 resources, about 1."), status)
     }
 
     func testTheTableSaysHowEachFigureIsKnown() throws {

@@ -18,16 +18,17 @@ extension PackDownload {
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
         try checkLimits(plan)
+        // For progress.json, before the counts turn precise (so a precise count always comes
+        // with its estimate): from the database and these documents only. Sampling the server
+        // here would delay the pack's first request by a round trip and fetch tiles the run
+        // fetches again moments later; what nothing measures stays "unknown" there.
+        let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
+        try database.setEstimate(estimate.json, of: region)
         lock.lock()
         required.requiredResources = plan.resources.count + plan.tileCount
         required.requiredTiles = plan.tileCount
         required.requiredIsPrecise = true
         lock.unlock()
-        // For progress.json: from the database and these documents only. Sampling the server
-        // here would delay the pack's first request by a round trip and fetch tiles the run
-        // fetches again moments later; what nothing measures stays "unknown" there.
-        let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
-        try database.setEstimate(estimate.json, of: region)
         return plan
     }
 
