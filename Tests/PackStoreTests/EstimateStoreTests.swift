@@ -32,9 +32,16 @@ final class EstimateStoreTests: StoreTestCase {
         try database.close()
         try raw().write { try $0.execute(sql: "UPDATE packfs_estimate SET json = '{not json'") }
         let reopened = try OfflineDatabase.open(path: path, mode: .readOnly)
-        defer { try? reopened.close() }
         XCTAssertNil(try reopened.estimate(of: pack.id))
         XCTAssertEqual(try reopened.progress(of: pack.id).status.state, .inactive)
+        try reopened.close()
+        try raw().write { db in
+            try db.execute(sql: "DROP TABLE packfs_estimate")
+            try db.execute(sql: "CREATE TABLE packfs_estimate (region_id INTEGER, other BLOB)")
+        }
+        let damaged = try OfflineDatabase.open(path: path, mode: .readOnly)
+        defer { try? damaged.close() }
+        XCTAssertNil(try damaged.progress(of: pack.id).estimate, "a table of the wrong shape reads as none")
     }
 
     func testTileSizesAreBoundedSamplesOfOneTemplateRatioAndZoom() throws {

@@ -15,11 +15,11 @@ extension OfflineDatabase {
     }
 
     static func estimate(of region: RegionID, _ db: Database) throws -> JSONValue? {
-        guard try db.tableExists("packfs_estimate"),
-            let text = try String.fetchOne(
-                db, sql: "SELECT json FROM packfs_estimate WHERE region_id = ?", arguments: [region.rawValue])
-        else { return nil }
-        return JSONValue.parse(Data(text.utf8))
+        guard try db.tableExists("packfs_estimate") else { return nil }
+        // A damaged table or value (wrong columns, not text) reads as none, like damaged state.
+        let text = try? String.fetchOne(
+            db, sql: "SELECT json FROM packfs_estimate WHERE region_id = ?", arguments: [region.rawValue])
+        return text.flatMap { $0 }.flatMap { JSONValue.parse(Data($0.utf8)) }
     }
 
     public func setEstimate(_ estimate: JSONValue, of region: RegionID) throws {
