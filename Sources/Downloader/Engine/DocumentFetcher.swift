@@ -35,7 +35,8 @@ final class DocumentFetcher: Sendable {
     /// One document's content; anything but a 200 fails, naming the URL.
     func fetch(_ url: String, kind: ResourceKind) throws -> Data {
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
-        switch try fetchAll([(requestURL, kind)])[0] {
+        guard let outcome = try fetchAll([requestURL]).first else { throw HTTPError.setup("no answer for \(requestURL)") }
+        switch outcome {
         case .ok(let response): return response.content
         case .clientError(let status), .noContent(let status, _): throw HTTPError.status(status, url: requestURL)
         case .failed(let error): throw error
@@ -46,8 +47,7 @@ final class DocumentFetcher: Sendable {
     /// The stored size of each URL (in stored form): "no content" (204, 404) is 0 bytes, a
     /// request that failed (or a URL the policy refuses) nil. Sent together.
     func storedSizes(_ urls: [(url: String, kind: ResourceKind)]) throws -> [Int64?] {
-        var requests: [(String, ResourceKind)?] = []
-        for (url, kind) in urls { requests.append((try? options.urlPolicy.requestURL(for: url, kind: kind)).map { ($0, kind) }) }
+        let requests = urls.map { try? options.urlPolicy.requestURL(for: $0.url, kind: $0.kind) }
         let outcomes = try fetchAll(requests.compactMap { $0 })
         var next = outcomes.makeIterator()
         return requests.map { request in
@@ -61,16 +61,16 @@ final class DocumentFetcher: Sendable {
     }
 
     /// Sends every request at once and waits for all of them; outcomes in request order.
-    private func fetchAll(_ requests: [(url: String, kind: ResourceKind)]) throws -> [HTTPOutcome] {
+    private func fetchAll(_ urls: [String]) throws -> [HTTPOutcome] {
         let first = outcomes.lock.withLock {
-            defer { outcomes.sent += requests.count }
+            defer { outcomes.sent += urls.count }
             return outcomes.sent
         }
-        for _ in requests { outcomes.group.enter() }
-        client.submit(contentsOf: requests.enumerated().map { HTTPRequest(url: $1.url, tag: first + $0) })
+        for _ in urls { outcomes.group.enter() }
+        client.submit(contentsOf: urls.enumerated().map { HTTPRequest(url: $1, tag: first + $0) })
         outcomes.group.wait()
         return try outcomes.lock.withLock {
-            try (first..<(first + requests.count)).map { tag in
+            try (first..<(first + urls.count)).map { tag in
                 guard let outcome = outcomes.byTag.removeValue(forKey: tag) else {
                     throw HTTPError.setup("no answer for request \(tag)")
                 }

@@ -89,7 +89,7 @@ public struct Estimate: Sendable {
             sources.append(try declared.tileSource(tileJSON: tileJSON))
         }
         let plan = DownloadPlan(definition: definition, style: style, sources: sources)
-        var builder = EstimateBuilder(plan: plan, style: style, definition: definition, fetched: fetched, database: database)
+        let builder = EstimateBuilder(plan: plan, style: style, definition: definition, fetched: fetched, database: database)
         return try builder.build(tileSamples: tileSamples, sample: sample)
     }
 
@@ -97,7 +97,7 @@ public struct Estimate: Sendable {
     /// documents read to plan (`fetched`: their stored sizes by URL), with no request.
     static func make(plan: DownloadPlan, style: Style, definition: RegionDefinition, fetched: [String: Int64],
                      database: OfflineDatabase) throws -> Estimate {
-        var builder = EstimateBuilder(plan: plan, style: style, definition: definition, fetched: fetched, database: database)
+        let builder = EstimateBuilder(plan: plan, style: style, definition: definition, fetched: fetched, database: database)
         return try builder.build(tileSamples: 0) { _ in [] }
     }
 

@@ -26,27 +26,39 @@ struct EstimateBuilder {
     }
 
     /// `tileSamples` 0: nothing is asked of `sample` (a download's plan makes no extra requests).
-    mutating func build(tileSamples: Int, sample: Sampler) throws -> Estimate {
+    func build(tileSamples: Int, sample: Sampler) throws -> Estimate {
         let stored = try plan.tileSets.map(storedMeasures)
         let storedResources = try database?.resourceSizes(sizing.entries.map(\.url)) ?? [:]
-        let picks = TileSampling.picks(plan.tileSets.indices.map { shape($0, measured: stored[$0]) }, budget: tileSamples)
-        let tiles = picks.compactMap(tileRequest)
-        let resources = tileSamples > 0 ? sizing.samples(known: fetched.merging(storedResources) { a, _ in a }) : []
-        let requests = tiles.map { (url: $0.url, kind: ResourceKind.tile) } + resources
-        let sizes = requests.isEmpty ? [] : try sample(requests)
-        var sampled = Array(repeating: [Int: [Int64]](), count: plan.tileSets.count)
-        for (request, size) in zip(tiles, sizes) {
-            if let size { sampled[request.pick.set][request.pick.zoom, default: []].append(size) }
-        }
-        var sampledResources: [String: Int64] = [:]
-        for (resource, size) in zip(resources, sizes.dropFirst(tiles.count)) { sampledResources[resource.url] = size }
+        let known = storedResources.merging(fetched) { stored, _ in stored }
+        let sampled = try samples(budget: tileSamples, measured: stored, known: known, sample)
         let sources = plan.tileSets.indices.map { index in
-            source(index, measured: stored[index].merging(Self.measures(sampled[index])) { a, _ in a })
+            source(index, measured: stored[index].merging(sampled.tiles[index]) { stored, _ in stored })
         }
         return Estimate(
             sources: sources,
-            resourceGroups: sizing.tallies(fetched: fetched, stored: storedResources, sampled: sampledResources),
+            resourceGroups: sizing.tallies(fetched: fetched, stored: storedResources, sampled: sampled.resources),
             resources: plan.resources.count, tiles: plan.tileCount)
+    }
+
+    /// Asks `sample` once, for every tile and resource chosen to measure what neither the
+    /// database (`measured` zooms, `known` URLs) nor the planning documents told: the tiles'
+    /// sizes as a mean per tile set and zoom, the resources' by URL. Failed samples are left out.
+    private func samples(budget: Int, measured: [[Int: ZoomSizes.Measure]], known: [String: Int64], _ sample: Sampler)
+        throws -> (tiles: [[Int: ZoomSizes.Measure]], resources: [String: Int64])
+    {
+        var tileSizes = Array(repeating: [Int: [Int64]](), count: plan.tileSets.count)
+        guard budget > 0 else { return (tileSizes.map(Self.measures), [:]) }
+        let picks = TileSampling.picks(plan.tileSets.indices.map { shape($0, measured: measured[$0]) }, budget: budget)
+        let tiles = picks.compactMap(tileRequest)
+        let resources = sizing.samples(known: known)
+        let requests = tiles.map { (url: $0.url, kind: ResourceKind.tile) } + resources
+        let sizes = requests.isEmpty ? [] : try sample(requests)
+        for (request, size) in zip(tiles, sizes) {
+            if let size { tileSizes[request.pick.set][request.pick.zoom, default: []].append(size) }
+        }
+        var resourceSizes: [String: Int64] = [:]
+        for (resource, size) in zip(resources, sizes.dropFirst(tiles.count)) { resourceSizes[resource.url] = size }
+        return (tileSizes.map(Self.measures), resourceSizes)
     }
 
     private func source(_ index: Int, measured: [Int: ZoomSizes.Measure]) -> Estimate.Source {
