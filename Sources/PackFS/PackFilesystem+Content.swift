@@ -22,8 +22,8 @@ extension PackFilesystem {
             return Data((try database.progress(of: region).json.compactText + "\n").utf8)
         case .pack(let region, .style):
             let layout = try layout(region)
-            guard let style = rewriter(layout.pack).style(layout) else { throw FilesystemError.stale }
-            return style
+            guard let style = layout.style else { throw FilesystemError.stale }
+            return rewriter(layout.pack).style(style, sources: layout.sources)
         case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref), inode)
         case .source(let region, let ref, .data):
             guard let url = try source(region, ref).1.declared.url else { throw FilesystemError.stale }
@@ -51,8 +51,9 @@ extension PackFilesystem {
         return data
     }
 
+    /// URLs into `MOUNTPOINT/packs/<name>/` as `file://` (percent-encoded: MapLibre decodes them).
     func rewriter(_ pack: Pack) -> StyleRewriter {
-        StyleRewriter(mountpoint: mountpoint, packName: pack.name)
+        StyleRewriter(base: StyleRewriter.fileURL(path: mountpoint + "/packs/" + pack.name) + "/")
     }
 
     /// The region file a user would write to make this pack again.
