@@ -90,10 +90,12 @@ final class WebExportTests: CLITestCase {
             XCTAssertTrue(url.hasPrefix(base + "/"), "absolute under the base URL: \(url)")
         }
         XCTAssertEqual(style["sprite"]?.string, base + "/sprites/default")
-        let tileJSON = try JSONValue.parsing(Data(contentsOf: siteRoot.appendingPathComponent("cdn/maps/helsinki/sources/openmaptiles/tiles.json")))
+        let tileJSONFile = siteRoot.appendingPathComponent("cdn/maps/helsinki/sources/openmaptiles/tiles.json")
+        let tileJSON = try JSONValue.parsing(Data(contentsOf: tileJSONFile))
         XCTAssertEqual(tileJSON["tiles"], .array([.string(base + "/sources/openmaptiles/{z}/{x}/{y}.pbf")]))
         // The page leaves absolute URLs as they are: these must lead to the exported files.
-        try render(site.url("/index.html?style=cdn/maps/helsinki/style.json&\(Self.view)"), under: "/cdn/maps/helsinki/", screenshot: "base-url")
+        try render(site.url("/index.html?style=cdn/maps/helsinki/style.json&\(Self.view)"), under: "/cdn/maps/helsinki/",
+                   screenshot: "base-url")
     }
 
     /// Runs `packfs export` into `path` below the site's root; the exported style.json, parsed.

@@ -76,7 +76,8 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
 
     func testABaseURLMustBeAnHTTPURLWithoutQuery() throws {
         let fixture = try DirectoryFixture.make(in: database)
-        for bad in ["relative/dir", "ftp://host/dir", "file:///srv/maps", "https://exa mple/", "https://host/dir?v=1", "https://host/#a"] {
+        let refused = ["relative/dir", "ftp://host/dir", "file:///srv/maps", "https://exa mple/", "https://host/dir?v=1", "https://host/#a"]
+        for bad in refused {
             XCTAssertThrowsError(try DirectoryExport(pack: fixture.pack, database: database, baseURL: bad), bad) { error in
                 XCTAssertTrue("\(error)".hasPrefix("--base-url \(bad): "), "\(error)")
             }

@@ -52,7 +52,8 @@ struct DirectoryFixture {
         for (url, _, data) in resources.dropFirst(4) { files[path(of: url)] = data }
         try database.write { batch in
             for (url, kind, data) in resources {
-                try batch.link(resource: batch.putResource(url: url, kind: kind, data: .encoding(data), headers: CacheHeaders()), to: pack.id)
+                let id = try batch.putResource(url: url, kind: kind, data: .encoding(data), headers: CacheHeaders())
+                try batch.link(resource: id, to: pack.id)
             }
             let vec = "https://maps.example/vec/{z}/{x}/{y}.pbf"
             let tiles: [(TileKey, StoredData)] = [
