@@ -20,6 +20,28 @@ final class MergeRefusalTests: MergeTestCase {
         XCTAssertEqual(try DatabaseMerge.merge(sidePath, into: target, options: MergeOptions(maxTiles: 7)).tiles.new, 5)
     }
 
+    func testAnErrorHalfwayRollsEverythingBack() throws {
+        try makeTarget()
+        // A region without a definition (the app's table lacks MapLibre's NOT NULL) fails the
+        // insert of the third pack, after two were written.
+        try MapLibreSideFile.run(sidePath, MapLibreSideFile.schema(version: 6)
+            .replacingOccurrences(of: "definition TEXT NOT NULL", with: "definition TEXT") + """
+            INSERT INTO regions (id, definition, description) VALUES
+              (1, '\(MapLibreSideFile.definition(style: Self.style))', NULL), (2, '\(MapLibreSideFile.definition(style: "b"))', NULL),
+              (3, NULL, NULL);
+            INSERT INTO tiles (url_template, pixel_ratio, z, x, y, data, accessed) VALUES ('\(Self.template)', 1, 5, 0, 0, X'01', 1);
+            INSERT INTO region_tiles VALUES (1, 1);
+            PRAGMA user_version = 6;
+            """)
+        let (bytes, rows) = (try fileBytes(targetPath), try dump())
+        XCTAssertThrowsError(try DatabaseMerge.merge(sidePath, into: target)) { error in
+            XCTAssertTrue("\(error)".contains("NOT NULL constraint failed: regions.definition"), "\(error)")
+        }
+        XCTAssertEqual(try fileBytes(targetPath), bytes)
+        XCTAssertEqual(try dump(), rows)
+        XCTAssertEqual(try target.packs().map(\.name), ["trip"], "the pack list read afresh")
+    }
+
     func testTheMapboxLimitCountsMapboxTiles() throws {
         try makeTarget()
         try MapLibreSideFile.create(sidePath, rows: """

@@ -125,6 +125,29 @@ final class MergeTests: MergeTestCase {
         XCTAssertEqual(try target.status(of: try target.pack(named: "done").id), status)
     }
 
+    func testTheSidesAmbientRowsAreTrimmedToTheTargetsLimit() throws {
+        try makeTarget()
+        try makeSide()
+        try target.setAmbientLimit(1)
+        let report = try DatabaseMerge.merge(sidePath, into: target)
+        XCTAssertEqual(report.evicted.tiles, 1)
+        XCTAssertEqual(report.evicted.resources, 1)
+        XCTAssertEqual(try target.ambientUsage().tiles, 0)
+        XCTAssertEqual(try target.databaseCounts().tiles, 6, "every pack tile stays")
+    }
+
+    func testTheSidesOwnAmbientLimitIsNotTheTargets() throws {
+        let sideDatabase = try OfflineDatabase.open(path: sidePath, mode: .command)
+        try sideDatabase.setAmbientLimit(0)
+        try sideDatabase.write { batch in
+            _ = try batch.putTile(key(3, 0, 0), data: .encoding(Data("ambient".utf8)), headers: CacheHeaders())
+        }
+        try sideDatabase.close()
+        let report = try DatabaseMerge.merge(sidePath, into: target)
+        XCTAssertEqual(report.evicted, EvictionReport())
+        XCTAssertEqual(try target.ambientUsage().tiles, 1)
+    }
+
     func testTheReportPrintsAsJSON() throws {
         try makeTarget()
         try makeSide()

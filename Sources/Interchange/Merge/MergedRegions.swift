@@ -9,6 +9,13 @@ struct SidePack {
     var status: PackStatus?
 }
 
+/// Where a side pack went: the target pack it is now, and whether the merge added it.
+struct MergedRegion {
+    var side: SidePack
+    var target: RegionID
+    var added: Bool
+}
+
 /// The side's packs into the target, each either found there already or added, and the mapping
 /// from side region ids to target ones (`MergeSQL.regionMap`) the membership statements join.
 ///
@@ -23,7 +30,7 @@ struct MergedRegions {
     /// The target's packs as they stand, including those added so far.
     private var targets: [Pack]
 
-    static func merge(_ packs: [SidePack], _ batch: StoreBatch, _ db: Database) throws -> [(side: SidePack, target: RegionID, added: Bool)] {
+    static func merge(_ packs: [SidePack], _ batch: StoreBatch, _ db: Database) throws -> [MergedRegion] {
         try db.execute(sql: "CREATE TEMP TABLE packfs_merge_regions (side_id INTEGER PRIMARY KEY, target_id INTEGER NOT NULL)")
         var regions = MergedRegions(batch: batch, db: db, targets: try batch.packs())
         return try packs.map { side in
@@ -32,7 +39,7 @@ struct MergedRegions {
             try db.execute(
                 sql: "INSERT INTO \(MergeSQL.regionMap) (side_id, target_id) VALUES (?, ?)",
                 arguments: [side.pack.id.rawValue, target.rawValue])
-            return (side, target, found == nil)
+            return MergedRegion(side: side, target: target, added: found == nil)
         }
     }
 
