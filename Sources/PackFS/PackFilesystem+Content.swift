@@ -75,9 +75,11 @@ extension PackFilesystem {
         return data
     }
 
-    /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache.
+    /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache, the file's
+    /// pages in use and free, and the disk quota.
     private func statusJSON() throws -> Data {
         let counts = try database.databaseCounts()
+        let disk = try database.diskUsage()
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
         let status: JSONValue = .object([
             "packs": number(counts.packs),
@@ -90,6 +92,12 @@ extension PackFilesystem {
                 "resources": number(counts.ambient.resources),
                 "tiles": number(counts.ambient.tiles),
                 "limit": number(counts.ambientLimit),
+            ]),
+            "disk": .object([
+                "file_bytes": number(disk.fileBytes),
+                "used_bytes": number(disk.usedBytes),
+                "free_bytes": number(disk.freeBytes),
+                "quota": diskQuota.map(number) ?? .null,
             ]),
         ])
         return Data((status.compactText + "\n").utf8)
