@@ -31,7 +31,7 @@ struct MergedRegions {
     private var targets: [Pack]
 
     static func merge(_ packs: [SidePack], _ batch: StoreBatch, _ db: Database) throws -> [MergedRegion] {
-        try db.execute(sql: "CREATE TEMP TABLE packfs_merge_regions (side_id INTEGER PRIMARY KEY, target_id INTEGER NOT NULL)")
+        try db.execute(sql: "CREATE TABLE \(MergeSQL.regionMap) (side_id INTEGER PRIMARY KEY, target_id INTEGER NOT NULL)")
         var regions = MergedRegions(batch: batch, db: db, targets: try batch.packs())
         return try packs.map { side in
             let found = try regions.existing(side.pack)
