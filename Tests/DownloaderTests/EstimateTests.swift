@@ -184,6 +184,25 @@ final class EstimateTests: XCTestCase {
         XCTAssertEqual(estimate.sources[1].unknownTiles, 5, "nothing of land stored, nothing sampled")
     }
 
+    func testARecordedEstimateStaysShortWithManySources() throws {
+        func estimate(sources: Int) -> Estimate {
+            let zooms = (0...24).map { Estimate.Zoom(zoom: $0, tiles: 4, bytes: 4_000, basis: .interpolated(between: 0, and: 24)) }
+            return Estimate(
+                sources: (0..<sources).map { Estimate.Source(id: "s\($0)", urlTemplate: "http://h/\($0)/{z}/{x}/{y}", zooms: 0...24, perZoom: zooms) },
+                resourceGroups: [], resources: 1, tiles: 100 * sources)
+        }
+        let one = estimate(sources: 1)
+        XCTAssertEqual(one.recordedJSON, one.json, "a usual style's estimate is recorded whole")
+        XCTAssertNotNil(one.recordedJSON["sources"]?.array?.first?["zooms"])
+        let many = estimate(sources: 64)
+        let recorded = many.recordedJSON
+        XCTAssertGreaterThan(many.json.compactText.utf8.count, Estimate.recordedLimit)
+        XCTAssertLessThan(recorded.compactText.utf8.count, Estimate.recordedLimit)
+        XCTAssertNil(recorded["sources"]?.array?.first?["zooms"])
+        XCTAssertEqual(recorded["sources"]?.array?.last?["bytes"], .number(100_000))
+        XCTAssertEqual(recorded["bytes"], many.json["bytes"])
+    }
+
     // MARK: Helpers
 
     /// A fixture world document, `{base}` replaced.

@@ -5,26 +5,39 @@ import PackStore
 /// were estimated), then `bytes` (tiles and resources whose size is known or estimated) and what
 /// was unknown, then each source zoom by zoom and each resource group, every figure with its basis.
 extension Estimate {
-    public var json: JSONValue {
+    public var json: JSONValue { json(zoomRows: true) }
+
+    /// What a download records for `progress.json`: the same, but per-source totals only when the
+    /// zoom rows would make it long (dozens of tiled sources). The file is read while downloads
+    /// run, and is the `user.packfs.progress` attribute too, which Linux caps at 64 KiB.
+    var recordedJSON: JSONValue {
+        let full = json
+        return full.compactText.utf8.count <= Self.recordedLimit ? full : json(zoomRows: false)
+    }
+
+    static let recordedLimit = 16_384
+
+    private func json(zoomRows: Bool) -> JSONValue {
         .object([
             "tiles": number(tiles), "resources": number(resources), "required_resources": number(resources + tiles),
             "bytes": number(bytes), "tile_bytes": number(tileBytes), "resource_bytes": number(resourceBytes),
             "unknown_tiles": number(unknownTiles), "unknown_resources": number(unknownResources),
-            "sources": .array(sources.map(\.json)),
+            "sources": .array(sources.map { $0.json(zoomRows: zoomRows) }),
             "resource_groups": .array(resourceGroups.map(\.json)),
         ])
     }
 }
 
 extension Estimate.Source {
-    var json: JSONValue {
-        .object([
+    func json(zoomRows: Bool) -> JSONValue {
+        var fields: [String: JSONValue] = [
             "id": .string(id), "url_template": .string(urlTemplate), "tiles": number(tiles), "bytes": number(bytes),
             "unknown_tiles": number(unknownTiles),
             "minzoom": zooms.map { number($0.lowerBound) } ?? .null,
             "maxzoom": zooms.map { number($0.upperBound) } ?? .null,
-            "zooms": .array(perZoom.map(\.json)),
-        ])
+        ]
+        if zoomRows { fields["zooms"] = .array(perZoom.map(\.json)) }
+        return .object(fields)
     }
 }
 

@@ -23,7 +23,7 @@ extension PackDownload {
         // here would delay the pack's first request by a round trip and fetch tiles the run
         // fetches again moments later; what nothing measures stays "unknown" there.
         let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
-        try database.setEstimate(estimate.json, of: region)
+        try database.setEstimate(estimate.recordedJSON, of: region)
         lock.lock()
         required.requiredResources = plan.resources.count + plan.tileCount
         required.requiredTiles = plan.tileCount
