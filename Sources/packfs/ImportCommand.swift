@@ -17,18 +17,14 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The file to import.") var file: String
     @Option(help: "The new pack's name (MBTiles and PMTiles).") var name: String?
+    @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most (an offline database's merge).")
+    var maxTiles: Int?
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         switch try ImportFormat(path: file) {
-        case .offlineDatabase: throw CommandFailure("database merge is not built yet")
-        case .mbtiles:
-            let source = try MBTilesImport(path: file)
-            let database = try db.openForChange()
-            defer { try? database.close() }
-            let summary = try source.write(into: database, name: name)
-            print("""
-                pack \(summary.pack.name): \(summary.tiles) tiles, zooms \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)
-                """)
+        case .offlineDatabase: try mergeDatabase()
+        case .mbtiles: try importMBTiles()
         case .pmtiles: throw CommandFailure("PMTiles import is not built yet")
         }
     }
