@@ -26,10 +26,7 @@ struct ExportCommand: ParsableCommand {
         defer { try? database.close() }
         let pack = try database.pack(named: name)
         switch ExportFormat(path: out) {
-        case .mbtiles:
-            for file in try MBTilesExport.export(pack, from: database, to: out, source: source) {
-                report(file)
-            }
+        case .mbtiles: try exportMBTiles(pack, database)
         case .pmtiles: throw CommandFailure("PMTiles export is not built yet")
         case .directory: try exportDirectory(pack, database)
         }
@@ -49,16 +46,6 @@ struct ExportCommand: ParsableCommand {
         let summary = try export.write(to: out)
         let skipped = summary.skippedTiles > 0 ? " (\(summary.skippedTiles) rows outside the tile grid left out)" : ""
         print("\(pack.name) -> \(out): \(summary.tiles) tiles, \(summary.files) files, \(humanBytes(summary.bytes))\(skipped)")
-    }
-}
-
-/// One line per MBTiles file written; stored tiles left out (coordinates outside the tile grid)
-/// are said on stderr.
-private func report(_ file: MBTilesExport.Written) {
-    print("\(file.path): source \(file.source), \(file.tiles) tiles, zooms \(file.zooms.lowerBound)-\(file.zooms.upperBound)")
-    if file.skipped > 0 {
-        FileHandle.standardError.write(Data(
-            "packfs: \(file.path): left out \(file.skipped) stored tiles whose coordinates name no tile\n".utf8))
     }
 }
 
