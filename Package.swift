@@ -34,13 +34,13 @@ let package = Package(
         .target(name: "PackFS", dependencies: ["PackStore", "StyleModel"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "PackStore", "CFuse"]),
         // Packs over time: start, suspend, resume, redefine, refresh, remove; no FUSE.
-        .target(name: "PackLifecycle", dependencies: ["PackStore", "Downloader"]),
+        .target(name: "PackLifecycle", dependencies: ["PackStore", "StyleModel", "Downloader"]),
         // Packs in and out: MBTiles, PMTiles, web directories, other offline databases; no FUSE.
         .target(name: "Interchange", dependencies: [
             "PackStore", "StyleModel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .executableTarget(name: "packfs", dependencies: [
-            "PackStore", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange",
+            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

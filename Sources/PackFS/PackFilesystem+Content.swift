@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// File contents, decoded from the store at read time (immutable ones cached by inode).
 extension PackFilesystem {

@@ -139,8 +139,10 @@ extension PackFilesystem {
 
     /// Whether the pack shows `style.json`: its style is stored and still a member (`rm
     /// style.json` drops the membership; the tree keeps following the stored style, so that an
-    /// `rm -r` in progress can go on finding the rest).
+    /// `rm -r` in progress can go on finding the rest); a synthetic style shows while the pack
+    /// holds the tiles it was made from.
     func holdsStyle(_ layout: PackLayout) throws -> Bool {
+        if layout.isSynthetic { return !layout.sources.isEmpty }
         guard let url = layout.style?.url else { return false }
         return try database.packResourceID(url: url, in: layout.pack.id) != nil
     }

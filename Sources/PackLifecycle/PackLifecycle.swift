@@ -49,12 +49,16 @@ public enum LifecycleError: Error, Equatable, CustomStringConvertible {
     case packRemoved(RegionID)
     /// The manager stopped (the mount is ending): nothing more runs until the next mount.
     case stopped
+    /// The pack was imported from an MBTiles or PMTiles file (`ImportedFiles`): no server holds it.
+    case imported(name: String)
 
     public var description: String {
         switch self {
         case .packFailed(let name, let reason): return "pack \(name): \(reason)"
         case .packRemoved(let region): return "pack \(region.rawValue) is being removed"
         case .stopped: return "the mount is stopping; the pack runs at the next mount"
+        case .imported(let name):
+            return "pack \(name) was imported from a file: there is no server to download or refresh it from"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Downloader
 import Foundation
 import PackStore
+import StyleModel
 
 /// The database side of the lifecycle: runs made from the stored definition, states recorded,
 /// failures reported, events sent. Shared by the manager and its lanes.
@@ -33,6 +34,8 @@ struct PackRunner: Sendable {
         guard let definition = pack.definition else {
             throw fail(pack, reason: "its definition cannot be read: \(pack.definitionText)")
         }
+        // Refused, not failed: the pack stays as imported, complete.
+        guard !ImportedFiles.isImported(definition.styleURL) else { throw LifecycleError.imported(name: pack.name) }
         return definition
     }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Downloader
 import Foundation
+import PackLifecycle
 import PackStore
+import StyleModel
 
 struct DownloadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,6 +43,9 @@ struct RefreshCommand: ParsableCommand {
         let pack = try database.pack(named: name)
         guard let definition = pack.definition else {
             throw CommandFailure("pack \(name): its definition cannot be read: \(pack.definitionText)")
+        }
+        guard !ImportedFiles.isImported(definition.styleURL) else {
+            throw CommandFailure(LifecycleError.imported(name: name).description)
         }
         let download = PackDownload(
             database: database, region: pack.id, definition: definition, options: network.downloadOptions,

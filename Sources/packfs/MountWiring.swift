@@ -49,7 +49,8 @@ final class ManagerController: PackController {
         try translating { try manager.setActive(region, active) }
     }
 
-    /// A pack removed meanwhile is a stale node; a mount that is stopping is busy.
+    /// A pack removed meanwhile is a stale node; a mount that is stopping is busy; an imported
+    /// pack has nothing to refresh or resume from.
     private func translating(_ body: () throws -> Void) throws {
         do {
             try body()
@@ -57,6 +58,8 @@ final class ManagerController: PackController {
             throw FilesystemError.stale
         } catch LifecycleError.stopped {
             throw FilesystemError.busy
+        } catch LifecycleError.imported {
+            throw FilesystemError.notPermitted
         }
     }
 }

@@ -69,3 +69,11 @@ struct TreeWalker {
         return files
     }
 }
+
+extension TreeWalker {
+    /// The content of the file at `path`.
+    func read(_ path: String) throws -> Data {
+        let file = try lookup(path).attributes
+        return try read(file.inode, size: file.size)
+    }
+}

@@ -2,28 +2,12 @@ import Foundation
 import PackStore
 import StyleModel
 
-/// What a pack's stored style says about its tree, read by StyleModel as the downloader read it
-/// to fetch: the sources with their tiles (from the stored TileJSON or the style's inline
-/// `tiles`), the primary source, the glyph and sprite files. Read from the store, never from the
-/// network; a source whose TileJSON is not stored yet has no tiles to show, and a style the model
-/// refuses (the downloader then fetched nothing by it) shows no sources.
+/// What a pack's style says about its tree (`PackStyle`: the stored style read by StyleModel as
+/// the downloader read it to fetch, or the synthetic style of a pack that has none): the sources
+/// with their tiles, the primary source, the glyph and sprite files. Read from the store, never
+/// from the network; a source whose TileJSON is not stored yet has no tiles to show.
 struct PackLayout: Sendable {
-    struct Source: Sendable {
-        var declared: StyleSource
-        /// Known once the TileJSON is stored (at once for inline `tiles`); nil for GeoJSON and
-        /// image sources.
-        var tiles: TileSource?
-        /// Where the tiles are keyed; nil until `tiles` is known.
-        var columns: TileColumnSet?
-        /// pbf, png, jpg or webp: one per source, so the style's `tiles` template can name it.
-        var fileExtension: String
-
-        var id: String { declared.id }
-
-        /// Row `y` of zoom `z` flipped when the source counts rows TMS-wise: a path's XYZ row
-        /// from a stored row, and back.
-        func row(_ y: Int, z: Int) -> Int { tiles?.scheme.row(y, z: z) ?? y }
-    }
+    typealias Source = PackStyle.Source
 
     /// A font stack's directory and its range files (all 256 ranges: which of them the pack
     /// holds is the store's to say).
@@ -40,21 +24,22 @@ struct PackLayout: Sendable {
 
     var pack: Pack
     var style: Style?
+    /// True when `style` was made from the pack's tiles (it has no usable stored style).
+    var isSynthetic = false
     var sources: [Source] = []
-    /// Index in `sources` of the primary source (`Style.primary(of:)`).
+    /// Index in `sources` of the primary source (`PackStyle.primary`).
     var primary: Int?
     var fontStacks: [FontStack] = []
     var spriteFiles: [SpriteSheet.File] = []
 
     static func load(_ pack: Pack, from database: OfflineDatabase) throws -> PackLayout {
         var layout = PackLayout(pack: pack)
-        guard let definition = pack.definition,
-            let data = try database.resource(url: definition.styleURL)?.data.decoded(),
-            let style = try? Style(data: data, url: definition.styleURL)
-        else { return layout }
+        guard let packStyle = try PackStyle.load(pack, from: database) else { return layout }
+        let style = packStyle.style
         layout.style = style
-        layout.sources = try style.sources.map { try source($0, of: pack, ratio: definition.pixelRatio, database) }
-        layout.primary = Style.primary(of: layout.sources.map(\.tiles))
+        layout.isSynthetic = packStyle.isSynthetic
+        layout.sources = packStyle.sources
+        layout.primary = packStyle.primary
         layout.spriteFiles = style.sprites.flatMap(\.files)
         if let glyphs = style.glyphs {
             let ranges = GlyphTemplate.ranges(includeIdeographs: true)
@@ -65,36 +50,6 @@ struct PackLayout: Sendable {
             }
         }
         return layout
-    }
-
-    /// One source of the stored style: a tiled source's tiles come from its stored TileJSON (a
-    /// broken one, which stopped the download, leaves them unknown); a raster source's extension
-    /// from one of its tiles.
-    private static func source(_ declared: StyleSource, of pack: Pack, ratio: Double, _ database: OfflineDatabase)
-        throws -> Source
-    {
-        var source = Source(declared: declared, fileExtension: declared.tileType == .vector ? "pbf" : "png")
-        guard declared.tileType != nil else { return source }
-        var tileJSON: Data?
-        if let url = declared.url {
-            guard let stored = try database.resource(url: url)?.data.decoded() else { return source }
-            tileJSON = stored
-        }
-        let tiles: TileSource
-        do {
-            tiles = try declared.tileSource(tileJSON: tileJSON)
-        } catch is StyleError {
-            return source
-        }
-        source.tiles = tiles
-        let columns = TileColumnSet(
-            region: pack.id, urlTemplate: tiles.urlTemplate, pixelRatio: tiles.keyPixelRatio(pixelRatio: ratio))
-        source.columns = columns
-        if tiles.type != .vector {
-            let sample = try database.sampleTile(columns).flatMap { try TileFormat.content(of: $0.data) }
-            source.fileExtension = TileFormat.fileExtension(of: sample, fallback: "png")
-        }
-        return source
     }
 
     /// The source at `ref.index` (the primary view exists only for the primary, and only while

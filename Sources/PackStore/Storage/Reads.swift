@@ -72,7 +72,7 @@ extension OfflineDatabase {
 
     /// `data` as bytes (text is taken as its UTF-8 bytes, as SQLite hands it to a blob reader)
     /// and `compressed` as a flag.
-    private static func storedData(_ row: Row, of table: String) throws -> StoredData {
+    static func storedData(_ row: Row, of table: String) throws -> StoredData {
         StoredData(bytes: try row.stored("data", of: table), compressed: row.lenient("compressed") ?? false)
     }
 }

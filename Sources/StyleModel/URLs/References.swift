@@ -15,7 +15,7 @@ enum References {
         guard let absolute = URLString.resolve(reference, against: document) else {
             throw StyleError.unresolvableReference(reference: reference, field: place, base: document)
         }
-        guard URLString.hasFetchableScheme(absolute) else {
+        guard URLString.hasFetchableScheme(absolute) || sameImportedFile(absolute, document) else {
             throw StyleError.unsupportedScheme(url: absolute, field: place)
         }
         // A URL the HTTP client would refuse fails here, naming its field, not at request time.
@@ -23,5 +23,12 @@ enum References {
             throw StyleError.invalidField(url: document, field: field, reason: "\"\(absolute)\" \(problem)")
         }
         return absolute
+    }
+
+    /// An imported file's documents (its pack's synthetic style and its TileJSON) name its tiles
+    /// in its own namespace (`ImportedFiles`); no other document may.
+    private static func sameImportedFile(_ url: String, _ document: String) -> Bool {
+        ImportedFiles.isImported(url) && URLString.authority(of: url) == URLString.authority(of: document)
+            && URLString.scheme(of: url) == URLString.scheme(of: document)
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import PackStore
+
+/// A pack's style and sources as stored: what the mount shows and what `packfs export` writes, read
+/// by the same model the downloader fetched by. The style is the stored one; a pack without a usable
+/// stored style (an imported MBTiles or PMTiles file, an app's pack whose style row is missing or
+/// unreadable) gets a minimal one made from the tile sets it holds (`SyntheticStyle`), so that
+/// every tile it holds is shown. Read from the store, never from the network.
+public struct PackStyle: Sendable {
+    public struct Source: Sendable {
+        public var declared: StyleSource
+        /// Known once the TileJSON is stored (at once for inline `tiles`); nil for GeoJSON and
+        /// image sources.
+        public var tiles: TileSource?
+        /// Where the tiles are keyed in this pack; nil until `tiles` is known.
+        public var columns: TileColumnSet?
+        /// The stored TileJSON's bytes; nil for inline sources and before it is stored.
+        public var tileJSON: Data?
+        /// pbf, png, jpg or webp: one per source, so a `tiles` template can name it.
+        public var fileExtension: String
+
+        public var id: String { declared.id }
+
+        /// Row `y` of zoom `z` flipped when the source counts rows TMS-wise: a path's XYZ row from a
+        /// stored row, and back.
+        public func row(_ y: Int, z: Int) -> Int { tiles?.scheme.row(y, z: z) ?? y }
+    }
+
+    public var style: Style
+    /// The style document the model read (the stored bytes, or the synthetic style's).
+    public var styleData: Data
+    /// True when the pack has no usable stored style and `style` was made from its tiles.
+    public var isSynthetic: Bool
+    public var sources: [Source]
+    /// Index in `sources` of the primary source: the first vector source, else the first tiled
+    /// one; for a synthetic style, the first tile set.
+    public var primary: Int?
+
+    /// The pack's style: the stored one when the model reads it, else a synthetic one (nil when
+    /// the pack holds no tiles either: there is nothing to show yet).
+    public static func load(_ pack: Pack, from database: OfflineDatabase) throws -> PackStyle? {
+        if let stored = try stored(pack, database) { return stored }
+        return try SyntheticStyle.make(for: pack, from: database)
+    }
+
+    private static func stored(_ pack: Pack, _ database: OfflineDatabase) throws -> PackStyle? {
+        guard let definition = pack.definition,
+            let data = try database.resource(url: definition.styleURL)?.data.decoded(),
+            let style = try? Style(data: data, url: definition.styleURL)
+        else { return nil }
+        return try PackStyle(style: style, data: data, synthetic: false, of: pack, database)
+    }
+
+    /// Reads each source of `style` from the store.
+    init(style: Style, data: Data, synthetic: Bool, of pack: Pack, _ database: OfflineDatabase) throws {
+        self.style = style
+        styleData = data
+        isSynthetic = synthetic
+        let ratio = pack.definition?.pixelRatio ?? 1
+        sources = try style.sources.map { try Self.source($0, of: pack, ratio: ratio, database) }
+        primary = synthetic ? sources.firstIndex { $0.tiles != nil } : Style.primary(of: sources.map(\.tiles))
+    }
+
+    /// One source of the style: a tiled source's tiles come from its stored TileJSON (a broken
+    /// one, which stopped the download, leaves them unknown); a raster source's extension from one
+    /// of its tiles.
+    private static func source(_ declared: StyleSource, of pack: Pack, ratio: Double, _ database: OfflineDatabase)
+        throws -> Source
+    {
+        var source = Source(declared: declared, fileExtension: declared.tileType == .vector ? "pbf" : "png")
+        guard declared.tileType != nil else { return source }
+        if let url = declared.url {
+            guard let stored = try database.resource(url: url)?.data.decoded() else { return source }
+            source.tileJSON = stored
+        }
+        let tiles: TileSource
+        do {
+            tiles = try declared.tileSource(tileJSON: source.tileJSON)
+        } catch is StyleError {
+            return source
+        }
+        source.tiles = tiles
+        let columns = TileColumnSet(
+            region: pack.id, urlTemplate: tiles.urlTemplate, pixelRatio: tiles.keyPixelRatio(pixelRatio: ratio))
+        source.columns = columns
+        if tiles.type != .vector {
+            let sample = try database.sampleTile(columns).flatMap { try TileFormat.content(of: $0.data) }
+            source.fileExtension = TileFormat.fileExtension(of: sample, fallback: "png")
+        }
+        return source
+    }
+}
