@@ -22,7 +22,10 @@ struct ImportCommand: ParsableCommand {
         switch try ImportFormat(path: file) {
         case .offlineDatabase: throw CommandFailure("database merge is not built yet")
         case .mbtiles: throw CommandFailure("MBTiles import is not built yet")
-        case .pmtiles: throw CommandFailure("PMTiles import is not built yet")
+        case .pmtiles:
+            let database = try db.openForChange()
+            defer { try? database.close() }
+            print(try PMTilesImport.run(path: file, into: database, name: name))
         }
     }
 }

@@ -122,10 +122,11 @@ public final class PMTilesReader {
     }
 
     private func directory(_ section: PMTilesHeader.Section, what: String) throws -> [PMTilesEntry] {
+        let bytes = try internalBytes(section, what: what)
         do {
-            return try PMTilesDirectory.decode(internalBytes(section, what: what))
+            return try PMTilesDirectory.decode(bytes)
         } catch let error as InterchangeError {
-            throw InterchangeError("\(name): \(what): \(error.description)")
+            throw InterchangeError("\(name): the \(what): \(error.description)")
         }
     }
 
