@@ -148,6 +148,17 @@ final class PMTilesFormatTests: XCTestCase {
         XCTAssertEqual(back, entries)
     }
 
+    /// 20,000 regular entries compress into a few hundred bytes, but a root that long would be
+    /// parsed whole before every first tile: they go to leaves all the same.
+    func testManyEntriesGoToLeavesEvenWhenTheyWouldFit() throws {
+        let entries = (0..<20_000).map { PMTilesEntry(tileID: UInt64($0), offset: UInt64($0) * 100, length: 100, runLength: 1) }
+        XCTAssertLessThan(try Gzip.compress(PMTilesDirectory.encode(entries)).count, PMTilesDirectories.rootLimit)
+        let directories = try PMTilesDirectories(entries, compress: Gzip.compress)
+        XCTAssertEqual(directories.leafCount, 5)
+        let exactly = try PMTilesDirectories(Array(entries.prefix(16_384)), compress: Gzip.compress)
+        XCTAssertEqual(exactly.leafCount, 0)
+    }
+
     /// The header's 127 bytes, field by field as the Python implementation's serialize_header
     /// writes them for the same values.
     func testHeaderBytesMatchTheReferenceImplementation() throws {

@@ -7,11 +7,16 @@ import Foundation
 /// 16,384 bytes, so that a client gets both with one request. When all the entries do not fit,
 /// they are cut into leaves of `leafSize` consecutive entries and the root points at each leaf
 /// (run length 0, offset into the leaf section); the leaf size doubles until that root fits.
-/// One level of leaves always suffices here: 4,096-entry leaves and a 16 KB root of ~6-byte leaf
-/// entries address billions of entries, and the spec discourages a second level.
+/// More than `rootEntryLimit` entries go to leaves even when they would compress into the root
+/// (go-pmtiles does the same): a reader parses the whole root before its first tile, and the
+/// reference Python reader parses it again for every tile.
+/// One level of leaves always suffices (the leaves grow until the root fits: 4,096-entry leaves
+/// under a root of ~2,700 leaf entries already address 11 million tiles), and the spec
+/// discourages a second.
 struct PMTilesDirectories {
     static let rootLimit = 16_384 - PMTilesHeader.size
     static let firstLeafSize = 4_096
+    static let rootEntryLimit = 16_384
 
     var root: Data
     var leaves: Data
@@ -19,10 +24,12 @@ struct PMTilesDirectories {
 
     /// `entries` sorted by tile id; `compress` is the archive's internal compression.
     init(_ entries: [PMTilesEntry], compress: (Data) throws -> Data) throws {
-        let whole = try compress(PMTilesDirectory.encode(entries))
-        if whole.count <= Self.rootLimit {
-            (root, leaves, leafCount) = (whole, Data(), 0)
-            return
+        if entries.count <= Self.rootEntryLimit {
+            let whole = try compress(PMTilesDirectory.encode(entries))
+            if whole.count <= Self.rootLimit {
+                (root, leaves, leafCount) = (whole, Data(), 0)
+                return
+            }
         }
         var leafSize = Self.firstLeafSize
         while true {
