@@ -5,7 +5,9 @@
 // cover per source and zoom) -> HTTP (libcurl multi, `HTTPClient`) -> batched writes into the
 // offline database (`BatchWriter`), with progress, resume, refresh, convergence to a changed
 // definition, and limits. `URLPolicy` turns a stored URL into the one requested (`mapbox://`
-// expansion, `--rewrite`, `--allow-host`).
+// expansion, `--rewrite`, `--allow-host`). `Estimate` is the plan without the download: exact
+// counts, and bytes from what the database holds or a handful of server samples; a download
+// records one (from the database only) when it plans the pack.
 //
 // Threading. `PackDownload.run()` blocks its caller; requests complete on the HTTP loop thread or
 // a decoding thread; the writer commits on its own. `suspend()` may come from any thread: requests

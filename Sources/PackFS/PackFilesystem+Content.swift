@@ -22,8 +22,8 @@ extension PackFilesystem {
             return Data((try database.progress(of: region).json.compactText + "\n").utf8)
         case .pack(let region, .style):
             let layout = try layout(region)
-            guard let style = rewriter(layout.pack).style(layout) else { throw FilesystemError.stale }
-            return style
+            guard let style = layout.style else { throw FilesystemError.stale }
+            return rewriter(layout.pack).style(style, sources: layout.sources)
         case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref), inode)
         case .source(let region, let ref, .data):
             guard let url = try source(region, ref).1.declared.url else { throw FilesystemError.stale }
@@ -51,8 +51,9 @@ extension PackFilesystem {
         return data
     }
 
+    /// URLs into `MOUNTPOINT/packs/<name>/` as `file://` (percent-encoded: MapLibre decodes them).
     func rewriter(_ pack: Pack) -> StyleRewriter {
-        StyleRewriter(mountpoint: mountpoint, packName: pack.name)
+        StyleRewriter(base: StyleRewriter.fileURL(path: mountpoint + "/packs/" + pack.name) + "/")
     }
 
     /// The region file a user would write to make this pack again.
@@ -75,9 +76,11 @@ extension PackFilesystem {
         return data
     }
 
-    /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache.
+    /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache, the file's
+    /// pages in use and free, and the disk quota.
     private func statusJSON() throws -> Data {
         let counts = try database.databaseCounts()
+        let disk = try database.diskUsage()
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
         let status: JSONValue = .object([
             "packs": number(counts.packs),
@@ -90,6 +93,12 @@ extension PackFilesystem {
                 "resources": number(counts.ambient.resources),
                 "tiles": number(counts.ambient.tiles),
                 "limit": number(counts.ambientLimit),
+            ]),
+            "disk": .object([
+                "file_bytes": number(disk.fileBytes),
+                "used_bytes": number(disk.usedBytes),
+                "free_bytes": number(disk.freeBytes),
+                "quota": diskQuota.map(number) ?? .null,
             ]),
         ])
         return Data((status.compactText + "\n").utf8)

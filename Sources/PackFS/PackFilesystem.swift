@@ -18,6 +18,8 @@ public final class PackFilesystem: Filesystem, Sendable {
     let mountpoint: String
     /// `--max-tiles`, shown in status.json (nil: no limit).
     let tileLimit: Int?
+    /// `--disk-quota`, shown in status.json (nil: none).
+    let diskQuota: Int64?
     /// Where region files and pack commands go; nil refuses them (EPERM).
     let controller: (any PackController)?
     /// The tree's caches and the kernel's (`TreeCaches`), shared with whoever reports changes.
@@ -39,13 +41,15 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
     /// `caches` defaults to caches of this database with no kernel behind them.
     public init(
-        database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, caches: TreeCaches? = nil,
+        database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,
+        caches: TreeCaches? = nil,
         controller: (any PackController)? = nil, settleDelay: TimeInterval = 2
     ) {
         self.database = database
         self.settleDelay = settleDelay
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit
+        self.diskQuota = diskQuota
         self.caches = caches ?? TreeCaches(database: database, kernel: nil)
         self.controller = controller
     }

@@ -8,8 +8,8 @@
 // Storage. `data` is zlib (RFC 1950) with `compressed = 1` only when that is strictly smaller; NULL
 // data means "no content" (a 404 or 204 tile). Timestamps are Unix seconds. Updates keep row ids.
 //
-// Bookkeeping. PackFS keeps its own facts (pack state, settings) in `packfs_*` tables, created the
-// first time they are written, so a fresh database is exactly MapLibre's schema.
+// Bookkeeping. PackFS keeps its own facts (pack state, settings, estimates) in `packfs_*` tables,
+// created the first time they are written, so a fresh database is exactly MapLibre's schema.
 //
 // Threading. `OfflineDatabase` wraps a GRDB pool (WAL while a session holds it, so readers never wait
 // for the downloader) or a queue (one-shot commands, file left in MapLibre's DELETE journal mode).

@@ -29,8 +29,24 @@ struct ExportCommand: ParsableCommand {
         case .mbtiles: throw CommandFailure("MBTiles export is not built yet")
         case .pmtiles:
             for file in try PMTilesExport.run(pack: pack, from: database, to: out, source: source) { print(file) }
-        case .directory: throw CommandFailure("directory export is not built yet (\(pack.name))")
+        case .directory: try exportDirectory(pack, database)
         }
+    }
+
+    /// The pack as a directory a web server serves; one line says what was written.
+    private func exportDirectory(_ pack: Pack, _ database: OfflineDatabase) throws {
+        guard source == nil else {
+            throw ValidationError("--source applies to .mbtiles and .pmtiles: a directory holds every source of the pack")
+        }
+        let export: DirectoryExport
+        do {
+            export = try DirectoryExport(pack: pack, database: database, baseURL: baseURL)
+        } catch let error as InterchangeError {
+            throw ValidationError(error.description)  // a --base-url that is no base URL: bad usage
+        }
+        let summary = try export.write(to: out)
+        let skipped = summary.skippedTiles > 0 ? " (\(summary.skippedTiles) rows outside the tile grid left out)" : ""
+        print("\(pack.name) -> \(out): \(summary.tiles) tiles, \(summary.files) files, \(humanBytes(summary.bytes))\(skipped)")
     }
 }
 

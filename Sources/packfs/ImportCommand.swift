@@ -17,10 +17,13 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The file to import.") var file: String
     @Option(help: "The new pack's name (MBTiles and PMTiles).") var name: String?
+    @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most (an offline database's merge).")
+    var maxTiles: Int?
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         switch try ImportFormat(path: file) {
-        case .offlineDatabase: throw CommandFailure("database merge is not built yet")
+        case .offlineDatabase: try mergeDatabase()
         case .mbtiles: throw CommandFailure("MBTiles import is not built yet")
         case .pmtiles:
             let database = try db.openForChange()

@@ -19,7 +19,7 @@ struct MountParts {
         let caches = TreeCaches(database: database, kernel: notifier)
         manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches))
         let filesystem = PackFilesystem(
-            database: database, mountpoint: mountpoint, tileLimit: tileLimit, caches: caches,
+            database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
             controller: ManagerController(manager: manager))
         mount = FUSEMount(filesystem: filesystem, mountpoint: mountpoint, options: fuse, notifier: notifier)
     }

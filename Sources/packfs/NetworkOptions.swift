@@ -20,6 +20,14 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most.")
     var maxTiles: Int?
 
+    @Option(name: .customLong("disk-quota"), help: ArgumentHelp(
+        "Bytes the database may use at most (suffixes K, M, G); the ambient cache is evicted first, "
+            + "then a download that needs more stops in error, keeping what it stored.", valueName: "BYTES"))
+    var diskQuotaText: String?
+
+    /// `--disk-quota` in bytes (`validate` has refused text that is none).
+    var diskQuota: Int64? { diskQuotaText.flatMap(ByteCount.parse) }
+
     // 5 s: a live connection on a poor mobile link is rarely silent that long (TCP itself resends
     // a lost segment within about 3 s), and a retried request costs one round trip; 30 s, the
     // setting before, let stalled transfers hold a pack for half a minute at a time.
@@ -30,6 +38,9 @@ struct NetworkOptions: ParsableArguments {
     func validate() throws {
         guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 512") }
         if let maxTiles, maxTiles < 0 { throw ValidationError("--max-tiles must not be negative") }
+        if let diskQuotaText, ByteCount.parse(diskQuotaText) == nil {
+            throw ValidationError("--disk-quota: \"\(diskQuotaText)\" is not a byte count (e.g. 1073741824, 1G)")
+        }
         guard stallTimeout >= 0.1, stallTimeout <= 3600 else {
             throw ValidationError("--stall-timeout must be 0.1 to 3600 seconds")
         }
@@ -43,6 +54,7 @@ struct NetworkOptions: ParsableArguments {
         options.http.concurrency = concurrency
         options.http.stallTimeout = stallTimeout
         options.maxTiles = maxTiles
+        options.diskQuota = diskQuota
         options.urlPolicy = URLPolicy(
             accessToken: accessToken, rewrites: rewrite.compactMap { try? URLRewrite(argument: $0) },
             allowedHosts: allowHost)

@@ -14,8 +14,16 @@ struct StatusCommand: ParsableCommand {
         defer { try? database.close() }
         let pack = try database.pack(named: name)
         let progress = try database.progress(of: pack.id)
+        let disk = try database.diskUsage()
+        let ambient = try database.ambientUsage()
         if output.json {
-            printJSON(PackReport(pack: pack, progress: progress).json)
+            var report = PackReport(pack: pack, progress: progress).json.object ?? [:]
+            report["database"] = .object([
+                "file_bytes": .number(Double(disk.fileBytes)), "used_bytes": .number(Double(disk.usedBytes)),
+                "free_bytes": .number(Double(disk.freeBytes)), "ambient_bytes": .number(Double(ambient.bytes)),
+                "ambient_limit": .number(Double(try database.ambientLimit())),
+            ])
+            printJSON(.object(report))
             return
         }
         print("name:       \(pack.name)")
@@ -24,7 +32,10 @@ struct StatusCommand: ParsableCommand {
         print("tiles:      \(progress.counts.tiles) of \(progress.requiredTiles) (\(humanBytes(progress.counts.tileBytes)))")
         print("resources:  \(progress.completedResources) of \(progress.requiredResources)"
             + (progress.status.requiredIsPrecise ? "" : " (estimate)") + " (\(humanBytes(progress.completedBytes)))")
+        if let estimate = progress.estimate { print("estimate:   \(EstimateTable.summary(estimate))") }
         print("definition: \(pack.definitionText)")
         if let metadata = pack.metadata { print("metadata:   \(metadata.compactText)") }
+        print("database:   \(humanBytes(disk.usedBytes)) in use of a \(humanBytes(disk.fileBytes)) file"
+            + " (\(humanBytes(disk.freeBytes)) free; ambient cache \(humanBytes(ambient.bytes)) of \(humanBytes(try database.ambientLimit())))")
     }
 }

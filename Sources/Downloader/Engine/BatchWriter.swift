@@ -51,6 +51,11 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// A refresh's `since`: its rows are stamped no earlier (PendingRefresh.swift). Set before
     /// the first `add`.
     var notBefore: Int64?
+    /// `--disk-quota`, enforced at the end of each batch's transaction. Set before the first `add`.
+    var diskQuota: Int64?
+    /// Called on the writer thread with the first write failure: the run stops at once rather
+    /// than fetch what cannot be stored.
+    var onFailure: ((Error) -> Void)?
 
     // 2048 items per batch was tried (fewer commits and fsyncs): no measurable gain over 512.
     init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxDelay: TimeInterval = 0.2) {
@@ -117,24 +122,48 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         lock.unlock()
         guard !items.isEmpty, !failed else { return }
         do {
-            let progress = try database.write(notBefore: notBefore) { batch -> PackProgress? in
-                var counts = try tally ?? batch.counts(of: region)
-                for item in items { try write(item, batch, &counts) }
-                let status = status?()
-                if let status { try batch.setStatus(status, of: region) }
-                tally = counts
-                return status.map { PackProgress(status: $0, counts: counts) }
-            }
-            lock.lock()
-            committed = progress
-            lock.unlock()
-            onCommit?(items)
+            try commit(items)
         } catch {
             tally = nil
             lock.lock()
+            let first = failure == nil
             failure = failure ?? error
             lock.unlock()
+            if first { onFailure?(error) }
         }
+    }
+
+    /// Commits `items` in one transaction. A batch over the disk quota is committed in halves, the
+    /// first before the second, as far as they fit: the pack keeps all the quota allows, and the
+    /// quota error still ends the run.
+    private func commit(_ items: [WriteItem]) throws {
+        do {
+            try commitOnce(items)
+        } catch let quota as DiskQuotaExceeded where items.count > 1 {
+            let half = items.count / 2
+            do {
+                try commit(Array(items[..<half]))
+                try commit(Array(items[half...]))
+            } catch {
+                throw quota
+            }
+        }
+    }
+
+    private func commitOnce(_ items: [WriteItem]) throws {
+        let progress = try database.write(notBefore: notBefore) { batch -> PackProgress? in
+            var counts = try tally ?? batch.counts(of: region)
+            for item in items { try write(item, batch, &counts) }
+            if let diskQuota { try batch.enforce(diskQuota: diskQuota) }
+            let status = status?()
+            if let status { try batch.setStatus(status, of: region) }
+            tally = counts
+            return status.map { PackProgress(status: $0, counts: counts) }
+        }
+        lock.lock()
+        committed = progress
+        lock.unlock()
+        onCommit?(items)
     }
 
     /// Writes one item and adds what it changed to `counts`.

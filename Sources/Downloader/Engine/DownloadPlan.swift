@@ -8,6 +8,8 @@ struct DownloadPlan {
     struct TileSet {
         var source: TileSource
         var zooms: ClosedRange<Int>
+        /// Tiles per zoom, `zooms` in order (the estimate shows them; the total sums them).
+        var counts: [Int] = []
     }
 
     var resources: [StyleResource]
@@ -33,8 +35,10 @@ struct DownloadPlan {
         }
         var total = 0
         var mapbox = 0
-        for set in tileSets {
-            let count = set.zooms.reduce(0) { $0 + TileCover.count(covering: definition.area, zoom: $1, within: set.source.bounds) }
+        for index in tileSets.indices {
+            let set = tileSets[index]
+            tileSets[index].counts = set.zooms.map { TileCover.count(covering: definition.area, zoom: $0, within: set.source.bounds) }
+            let count = tileSets[index].counts.reduce(0, +)
             total += count
             if set.source.isMapbox { mapbox += count }
         }

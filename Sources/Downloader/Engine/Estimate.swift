@@ -2,81 +2,107 @@ import Foundation
 import PackStore
 import StyleModel
 
-/// What a region needs before anything is downloaded: `packfs estimate`. The style and TileJSONs
-/// are fetched (nothing is stored); tile counts come from the cover without enumerating.
+/// What a region needs before anything is downloaded (`packfs estimate`, and the `estimate` of a
+/// pack's `progress.json`): tiles per source and zoom, resources per group, and their bytes.
+///
+/// Counts are exact: the style and TileJSONs are fetched (nothing is stored) and the cover is
+/// counted without enumerating. Bytes are stored sizes (what `completed_bytes` will count),
+/// estimated from what is at hand, best first:
+/// - resources the database holds, and the documents fetched to plan, by their own size;
+/// - tiles of a zoom, by the mean of tiles of the same template and key pixel ratio that the
+///   database holds at that zoom (near the region when it holds any there): a bounded sample
+///   through the tiles index (`OfflineDatabase.tileSizes`);
+/// - else a handful of samples from the server (`TileSampling`: at most `tileSamples` tiles, at
+///   the centre of the cover of the zooms picked; a 204 or 404 counts as 0 bytes), and for
+///   resources a few per size class (`ResourceSizing`);
+/// - zooms between measured ones interpolated in log space, beyond them the nearest one's mean
+///   (`ZoomSizes`); resources by the mean of their class.
+/// What has nothing to go by is counted in `unknownTiles` / `unknown` and left out of `bytes`.
 public struct Estimate: Sendable {
+    public struct Zoom: Equatable, Sendable {
+        public var zoom: Int
+        public var tiles: Int
+        /// nil when unknown.
+        public var bytes: Int64?
+        public var basis: ByteBasis
+    }
+
     public struct Source: Sendable {
         public var id: String
+        public var urlTemplate: String
         public var zooms: ClosedRange<Int>?
-        public var tiles: Int
+        public var perZoom: [Zoom]
+
+        public var tiles: Int { perZoom.reduce(0) { $0 + $1.tiles } }
+        /// Bytes of the zooms whose size is known or estimated.
+        public var bytes: Int64 { perZoom.reduce(0) { $0 + ($1.bytes ?? 0) } }
+        public var unknownTiles: Int { perZoom.reduce(0) { $0 + ($1.bytes == nil ? $1.tiles : 0) } }
     }
 
+    /// Tiled sources in style order, each template once (a second source with the same template
+    /// names the same tiles, counted and fetched once).
     public var sources: [Source]
-    /// The style, TileJSONs, sprites and glyph ranges.
+    public var resourceGroups: [ResourceTally]
+    /// The style, TileJSONs, GeoJSON data, images, sprites and glyph ranges.
     public var resources: Int
     public var tiles: Int
-    /// Bytes of the documents fetched to plan (the rest is unknown until downloaded).
-    public var documentBytes: Int
+    /// HTTP requests made for this estimate (documents and samples); 0 when nothing was fetched.
+    public var requests = 0
 
-    public static func make(for definition: RegionDefinition, options: DownloadOptions) throws -> Estimate {
+    public var tileBytes: Int64 { sources.reduce(0) { $0 + $1.bytes } }
+    public var resourceBytes: Int64 { resourceGroups.reduce(0) { $0 + $1.bytes } }
+    public var bytes: Int64 { tileBytes + resourceBytes }
+    public var unknownTiles: Int { sources.reduce(0) { $0 + $1.unknownTiles } }
+    public var unknownResources: Int { resourceGroups.reduce(0) { $0 + $1.unknown } }
+
+    /// Tile samples at most, by default: a handful of requests, spread over the zooms.
+    public static let defaultTileSamples = 8
+
+    /// Fetches the style and TileJSONs, measures what `database` holds, samples the rest from
+    /// the server (at most `tileSamples` tiles; 0 for none).
+    public static func make(for definition: RegionDefinition, options: DownloadOptions, database: OfflineDatabase? = nil,
+                            tileSamples: Int = defaultTileSamples) throws -> Estimate {
         let fetcher = try DocumentFetcher(options: options)
         defer { fetcher.shutdown() }
-        return try make(for: definition) { try fetcher.fetch($0, kind: $1) }
+        var estimate = try make(
+            for: definition, database: database, tileSamples: tileSamples,
+            document: { try fetcher.fetch($0, kind: $1) }, sample: { try fetcher.storedSizes($0) })
+        estimate.requests = fetcher.requests
+        return estimate
     }
 
-    /// The same plan with the style and TileJSON documents from `document(url, kind)` instead of
-    /// the network (the hostile-input tests and the fuzz targets plan from bytes they hold).
-    public static func make(for definition: RegionDefinition, document: (String, ResourceKind) throws -> Data)
-        throws -> Estimate
-    {
-        let style = try document(definition.styleURL, .style)
-        let walk = try Style(data: style, url: definition.styleURL)
-        var bytes = style.count
-        var sources: [Source] = []
-        var tileSources: [TileSource] = []
-        for declared in walk.tileSources {
+    /// The same with the style and TileJSON documents from `document(url, kind)` instead of the
+    /// network (the hostile-input tests and the fuzz targets plan from bytes they hold), and
+    /// samples (stored sizes, nil for a failure) from `sample`.
+    public static func make(
+        for definition: RegionDefinition, database: OfflineDatabase? = nil, tileSamples: Int = 0,
+        document: (String, ResourceKind) throws -> Data,
+        sample: ([(url: String, kind: ResourceKind)]) throws -> [Int64?] = { $0.map { _ in nil } }
+    ) throws -> Estimate {
+        let styleData = try document(definition.styleURL, .style)
+        let style = try Style(data: styleData, url: definition.styleURL)
+        var fetched = [definition.styleURL: storedSize(styleData)]
+        var sources: [TileSource] = []
+        for declared in style.tileSources {
             let tileJSON = try declared.url.map { try document($0, .source) }
-            bytes += tileJSON?.count ?? 0
-            let source = try declared.tileSource(tileJSON: tileJSON)
-            tileSources.append(source)
-            let zooms = source.coveringZooms(minZoom: definition.minZoom, maxZoom: definition.maxZoom)
-            let count = zooms?.reduce(0) { $0 + TileCover.count(covering: definition.area, zoom: $1, within: source.bounds) } ?? 0
-            sources.append(Source(id: declared.id, zooms: zooms, tiles: count))
+            if let url = declared.url, let tileJSON { fetched[url] = storedSize(tileJSON) }
+            sources.append(try declared.tileSource(tileJSON: tileJSON))
         }
-        let plan = DownloadPlan(definition: definition, style: walk, sources: tileSources)
-        return Estimate(sources: sources, resources: plan.resources.count, tiles: plan.tileCount, documentBytes: bytes)
-    }
-}
-
-/// Fetches single documents synchronously (for planning without a database).
-final class DocumentFetcher: @unchecked Sendable {  // `outcome` is handed from the completion to `fetch` by the `done` semaphore, one fetch at a time
-    private let options: DownloadOptions
-    private var client: HTTPClient<Int>!
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: HTTPOutcome?
-
-    init(options: DownloadOptions) throws {
-        self.options = options
-        let policy = options.urlPolicy
-        client = try HTTPClient<Int>(
-            configuration: options.http, allowHost: { policy.allows(host: $0, port: $1) },
-            completion: { [unowned self] completion in
-                self.outcome = completion.outcome
-                self.done.signal()
-            })
+        let plan = DownloadPlan(definition: definition, style: style, sources: sources)
+        let builder = EstimateBuilder(plan: plan, style: style, definition: definition, fetched: fetched, database: database)
+        return try builder.build(tileSamples: tileSamples, sample: sample)
     }
 
-    func fetch(_ url: String, kind: ResourceKind) throws -> Data {
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
-        client.submit(HTTPRequest(url: requestURL, tag: 0))
-        done.wait()
-        switch outcome {
-        case .ok(let response): return response.content
-        case .clientError(let status), .noContent(let status, _): throw HTTPError.status(status, url: requestURL)
-        case .failed(let error): throw error
-        case .notModified, nil: throw HTTPError.status(304, url: requestURL)
-        }
+    /// A download's estimate, when its plan is made: from what `database` holds and the
+    /// documents read to plan (`fetched`: their stored sizes by URL), with no request.
+    static func make(plan: DownloadPlan, style: Style, definition: RegionDefinition, fetched: [String: Int64],
+                     database: OfflineDatabase) throws -> Estimate {
+        let builder = EstimateBuilder(plan: plan, style: style, definition: definition, fetched: fetched, database: database)
+        return try builder.build(tileSamples: 0) { _ in [] }
     }
 
-    func shutdown() { client.shutdown() }
+    /// The size `content` takes in the database (zlib when that is smaller, as stored).
+    static func storedSize(_ content: Data) -> Int64 {
+        Int64(StoredData.encoding(content).storedSize)
+    }
 }

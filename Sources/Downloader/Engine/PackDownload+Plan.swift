@@ -9,13 +9,21 @@ extension PackDownload {
         let styleURL = definition.styleURL
         let style = try document(url: styleURL, kind: .style)
         let walk = try Style(data: style, url: styleURL)
+        var fetched = [styleURL: Estimate.storedSize(style)]
         var sources: [TileSource] = []
         for declared in walk.tileSources {
             let tileJSON = try declared.url.map { try document(url: $0, kind: .source) }
+            if let url = declared.url, let tileJSON { fetched[url] = Estimate.storedSize(tileJSON) }
             sources.append(try declared.tileSource(tileJSON: tileJSON))
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
         try checkLimits(plan)
+        // For progress.json, before the counts turn precise (so a precise count always comes
+        // with its estimate): from the database and these documents only. Sampling the server
+        // here would delay the pack's first request by a round trip and fetch tiles the run
+        // fetches again moments later; what nothing measures stays "unknown" there.
+        let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
+        try database.setEstimate(estimate.recordedJSON, of: region)
         lock.lock()
         required.requiredResources = plan.resources.count + plan.tileCount
         required.requiredTiles = plan.tileCount

@@ -144,6 +144,8 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     private func start() throws {
         writer.status = { [unowned self] in self.currentStatus() }
         writer.onCommit = { [unowned self] _ in self.reportProgress() }
+        writer.diskQuota = options.diskQuota
+        writer.onFailure = { [unowned self] error in self.stop(.failed(Self.writeFailure(error))) }
         if mode == .refresh {
             // Goes on with the refresh pending (cut by a kill or an unmount), else asks for one.
             let since = try database.pendingRefresh(of: region) ?? database.requestRefresh(of: region)
@@ -179,7 +181,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         do {
             try writer.finish()
         } catch {
-            stop(.failed("writing the pack failed: \(Self.message(for: error))"))
+            stop(.failed(Self.writeFailure(error)))
         }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
@@ -217,6 +219,11 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             progress = progress.map { PackProgress(status: final, counts: $0.counts) } ?? (try? database.progress(of: region))
         }
         if let progress { onProgress(progress) }
+    }
+
+    /// A quota speaks for itself; any other write failure says it was one.
+    static func writeFailure(_ error: Error) -> String {
+        error is DiskQuotaExceeded ? message(for: error) : "writing the pack failed: \(message(for: error))"
     }
 
     static func message(for error: Error) -> String {

@@ -3,10 +3,14 @@
 public struct PackProgress: Equatable, Sendable {
     public var status: PackStatus
     public var counts: PackCounts
+    /// What the pack was estimated to need when its download was planned (`PackEstimate.swift`);
+    /// nil before the first plan and for packs an app made.
+    public var estimate: JSONValue?
 
-    public init(status: PackStatus, counts: PackCounts) {
+    public init(status: PackStatus, counts: PackCounts, estimate: JSONValue? = nil) {
         self.status = status
         self.counts = counts
+        self.estimate = estimate
     }
 
     public var completedResources: Int { counts.resources + counts.tiles }
@@ -16,8 +20,9 @@ public struct PackProgress: Equatable, Sendable {
     public var requiredResources: Int { max(status.requiredResources, completedResources) }
     public var requiredTiles: Int { max(status.requiredTiles, counts.tiles) }
 
+    /// MapLibre's fields, and `estimate` once one was recorded (absent before).
     public var json: JSONValue {
-        .object([
+        var fields: [String: JSONValue] = [
             "state": .string(status.state.rawValue),
             "completed_resources": .number(Double(completedResources)),
             "completed_bytes": .number(Double(completedBytes)),
@@ -27,14 +32,18 @@ public struct PackProgress: Equatable, Sendable {
             "required_tiles": .number(Double(requiredTiles)),
             "required_resources_is_precise": .bool(status.requiredIsPrecise),
             "error": status.error.map(JSONValue.string) ?? .null,
-        ])
+        ]
+        if let estimate { fields["estimate"] = estimate }
+        return .object(fields)
     }
 }
 
 extension OfflineDatabase {
     public func progress(of region: RegionID) throws -> PackProgress {
         try read { db in
-            PackProgress(status: try Self.status(of: region, db), counts: try Self.counts(of: region, db))
+            PackProgress(
+                status: try Self.status(of: region, db), counts: try Self.counts(of: region, db),
+                estimate: try Self.estimate(of: region, db))
         }
     }
 }

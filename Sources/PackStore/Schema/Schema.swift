@@ -108,5 +108,12 @@ enum Schema {
           y INTEGER
         )
         """,
+        // What the pack was estimated to need when its download was planned (PackEstimate.swift).
+        """
+        CREATE TABLE IF NOT EXISTS packfs_estimate (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          json TEXT NOT NULL
+        )
+        """,
     ]
 }

@@ -1,0 +1,78 @@
+import PackStore
+
+/// The estimate as `packfs estimate --json` prints it and `progress.json` shows it (its
+/// `estimate` member): counts first (`tiles`, `resources`, `required_resources` as before bytes
+/// were estimated), then `bytes` (tiles and resources whose size is known or estimated) and what
+/// was unknown, then each source zoom by zoom and each resource group, every figure with its basis.
+extension Estimate {
+    public var json: JSONValue { json(zoomRows: true) }
+
+    /// What a download records for `progress.json`: the same, but per-source totals only when the
+    /// zoom rows would make it long (dozens of tiled sources). The file is read while downloads
+    /// run, and is the `user.packfs.progress` attribute too, which Linux caps at 64 KiB.
+    var recordedJSON: JSONValue {
+        let full = json
+        return full.compactText.utf8.count <= Self.recordedLimit ? full : json(zoomRows: false)
+    }
+
+    static let recordedLimit = 16_384
+
+    private func json(zoomRows: Bool) -> JSONValue {
+        .object([
+            "tiles": number(tiles), "resources": number(resources), "required_resources": number(resources + tiles),
+            "bytes": number(bytes), "tile_bytes": number(tileBytes), "resource_bytes": number(resourceBytes),
+            "unknown_tiles": number(unknownTiles), "unknown_resources": number(unknownResources),
+            "sources": .array(sources.map { $0.json(zoomRows: zoomRows) }),
+            "resource_groups": .array(resourceGroups.map(\.json)),
+        ])
+    }
+}
+
+extension Estimate.Source {
+    func json(zoomRows: Bool) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "id": .string(id), "url_template": .string(urlTemplate), "tiles": number(tiles), "bytes": number(bytes),
+            "unknown_tiles": number(unknownTiles),
+            "minzoom": zooms.map { number($0.lowerBound) } ?? .null,
+            "maxzoom": zooms.map { number($0.upperBound) } ?? .null,
+        ]
+        if zoomRows { fields["zooms"] = .array(perZoom.map(\.json)) }
+        return .object(fields)
+    }
+}
+
+extension Estimate.Zoom {
+    var json: JSONValue {
+        var fields: [String: JSONValue] = [
+            "zoom": number(zoom), "tiles": number(tiles), "bytes": bytes.map(number) ?? .null,
+        ]
+        fields.merge(basis.json) { _, new in new }
+        return .object(fields)
+    }
+}
+
+extension ByteBasis {
+    /// `basis` and what it rests on: `samples` (stored, sampled), `between` (interpolated),
+    /// `from` (extrapolated).
+    var json: [String: JSONValue] {
+        switch self {
+        case .stored(let count): return ["basis": .string("stored"), "samples": number(count)]
+        case .sampled(let count): return ["basis": .string("sampled"), "samples": number(count)]
+        case .interpolated(let low, let high): return ["basis": .string("interpolated"), "between": .array([number(low), number(high)])]
+        case .extrapolated(let zoom): return ["basis": .string("extrapolated"), "from": number(zoom)]
+        case .unknown: return ["basis": .string("unknown")]
+        }
+    }
+}
+
+extension ResourceTally {
+    var json: JSONValue {
+        .object([
+            "group": .string(group.rawValue), "count": number(count), "bytes": number(bytes),
+            "fetched": number(fetched), "stored": number(stored), "sampled": number(sampled),
+            "estimated": number(estimated), "unknown": number(unknown),
+        ])
+    }
+}
+
+private func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }

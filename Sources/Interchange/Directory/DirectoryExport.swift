@@ -1,0 +1,74 @@
+import Foundation
+import PackStore
+import StyleModel
+
+/// `packfs export DB NAME DIR/`: a pack as static files any web server serves to web maps, laid out
+/// as the mount lays out `packs/<name>/` (DESIGN section 2): `style.json`; per source
+/// `sources/<id>/tiles.json` and `sources/<id>/<z>/<x>/<y>.<ext>` (XYZ rows, raw tile bytes: no
+/// gzip, as the mount serves them), or its `data.geojson` / `image.<ext>`;
+/// `glyphs/<stack>/<range>.pbf`; `sprites/<id>[@2x].json|png`. The primary source's second view
+/// at the pack's root is left out (it would copy every tile of that source again).
+///
+/// `style.json` is the stored style (or, for a pack without one, the synthetic style the mount
+/// shows) rewritten by StyleModel's `StyleRewriter`: every URL relative to the directory, or
+/// absolute under `baseURL`. A stored TileJSON names the origin's tiles, so each exported
+/// `tiles.json` names the exported ones instead (relative to its own directory).
+///
+/// Written into a hidden sibling directory, then renamed into place: a failed export leaves no
+/// half-written DIR. An existing DIR must be an empty directory (the rename replaces it).
+public struct DirectoryExport {
+    /// What an export wrote.
+    public struct Summary: Equatable, Sendable {
+        public var files = 0
+        public var bytes: Int64 = 0
+        public var tiles = 0
+        /// Rows whose z/x/y lies outside the tile grid: no path names them (the mount skips them too).
+        public var skippedTiles = 0
+    }
+
+    let pack: Pack
+    let database: OfflineDatabase
+    let baseURL: String?
+
+    /// `baseURL`: absolute http(s) URLs under it instead of relative ones (a `/` is added when
+    /// missing); refused, naming the reason, when it is not such a URL.
+    public init(pack: Pack, database: OfflineDatabase, baseURL: String? = nil) throws {
+        if let baseURL { try Self.check(baseURL: baseURL) }
+        self.pack = pack
+        self.database = database
+        self.baseURL = baseURL
+    }
+
+    /// Exports the pack to the directory `path`, which must not exist or be empty.
+    public func write(to path: String) throws -> Summary {
+        guard let style = try PackStyle.load(pack, from: database) else {
+            throw InterchangeError("pack \(pack.name) holds no style and no tiles yet: nothing to export")
+        }
+        let destination = try ExportDestination(path: path)
+        let staging = try destination.makeStaging()
+        do {
+            var files = FileTree(root: staging)
+            let summary = try PackTree(pack: pack, database: database, style: style, baseURL: baseURL).write(into: &files)
+            try destination.commit(staging)
+            return summary
+        } catch {
+            destination.discard(staging)
+            throw error
+        }
+    }
+
+    private static func check(baseURL: String) throws {
+        let scheme = URLString.scheme(of: baseURL)
+        let problem: String?
+        if scheme != "http" && scheme != "https" {
+            problem = "must be an absolute http or https URL"
+        } else if let syntax = URLSyntax.problem(in: baseURL) {
+            problem = syntax
+        } else if baseURL.contains("?") || baseURL.contains("#") {
+            problem = "must not hold a query or fragment (file names are appended to it)"
+        } else {
+            problem = nil
+        }
+        if let problem { throw InterchangeError("--base-url \(baseURL): \(problem)") }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a directory export lands, and its staging: a hidden sibling (`.<name>.partial-<uuid>`,
+/// on the same filesystem, so the final rename is atomic) that becomes DIR only once every file
+/// is written. An export cut short by a signal leaves that hidden sibling, never a partial DIR.
+struct ExportDestination {
+    /// DIR without a trailing `/`.
+    let path: String
+    let parent: String
+    let name: String
+
+    init(path given: String) throws {
+        var path = given
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        let url = URL(fileURLWithPath: path)
+        name = url.lastPathComponent
+        guard !path.isEmpty, path != "/", name != ".", name != ".." else {
+            throw InterchangeError("\(given): give a new directory's path to export to")
+        }
+        self.path = path
+        parent = url.deletingLastPathComponent().path
+        try Self.refuseIfTaken(path, given: given)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw InterchangeError("\(given): its parent directory \(parent) does not exist")
+        }
+    }
+
+    /// An existing DIR is refused unless it is an empty directory, which the export replaces.
+    private static func refuseIfTaken(_ path: String, given: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else {
+            throw InterchangeError("\(given) exists and is not a directory")
+        }
+        let entries = try FileManager.default.contentsOfDirectory(atPath: path)
+        guard entries.isEmpty else {
+            throw InterchangeError("\(given) is not empty (\(entries.count) entries): export to a new or empty directory")
+        }
+    }
+
+    /// A fresh staging directory, with the user's umask (a web server must read what it holds).
+    func makeStaging() throws -> String {
+        let staging = parent + "/." + name + ".partial-" + UUID().uuidString
+        do {
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        } catch {
+            throw InterchangeError("cannot create \(staging): \(error.localizedDescription)")
+        }
+        return staging
+    }
+
+    /// Puts the staging directory in DIR's place (replacing an empty DIR).
+    func commit(_ staging: String) throws {
+        guard rename(staging, path) == 0 else {
+            let code = errno
+            let reason = code == ENOTEMPTY || code == EEXIST
+                ? "it was filled while the export ran" : String(cString: strerror(code))
+            throw InterchangeError("cannot move the export into \(path): \(reason)")
+        }
+    }
+
+    func discard(_ staging: String) {
+        try? FileManager.default.removeItem(atPath: staging)
+    }
+}

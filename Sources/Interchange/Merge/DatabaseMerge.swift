@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import PackStore
+
+/// Merging another offline database (MapLibre Native's or the Mapbox SDK's legacy one) into
+/// this one, as MapLibre's `mergeOfflineRegions` and Mapbox's `addContentsOfFile` do:
+///
+/// 1. The file is copied; the copy is checked (SQLite, whole, the offline tables and columns,
+///    a schema version PackFS reads) and migrated to version 6. The user's file is only read.
+/// 2. One write transaction on the target, with the copy attached: the tile caps are checked
+///    before anything is written; side packs are matched or added (`MergedRegions`); tiles and
+///    resources are deduplicated by key, the newer data kept in the target's rows, ids kept
+///    (`MergedTable`); memberships added; the ambient cache trimmed to its limit. Any error
+///    rolls all of it back.
+///
+/// Unlike MapLibre, the side's ambient rows come along (as ambient cache), the side's own
+/// PackFS pack states come with its packs, and versions 2 to 5 are migrated rather than refused.
+public enum DatabaseMerge {
+    @discardableResult
+    public static func merge(
+        _ file: String, into database: OfflineDatabase, options: MergeOptions = MergeOptions()
+    ) throws -> MergeReport {
+        let copy = try SideCopy(of: file)
+        defer { copy.remove() }
+        let sidePacks = try copy.reading { side in
+            try side.packs().map { pack in
+                let status = try side.status(of: pack.id)
+                return SidePack(pack: pack, status: status == PackStatus(state: .inactive) ? nil : status)
+            }
+        }
+        let report = try database.write(attaching: copy.path) { batch, db in
+            try merge(sidePacks, file: file, options: options, batch, db)
+        }
+        return report
+    }
+
+    private static func merge(
+        _ sidePacks: [SidePack], file: String, options: MergeOptions, _ batch: StoreBatch, _ db: Database
+    ) throws -> MergeReport {
+        try MergeLimits.check(db, options, file: file)
+        let regions = try MergedRegions.merge(sidePacks, batch, db)
+        let now = Int64(Date().timeIntervalSince1970)
+        var report = MergeReport(file: file)
+        report.tiles = try MergedTable.tiles.merge(db, now: now)
+        report.resources = try MergedTable.resources.merge(db, now: now)
+        try MergedRegions.dropMapping(db)
+        report.evicted = try batch.trimAmbient()
+        let names = Dictionary(try batch.packs().map { ($0.id, $0.name) }) { first, _ in first }
+        report.packs = regions.map { region in
+            MergeReport.PackEntry(
+                sideName: region.side.pack.name, name: names[region.target] ?? "region-\(region.target.rawValue)",
+                id: region.target, added: region.added)
+        }
+        return report
+    }
+}

@@ -1,0 +1,36 @@
+import PackStore
+
+/// Names for merged packs whose own name is taken: `name-2`, `name-3`..., the form PackFS gives
+/// an app's packs that share a name (`region-<id>-2`). A name is taken when an existing name
+/// equals it even up to Unicode normalisation (String's `==`), since a twin would look alike.
+enum MergeNames {
+    /// `base` when it is free, else the first free `base-<n>`, n from 2.
+    static func free(_ base: String, taken: [String]) -> String {
+        var candidate = base
+        var serial = 1
+        while taken.contains(where: { $0 == candidate }) {
+            serial += 1
+            candidate = suffixed(base, serial)
+        }
+        return candidate
+    }
+
+    /// `base-<serial>`, `base` shortened (by whole characters) so that the name stays within
+    /// PackName's 255 bytes.
+    static func suffixed(_ base: String, _ serial: Int) -> String {
+        let suffix = "-\(serial)"
+        var stem = Substring(base)
+        while stem.utf8.count + suffix.utf8.count > 255, !stem.isEmpty { stem.removeLast() }
+        return stem + suffix
+    }
+
+    /// Whether `name` is one that `free` can give for `base` when `base` is taken.
+    static func isSuffixed(_ name: String, of base: String) -> Bool {
+        guard let dash = name.lastIndex(of: "-") else { return false }
+        let digits = name[name.index(after: dash)...]
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let serial = Int(digits), serial >= 2 else {
+            return false
+        }
+        return PackName.same(suffixed(base, serial), name)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import PackStore
+
+/// A pack of the side file, with the state PackFS recorded for it there (nil for an app's pack,
+/// which has none: it reads as inactive, as such packs always do).
+struct SidePack {
+    var pack: Pack
+    var status: PackStatus?
+}
+
+/// Where a side pack went: the target pack it is now, and whether the merge added it.
+struct MergedRegion {
+    var side: SidePack
+    var target: RegionID
+    var added: Bool
+}
+
+/// The side's packs into the target, each either found there already or added, and the mapping
+/// from side region ids to target ones (`MergeSQL.regionMap`) the membership statements join.
+///
+/// The rule for "already there": a target pack with the same definition (its exact text) and
+/// the same description (its exact bytes), as in MapLibre's merge SQL, or the pack an earlier
+/// merge added for it under a suffixed name (`name-2`: the same description but for that
+/// name). So merging one file twice adds no pack the second time, and an app's packs, whose
+/// description bytes PackFS never rewrites, are recognised exactly.
+struct MergedRegions {
+    private let batch: StoreBatch
+    private let db: Database
+    /// The target's packs as they stand, including those added so far.
+    private var targets: [Pack]
+
+    static func merge(_ packs: [SidePack], _ batch: StoreBatch, _ db: Database) throws -> [MergedRegion] {
+        try db.execute(sql: "CREATE TABLE \(MergeSQL.regionMap) (side_id INTEGER PRIMARY KEY, target_id INTEGER NOT NULL)")
+        var regions = MergedRegions(batch: batch, db: db, targets: try batch.packs())
+        return try packs.map { side in
+            let found = try regions.existing(side.pack)
+            let target = try found ?? regions.add(side)
+            try db.execute(
+                sql: "INSERT INTO \(MergeSQL.regionMap) (side_id, target_id) VALUES (?, ?)",
+                arguments: [side.pack.id.rawValue, target.rawValue])
+            return MergedRegion(side: side, target: target, added: found == nil)
+        }
+    }
+
+    static func dropMapping(_ db: Database) throws {
+        try db.execute(sql: "DROP TABLE \(MergeSQL.regionMap)")
+    }
+
+    private func existing(_ side: Pack) throws -> RegionID? {
+        let sameDefinition = try Int64.fetchAll(db, sql: """
+            SELECT r.id FROM main.regions r JOIN side.regions s ON s.id = ? AND r.definition = s.definition
+            ORDER BY r.id
+            """, arguments: [side.id.rawValue])
+        let candidates = targets.filter { sameDefinition.contains($0.id.rawValue) }
+        if let same = candidates.first(where: { $0.description == side.description }) { return same.id }
+        guard let base = side.storedName else { return nil }
+        return candidates.first { candidate in
+            MergeNames.isSuffixed(candidate.name, of: base)
+                && candidate.description == Pack.description(side.description, renamedTo: candidate.name)
+        }?.id
+    }
+
+    /// Inserts the side's region row: its definition as stored, its description as stored
+    /// unless its name is taken (then only the JSON `name` changes; an app's bytes that hold no
+    /// name are never rewritten: such a pack shows as `region-<id>` under its new id).
+    private mutating func add(_ side: SidePack) throws -> RegionID {
+        let name = side.pack.storedName.map { MergeNames.free($0, taken: targets.map(\.name)) }
+        var description = side.pack.description
+        if let name, let stored = side.pack.storedName, !PackName.same(name, stored) {
+            description = Pack.description(side.pack.description, renamedTo: name)
+            try db.execute(sql: """
+                INSERT INTO main.regions (definition, description)
+                SELECT definition, ? FROM side.regions WHERE id = ?
+                """, arguments: [description, side.pack.id.rawValue])
+        } else {
+            try db.execute(sql: """
+                INSERT INTO main.regions (definition, description)
+                SELECT definition, description FROM side.regions WHERE id = ?
+                """, arguments: [side.pack.id.rawValue])
+        }
+        let id = RegionID(rawValue: db.lastInsertedRowID)
+        if let status = side.status { try batch.setStatus(status, of: id) }
+        var added = side.pack
+        added.id = id
+        added.name = name ?? "region-\(id.rawValue)"
+        added.description = description
+        targets.append(added)
+        return id
+    }
+}

@@ -1,0 +1,92 @@
+import GRDB
+
+/// One of the two tables of rows a merge moves (tiles or resources), and the set-based SQL that
+/// moves it: rows newer in the side file replace the target's in place (row ids kept), rows the
+/// target lacks are inserted, then each side pack's memberships are added to its target pack
+/// (`INSERT OR IGNORE`). Side rows no side pack holds arrive as ambient cache.
+struct MergedTable {
+    let table: String
+    let membership: String
+    let memberColumn: String
+    /// Aliases: the side's row and the target's.
+    let side: String
+    let target: String
+    let keyColumns: [String]
+    /// Columns copied besides the key.
+    let valueColumns: [String]
+    let sameRow: String
+    let wellTyped: String
+
+    static let tiles = MergedTable(
+        table: "tiles", membership: "region_tiles", memberColumn: "tile_id", side: "st", target: "t",
+        keyColumns: ["url_template", "pixel_ratio", "z", "x", "y"], valueColumns: MergeSQL.content,
+        sameRow: MergeSQL.sameTile, wellTyped: MergeSQL.wellTypedTile)
+
+    static let resources = MergedTable(
+        table: "resources", membership: "region_resources", memberColumn: "resource_id", side: "sr", target: "r",
+        keyColumns: ["url"], valueColumns: ["kind"] + MergeSQL.content,
+        sameRow: MergeSQL.sameResource, wellTyped: MergeSQL.wellTypedResource)
+
+    func merge(_ db: Database, now: Int64) throws -> MergeReport.RowCounts {
+        var counts = MergeReport.RowCounts()
+        let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM side.\(table)") ?? 0
+        let usable = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM side.\(table) \(side) WHERE \(wellTyped)") ?? 0
+        try db.execute(sql: updateSQL, arguments: [now])
+        counts.updated = db.changesCount
+        try db.execute(sql: insertSQL, arguments: [now])
+        counts.new = db.changesCount
+        try db.execute(sql: linkSQL)
+        counts.linked = db.changesCount
+        counts.present = max(0, usable - counts.new - counts.updated)
+        counts.skipped = all - usable
+        return counts
+    }
+
+    /// A side value for a target column: MapLibre's NOT NULL columns get their defaults when an
+    /// app's file holds NULL there (`?` is now, for `accessed`).
+    private func value(_ column: String) -> String {
+        switch column {
+        case "compressed", "must_revalidate": return "COALESCE(\(side).\(column), 0)"
+        case "accessed": return "COALESCE(\(side).accessed, ?)"
+        default: return "\(side).\(column)"
+        }
+    }
+
+    /// The side's newer rows over the target's, ids kept; `accessed` keeps the later of the two
+    /// (it orders the ambient cache's eviction).
+    private var updateSQL: String {
+        let sets = valueColumns.map { column in
+            column == "accessed"
+                ? "accessed = MAX(\(target).accessed, \(value(column)))" : "\(column) = \(value(column))"
+        }
+        return """
+            UPDATE main.\(table) AS \(target) SET \(sets.joined(separator: ", "))
+            FROM side.\(table) AS \(side)
+            WHERE \(sameRow) AND \(wellTyped) AND \(MergeSQL.sideIsNewer(side, target))
+            """
+    }
+
+    /// Rows the target lacks, in the side's order. DO NOTHING: an app's file made without the
+    /// UNIQUE constraint may hold one key twice; the first row counts.
+    private var insertSQL: String {
+        let columns = keyColumns + valueColumns
+        return """
+            INSERT INTO main.\(table) (\(columns.joined(separator: ", ")))
+            SELECT \(columns.map(value).joined(separator: ", ")) FROM side.\(table) \(side)
+            WHERE \(wellTyped) AND NOT EXISTS (SELECT 1 FROM main.\(table) \(target) WHERE \(sameRow))
+            ORDER BY \(side).id
+            ON CONFLICT DO NOTHING
+            """
+    }
+
+    private var linkSQL: String {
+        """
+        INSERT OR IGNORE INTO main.\(membership) (region_id, \(memberColumn))
+        SELECT m.target_id, \(target).id FROM side.\(membership) sm
+        JOIN \(MergeSQL.regionMap) m ON m.side_id = sm.region_id
+        JOIN side.\(table) \(side) ON \(side).id = sm.\(memberColumn)
+        JOIN main.\(table) \(target) ON \(sameRow)
+        WHERE \(wellTyped)
+        """
+    }
+}

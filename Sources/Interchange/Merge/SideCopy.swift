@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import PackStore
+
+/// The file to merge, copied into a private temporary directory with its `-journal` or `-wal`
+/// (pages SQLite's own recovery puts back): every check and every migration runs on the copy,
+/// so the user's file is never written, whatever it holds. (MapLibre attaches the file itself
+/// and deletes what it cannot read.)
+struct SideCopy {
+    /// The user's file, as given.
+    let original: String
+    /// The copy that is checked, migrated and attached.
+    let path: String
+    private let directory: URL
+
+    init(of original: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: original, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw InterchangeError("\(original): no such file")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-side-\(UUID().uuidString)")
+        path = directory.appendingPathComponent("side.db").path
+        self.original = original
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: original, toPath: path)
+            for companion in ["-journal", "-wal"] where FileManager.default.fileExists(atPath: original + companion) {
+                try FileManager.default.copyItem(atPath: original + companion, toPath: path + companion)
+            }
+        } catch {
+            remove()
+            throw InterchangeError("\(original): cannot be copied for merging (\(error.localizedDescription))")
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// Opens the copy (migrated to version 6) and hands it to `body`, after checking that it is
+    /// whole: `quick_check` reads every page, so damage past the header is found here rather
+    /// than halfway through the merge. Errors name the user's file, never the copy.
+    func reading<T>(_ body: (OfflineDatabase) throws -> T) throws -> T {
+        do {
+            let side = try OfflineDatabase.openSide(path: path)
+            defer { try? side.close() }
+            try Self.check(side)
+            return try body(side)
+        } catch let error as StoreError {
+            throw InterchangeError(error.description.replacingOccurrences(of: path, with: original))
+        } catch let error as InterchangeError {
+            throw InterchangeError(error.description.replacingOccurrences(of: path, with: original))
+        }
+    }
+
+    private static func check(_ side: OfflineDatabase) throws {
+        let problems: [String]
+        do {
+            problems = try side.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
+        } catch {
+            throw StoreError.corrupt(path: side.path, detail: "\(error)")
+        }
+        guard problems == ["ok"] else {
+            throw StoreError.corrupt(path: side.path, detail: problems.joined(separator: "; "))
+        }
+        try side.read { db in
+            for (table, columns) in MergeSQL.columns {
+                let present = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").compactMap { row -> String? in
+                    try? row.decode(forColumn: "name")
+                })
+                let missing = columns.filter { !present.contains($0) }
+                guard missing.isEmpty else {
+                    throw InterchangeError(
+                        "\(side.path) is not an offline database: table \(table) has no column "
+                            + missing.joined(separator: ", ") + "; it was left untouched")
+                }
+            }
+        }
+    }
+}

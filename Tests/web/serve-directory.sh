@@ -1,0 +1,75 @@
+#!/bin/sh
+# Serves a directory as it is (no copy) with nginx on 127.0.0.1, as any static web server would
+# serve a `packfs export DB NAME DIR/`: gzip for JSON and tiles, a JSON access log. Never touches
+# /etc/nginx; nginx runs in the foreground as this script's own process (exec), and gets SIGTERM
+# when the process that launched it dies.
+#
+# usage: serve-directory.sh --root DIR --state STATE --port PORT
+#   STATE  created if needed; gets nginx.conf, access.log, error.log, nginx.pid
+# access.log: one JSON object per request: time, method, uri (as requested, still encoded),
+#   status, bytes, content_type.
+set -eu
+
+root="" state="" port=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --root) root=$2; shift 2 ;;
+    --state) state=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    *) echo "serve-directory.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$root" ] && [ -n "$state" ] && [ -n "$port" ] || {
+  echo "usage: serve-directory.sh --root DIR --state STATE --port PORT" >&2; exit 2; }
+
+mkdir -p "$state/tmp"
+state=$(cd "$state" && pwd)
+root=$(cd "$root" && pwd)
+user_line=""
+[ "$(id -u)" = 0 ] && user_line="user root;"
+
+cat > "$state/nginx.conf" <<CONF
+$user_line
+daemon off;
+worker_processes 1;
+pid $state/nginx.pid;
+error_log $state/error.log warn;
+events { worker_connections 1024; }
+http {
+    types {
+        text/html html;
+        text/css css;
+        application/javascript js;
+        application/json json;
+        application/geo+json geojson;
+        application/x-protobuf pbf;
+        image/png png;
+        image/jpeg jpg;
+        image/webp webp;
+    }
+    default_type application/octet-stream;
+    log_format export escape=json '{"time":\$msec,"method":"\$request_method","uri":"\$request_uri",'
+        '"status":\$status,"bytes":\$body_bytes_sent,"content_type":"\$sent_http_content_type"}';
+    access_log $state/access.log export;
+    client_body_temp_path $state/tmp/body;
+    proxy_temp_path $state/tmp/proxy;
+    fastcgi_temp_path $state/tmp/fastcgi;
+    uwsgi_temp_path $state/tmp/uwsgi;
+    scgi_temp_path $state/tmp/scgi;
+    sendfile on;
+    keepalive_timeout 65;
+    gzip on;
+    gzip_types application/json application/geo+json application/x-protobuf application/javascript text/css;
+    server {
+        listen 127.0.0.1:$port;
+        root $root;
+        location / { }
+    }
+}
+CONF
+: > "$state/access.log"
+
+if command -v setpriv >/dev/null 2>&1; then
+  exec setpriv --pdeathsig TERM /usr/sbin/nginx -p "$state" -c "$state/nginx.conf"
+fi
+exec /usr/sbin/nginx -p "$state" -c "$state/nginx.conf"
