@@ -14,6 +14,8 @@ final class PMTilesExportTests: PMTilesTestCase {
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         print("PMTilesExportTests: the Helsinki pack:\n" + outcome.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: temp.path("helsinki.pmtiles")), "three sources, three files")
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(hidden, [], "scratch and partial files are gone")
         let sources: [(id: String, template: String, type: Int, compression: Int)] = [
             ("openmaptiles", "\(base)/tiles/helsinki/{z}/{x}/{y}.pbf", 1, 2),
             ("land", "\(base)/tiles/land/{z}/{x}/{y}.pbf", 1, 2),

@@ -9,7 +9,7 @@ import PackStore
 /// (clustered: each content either follows the previous one or, shared, lies earlier), merges
 /// consecutive ids with the same content into run-length entries, builds the directories
 /// (`PMTilesDirectories`), and writes header, root directory, metadata, leaf directories and
-/// tile data in that order to a temporary file that is renamed onto `path` at the end: a
+/// tile data in that order to a hidden sibling file that is renamed onto `path` at the end: a
 /// failure leaves no half-written archive.
 final class PMTilesWriter {
     struct Summary: Equatable, Sendable {
@@ -31,7 +31,7 @@ final class PMTilesWriter {
 
     init(path: String) throws {
         self.path = path
-        contents = try PMTilesContents(path: path + ".contents-\(getpid())")
+        contents = try PMTilesContents(path: Self.sibling(of: path, "contents"))
     }
 
     /// Adds tile z/x/y (XYZ rows) with `data` as the archive holds it (already gzipped when the
@@ -100,9 +100,16 @@ final class PMTilesWriter {
         return (entries, order, end)
     }
 
+    /// A hidden file next to `path` (`.<name>.<what>-<uuid>`): on the same file system, so the
+    /// rename at the end is atomic, and out of sight while it exists.
+    static func sibling(of path: String, _ what: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(what)-\(UUID().uuidString)").path
+    }
+
     /// Writes `sections`, then the contents in `order`, to a temporary file renamed onto `path`.
     private func write(_ sections: [Data], then order: [Int]) throws {
-        let temporary = path + ".partial-\(getpid())"
+        let temporary = Self.sibling(of: path, "partial")
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
             let handle = FileHandle(forWritingAtPath: temporary)
         else { throw InterchangeError("cannot create \(temporary)") }
