@@ -25,11 +25,16 @@ public enum ImportedPack {
     /// One tile, row in XYZ numbering (an MBTiles importer flips its TMS rows first).
     public typealias Tile = (z: Int, x: Int, y: Int, data: Data)
 
-    public struct Summary: Equatable, Sendable {
+    public struct Summary: Equatable, Sendable, CustomStringConvertible {
         public var pack: Pack
         /// Distinct tiles stored (a tile the file holds twice counts once).
         public var tiles: Int
         public var zooms: ClosedRange<Int>
+
+        /// One line for the command's output.
+        public var description: String {
+            "pack \"\(pack.name)\": \(tiles) tiles, zooms \(zooms.lowerBound) to \(zooms.upperBound)"
+        }
     }
 
     /// The deepest zoom a pack's tree shows (`TileSetFields.deepestZoom`); a file with deeper
@@ -46,11 +51,10 @@ public enum ImportedPack {
         into database: OfflineDatabase, name: String, scheme: Scheme, fileName: String,
         tileJSON: JSONValue, tiles: ((Tile) throws -> Void) throws -> Void
     ) throws -> Summary {
-        let base = "\(scheme.rawValue)://" + Tokens.percentEncode(name)
-        let template = base + "/{z}/{x}/{y}"
+        let urls = ImportedFiles.urls(scheme: scheme.rawValue, name: name)
         let metadata = ImportedTileJSON(tileJSON)
         let definition = RegionDefinition(
-            styleURL: base, area: .bounds(metadata.regionBounds), minZoom: 0, maxZoom: 0, pixelRatio: 1)
+            styleURL: urls.style, area: .bounds(metadata.regionBounds), minZoom: 0, maxZoom: 0, pixelRatio: 1)
         let origin: JSONValue = .object([
             "imported_from": .object(["file": .string(fileName), "format": .string(scheme.rawValue)])
         ])
@@ -59,16 +63,16 @@ public enum ImportedPack {
         let pack = try database.createPack(name: name, definition: definition, metadata: origin) { batch, region in
             try tiles { tile in
                 try check(tile, in: fileName)
-                let key = TileKey(urlTemplate: template, pixelRatio: 1, z: tile.z, x: tile.x, y: tile.y)
+                let key = TileKey(urlTemplate: urls.template, pixelRatio: 1, z: tile.z, x: tile.x, y: tile.y)
                 let id = try batch.putTile(key, data: .encoding(tile.data), headers: CacheHeaders())
                 guard try batch.link(tile: id, to: region) else { return }
                 count += 1
                 zooms = zooms.map { min($0.lowerBound, tile.z)...max($0.upperBound, tile.z) } ?? tile.z...tile.z
             }
             guard let zooms else { throw InterchangeError("\(fileName) holds no tiles") }
-            let document = metadata.document(template: template, zooms: zooms)
+            let document = metadata.document(template: urls.template, zooms: zooms)
             let resource = try batch.putResource(
-                url: base + "/tiles.json", kind: .source, data: .encoding(Data(document.compactText.utf8)),
+                url: urls.tileJSON, kind: .source, data: .encoding(Data(document.compactText.utf8)),
                 headers: CacheHeaders())
             try batch.link(resource: resource, to: region)
             try batch.setStatus(

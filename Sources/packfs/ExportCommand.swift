@@ -27,7 +27,8 @@ struct ExportCommand: ParsableCommand {
         let pack = try database.pack(named: name)
         switch ExportFormat(path: out) {
         case .mbtiles: try exportMBTiles(pack, database)
-        case .pmtiles: throw CommandFailure("PMTiles export is not built yet")
+        case .pmtiles:
+            for file in try PMTilesExport.run(pack: pack, from: database, to: out, source: source) { print(file) }
         case .directory: try exportDirectory(pack, database)
         }
     }

@@ -25,7 +25,10 @@ struct ImportCommand: ParsableCommand {
         switch try ImportFormat(path: file) {
         case .offlineDatabase: try mergeDatabase()
         case .mbtiles: try importMBTiles()
-        case .pmtiles: throw CommandFailure("PMTiles import is not built yet")
+        case .pmtiles:
+            let database = try db.openForChange()
+            defer { try? database.close() }
+            print(try PMTilesImport.run(path: file, into: database, name: name))
         }
     }
 }

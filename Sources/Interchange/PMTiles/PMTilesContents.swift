@@ -1,0 +1,94 @@
+import Foundation
+
+/// The distinct tile contents of an archive being written, each kept once in a scratch file as
+/// the tiles arrive (in whatever order the database gives them), so that no more than one
+/// tile's bytes and a write buffer are in memory however large the pack.
+///
+/// Identical contents (ocean, empty land, blank raster tiles) are found by hashing: a content
+/// whose hash and length match an earlier one is compared byte for byte with it, and only an
+/// equal one is shared. Swift's `Hasher` (SipHash, seeded per process) is enough for that: the
+/// hash only picks the candidate, the comparison decides.
+final class PMTilesContents {
+    struct Blob {
+        var offset: UInt64
+        var length: UInt32
+    }
+
+    private struct Key: Hashable {
+        var hash: Int
+        var length: Int
+    }
+
+    private(set) var blobs: [Blob] = []
+    private var byKey: [Key: Int] = [:]
+    private let path: String
+    private let output: FileHandle
+    private let input: FileHandle
+    private var pending = Data()
+    private var flushed: UInt64 = 0
+    private var size: UInt64 = 0
+    private static let bufferSize = 1 << 20
+
+    /// Creates the scratch file at `path` (next to the archive: a pack's contents can outgrow a
+    /// RAM-backed /tmp).
+    init(path: String) throws {
+        self.path = path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let output = FileHandle(forWritingAtPath: path), let input = FileHandle(forReadingAtPath: path)
+        else { throw InterchangeError("cannot create the scratch file \(path)") }
+        self.output = output
+        self.input = input
+    }
+
+    deinit {
+        try? output.close()
+        try? input.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// The index in `blobs` of `data`'s content, stored now unless an equal one already is.
+    func add(_ data: Data) throws -> Int {
+        guard let length = UInt32(exactly: data.count), length > 0 else {
+            throw InterchangeError("a tile of \(data.count) bytes (PMTiles holds 1 byte to 4 GiB)")
+        }
+        var hasher = Hasher()
+        data.withUnsafeBytes { hasher.combine(bytes: $0) }
+        let key = Key(hash: hasher.finalize(), length: data.count)
+        if let index = byKey[key], try bytes(of: blobs[index]) == data { return index }
+        blobs.append(Blob(offset: size, length: length))
+        // A hash collision with different bytes keeps the first content as the candidate.
+        if byKey[key] == nil { byKey[key] = blobs.count - 1 }
+        pending.append(data)
+        size += UInt64(length)
+        if pending.count >= Self.bufferSize { try flush() }
+        return blobs.count - 1
+    }
+
+    /// The bytes of a stored content, from the write buffer or the scratch file.
+    func bytes(of blob: Blob) throws -> Data {
+        if blob.offset >= flushed {
+            let start = Int(blob.offset - flushed)
+            return pending.subdata(in: start..<(start + Int(blob.length)))
+        }
+        try input.seek(toOffset: blob.offset)
+        guard let data = try input.read(upToCount: Int(blob.length)), data.count == Int(blob.length) else {
+            throw InterchangeError("the scratch file \(path) ends before byte \(blob.offset + UInt64(blob.length))")
+        }
+        return data
+    }
+
+    /// Writes out the buffer; after it, every content is in the scratch file.
+    func flush() throws {
+        guard !pending.isEmpty else { return }
+        try output.write(contentsOf: pending)
+        flushed += UInt64(pending.count)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The scratch file mapped into memory (call `flush()` first): the archive's tile data is
+    /// copied from it in cluster order, a random read per content. The file is this process's
+    /// own and is not changed while mapped.
+    func mapped() throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+    }
+}

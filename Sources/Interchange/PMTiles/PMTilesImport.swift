@@ -1,0 +1,59 @@
+import Foundation
+import PackStore
+
+/// `packfs import DB FILE.pmtiles`: a PMTiles archive becomes a pack of its own (`ImportedPack`),
+/// its tiles stored as the archive holds them and its metadata in the pack's TileJSON.
+///
+/// What a pack cannot show is refused before anything is written: tiles compressed with brotli
+/// or zstd (no renderer reading the mount inflates them), tile types MapLibre Native does not
+/// draw. Damage found while the tiles stream in (a directory that does not inflate, an entry
+/// outside its section) ends the one transaction with nothing written.
+public enum PMTilesImport {
+    /// Imports the archive at `path` as pack `name` (default: the file's name without its
+    /// extension).
+    @discardableResult
+    public static func run(path: String, into database: OfflineDatabase, name: String? = nil) throws -> ImportedPack.Summary {
+        let reader = try PMTilesReader(path: path)
+        let fileName = (path as NSString).lastPathComponent
+        let header = reader.header
+        guard let format = format(of: header.tileType) else {
+            throw InterchangeError("\(fileName): tile type \(header.tileType) is not one a pack shows (mvt, png, jpeg, webp)")
+        }
+        guard [.none, .gzip, .unknown].contains(header.tileCompression) else {
+            throw InterchangeError("\(fileName): tiles compressed with \(header.tileCompression) cannot be served (gzip or none)")
+        }
+        let tileJSON = try self.tileJSON(reader.metadata(), header: header, format: format)
+        return try ImportedPack.write(
+            into: database, name: name ?? (fileName as NSString).deletingPathExtension, scheme: .pmtiles,
+            fileName: fileName, tileJSON: tileJSON
+        ) { sink in
+            try reader.forEachTile { z, x, y, data in try sink((z: z, x: x, y: y, data: data)) }
+        }
+    }
+
+    /// The TileJSON `format` of the tiles a pack shows.
+    static func format(of type: PMTilesHeader.TileType) -> String? {
+        switch type {
+        case .mvt: return "pbf"
+        case .png: return "png"
+        case .jpeg: return "jpg"
+        case .webp: return "webp"
+        case .unknown, .avif, .mlt: return nil
+        }
+    }
+
+    /// The metadata's TileJSON fields, and the extent, center and zooms PMTiles keeps in its
+    /// header (ImportedPack checks every value).
+    private static func tileJSON(_ metadata: JSONValue, header: PMTilesHeader, format: String) -> JSONValue {
+        var fields: [String: JSONValue] = ["format": .string(format)]
+        for key in ["name", "description", "attribution", "version", "vector_layers", "type", "encoding"] {
+            fields[key] = metadata[key]
+        }
+        let (low, high) = (header.minPosition, header.maxPosition)
+        fields["bounds"] = .array([low.longitude, low.latitude, high.longitude, high.latitude].map(JSONValue.number))
+        fields["center"] = .array([header.center.longitude, header.center.latitude, Double(header.centerZoom)].map(JSONValue.number))
+        fields["minzoom"] = .number(Double(header.minZoom))
+        fields["maxzoom"] = .number(Double(header.maxZoom))
+        return .object(fields)
+    }
+}

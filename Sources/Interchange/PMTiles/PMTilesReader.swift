@@ -1,0 +1,157 @@
+import Foundation
+import PackStore
+
+/// Reads a PMTiles v3 archive from a file: its header, metadata and tiles. The file is outside
+/// data: every section must lie inside it, every directory entry inside its section, and a
+/// directory nests at most `maxDepth` deep; anything else is an error that names the file and
+/// what is wrong, never a trap. Reads go through a file handle, not a memory map: a file cut
+/// short while mapped would be a SIGBUS.
+public final class PMTilesReader {
+    /// Root, leaves, leaves of leaves: what the reference readers follow (the spec discourages
+    /// more than one level of leaves).
+    static let maxDepth = 3
+
+    public let path: String
+    public let header: PMTilesHeader
+    private let handle: FileHandle
+    private let fileSize: UInt64
+    private var name: String { (path as NSString).lastPathComponent }
+
+    public init(path: String) throws {
+        self.path = path
+        let name = (path as NSString).lastPathComponent
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw InterchangeError("cannot read \(path)") }
+        self.handle = handle
+        do {
+            fileSize = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+            header = try PMTilesHeader(decoding: handle.read(upToCount: PMTilesHeader.size) ?? Data())
+            for (section, what) in [
+                (header.rootDirectory, "root directory"), (header.metadata, "metadata"),
+                (header.leafDirectories, "leaf directories"), (header.tileData, "tile data"),
+            ] {
+                try Self.check(section, what, fileSize: fileSize)
+            }
+            guard [.gzip, .none, .unknown].contains(header.internalCompression) else {
+                throw InterchangeError("internal compression \(header.internalCompression) is not supported (gzip or none)")
+            }
+        } catch let error as InterchangeError {
+            try? handle.close()
+            throw InterchangeError("\(name): \(error.description)")
+        }
+    }
+
+    deinit { try? handle.close() }
+
+    private static func check(_ section: PMTilesHeader.Section, _ what: String, fileSize: UInt64) throws {
+        let (end, overflow) = section.offset.addingReportingOverflow(section.length)
+        guard !overflow, end <= fileSize else {
+            throw InterchangeError("the \(what) (\(section.length) bytes at \(section.offset)) lies past the end of the file (\(fileSize) bytes)")
+        }
+    }
+
+    /// The metadata object (an empty section reads as `{}`).
+    public func metadata() throws -> JSONValue {
+        guard header.metadata.length > 0 else { return .object([:]) }
+        let bytes = try internalBytes(header.metadata, what: "metadata")
+        guard let value = JSONValue.parse(bytes), value.object != nil else {
+            throw InterchangeError("\(name): the metadata is not a JSON object")
+        }
+        return value
+    }
+
+    /// The entries of the root directory.
+    public func rootEntries() throws -> [PMTilesEntry] {
+        try directory(header.rootDirectory, what: "root directory")
+    }
+
+    /// The entries of the leaf directory a root entry points at.
+    public func leafEntries(_ pointer: PMTilesEntry) throws -> [PMTilesEntry] {
+        try directory(leafSection(pointer), what: "leaf directory at \(pointer.offset)")
+    }
+
+    /// The bytes of tile z/x/y as the archive holds them; nil when it holds none.
+    public func tile(z: Int, x: Int, y: Int) throws -> Data? {
+        let id = try PMTilesTileID(z: z, x: x, y: y).rawValue
+        var entries = try rootEntries()
+        for _ in 0..<Self.maxDepth {
+            // The last entry starting at or before `id`.
+            guard let entry = entries.last(where: { $0.tileID <= id }) else { return nil }
+            if !entry.isLeaf {
+                return id - entry.tileID < UInt64(entry.runLength) ? try tileBytes(entry) : nil
+            }
+            entries = try leafEntries(entry)
+        }
+        throw InterchangeError("\(name): leaf directories nest deeper than \(Self.maxDepth) levels")
+    }
+
+    /// Every tile in directory order (tile id order), a run's content read once and handed out
+    /// for each of its tiles.
+    public func forEachTile(_ body: (_ z: Int, _ x: Int, _ y: Int, _ data: Data) throws -> Void) throws {
+        try walk(rootEntries(), depth: 1, body)
+    }
+
+    private func walk(_ entries: [PMTilesEntry], depth: Int, _ body: (Int, Int, Int, Data) throws -> Void) throws {
+        for entry in entries {
+            if entry.isLeaf {
+                guard depth < Self.maxDepth else {
+                    throw InterchangeError("\(name): leaf directories nest deeper than \(Self.maxDepth) levels")
+                }
+                try walk(leafEntries(entry), depth: depth + 1, body)
+                continue
+            }
+            let data = try tileBytes(entry)
+            for step in 0..<UInt64(entry.runLength) {
+                let (id, overflow) = entry.tileID.addingReportingOverflow(step)
+                let tile = try PMTilesTileID(rawValue: overflow ? UInt64.max : id).tile()
+                try body(tile.z, tile.x, tile.y, data)
+            }
+        }
+    }
+
+    private func tileBytes(_ entry: PMTilesEntry) throws -> Data {
+        try bytes(in: header.tileData, entry.offset, UInt64(entry.length), what: "tile \(PMTilesTileID(rawValue: entry.tileID).name)")
+    }
+
+    private func leafSection(_ pointer: PMTilesEntry) throws -> PMTilesHeader.Section {
+        let (end, overflow) = pointer.offset.addingReportingOverflow(UInt64(pointer.length))
+        guard !overflow, end <= header.leafDirectories.length else {
+            throw InterchangeError("\(name): a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
+        }
+        return .init(offset: header.leafDirectories.offset + pointer.offset, length: UInt64(pointer.length))
+    }
+
+    private func directory(_ section: PMTilesHeader.Section, what: String) throws -> [PMTilesEntry] {
+        let bytes = try internalBytes(section, what: what)
+        do {
+            return try PMTilesDirectory.decode(bytes)
+        } catch let error as InterchangeError {
+            throw InterchangeError("\(name): the \(what): \(error.description)")
+        }
+    }
+
+    /// A section in the internal compression, decompressed.
+    private func internalBytes(_ section: PMTilesHeader.Section, what: String) throws -> Data {
+        let raw = try bytes(in: .init(offset: 0, length: fileSize), section.offset, section.length, what: what)
+        guard header.internalCompression == .gzip else { return raw }
+        do {
+            return try Gzip.decompress(raw)
+        } catch {
+            throw InterchangeError("\(name): the \(what) does not inflate (\(error))")
+        }
+    }
+
+    /// `length` bytes at `offset` within `section`.
+    private func bytes(in section: PMTilesHeader.Section, _ offset: UInt64, _ length: UInt64, what: String) throws -> Data {
+        let (end, overflow) = offset.addingReportingOverflow(length)
+        guard !overflow, end <= section.length, let count = Int(exactly: length) else {
+            throw InterchangeError("\(name): the \(what) (\(length) bytes at \(offset)) lies outside its section")
+        }
+        try handle.seek(toOffset: section.offset + offset)
+        let data = try handle.read(upToCount: count) ?? Data()
+        guard data.count == count else {
+            throw InterchangeError("\(name): the file ends inside the \(what)")
+        }
+        return data
+    }
+}
