@@ -113,7 +113,7 @@ final class MBTilesExportTests: XCTestCase {
         XCTAssertEqual(try metadata(of: out)["name"], "two photo/2")
         XCTAssertThrowsError(try MBTilesExport.export(pack, from: database, to: out, source: "trails")) { error in
             XCTAssertEqual(
-                "\(error)", "pack two has no tiled source 'trails'; its tiled sources: 'roads', 'photo/2'")
+                "\(error)", #"pack "two" has no tiled source "trails" (its tiled sources: "roads", "photo/2")"#)
         }
     }
 

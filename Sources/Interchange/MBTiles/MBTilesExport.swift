@@ -27,13 +27,14 @@ public enum MBTilesExport {
         guard let style = try PackStyle.load(pack, from: database) else {
             throw InterchangeError("pack \(pack.name) holds no tiles to export")
         }
-        let targets = try ExportTargets.choose(
-            in: style, pack: pack.name, out: out, source: source, fileExtension: "mbtiles")
+        let targets = try TiledSourceFiles.targets(
+            of: style, pack: pack, out: out, fileExtension: "mbtiles", only: source)
         return try targets.map { try write($0, of: pack, style: style, database) }
     }
 
-    private static func write(_ target: ExportTarget, of pack: Pack, style: PackStyle, _ database: OfflineDatabase)
-        throws -> Written
+    private static func write(
+        _ target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, _ database: OfflineDatabase
+    ) throws -> Written
     {
         var census = TileCensus()
         let vector = target.tiles.type == .vector
@@ -43,7 +44,8 @@ public enum MBTilesExport {
                     census.skipped += 1
                     return
                 }
-                let bytes = try tileData(data, vector: vector, place: "tile \(z)/\(x)/\(storedY) of source \(target.source.id)")
+                let place = "tile \(z)/\(x)/\(storedY) of source \(target.source.id)"
+                let bytes = try tileData(data, vector: vector, place: place)
                 try inserter.insert(z: z, column: x, row: row, data: bytes)
                 census.add(z)
             }

@@ -38,7 +38,8 @@ public struct MBTilesImport {
         ) { store in
             try reader.forEachTile { z, column, tmsRow, data in
                 guard let y = Self.xyzRow(z: z, tmsRow: tmsRow) else {
-                    throw InterchangeError("\(fileName): tile \(z)/\(column)/\(tmsRow) (TMS row) lies outside the tile grid")
+                    let place = "\(fileName): tile \(z)/\(column)/\(tmsRow) (TMS row)"
+                    throw InterchangeError("\(place) lies outside the tile grid")
                 }
                 try store((z: z, x: column, y: y, data: data))
             }
@@ -74,9 +75,8 @@ public struct MBTilesImport {
         for key in ["minzoom", "maxzoom"] {
             if let zoom = metadata[key].flatMap(numbers), zoom.count == 1 { fields[key] = .number(zoom[0]) }
         }
-        if let json = metadata["json"], let layers = JSONValue.parse(Data(json.utf8))?["vector_layers"], layers.array != nil {
-            fields["vector_layers"] = layers
-        }
+        let layers = metadata["json"].flatMap { JSONValue.parse(Data($0.utf8))?["vector_layers"] }
+        if let layers, layers.array != nil { fields["vector_layers"] = layers }
         return .object(fields)
     }
 

@@ -17,10 +17,14 @@ import StyleModel
 enum MBTilesMetadata {
     typealias Row = (name: String, value: String)
 
-    static func rows(for target: ExportTarget, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>) -> [Row] {
+    static func rows(for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>)
+        -> [Row]
+    {
         let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
         let isVector = target.tiles.type == .vector
-        let label = target.siblings > 1 ? "\(pack.name) \(target.source.id)" : pack.name
+        let primary = style.primary.flatMap { style.sources.indices.contains($0) ? style.sources[$0].id : nil }
+        let tiledSources = style.sources.filter { $0.tiles != nil && $0.columns != nil }.count
+        let label = tiledSources > 1 ? "\(pack.name) \(target.source.id)" : pack.name
         let bounds = bounds(of: pack.definition?.area, within: target.tiles.bounds)
         var rows: [Row] = [
             ("name", tileJSON?["name"]?.string ?? label),
@@ -29,9 +33,9 @@ enum MBTilesMetadata {
             ("center", center(tileJSON?["center"], in: bounds, zooms: zooms).map(text).joined(separator: ",")),
             ("minzoom", String(zooms.lowerBound)),
             ("maxzoom", String(zooms.upperBound)),
-            ("type", target.isPrimary ? "baselayer" : "overlay"),
+            ("type", primary == target.source.id ? "baselayer" : "overlay"),
             ("version", tileJSON?["version"]?.string ?? "1"),
-            ("description", tileJSON?["description"]?.string ?? "source \(target.source.id) of the PackFS pack \(pack.name)"),
+            ("description", tileJSON?["description"]?.string ?? "source \(target.source.id) of PackFS pack \(pack.name)"),
         ]
         if let attribution = target.tiles.attribution { rows.append(("attribution", attribution)) }
         if isVector {

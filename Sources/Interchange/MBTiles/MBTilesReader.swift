@@ -81,7 +81,8 @@ final class MBTilesReader {
         }
         let missing = wanted.filter { !columns.contains($0) }
         guard missing.isEmpty else {
-            let what = columns.isEmpty ? "it has no `\(table)` table" : "its `\(table)` table has no \(missing.joined(separator: ", "))"
+            let what = columns.isEmpty
+                ? "it has no `\(table)` table" : "its `\(table)` table has no \(missing.joined(separator: ", "))"
             throw InterchangeError("\(path) is not an MBTiles file: \(what)")
         }
     }
