@@ -94,7 +94,7 @@ final class MBTilesExportTests: XCTestCase {
         XCTAssertEqual(centre.count, 3)
         XCTAssertEqual(centre[0], 24.95, accuracy: 1e-9)
         XCTAssertEqual(centre[1], 60.15, accuracy: 1e-9)
-        XCTAssertEqual(centre[2], 3)
+        XCTAssertEqual(centre[2], 4)  // a 0.1-degree extent is a tile at zoom 11; the file's deepest is 4
         let photo = try metadata(of: written[1].path)
         XCTAssertEqual(photo["format"], "png")
         XCTAssertEqual(photo["type"], "overlay")
@@ -144,29 +144,43 @@ final class MBTilesExportTests: XCTestCase {
         }
     }
 
-    func testBoundsAreTheRegionWithinTheSourceAndTheGrid() {
-        let region = RegionDefinition.Area.bounds(Bounds(west: 20, south: 59, east: 30, north: 89))
-        XCTAssertEqual(
-            MBTilesMetadata.bounds(of: region, within: Bounds(west: 24, south: 50, east: 40, north: 70)),
-            Bounds(west: 24, south: 59, east: 30, north: 70))
-        XCTAssertEqual(MBTilesMetadata.bounds(of: region, within: nil), Bounds(west: 20, south: 59, east: 30, north: 85.0511))
-        // Bounds that do not meet the region's leave the region's.
-        XCTAssertEqual(
-            MBTilesMetadata.bounds(of: region, within: Bounds(west: -10, south: 0, east: 0, north: 10)),
-            Bounds(west: 20, south: 59, east: 30, north: 85.0511))
-        XCTAssertEqual(MBTilesMetadata.bounds(of: nil, within: nil), Bounds(west: -180, south: -85.0511, east: 180, north: 85.0511))
+    func testNumbersAreWrittenAsTheSpecsExamplesWriteThem() {
         XCTAssertEqual(MBTilesMetadata.text(-180), "-180")
         XCTAssertEqual(MBTilesMetadata.text(24.5), "24.5")
         XCTAssertEqual(MBTilesMetadata.text(.infinity), "inf")
     }
 
-    func testTheCentreIsTheTileJSONsWhenItLiesInTheBounds() {
+    /// The centre's zoom is one of the file's zooms, whatever the TileJSON or the extent say.
+    func testTheCentreZoomIsOneTheFileHolds() {
         let bounds = Bounds(west: 24, south: 60, east: 25, north: 61)
-        let inside: JSONValue = .array([24.5, 60.5, 20].map(JSONValue.number))
-        XCTAssertEqual(MBTilesMetadata.center(inside, in: bounds, zooms: 2...14), [24.5, 60.5, 14])
-        let outside: JSONValue = .array([0, 0, 3].map(JSONValue.number))
-        XCTAssertEqual(MBTilesMetadata.center(outside, in: bounds, zooms: 2...14), [24.5, 60.5, 8])
-        XCTAssertEqual(MBTilesMetadata.center(nil, in: bounds, zooms: 5...5), [24.5, 60.5, 5])
+        let stored: JSONValue = .array([24.5, 60.5, 20].map(JSONValue.number))
+        XCTAssertEqual(MBTilesMetadata.center(stored, in: bounds, zooms: 2...14), [24.5, 60.5, 14])
+        // A one-degree extent spans about one tile at zoom 8.
+        XCTAssertEqual(MBTilesMetadata.center(nil, in: bounds, zooms: 2...14), [24.5, 60.5, 8])
+        XCTAssertEqual(MBTilesMetadata.center(nil, in: bounds, zooms: 10...12), [24.5, 60.5, 10])
+    }
+
+    /// A source the pack holds no tile of gets no file; a pack with none at all is an error.
+    func testASourceWithoutTilesGetsNoFile() throws {
+        let pack = try makePack()
+        try drop("photo/{z}/{x}/{y}.png", 2, 2, 1, from: pack)
+        let out = temp.path("out.mbtiles")
+        let written = try MBTilesExport.export(pack, from: database, to: out, source: nil)
+        XCTAssertEqual(written.map(\.path), [temp.path("out.roads.mbtiles")])
+        for (z, x, y) in [(3, 4, 2), (4, 9, 4), (3, 9, 0)] { try drop("roads/{z}/{x}/{y}.pbf", z, x, y, from: pack) }
+        XCTAssertThrowsError(try MBTilesExport.export(pack, from: database, to: temp.path("none.mbtiles"), source: nil)) {
+            XCTAssertEqual("\($0)", "pack two holds no tiles to export")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.contains("mbtiles") }
+        XCTAssertEqual(left, ["out.roads.mbtiles"])
+    }
+
+    private func drop(_ path: String, _ z: Int, _ x: Int, _ y: Int, from pack: Pack) throws {
+        let key = TileKey(urlTemplate: "http://example.test/" + path, pixelRatio: 1, z: z, x: x, y: y)
+        try database.write { batch in
+            guard let id = try batch.tileID(key) else { return XCTFail("no tile \(key)") }
+            try batch.unlink(tile: id, from: pack.id)
+        }
     }
 
     // MARK: - Reading the file back with SQL

@@ -21,6 +21,8 @@ public enum MBTilesExport {
         public var zooms: ClosedRange<Int>
     }
 
+    /// Writes the files and says what each holds. A source without a tile to write gets no file
+    /// (it is not in the result, as in the PMTiles export); none at all is an error.
     public static func export(_ pack: Pack, from database: OfflineDatabase, to out: String, source: String?)
         throws -> [Written]
     {
@@ -29,34 +31,46 @@ public enum MBTilesExport {
         }
         let targets = try TiledSourceFiles.targets(
             of: style, pack: pack, out: out, fileExtension: "mbtiles", only: source)
-        return try targets.map { try write($0, of: pack, style: style, database) }
+        let files = try targets.compactMap { try write($0, of: pack, style: style, database) }
+        guard !files.isEmpty else { throw InterchangeError("pack \(pack.name) holds no tiles to export") }
+        return files
     }
+
+    /// Thrown inside a file's transaction when its source has no tile: the file is dropped.
+    private struct NothingToWrite: Error {}
 
     private static func write(
         _ target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, _ database: OfflineDatabase
-    ) throws -> Written
-    {
+    ) throws -> Written? {
         var census = TileCensus()
-        let vector = target.tiles.type == .vector
-        try MBTilesWriter.write(to: target.path) { inserter in
-            try database.forEachPackTile(target.columns) { z, x, storedY, data in
-                guard let row = TileCensus.tmsRow(z: z, x: x, xyzRow: target.source.row(storedY, z: z)) else {
-                    census.skipped += 1
-                    return
-                }
-                let place = "tile \(z)/\(x)/\(storedY) of source \(target.source.id)"
-                let bytes = try tileData(data, vector: vector, place: place)
-                try inserter.insert(z: z, column: x, row: row, data: bytes)
-                census.add(z)
+        do {
+            try MBTilesWriter.write(to: target.path) { inserter in
+                try copyTiles(target, database, into: &inserter, census: &census)
+                guard let zooms = census.zooms else { throw NothingToWrite() }
+                return MBTilesMetadata.rows(for: target, of: pack, style: style, zooms: zooms)
             }
-            guard let zooms = census.zooms else {
-                throw InterchangeError("source \(target.source.id) of pack \(pack.name) holds no tiles")
-            }
-            return MBTilesMetadata.rows(for: target, of: pack, style: style, zooms: zooms)
+        } catch is NothingToWrite {
+            return nil
         }
-        guard let zooms = census.zooms else { throw InterchangeError("\(target.path): no tiles written") }
+        guard let zooms = census.zooms else { return nil }
         return Written(
             source: target.source.id, path: target.path, tiles: census.count, skipped: census.skipped, zooms: zooms)
+    }
+
+    private static func copyTiles(
+        _ target: TiledSourceFiles.Target, _ database: OfflineDatabase, into inserter: inout MBTilesWriter.TileInserter,
+        census: inout TileCensus
+    ) throws {
+        let vector = target.tiles.type == .vector
+        try database.forEachPackTile(target.columns) { z, x, storedY, data in
+            guard let row = TileCensus.tmsRow(z: z, x: x, xyzRow: target.source.row(storedY, z: z)) else {
+                census.skipped += 1
+                return
+            }
+            let place = "tile \(z)/\(x)/\(storedY) of source \(target.source.id)"
+            try inserter.insert(z: z, column: x, row: row, data: tileData(data, vector: vector, place: place))
+            census.add(z)
+        }
     }
 
     /// The bytes MBTiles holds for a stored tile: vector tiles gzipped, images as they are.
