@@ -62,6 +62,29 @@ final class PMTilesExportTests: PMTilesTestCase {
         XCTAssertEqual(relief.metadata["name"], .string("helsinki"))
     }
 
+    /// Every kind of tiled source: a TMS source whose id holds a `/` (its file name escapes it;
+    /// its rows come out in XYZ), a `{ratio}` raster at pixel ratio 2. Checked against the
+    /// fixture's files, not the database: the TMS source's tile at XYZ z/x/y must be the XYZ
+    /// fixture's z/x/y.
+    func testTMSRowsComeOutInXYZAndSourceIDsAreEscapedInFileNames() throws {
+        try downloadHelsinki(style: "variety.json", pixelRatio: 2)
+        let outcome = try packfs("export", db, "helsinki", temp.path("v.pmtiles"))
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let written = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasSuffix(".pmtiles") }
+        XCTAssertEqual(Set(written), ["v.relief@2x.pmtiles", "v.osm%2Ftms.pmtiles", "v.openmaptiles.pmtiles", "v.same-template.pmtiles"])
+        let tiles = ProjectPaths.world.appendingPathComponent("tiles")
+        let tms = try readWithPython(temp.path("v.osm%2Ftms.pmtiles"))
+        try checkLayout(tms, path: temp.path("v.osm%2Ftms.pmtiles"))
+        XCTAssertEqual(tms.field("max_zoom"), 5)
+        for (key, data) in tms.tiles {
+            let fixture = try Data(contentsOf: tiles.appendingPathComponent("helsinki/\(key).pbf"))
+            XCTAssertEqual(try Zlib.inflate(data, windowBits: 31), fixture, key)
+        }
+        let raster = try readWithPython(temp.path("v.relief@2x.pmtiles"))
+        XCTAssertEqual(raster.field("tile_type"), 2)
+        XCTAssertEqual(raster.tiles, ["0/0/0": try Data(contentsOf: tiles.appendingPathComponent("geography-class-png/0/0/0@2x.png"))])
+    }
+
     /// A pack of more than 100,000 tiles made straight in the database: leaf directories, and
     /// every tile back, byte for byte. Blocks of a shared "sea" tile become runs.
     func testAPackOfOverAHundredThousandTilesExportsWithLeafDirectories() throws {

@@ -16,16 +16,16 @@ class PMTilesTestCase: CLITestCase {
 
     static let scripts = ProjectPaths.root.appendingPathComponent("Tests/interchange")
 
-    /// Downloads the Helsinki pack of styles/bright.json (three tiled sources) into `db`;
-    /// returns the server's base URL.
+    /// Downloads the Helsinki pack of `style` (styles/bright.json: three tiled sources) into
+    /// `db`; returns the server's base URL.
     @discardableResult
-    func downloadHelsinki(name: String = "helsinki") throws -> String {
+    func downloadHelsinki(name: String = "helsinki", style: String = "bright.json", pixelRatio: Int = 1) throws -> String {
         let nginx = try TestServer.nginx()
         server = nginx
         let region = temp.path("region.json")
         try """
-            {"style": "\(nginx.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
-             "minzoom": 0, "maxzoom": 14}
+            {"style": "\(nginx.baseURL)/styles/\(style)", "bounds": [24.93, 60.16, 24.96, 60.18],
+             "minzoom": 0, "maxzoom": 14, "pixel_ratio": \(pixelRatio)}
             """.write(toFile: region, atomically: true, encoding: .utf8)
         let outcome = try packfs("download", db, name, region)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
