@@ -4,7 +4,7 @@ import StyleModel
 
 /// The `metadata` rows of an exported MBTiles file (spec 1.3): what the pack knows about one
 /// tiled source, in the text forms the spec gives. Extent, centre and layers are read as the
-/// PMTiles export reads them (`PMTilesExportMetadata`: one rule for both files).
+/// PMTiles export reads them (`ExportedSource`: one rule for both files).
 ///
 /// - `name`, `description`, `version`: the stored TileJSON's, else words naming the pack;
 /// - `format`: `pbf` for vector tiles, else the tiles' own (`png`, `jpg`, `webp`);
@@ -41,7 +41,7 @@ enum MBTilesMetadata {
         if let attribution = target.tiles.attribution { rows.append(("attribution", attribution)) }
         if isVector {
             let layers = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
-                ?? PMTilesExportMetadata.styleLayers(of: target.source.id, in: style.style)
+                ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
             rows.append(("json", JSONValue.object(["vector_layers": layers]).compactText))
         }
         return rows
@@ -50,7 +50,7 @@ enum MBTilesMetadata {
     /// The export's extent, latitudes clamped to the tile grid's (Web Mercator's square).
     static func bounds(of pack: Pack, within source: Bounds?) -> Bounds {
         let limit = ImportedTileJSON.mercatorLatitude
-        var box = PMTilesExportMetadata.extent(of: pack, within: source)
+        var box = ExportedSource.extent(of: pack, within: source)
         box.south = min(max(box.south, -limit), limit)
         box.north = min(max(box.north, -limit), limit)
         return box
@@ -58,7 +58,7 @@ enum MBTilesMetadata {
 
     /// Longitude, latitude and zoom of the default view, the zoom within the file's zooms.
     static func center(_ stored: JSONValue?, in bounds: Bounds, zooms: ClosedRange<Int>) -> [Double] {
-        let (position, zoom) = PMTilesExportMetadata.center(stored, extent: bounds)
+        let (position, zoom) = ExportedSource.center(stored, extent: bounds)
         return [position.longitude, position.latitude, Double(min(max(Int(zoom), zooms.lowerBound), zooms.upperBound))]
     }
 

@@ -11,8 +11,8 @@ struct PMTilesExportMetadata {
 
     init(target: TiledSourceFiles.Target, pack: Pack, style: PackStyle) {
         let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
-        extent = Self.extent(of: pack, within: target.tiles.bounds)
-        center = Self.center(tileJSON?["center"], extent: extent)
+        extent = ExportedSource.extent(of: pack, within: target.tiles.bounds)
+        center = ExportedSource.center(tileJSON?["center"], extent: extent)
         var fields: [String: JSONValue] = ["name": tileJSON?["name"]?.string.map(JSONValue.string) ?? .string(pack.name)]
         for key in ["description", "version"] {
             if let text = tileJSON?[key]?.string { fields[key] = .string(text) }
@@ -20,48 +20,8 @@ struct PMTilesExportMetadata {
         if let attribution = target.tiles.attribution { fields["attribution"] = .string(attribution) }
         if target.tiles.type == .vector {
             fields["vector_layers"] = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
-                ?? Self.styleLayers(of: target.source.id, in: style.style)
+                ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
         }
         json = .object(fields)
-    }
-
-    /// The pack's region (its bounds, or its geometry's box) within the source's bounds; the
-    /// source's bounds, or the world, when the two do not meet or the region is unreadable.
-    static func extent(of pack: Pack, within sourceBounds: Bounds?) -> Bounds {
-        let limit = ImportedTileJSON.mercatorLatitude
-        let world = sourceBounds ?? Bounds(west: -180, south: -limit, east: 180, north: limit)
-        let region: Bounds?
-        switch pack.definition?.area {
-        case .bounds(let bounds)?: region = bounds
-        case .geometry(let geometry)?: region = geometry.bounds
-        case nil: region = nil
-        }
-        guard let region else { return world }
-        let meet = Bounds(
-            west: max(region.west, world.west), south: max(region.south, world.south),
-            east: min(region.east, world.east), north: min(region.north, world.north))
-        return meet.west <= meet.east && meet.south <= meet.north ? meet : world
-    }
-
-    /// The TileJSON's `center` ([longitude, latitude, zoom]) when it has one; else the middle of
-    /// the extent at the zoom where the extent spans about one tile (the writer clamps the zoom
-    /// to the archive's own range).
-    static func center(_ value: JSONValue?, extent: Bounds) -> (Position, UInt8) {
-        if let numbers = value?.array?.compactMap(\.number), numbers.count == 3, numbers.allSatisfy(\.isFinite) {
-            return (Position(longitude: numbers[0], latitude: numbers[1]), UInt8(min(max(numbers[2], 0), 31)))
-        }
-        let middle = Position(longitude: (extent.west + extent.east) / 2, latitude: (extent.south + extent.north) / 2)
-        let span = max(extent.east - extent.west, 1e-9)
-        return (middle, UInt8(min(max(log2(360 / span).rounded(.down), 0), 31)))
-    }
-
-    /// `vector_layers` for a source whose TileJSON lists none (an inline source): the
-    /// `source-layer`s the style draws from it, in style order.
-    static func styleLayers(of source: String, in style: Style) -> JSONValue {
-        var names: [String] = []
-        for layer in style.members["layers"]?.array ?? [] where layer["source"]?.string == source {
-            if let name = layer["source-layer"]?.string, !names.contains(name) { names.append(name) }
-        }
-        return .array(names.map { .object(["id": .string($0), "fields": .object([:])]) })
     }
 }
