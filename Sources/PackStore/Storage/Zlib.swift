@@ -1,7 +1,7 @@
 import CZlib
 import Foundation
 
-/// zlib's one-shot compress and a decompressor that accepts zlib or gzip framing.
+/// zlib's one-shot compress, gzip members, and a decompressor that accepts zlib or gzip framing.
 public enum Zlib {
     /// Inflated bytes one stored value may grow to: the downloader's body limit. A database file
     /// is outside data, and a zlib bomb in one row must not take the daemon's memory with it.
@@ -33,6 +33,36 @@ public enum Zlib {
         }
         guard code == Z_OK else { throw Failure.zlib(code: code, operation: "compress") }
         output.count = Int(bound)
+        return output
+    }
+
+    /// A gzip member (RFC 1952) at the default level, as MBTiles readers expect vector tiles and
+    /// PMTiles frames its sections: zlib's own framing and CRC-32, with modification time 0 and
+    /// OS "unknown" (255), so the same bytes always give the same member.
+    public static func gzip(_ input: Data) throws -> Data {
+        var stream = z_stream()
+        guard packfs_deflateInit2(&stream, Z_DEFAULT_COMPRESSION, 31) == Z_OK else {
+            throw Failure.zlib(code: Z_STREAM_ERROR, operation: "deflateInit")
+        }
+        defer { deflateEnd(&stream) }
+        var header = gz_header()
+        header.os = 255
+        guard deflateSetHeader(&stream, &header) == Z_OK else {
+            throw Failure.zlib(code: Z_STREAM_ERROR, operation: "deflateSetHeader")
+        }
+        // deflateBound counts the gzip header and trailer: one Z_FINISH call always ends.
+        var output = Data(count: Int(deflateBound(&stream, uLong(input.count))))
+        let code: Int32 = output.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { inp in
+                stream.next_in = UnsafeMutablePointer(mutating: inp.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(out.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard code == Z_STREAM_END else { throw Failure.zlib(code: code, operation: "deflate") }
+        output.count = Int(stream.total_out)
         return output
     }
 
