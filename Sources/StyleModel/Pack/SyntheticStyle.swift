@@ -34,14 +34,11 @@ enum SyntheticStyle {
         return try PackStyle(style: style, data: data, synthetic: true, of: pack, database)
     }
 
-    /// Whether a style at `styleURL` may name `template` (`References`): fetchable, or of the
-    /// same imported file; and a URL the syntax check passes.
+    /// Whether a style at `styleURL` may name `template` as it is stored: `References`' own rule
+    /// (fetchable, or of the same imported file, a URL the syntax check passes), and absolute, so
+    /// that the made style never fails to read for one template and keys its tiles as stored.
     private static func isNameable(_ template: String, in styleURL: String) -> Bool {
-        let imported = ImportedFiles.isImported(template)
-            && URLString.scheme(of: template) == URLString.scheme(of: styleURL)
-            && URLString.authority(of: template) == URLString.authority(of: styleURL)
-        guard URLString.hasFetchableScheme(template) || imported else { return false }
-        return URLSyntax.problem(in: template, allowingTokens: true) == nil
+        (try? References.resolve(template, in: styleURL, field: "tiles")) == template
     }
 
     /// The pack's stored TileJSONs by their first template, resolved as the model resolves it.
