@@ -9,19 +9,17 @@ import Glibc
 struct ExportDestination {
     /// DIR without a trailing `/`.
     let path: String
-    let parent: String
-    let name: String
 
     init(path given: String) throws {
         var path = given
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         let url = URL(fileURLWithPath: path)
-        name = url.lastPathComponent
+        let name = url.lastPathComponent
         guard !path.isEmpty, path != "/", name != ".", name != ".." else {
             throw InterchangeError("\(given): give a new directory's path to export to")
         }
         self.path = path
-        parent = url.deletingLastPathComponent().path
+        let parent = url.deletingLastPathComponent().path
         try Self.refuseIfTaken(path, given: given)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -44,7 +42,7 @@ struct ExportDestination {
 
     /// A fresh staging directory, with the user's umask (a web server must read what it holds).
     func makeStaging() throws -> String {
-        let staging = parent + "/." + name + ".partial-" + UUID().uuidString
+        let staging = Staging.sibling(of: path, "partial")
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
         } catch {
@@ -55,11 +53,8 @@ struct ExportDestination {
 
     /// Puts the staging directory in DIR's place (replacing an empty DIR).
     func commit(_ staging: String) throws {
-        guard rename(staging, path) == 0 else {
-            let code = errno
-            let reason = code == ENOTEMPTY || code == EEXIST
-                ? "it was filled while the export ran" : String(cString: strerror(code))
-            throw InterchangeError("cannot move the export into \(path): \(reason)")
+        try Staging.moveIntoPlace(staging, path, naming: "the export") { code in
+            code == ENOTEMPTY || code == EEXIST ? "it was filled while the export ran" : nil
         }
     }
 

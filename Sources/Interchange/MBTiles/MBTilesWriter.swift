@@ -20,12 +20,10 @@ enum MBTilesWriter {
     /// Writes `path`: `fill` stores the tiles through the inserter it is given and returns the
     /// metadata rows, which are written after them (the zoom range is known only then).
     static func write(to path: String, _ fill: (inout TileInserter) throws -> [MBTilesMetadata.Row]) throws {
-        let target = URL(fileURLWithPath: path)
-        let partial = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).partial-\(UUID().uuidString)").path
+        let partial = Staging.sibling(of: path, "partial")
         do {
             try fillFile(partial, fill)
-            try rename(partial, over: path)
+            try Staging.moveIntoPlace(partial, path)
         } catch {
             for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
             throw error
@@ -54,12 +52,6 @@ enum MBTilesWriter {
             try queue.close()
         } catch {
             throw InterchangeError("cannot close \(path): \(error)")
-        }
-    }
-
-    private static func rename(_ partial: String, over path: String) throws {
-        guard Foundation.rename(partial, path) == 0 else {
-            throw InterchangeError("cannot rename \(partial) to \(path): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -31,7 +31,7 @@ final class PMTilesWriter {
 
     init(path: String) throws {
         self.path = path
-        contents = try PMTilesContents(path: Self.sibling(of: path, "contents"))
+        contents = try PMTilesContents(path: Staging.sibling(of: path, "contents"))
     }
 
     /// Adds tile z/x/y (XYZ rows) with `data` as the archive holds it (already gzipped when the
@@ -100,16 +100,9 @@ final class PMTilesWriter {
         return (entries, order, end)
     }
 
-    /// A hidden file next to `path` (`.<name>.<what>-<uuid>`): on the same file system, so the
-    /// rename at the end is atomic, and out of sight while it exists.
-    static func sibling(of path: String, _ what: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(what)-\(UUID().uuidString)").path
-    }
-
     /// Writes `sections`, then the contents in `order`, to a temporary file renamed onto `path`.
     private func write(_ sections: [Data], then order: [Int]) throws {
-        let temporary = Self.sibling(of: path, "partial")
+        let temporary = Staging.sibling(of: path, "partial")
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
             let handle = FileHandle(forWritingAtPath: temporary)
         else { throw InterchangeError("cannot create \(temporary)") }
@@ -132,10 +125,11 @@ final class PMTilesWriter {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try Staging.moveIntoPlace(temporary, path)
+        } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw InterchangeError("cannot move \(temporary) to \(path): \(reason)")
+            throw error
         }
     }
 }

@@ -1,0 +1,28 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every export is written out of sight and renamed into place at the end, so that a failed or
+/// interrupted export never leaves a half-written file or directory under the name asked for.
+enum Staging {
+    /// A hidden name next to `path` (`.<name>.<what>-<uuid>`): on the same file system, so the
+    /// final rename is atomic, and out of sight while it exists.
+    static func sibling(of path: String, _ what: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(what)-\(UUID().uuidString)").path
+    }
+
+    /// Renames `staging` onto `path`. The error names what moved (`naming`, else the staging
+    /// path) and the target, and says why in the caller's words for an errno (`explain`), else in
+    /// the system's.
+    static func moveIntoPlace(
+        _ staging: String, _ path: String, naming: String? = nil, explain: (Int32) -> String? = { _ in nil }
+    ) throws {
+        guard rename(staging, path) == 0 else {
+            let code = errno
+            let reason = explain(code) ?? String(cString: strerror(code))
+            throw InterchangeError("cannot move \(naming ?? staging) to \(path): \(reason)")
+        }
+    }
+}
