@@ -99,15 +99,15 @@ struct PackTree {
 extension PackTree {
     /// Every glyph range the pack holds, for every font stack of the style.
     private func writeGlyphs(into files: inout FileTree) throws {
-        guard let glyphs = style.style.glyphs else { return }
+        let stacks = style.style.fontStackFiles
+        guard !stacks.isEmpty else { return }
         let held = Dictionary(
             try database.packResources(of: .glyphs, in: pack.id).map { ($0.url, $0.id) }, uniquingKeysWith: { a, _ in a })
-        for stack in style.style.fontStacks {
-            for range in GlyphTemplate.ranges(includeIdeographs: true) {
-                let url = glyphs.url(fontStack: stack, range: range)
-                guard let id = held[url], let data = try decoded(database.packResourceData(id, in: pack.id), url)
+        for stack in stacks {
+            for file in stack.files {
+                guard let id = held[file.url], let data = try decoded(database.packResourceData(id, in: pack.id), file.url)
                 else { continue }
-                try files.write(data, at: ["glyphs", FontStacks.directoryName(of: stack), GlyphTemplate.fileName(range: range)])
+                try files.write(data, at: ["glyphs", stack.name, file.name])
             }
         }
     }

@@ -9,18 +9,8 @@ import StyleModel
 struct PackLayout: Sendable {
     typealias Source = PackStyle.Source
 
-    /// A font stack's directory and its range files (all 256 ranges: which of them the pack
-    /// holds is the store's to say).
-    struct FontStack: Sendable {
-        var name: String
-        var files: [GlyphFile]
-    }
-
-    struct GlyphFile: Sendable {
-        var name: String
-        var start: Int
-        var url: String
-    }
+    typealias FontStack = FontStackFiles
+    typealias GlyphFile = FontStackFiles.File
 
     var pack: Pack
     var style: Style?
@@ -41,14 +31,7 @@ struct PackLayout: Sendable {
         layout.sources = packStyle.sources
         layout.primary = packStyle.primary
         layout.spriteFiles = style.sprites.flatMap(\.files)
-        if let glyphs = style.glyphs {
-            let ranges = GlyphTemplate.ranges(includeIdeographs: true)
-            layout.fontStacks = style.fontStacks.map { stack in
-                FontStack(name: FontStacks.directoryName(of: stack), files: ranges.map {
-                    GlyphFile(name: GlyphTemplate.fileName(range: $0), start: $0.lowerBound, url: glyphs.url(fontStack: stack, range: $0))
-                })
-            }
-        }
+        layout.fontStacks = style.fontStackFiles
         return layout
     }
 
