@@ -53,7 +53,8 @@ public struct KernelCaching: Sendable, Equatable {
         // With stateless opens no OPEN carries O_TRUNC, so the truncate must arrive as a setattr.
         wanted |= statelessOpen ? UInt32(FUSE_CAP_NO_OPEN_SUPPORT) : UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
         if statelessOpendir { wanted |= UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) }
-        var refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO)
+        wanted |= UInt32(FUSE_CAP_READDIRPLUS)
+        var refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS_AUTO)
         // libfuse wants ATOMIC_O_TRUNC by default; with stateless opens it would swallow O_TRUNC.
         if statelessOpen { refused |= UInt32(FUSE_CAP_ATOMIC_O_TRUNC) }
         connection.want = (connection.want | (wanted & capable)) & ~refused

@@ -48,6 +48,20 @@ enum Operations {
                 return .bytes(DirectoryBuffer.fill(req, size: size, entries: entries))
             }
         }
+        ops.readdirplus = { req, inode, size, offset, _ in
+            Session.serve(req, "readdirplus") { session, caller in
+                let parent = Inode(inode)
+                let entries = try session.filesystem.readdir(
+                    inode: parent, offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size), caller: caller)
+                // Each entry's attributes as a lookup gives them: a walk (du, find, ls -l) then
+                // costs a message per page of entries instead of a lookup round trip per file.
+                let looked = entries.map { entry -> (DirectoryEntry, Entry?) in
+                    guard entry.name != ".", entry.name != ".." else { return (entry, nil) }
+                    return (entry, try? session.filesystem.lookup(parent: parent, name: entry.name, caller: caller))
+                }
+                return .bytes(DirectoryBuffer.fillPlus(req, size: size, entries: looked))
+            }
+        }
         ops.open = { req, inode, file in
             Session.serve(req, "open", file: file) { session, caller in
                 // ENOSYS is how a filesystem tells the kernel to stop sending opens (see KernelCaching).
@@ -93,6 +107,36 @@ enum DirectoryBuffer {
                 status.st_mode = entry.kind.fileType
                 let needed = entry.name.withCString {
                     fuse_add_direntry(req, base + used, size - used, $0, &status, off_t(entry.cookie))
+                }
+                if needed > size - used { break }
+                used += needed
+            }
+        }
+        return buffer.withUnsafeBytes { Data($0.prefix(used)) }
+    }
+
+    /// Entries of a readdirplus page that fit: a 152-byte header (entry and dirent) plus a name
+    /// of up to 16 bytes, 8-byte aligned (tile names are short), so that few lookups are wasted
+    /// on entries that do not fit.
+    static func plusCapacity(_ size: Int) -> Int { max(1, size / 168) }
+
+    /// A readdirplus reply. An entry whose lookup failed (it went meanwhile) goes with inode 0,
+    /// which the kernel lists without instantiating; `.` and `..` likewise (libfuse counts no
+    /// lookup for them).
+    static func fillPlus(_ req: fuse_req_t?, size: Int, entries: [(DirectoryEntry, Entry?)]) -> Data {
+        guard size > 0 else { return Data() }
+        var buffer = [CChar](repeating: 0, count: size)
+        var used = 0
+        buffer.withUnsafeMutableBufferPointer { memory in
+            guard let base = memory.baseAddress else { return }
+            for (entry, found) in entries {
+                var param = found?.param ?? fuse_entry_param()
+                if found == nil {
+                    param.attr.st_ino = ino_t(entry.inode.rawValue)
+                    param.attr.st_mode = entry.kind.fileType
+                }
+                let needed = entry.name.withCString {
+                    fuse_add_direntry_plus(req, base + used, size - used, $0, &param, off_t(entry.cookie))
                 }
                 if needed > size - used { break }
                 used += needed
