@@ -50,16 +50,12 @@ enum Operations {
         }
         ops.readdirplus = { req, inode, size, offset, _ in
             Session.serve(req, "readdirplus") { session, caller in
-                let parent = Inode(inode)
-                let entries = try session.filesystem.readdir(
-                    inode: parent, offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size), caller: caller)
-                // Each entry's attributes as a lookup gives them: a walk (du, find, ls -l) then
-                // costs a message per page of entries instead of a lookup round trip per file.
-                let looked = entries.map { entry -> (DirectoryEntry, Entry?) in
-                    guard entry.name != ".", entry.name != ".." else { return (entry, nil) }
-                    return (entry, try? session.filesystem.lookup(parent: parent, name: entry.name, caller: caller))
-                }
-                return .bytes(DirectoryBuffer.fillPlus(req, size: size, entries: looked))
+                // Each entry's attributes with the listing: a walk (du, find, ls -l) then costs a
+                // message per page of entries instead of a lookup round trip per file.
+                let entries = try session.filesystem.readdirPlus(
+                    inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size),
+                    caller: caller)
+                return .bytes(DirectoryBuffer.fillPlus(req, size: size, entries: entries))
             }
         }
         ops.open = { req, inode, file in
@@ -123,7 +119,7 @@ enum DirectoryBuffer {
     /// A readdirplus reply. An entry whose lookup failed (it went meanwhile) goes with inode 0,
     /// which the kernel lists without instantiating; `.` and `..` likewise (libfuse counts no
     /// lookup for them).
-    static func fillPlus(_ req: fuse_req_t?, size: Int, entries: [(DirectoryEntry, Entry?)]) -> Data {
+    static func fillPlus(_ req: fuse_req_t?, size: Int, entries: [PlusEntry]) -> Data {
         guard size > 0 else { return Data() }
         var buffer = [CChar](repeating: 0, count: size)
         var used = 0

@@ -64,7 +64,8 @@ public enum ImportedPack {
             try tiles { tile in
                 try check(tile, in: fileName)
                 let key = TileKey(urlTemplate: urls.template, pixelRatio: 1, z: tile.z, x: tile.x, y: tile.y)
-                let id = try batch.putTile(key, data: .encoding(tile.data), headers: CacheHeaders())
+                let id = try batch.putTile(
+                    key, data: .encoding(tile.data), headers: CacheHeaders(), contentSize: StoredData.servedSize(of: tile.data))
                 guard try batch.link(tile: id, to: region) else { return }
                 count += 1
                 zooms = zooms.map { min($0.lowerBound, tile.z)...max($0.upperBound, tile.z) } ?? tile.z...tile.z

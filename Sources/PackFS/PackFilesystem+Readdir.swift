@@ -10,13 +10,7 @@ extension PackFilesystem {
     typealias Child = (name: String, node: Node, cookie: Int64)
 
     func listing(of node: Node, inode: Inode, after offset: Int64, limit: Int) throws -> [DirectoryEntry] {
-        _ = try attributes(of: node, inode: inode)  // .stale / not a directory first
-        var entries: [DirectoryEntry] = []
-        if offset < 1 { entries.append(DirectoryEntry(name: ".", inode: inode, kind: .directory, cookie: 1)) }
-        if offset < 2 {
-            let parent = try InodeCodec.encode(Self.parent(of: node))
-            entries.append(DirectoryEntry(name: "..", inode: parent, kind: .directory, cookie: 2))
-        }
+        var entries = try dots(of: node, inode: inode, after: offset)
         let wanted = limit - entries.count
         guard wanted > 0 else { return Array(entries.prefix(limit)) }
         for child in try children(of: node, after: max(offset, 2), limit: wanted) {
@@ -26,6 +20,19 @@ extension PackFilesystem {
             guard let childInode = try? InodeCodec.encode(child.node) else { continue }
             let kind: Attributes.Kind = Self.isDirectory(child.node) ? .directory : .regularFile
             entries.append(DirectoryEntry(name: child.name, inode: childInode, kind: kind, cookie: child.cookie))
+        }
+        return entries
+    }
+
+    /// `.` and `..` where `offset` has not passed them, after checking that `node` is still a
+    /// directory (`.stale` / not a directory first).
+    func dots(of node: Node, inode: Inode, after offset: Int64) throws -> [DirectoryEntry] {
+        _ = try attributes(of: node, inode: inode)
+        var entries: [DirectoryEntry] = []
+        if offset < 1 { entries.append(DirectoryEntry(name: ".", inode: inode, kind: .directory, cookie: 1)) }
+        if offset < 2 {
+            let parent = try InodeCodec.encode(Self.parent(of: node))
+            entries.append(DirectoryEntry(name: "..", inode: parent, kind: .directory, cookie: 2))
         }
         return entries
     }

@@ -34,8 +34,8 @@ final class BatchWriterTests: SessionDatabaseTestCase {
         let a = try pack("a"), b = try pack("b")
         let first = writer(for: a)
         first.add(.resource(url: "http://h/style.json", kind: .style, data: data(40), headers: CacheHeaders()))
-        for x in 0..<4 { first.add(.tile(key(x), data: data(100 + x), headers: CacheHeaders(), replaces: false)) }
-        first.add(.tile(key(9), data: .noContent, headers: CacheHeaders(), replaces: false))
+        for x in 0..<4 { first.add(.tile(key(x), data: data(100 + x), size: nil, headers: CacheHeaders(), replaces: false)) }
+        first.add(.tile(key(9), data: .noContent, size: nil, headers: CacheHeaders(), replaces: false))
         try assertCountsMatch(first, a)
 
         // Rows of another pack, one of them shared with a.
@@ -47,7 +47,7 @@ final class BatchWriterTests: SessionDatabaseTestCase {
         second.add(.adoptedTile(key(20)))                      // gained, with b's size
         second.add(.adoptedTile(key(0)))                       // held already
         second.add(.adoptedTile(key(30)))                      // not stored: nothing
-        second.add(.tile(key(1), data: data(5), headers: CacheHeaders(), replaces: true))  // shrinks
+        second.add(.tile(key(1), data: data(5), size: nil, headers: CacheHeaders(), replaces: true))  // shrinks
         second.add(.revalidatedTile(key(2), headers: CacheHeaders(etag: "e")))
         second.add(.resource(url: "http://h/style.json", kind: .style, data: data(90), headers: CacheHeaders()))
         second.add(.adoptedResource(url: "http://h/missing.json"))
@@ -56,7 +56,7 @@ final class BatchWriterTests: SessionDatabaseTestCase {
         // A change made beside the writer is picked up after recount().
         try database.unlink(tiles: [key(3)], resources: [], from: a)
         second.recount()
-        second.add(.tile(key(4), data: data(70), headers: CacheHeaders(), replaces: false))
+        second.add(.tile(key(4), data: data(70), size: nil, headers: CacheHeaders(), replaces: false))
         try assertCountsMatch(second, a)
     }
 }

@@ -6,7 +6,8 @@ enum WriteItem {
     case resource(url: String, kind: ResourceKind, data: StoredData, headers: CacheHeaders)
     /// `replaces`: the tile was stored when it was requested (a refresh's 200), so the row it
     /// replaces may already count in the pack.
-    case tile(TileKey, data: StoredData, headers: CacheHeaders, replaces: Bool)
+    /// `size`: the served size of the content (`StoredData.servedSize`), kept beside it.
+    case tile(TileKey, data: StoredData, size: Int?, headers: CacheHeaders, replaces: Bool)
     /// A 304: content stays, validators and `accessed` are renewed.
     case revalidatedResource(url: String, headers: CacheHeaders)
     case revalidatedTile(TileKey, headers: CacheHeaders)
@@ -175,10 +176,11 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             let added = try batch.link(resource: batch.putResource(url: url, kind: kind, data: data, headers: headers), to: region)
             counts.resources += added ? 1 : 0
             counts.resourceBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
-        case .tile(let key, let data, let headers, let replaces):
+        case .tile(let key, let data, let size, let headers, let replaces):
             // A new tile (most of a download) costs no lookup.
             let old = replaces ? try batch.storedSize(of: key) : nil
-            let added = try batch.link(tile: batch.putTile(key, data: data, headers: headers), to: region)
+            let id = try batch.putTile(key, data: data, headers: headers, contentSize: size)
+            let added = try batch.link(tile: id, to: region)
             counts.tiles += added ? 1 : 0
             counts.tileBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
         case .revalidatedResource(let url, let headers):

@@ -124,11 +124,14 @@ extension PackDownload {
         let replaces = completion.request.validators != nil
         switch completion.outcome {
         case .ok(let response):
-            writer.add(.tile(key, data: response.stored, headers: response.headers, replaces: replaces))
+            writer.add(
+                .tile(
+                    key, data: response.stored, size: StoredData.servedSize(of: response.content),
+                    headers: response.headers, replaces: replaces))
         case .notModified(let headers):
             writer.add(.revalidatedTile(key, headers: headers))
         case .noContent(_, let headers):
-            writer.add(.tile(key, data: .noContent, headers: headers, replaces: replaces))
+            writer.add(.tile(key, data: .noContent, size: nil, headers: headers, replaces: replaces))
         case .clientError, .failed:
             fail(completion)
         }

@@ -51,6 +51,9 @@ final class ContentCache: Sendable {
         }
     }
 
+    /// Remembers the size of `inode` alone (a listing's: its content is not about to be read).
+    func store(size: UInt64, for inode: Inode) { state.withLock { remember(size: size, for: inode, in: &$0) } }
+
     /// Forgets everything (content changed under known inodes: a refresh, a redefinition).
     func removeAll() { state.withLock { $0 = State() } }
 

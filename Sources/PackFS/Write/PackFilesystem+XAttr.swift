@@ -16,7 +16,9 @@ enum PackAttribute: String, CaseIterable {
 extension PackFilesystem {
     public func getxattr(inode: Inode, name: String) throws -> Data {
         try translatingErrors {
-            guard let region = try regionOfRegionFile(inode), let attribute = PackAttribute(rawValue: name) else {
+            // The name first: `ls -l` asks every file for security.selinux and
+            // system.posix_acl_access, and those are answered without decoding the inode.
+            guard let attribute = PackAttribute(rawValue: name), let region = try regionOfRegionFile(inode) else {
                 throw FilesystemError.noAttribute
             }
             switch attribute {

@@ -108,6 +108,24 @@ enum Schema {
           y INTEGER
         )
         """,
+        // The served size of a compressed tile, written with it (TileSizes.swift), so that a
+        // listing gives each tile's exact size without reading, let alone inflating, the tile.
+        // The triggers drop a size whenever its tile's content changes or goes, by whatever
+        // program (an app's MapLibre too), so a size present is a size current.
+        """
+        CREATE TABLE IF NOT EXISTS packfs_tile_sizes (
+          tile_id INTEGER NOT NULL PRIMARY KEY,
+          size INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS packfs_tile_sizes_update AFTER UPDATE OF data, compressed ON tiles
+        BEGIN DELETE FROM packfs_tile_sizes WHERE tile_id = old.id; END
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS packfs_tile_sizes_delete AFTER DELETE ON tiles
+        BEGIN DELETE FROM packfs_tile_sizes WHERE tile_id = old.id; END
+        """,
         // What the pack was estimated to need when its download was planned (PackEstimate.swift).
         """
         CREATE TABLE IF NOT EXISTS packfs_estimate (

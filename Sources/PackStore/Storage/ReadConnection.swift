@@ -20,6 +20,10 @@ struct ReadRow {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
     func bool(_ column: Int32) -> Bool { int64(column) != 0 }
+    /// An integer column, nil when it holds anything else (NULL, text, a real).
+    func integer(_ column: Int32) -> Int64? {
+        sqlite3_column_type(statement, column) == SQLITE_INTEGER ? int64(column) : nil
+    }
 
     /// A blob column copied out (NULL is nil; an empty blob is empty data).
     func blob(_ column: Int32) -> Data? {

@@ -41,8 +41,12 @@ public struct StoreBatch {
 
     /// Stores a tile and returns its row id, in one statement (a download stores thousands per
     /// batch). An existing row keeps its id; the upsert does use up a sequence number then.
+    /// `contentSize`, the decoded size, is kept beside a compressed tile (TileSizes.swift) so that
+    /// listings need not inflate it; pass it whenever it is known.
     @discardableResult
-    public func putTile(_ key: TileKey, data: StoredData, headers: CacheHeaders) throws -> TileID {
+    public func putTile(_ key: TileKey, data: StoredData, headers: CacheHeaders, contentSize: Int? = nil) throws
+        -> TileID
+    {
         let id = try Int64.fetchOne(db.cachedStatement(sql: """
             INSERT INTO tiles (expires, modified, etag, data, compressed, accessed,
               must_revalidate, url_template, pixel_ratio, z, x, y)
@@ -57,6 +61,7 @@ public struct StoreBatch {
                 headers.mustRevalidate, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y,
             ])
         guard let id else { throw StoreError.sqlite("tile upsert returned no id") }
+        try recordSize(of: TileID(rawValue: id), data, contentSize: contentSize)
         return TileID(rawValue: id)
     }
 

@@ -41,6 +41,24 @@ extension OfflineDatabase {
               ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
             """
         }
+        /// `rows` with each tile's served size where it is known without decoding: the recorded
+        /// size (TileSizes.swift), else the stored length of uncompressed content that is not
+        /// gzip, else NULL. A tile with a recorded size has content, and SQLite seeks the table
+        /// row only for a column the index lacks (a deferred seek), so such a tile is listed
+        /// from the two indexes and the sizes table without reading its row: a walk then reads
+        /// no tile pages at all.
+        static func sizedRows(descending: Bool, sizesTable: Bool) -> String {
+            let recorded = sizesTable ? "s.size" : "NULL"
+            return """
+                SELECT t.y, t.id, CASE WHEN \(recorded) IS NOT NULL THEN \(recorded)
+                    WHEN t.compressed = 0 AND substr(t.data, 1, 2) != x'1F8B' THEN length(t.data) END
+                  FROM tiles t \(sizesTable ? "LEFT JOIN packfs_tile_sizes s ON s.tile_id = t.id" : "")
+                  WHERE t.url_template = ? AND t.pixel_ratio = ? AND t.z = ? AND t.x = ?
+                    AND t.y \(descending ? "<" : ">") ? AND t.y BETWEEN 0 AND ? AND typeof(t.y) = 'integer'
+                    AND (\(recorded) IS NOT NULL OR t.data IS NOT NULL) AND \(member)
+                  ORDER BY t.y \(descending ? "DESC" : "ASC") LIMIT ?
+                """
+        }
         static let tileByKey = """
             SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
               AND data IS NOT NULL AND \(member)

@@ -1,0 +1,56 @@
+import Foundation
+import PackStore
+
+/// Listings with attributes (READDIRPLUS), which make a walk of a big pack (`du`, `find`,
+/// `ls -lR`, backup tools) cost a message per page of entries rather than a lookup per file.
+/// A tile column, where nearly all entries are, is answered from one query per page that also
+/// gives each tile's size (`tileRowsWithSizes`); every other directory holds few entries, each
+/// looked up as a LOOKUP would be.
+extension PackFilesystem {
+    public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
+        let node = try translatingErrors { try self.node(inode) }
+        guard case .column(let region, let ref, let z, let x) = node else {
+            let entries = try readdir(inode: inode, offset: offset, limit: limit, caller: caller)
+            return try lookingUp(entries, in: inode, caller: caller)
+        }
+        return try translatingErrors {
+            // Only the first page checks that the column is still there (`dots` reads the pack's
+            // state for it): a walk of a 1,000,000-tile pack lists 5,000 pages. A later page of
+            // a column that went finds no rows, which ends the listing.
+            let dots = offset < 2 ? try dots(of: node, inode: inode, after: offset).map { (entry: $0, attributes: Entry?.none) } : []
+            let tiles = try tilesWithAttributes(region, ref, z: z, x: x, after: offset, limit: max(limit, 0) - dots.count)
+            return dots + tiles
+        }
+    }
+
+    /// Up to `limit` tiles of column z/x after cookie `offset`, each with its entry.
+    private func tilesWithAttributes(
+        _ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int
+    ) throws -> [PlusEntry] {
+        let (_, source) = try source(region, ref)
+        guard limit > 0, let columns = source.columns else { return [] }
+        let rows = try database.tileRowsWithSizes(
+            columns, z: z, x: x, after: source.row(Int(max(offset, 2) - 3), z: z),
+            descending: source.tiles?.scheme == .tms, limit: limit)
+        return rows.compactMap { row -> PlusEntry? in
+            let y = source.row(row.y, z: z)
+            // Outside the grid, or a row no inode can name: left out, as `listing` does.
+            guard (0..<1 << z).contains(y), let inode = try? InodeCodec.encode(.tile(region, row.id)) else { return nil }
+            let entry = DirectoryEntry(name: "\(y).\(source.fileExtension)", inode: inode, kind: .regularFile, cookie: 3 + Int64(y))
+            guard let size = row.size ?? decodedSize(of: row.id, in: region, inode: inode) else { return (entry, nil) }
+            return (entry, Entry(attributes: file(inode, 0o444, size), freshness: .immutable))
+        }
+    }
+
+    /// The served size of a tile whose size the store does not know (a tile an app wrote), by
+    /// decoding it; the size alone is kept. nil when it went or does not decode: the entry goes
+    /// without attributes and a lookup of it reports what is wrong.
+    private func decodedSize(of id: TileID, in region: RegionID, inode: Inode) -> Int? {
+        if let known = cache.size(inode) { return Int(known) }
+        guard let stored = try? database.packTileData(id, in: region), let content = try? tileContent(stored) else {
+            return nil
+        }
+        cache.store(size: UInt64(content.count), for: inode)
+        return content.count
+    }
+}
