@@ -71,6 +71,50 @@ final class PackMountTests: XCTestCase {
         XCTAssertEqual(progress["completed_tiles"], .number(25))
     }
 
+    /// Sizes come with the listing (READDIRPLUS) from the sizes the downloader recorded; they
+    /// stay exact when an app rewrites tiles (triggers drop the recorded size) and when the
+    /// database has no sizes at all (an app's: each tile is decoded for its size).
+    func testWalkedSizesAreExactWhateverWroteTheTiles() throws {
+        func sql(_ statement: String) -> String {
+            String(decoding: MountHelper.runTool("/usr/bin/sqlite3", [db, statement]).output, as: UTF8.self)
+        }
+        XCTAssertEqual(sql("SELECT COUNT(*) FROM tiles WHERE compressed = 1 AND data IS NOT NULL"
+            + " AND id NOT IN (SELECT tile_id FROM packfs_tile_sizes)"), "0\n", "every compressed tile has its size")
+        XCTAssertNotEqual(sql("SELECT COUNT(*) FROM packfs_tile_sizes"), "0\n")
+        // As an app would: new bytes for two tiles (one uncompressed, one another tile's zlib).
+        let plain = "z = 14 AND x = 9327 AND y = 4742", zlib = "z = 14 AND x = 9328 AND y = 4742"
+        _ = sql("UPDATE tiles SET data = CAST('app bytes' AS BLOB), compressed = 0 WHERE \(plain)")
+        _ = sql("UPDATE tiles SET data = (SELECT data FROM tiles WHERE z = 5), compressed = 1 WHERE \(zlib)")
+        XCTAssertEqual(sql("SELECT COUNT(*) FROM packfs_tile_sizes s JOIN tiles t ON t.id = s.tile_id"
+            + " WHERE t.\(plain) OR t.\(zlib)"), "0\n", "the triggers dropped the rewritten tiles' sizes")
+        try assertWalkedSizesMatchContents()
+        _ = sql("DROP TRIGGER packfs_tile_sizes_update; DROP TRIGGER packfs_tile_sizes_delete; DROP TABLE packfs_tile_sizes")
+        try assertWalkedSizesMatchContents()
+    }
+
+    /// On a fresh mount: every file's size as `find -printf %s` gives it (the walk's stat, from
+    /// the listing) equals the bytes read from it.
+    private func assertWalkedSizesMatchContents() throws {
+        try packfsMount()
+        defer {
+            // The daemon's last act (journal mode back to DELETE) ends with the -wal file gone.
+            XCTAssertEqual(MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
+            let deadline = Date().addingTimeInterval(30)
+            while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(20_000) }
+        }
+        let pack = mount.path + "/packs/helsinki"
+        let find = MountHelper.runTool("/usr/bin/find", [pack, "-type", "f", "-printf", "%s %P\n"])
+        XCTAssertEqual(find.status, 0)
+        let lines = String(decoding: find.output, as: UTF8.self).split(separator: "\n")
+        XCTAssertGreaterThan(lines.count, 300)
+        for line in lines {
+            let (size, name) = (line.prefix { $0 != " " }, line.drop { $0 != " " }.dropFirst())
+            let content = try Data(contentsOf: URL(fileURLWithPath: pack + "/" + name))
+            XCTAssertEqual(Int(size), content.count, String(name))
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: pack + "/14/9327/4742.pbf")), Data("app bytes".utf8))
+    }
+
     func testChangesInsideAPackFailAndUnmountLeavesOneFile() throws {
         try packfsMount()
         let tile = mount.path + "/packs/helsinki/14/9327/4742.pbf"
