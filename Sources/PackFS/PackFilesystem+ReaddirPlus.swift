@@ -4,7 +4,8 @@ import PackStore
 /// Listings with attributes (READDIRPLUS), which make a walk of a big pack (`du`, `find`,
 /// `ls -lR`, backup tools) cost a message per page of entries rather than a lookup per file.
 /// A tile column, where nearly all entries are, is answered from one query per page that also
-/// gives each tile's size (`tileRowsWithSizes`); every other directory holds few entries, each
+/// gives each tile's size (`tileRowsWithSizes`), for a process that stats what it lists
+/// (`StatWalkers`), names alone for others; every other directory holds few entries, each
 /// looked up as a LOOKUP would be.
 extension PackFilesystem {
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
@@ -13,11 +14,12 @@ extension PackFilesystem {
             let entries = try readdir(inode: inode, offset: offset, limit: limit, caller: caller)
             return try lookingUp(entries, in: inode, caller: caller)
         }
+        guard statWalkers.wantsAttributes(caller.pid) else {
+            // Names only (inode 0 in the reply: the kernel builds nothing for them).
+            return try readdir(inode: inode, offset: offset, limit: limit, caller: caller).map { ($0, nil) }
+        }
         return try translatingErrors {
-            // Only the first page checks that the column is still there (`dots` reads the pack's
-            // state for it): a walk of a 1,000,000-tile pack lists 5,000 pages. A later page of
-            // a column that went finds no rows, which ends the listing.
-            let dots = offset < 2 ? try dots(of: node, inode: inode, after: offset).map { (entry: $0, attributes: Entry?.none) } : []
+            let dots = try dots(of: node, inode: inode, after: offset).map { (entry: $0, attributes: Entry?.none) }
             let tiles = try tilesWithAttributes(region, ref, z: z, x: x, after: offset, limit: max(limit, 0) - dots.count)
             return dots + tiles
         }

@@ -32,6 +32,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let vacancies = Vacancies()
     let dropSettler = DropSettler()
     let removedPacks = RemovedPacks()
+    let statWalkers = StatWalkers()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
     /// How long a region file written without an open (no release will come) may rest with
@@ -71,6 +72,7 @@ public final class PackFilesystem: Filesystem, Sendable {
             let parentNode = try node(parent)
             // Tiles, the lookups that count (a map reads thousands), take one read.
             if case .column(let region, let ref, let z, let x) = parentNode {
+                statWalkers.noteLookup(by: caller.pid)
                 return try tileEntry(named: name, in: region, ref, z: z, x: x)
             }
             return try entry(for: try child(named: name, of: parentNode))

@@ -119,22 +119,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`
-    /// in the order asked: ascending, or descending for a TMS source listed in XYZ order. Only
-    /// rows of the zoom's grid (0 to 2^z - 1) come: an app's file may hold others, which no path
-    /// names, and a page of them would end a listing early.
-    public func tileRows(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
-        throws -> [(y: Int, id: TileID)]
-    {
-        let lastRow = (1 << min(max(z, 0), 62)) - 1
-        return try read { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: TreeSQL.rows(descending: descending)),
-                arguments: [set.urlTemplate, set.pixelRatio, z, x, after, lastRow, set.region.rawValue, limit]
-            ).map { (y: try $0.stored(at: 0, "tiles.y"), id: TileID(rawValue: try $0.stored(at: 1, "tiles.id"))) }
-        }
-    }
-
     /// A tile row, if `region` still holds it.
     public func packTile(_ id: TileID, in region: RegionID) throws -> StoredTile? {
         try read { db in

@@ -12,6 +12,7 @@ extension OfflineDatabase {
         static let resourceByURL = ReadQuery(TreeSQL.resourceByURL)
         static let resourceDataByID = ReadQuery(TreeSQL.resourceDataByID)
         static let holdsTile = ReadQuery(TreeSQL.holdsTile)
+        static let rows = [false, true].map { ReadQuery(TreeSQL.rows(descending: $0)) }
         /// Listing pages with sizes, by order, with and without PackFS's sizes table.
         static let sizedRows = [false, true].map { descending in
             [false, true].map { ReadQuery(TreeSQL.sizedRows(descending: descending, sizesTable: $0)) }
@@ -41,17 +42,32 @@ extension OfflineDatabase {
         }
     }
 
+    /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`
+    /// in the order asked: ascending, or descending for a TMS source listed in XYZ order. Only
+    /// rows of the zoom's grid (0 to 2^z - 1) come: an app's file may hold others, which no path
+    /// names, and a page of them would end a listing early. One statement per page on a raw
+    /// connection (through GRDB's read, with its transaction, a walk of a 1,000,000-tile pack
+    /// spent most of its time in GRDB).
+    public func tileRows(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
+        throws -> [(y: Int, id: TileID)]
+    {
+        var rows: [(y: Int, id: TileID)] = []
+        rows.reserveCapacity(max(limit, 0))
+        try readers.withConnection { connection in
+            try connection.each(TreeRead.rows[descending ? 1 : 0], Self.rowArguments(set, z, x, after, limit)) { row in
+                rows.append((y: Int(row.int64(0)), id: TileID(rawValue: row.int64(1))))
+                return true
+            }
+        }
+        return rows
+    }
+
     /// `tileRows` with each row's served size when it is known without decoding (nil: decode
-    /// the tile to know it). One statement per page on a raw connection: a walk of a
-    /// 1,000,000-tile pack lists 195 tiles per page.
+    /// the tile to know it). A walk of a 1,000,000-tile pack lists 195 tiles per page.
     public func tileRowsWithSizes(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID, size: Int?)]
     {
-        let lastRow = Int64((1 << min(max(z, 0), 62)) - 1)
-        let arguments: [ReadArgument] = [
-            .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)), .int(Int64(after)),
-            .int(lastRow), .int(set.region.rawValue), .int(Int64(limit)),
-        ]
+        let arguments = Self.rowArguments(set, z, x, after, limit)
         return try readers.withConnection { connection in
             let sized = try connection.first(TreeRead.sizesTableExists, []) { _ in true } ?? false
             var rows: [(y: Int, id: TileID, size: Int?)] = []
@@ -64,6 +80,16 @@ extension OfflineDatabase {
             }
             return rows
         }
+    }
+
+    private static func rowArguments(_ set: TileColumnSet, _ z: Int, _ x: Int, _ after: Int, _ limit: Int)
+        -> [ReadArgument]
+    {
+        let lastRow = Int64((1 << min(max(z, 0), 62)) - 1)
+        return [
+            .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)), .int(Int64(after)),
+            .int(lastRow), .int(set.region.rawValue), .int(Int64(limit)),
+        ]
     }
 
     /// The row of the resource stored under `url`, if `region` holds it.
