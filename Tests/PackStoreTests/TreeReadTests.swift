@@ -29,6 +29,36 @@ final class TreeReadTests: StoreTestCase {
         XCTAssertNil(try database.packTileData(tileKey(3, 1, 3), in: pack.id))
     }
 
+    /// Listing sizes: recorded with the tile, the stored length of uncompressed content, nil
+    /// (decode it) once a rewrite without a size dropped the recorded one (the upsert's own
+    /// update fires the trigger), and nil for gzip content stored as is.
+    func testListedSizesComeFromTheWriterAndGoWithARewrite() throws {
+        let database = try OfflineDatabase.open(path: path, mode: .session)
+        defer { try? database.close() }
+        let pack = try database.createPack(name: "a", definition: sampleDefinition())
+        let raw = Data(repeating: 7, count: 1000), gzip = Data([0x1F, 0x8B, 8, 0, 0, 0])
+        try database.write { batch in
+            let stores: [(Int, StoredData, Int?)] = [
+                (0, .encoding(raw), raw.count), (1, StoredData(bytes: Data("abc".utf8), compressed: false), nil),
+                (2, .encoding(raw), nil), (3, StoredData(bytes: gzip, compressed: false), nil),
+            ]
+            for (y, data, size) in stores {
+                try batch.link(tile: batch.putTile(self.tileKey(3, 1, y), data: data, headers: CacheHeaders(), contentSize: size), to: pack.id)
+            }
+        }
+        let set = TileColumnSet(region: pack.id, urlTemplate: tileKey(3, 1, 0).urlTemplate, pixelRatio: 1)
+        func sizes() throws -> [Int?] {
+            try database.tileRowsWithSizes(set, z: 3, x: 1, after: -1, descending: false, limit: 10).map(\.size)
+        }
+        XCTAssertEqual(try sizes(), [1000, 3, nil, nil])
+        _ = try database.write { batch in
+            try batch.putTile(self.tileKey(3, 1, 0), data: .encoding(Data(repeating: 1, count: 999)), headers: CacheHeaders())
+        }
+        XCTAssertEqual(try sizes(), [nil, 3, nil, nil], "the rewrite's trigger dropped the old size")
+        XCTAssertEqual(try database.tileRows(set, z: 3, x: 1, after: 0, descending: true, limit: 10).map(\.y), [])
+        XCTAssertEqual(try database.tileRows(set, z: 3, x: 1, after: 8, descending: true, limit: 2).map(\.y), [3, 2])
+    }
+
     func testSeesEveryCommitAfterItsConnectionsOpened() throws {
         let database = try OfflineDatabase.open(path: path, mode: .session)
         defer { try? database.close() }
