@@ -100,7 +100,9 @@ def verdict(stats, unit, target):
     if holds:
         return "yes"
     if operator == ">=":
-        return f"**NO**: {statistic} {show(value, unit)}, {show(limit - value, unit)} ({(limit - value) / limit:.0%}) short"
+        short = (limit - value) / limit
+        return f"**NO**: {statistic} {show(value, unit)}, {short:.1%} short" if short < 0.05 else \
+            f"**NO**: {statistic} {show(value, unit)}, {short:.0%} short"
     return f"**NO**: {statistic} {show(value, unit)}, {value / limit:.1f}x the limit"
 
 def summary(values):
