@@ -1,5 +1,6 @@
-# Shared by the benchmarks (source it): a release build of packfs, and generated tiles served by
-# nginx on loopback.
+# Shared by the benchmarks (source it): a release build of packfs, generated tiles served by
+# nginx on loopback, mounting and unmounting with the daemon's exit awaited, and the per-round
+# figures all.sh aggregates.
 
 # Builds packfs in release mode from the project root (the working directory afterwards) and
 # sets $packfs to the binary.
@@ -20,4 +21,49 @@ serve_tiles() {
     >"$1/nginx.out" 2>&1 &
   server=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/styles/bench.json" >/dev/null && break; sleep 0.1; done
+}
+
+# drop_caches: page cache, dentries and inodes written back and dropped (needs root), so that the
+# next pass reads from the disk, or asks the FUSE daemon, for every file.
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# mount_db DB MOUNTPOINT: mounts DB (the daemon detaches). The daemon of an earlier mount of DB
+# may still be closing the database (it holds the database's lock until then): retried for 10 s.
+mount_db() {
+  for _ in $(seq 100); do "$packfs" mount "$1" "$2" 2>/dev/null && return; sleep 0.1; done
+  "$packfs" mount "$1" "$2"
+}
+
+# daemon_pid DB MOUNTPOINT: the pid of the daemon serving DB on MOUNTPOINT (it runs again as
+# "packfs mount DB MOUNTPOINT -f" once detached).
+daemon_pid() { pgrep -f -- " mount $1 $2( |$)" | head -1; }
+
+# unmount_db DB MOUNTPOINT: unmounts and waits until the daemon has exited (10 s at most), so
+# that the next mount, above all a timed one, does not wait for it.
+unmount_db() {
+  local pid
+  pid=$(daemon_pid "$1" "$2")
+  fusermount3 -u "$2"
+  [ -n "$pid" ] || return 0
+  for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+  echo "the daemon of $2 (pid $pid) has not exited 10 s after its unmount" >&2
+  return 1
+}
+
+# vm_hwm DB MOUNTPOINT: the daemon's peak resident set so far (VmHWM), in KiB.
+vm_hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$(daemon_pid "$1" "$2")/status"; }
+
+# record NAME VALUE: with PACKFS_BENCH_RESULTS set (all.sh sets it), appends a "NAME VALUE" line
+# to that file: one figure of one round, which all.sh aggregates (minimum, median, maximum); or,
+# for a NAME "# WORD", a parameter of the run (a tile count) that the summary's labels show.
+record() { [ -z "${PACKFS_BENCH_RESULTS:-}" ] || echo "$1 $2" >>"$PACKFS_BENCH_RESULTS"; }
+
+# timed VAR COMMAND...: runs COMMAND (a function too) and sets VAR to its wall seconds, read
+# from bash's own clock right before and after it (no process started for the timing).
+timed() {
+  local var=$1 start end us
+  shift
+  start=$EPOCHREALTIME; "$@"; end=$EPOCHREALTIME
+  us=$(( 10#${end//[.,]/} - 10#${start//[.,]/} ))
+  printf -v "$var" '%d.%06d' $((us / 1000000)) $((us % 1000000))
 }

@@ -3,7 +3,9 @@
 # from nginx on loopback (pre-gzipped tiles, gzip_static, as tile servers serve MBTiles blobs),
 # against `curl --parallel --parallel-max 20` fetching the same URL list to files, in the same run.
 # Prints tiles per second for both and the ratio, and each one's peak memory (maximum resident
-# set). usage: download.sh [TILES] [ROUNDS]
+# set); then the size of the database each round left against an MBTiles file of the same tiles
+# built without PackFS (gen_mbtiles.py). With PACKFS_BENCH_RESULTS=FILE (all.sh), also appends
+# each round's figures to FILE. usage: download.sh [TILES] [ROUNDS]
 #
 # File creation is slow on an ext4 without a journal (this project's machines) for about six
 # minutes after many files were deleted nearby: the inode allocator skips every recently
@@ -38,6 +40,8 @@ print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).
 echo "tiles: $count (unique, z15), nginx 1 worker, loopback, $(nproc) cores"
 printf '%-6s %9s %11s %9s %11s %7s %10s %8s %6s\n' round "packfs s" "packfs t/s" "curl s" "curl t/s" ratio \
   "packfs MB" "curl MB" memory
+record "# download_tiles" "$count"
+db_bytes=()
 for round in $(seq "$rounds"); do
   rm -f "$work/packs.db"
   sync  # both start with no dirty pages from the previous round
@@ -54,6 +58,18 @@ for round in $(seq "$rounds"); do
   printf '%-6s %9.2f %11s %9.2f %11s %7.2f %10.1f %8.1f %6.1f\n' "$round" "$p" "$(rate "$count" "$p")" "$c" \
     "$(rate "$count" "$c")" "$(python3 -c "print($c/$p)")" "$(python3 -c "print($pm/1024)")" \
     "$(python3 -c "print($cm/1024)")" "$(python3 -c "print($pm/$cm)")"
+  record download.packfs_s "$p"; record download.curl_s "$c"; record download.ratio "$(python3 -c "print($c/$p)")"
+  record download.packfs_mb "$(python3 -c "print($pm/1024)")"; record download.curl_mb "$(python3 -c "print($cm/1024)")"
+  db_bytes+=("$(stat -c %s "$work/packs.db")")
+done
+# The database as a download leaves it (not vacuumed), against the MBTiles file, built after the
+# timed rounds so that its writes slow none of them.
+mbtiles=$(python3 scripts/bench/gen_mbtiles.py "$work/world" "$work/bench.mbtiles")
+echo "database / MBTiles of the same tiles (gzipped as served, VACUUMed: $(python3 -c "print(f'{$mbtiles/1e6:.1f}')") MB):"
+for i in "${!db_bytes[@]}"; do
+  ratio=$(python3 -c "print(${db_bytes[i]}/$mbtiles)")
+  record download.db_mbtiles "$ratio"
+  python3 -c "print(f'  round $((i + 1)): {${db_bytes[i]}/1e6:.1f} MB, {$ratio:.3f}')"
 done
 echo "ratio = curl seconds / packfs seconds (above 1: PackFS is faster). PackFS also inflates, re-frames and stores every tile in SQLite."
 echo "MB: peak resident set; memory = packfs MB / curl MB."

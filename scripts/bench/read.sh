@@ -8,6 +8,7 @@
 # filesystem; warm, as a warm pass sends neither of them a message, its rate is the ceiling the
 # kernel's FUSE path sets. Each run prints mount/files, mount/bare and bare/files, cold and warm.
 # Also prints the daemon's peak memory (VmHWM) against the tile bytes it served.
+# With PACKFS_BENCH_RESULTS=FILE (all.sh), also appends each round's figures to FILE.
 # Needs root (drop_caches), FUSE and a C compiler. usage: read.sh [TILES] [THREADS]
 set -euo pipefail
 tiles=${1:-20000}
@@ -32,20 +33,12 @@ declare -A root=([files]="$work/world/tiles" [mount]="$work/mnt/packs/bench" [ba
 # run SIDE PASS [ROUNDS]: one pass over SIDE's tree, its "rate seconds bytes" line appended to
 # runs/SIDE-PASS. A warm pass reads the list 5 times, so that it lasts long enough to time.
 run() { "$work/read_tiles" "${root[$1]}" "$work/list.txt" "$threads" "${3:-1}" >>"$work/runs/$1-$2"; }
-drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-3}
 passes=${PACKFS_BENCH_PASSES:-9}
-# Mounts; the daemon of the previous mount may still be closing the database after its unmount.
-mount_db() {
-  for _ in $(seq 100); do "$packfs" mount "$work/packs.db" "$work/mnt" 2>/dev/null && return; sleep 0.1; done
-  "$packfs" mount "$work/packs.db" "$work/mnt"
-}
-
+mount_pack() { mount_db "$work/packs.db" "$work/mnt"; }
+unmount_pack() { unmount_db "$work/packs.db" "$work/mnt"; }
 # peak_memory: the mounted daemon's peak resident set so far, in KiB, appended to runs/memory.
-peak_memory() {
-  local pid
-  pid=$(pgrep -f -- "mount $work/packs.db $work/mnt" | head -1)
-  awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" >>"$work/runs/memory"
-}
+peak_memory() { vm_hwm "$work/packs.db" "$work/mnt" >>"$work/runs/memory"; }
 
 # bare_mount: a fresh bare FUSE process serving the tiles from memory (loaded from the files).
 bare_mount() {
@@ -63,17 +56,17 @@ bare_unmount() { fusermount3 -u "${root[bare]}"; wait "$bare_pid" 2>/dev/null ||
 # a lookup and a read (and for the mount a database query).
 cold_pass() {
   case "$1" in
-    mount) mount_db; drop; run mount cold; peak_memory; fusermount3 -u "$work/mnt" ;;
-    bare) bare_mount; drop; run bare cold; bare_unmount ;;
-    files) drop; run files cold ;;
+    mount) mount_pack; drop_caches; run mount cold; peak_memory; unmount_pack ;;
+    bare) bare_mount; drop_caches; run bare cold; bare_unmount ;;
+    files) drop_caches; run files cold ;;
   esac
 }
 sides=(files mount bare)
-for i in $(seq "${PACKFS_BENCH_COLD_ROUNDS:-3}"); do
+for i in $(seq "$cold_rounds"); do
   for k in 0 1 2; do cold_pass "${sides[(i + k) % 3]}"; done
 done
 # Warm: the same files again and again, everything cached (one unmeasured pass first).
-mount_db
+mount_pack
 bare_mount
 for side in files mount bare; do run "$side" unmeasured; done
 order=(files mount bare)
@@ -81,7 +74,7 @@ for i in $(seq "$passes"); do
   for k in 0 1 2; do run "${order[(i + k) % 3]}" warm 5; done
 done
 peak_memory
-fusermount3 -u "$work/mnt"; bare_unmount
+unmount_pack; bare_unmount
 
 # The median of a side's passes (by rate); each line is "rate seconds bytes".
 rate() { sort -n "$work/runs/$1" | awk '{ line[NR] = $1 } END { print line[int((NR + 1) / 2)] }'; }
@@ -97,7 +90,25 @@ print(f"{statistics.median(float(l.split()[0]) / float(l.split()[3]) for l in sy
 for pass in cold warm; do
   [ "$(cut -d' ' -f3 "$work"/runs/*-$pass | sort -u | wc -l)" = 1 ] || { echo "$pass: byte totals differ" >&2; exit 1; }
 done
-echo "tiles: $count, $threads reader threads, $(nproc) cores; ${PACKFS_BENCH_COLD_ROUNDS:-3} cold and $passes warm rounds"
+# record_rounds PASS: each round's rates and ratios of PASS as figures for all.sh (common.sh's
+# record), the ratios taken within the round as above.
+record_rounds() {
+  local files mount bare
+  while read -r files _ _ mount _ _ bare _ _; do
+    record "read.$1.files_rate" "$files"; record "read.$1.mount_rate" "$mount"; record "read.$1.bare_rate" "$bare"
+    record "read.$1.mount_files" "$(awk "BEGIN { print $mount / $files }")"
+    record "read.$1.mount_bare" "$(awk "BEGIN { print $mount / $bare }")"
+    record "read.$1.bare_files" "$(awk "BEGIN { print $bare / $files }")"
+  done < <(paste -d' ' "$work/runs/files-$1" "$work/runs/mount-$1" "$work/runs/bare-$1")
+}
+record "# read_tiles" "$count"; record "# threads" "$threads"
+record_rounds cold
+record_rounds warm
+# Memory: each cold daemon's peak, then the warm one's (runs/memory holds them in that order).
+while read -r kib; do record read.cold.daemon_mb "$(awk "BEGIN { print $kib / 1024 }")"; done \
+  < <(head -n "$cold_rounds" "$work/runs/memory")
+record read.warm.daemon_mb "$(awk '{ kib = $1 } END { print kib / 1024 }' "$work/runs/memory")"
+echo "tiles: $count, $threads reader threads, $(nproc) cores; $cold_rounds cold and $passes warm rounds"
 echo "rates: medians of each side's passes; ratios: medians of the ratios within each round"
 echo "targets (issue 12): cold mount/files >= 0.7, cold mount/bare >= 0.5, warm mount/bare >= 0.98"
 printf '%-5s %11s %11s %11s %12s %11s %11s\n' pass "files t/s" "mount t/s" "bare t/s" mount/files mount/bare bare/files
@@ -109,7 +120,7 @@ done
 # Memory: the largest cold daemon (each read every tile once), and the warm one (every tile read
 # cold once, then warm passes, which send it nothing).
 tile_bytes=$(head -1 "$work/runs/files-cold" | cut -d' ' -f3)
-cold_peak=$(head -3 "$work/runs/memory" | sort -n | tail -1); warm_peak=$(tail -1 "$work/runs/memory")
+cold_peak=$(head -n "$cold_rounds" "$work/runs/memory" | sort -n | tail -1); warm_peak=$(tail -1 "$work/runs/memory")
 python3 -c "print(f'daemon peak memory: cold {$cold_peak/1024:.1f} MB, warm {$warm_peak/1024:.1f} MB,' +
   f' serving {$tile_bytes/2**20:.1f} MB of tiles ({$warm_peak*1024/$tile_bytes:.2f} of them)')"
 echo "every pass (tiles/s):"

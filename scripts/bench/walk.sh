@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Walking a big pack: a pack of N unique tiles (default 1,000,000) written straight into a
+# database by gen_pack.py, then per round each command on a fresh mount (unmounted, the daemon
+# gone, page cache, dentries and inodes dropped, mounted again), so that every name costs the
+# daemon its work: `packfs mount` itself (until it returns with the pack visible), `ls` of one
+# column, `du -s`, `find | wc -l` and `ls -lR` of the pack, and the pack's removal the way the
+# README removes a pack in one step, `rm MNT/packs/big.region` (`rm -r` of the directory unlinks
+# file after file, one transaction each). Each round works on a fresh copy of the database, so
+# each removes a whole pack. `walk.sh 100000 1` is a quick look at a smaller pack. With
+# PACKFS_BENCH_RESULTS=FILE (all.sh), also appends each round's figures to FILE.
+# Needs root (drop_caches) and FUSE.
+# usage: walk.sh [TILES] [ROUNDS]
+set -euo pipefail
+tiles=${1:-1000000}
+rounds=${2:-3}
+work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-walk}
+source "$(dirname "$0")/common.sh"
+build_packfs
+fusermount3 -u "$work/mnt" 2>/dev/null || true
+rm -rf "$work" && mkdir -p "$work/mnt"
+db=$work/round.db mnt=$work/mnt
+pack=$mnt/packs/big
+trap 'fusermount3 -u "$mnt" 2>/dev/null || true' EXIT
+
+"$packfs" reset "$work/big.db" >/dev/null
+python3 scripts/bench/gen_pack.py "$work/big.db" "$tiles" >/dev/null
+column=$pack/$(sqlite3 "$work/big.db" "SELECT z || '/' || MIN(x) FROM tiles")  # the pack's first column
+record "# big_tiles" "$(sqlite3 "$work/big.db" "SELECT COUNT(*) FROM tiles")"
+record "# column_tiles" "$(sqlite3 "$work/big.db" "SELECT COUNT(*) FROM tiles WHERE x = (SELECT MIN(x) FROM tiles)")"
+
+# The commands timed, output to /dev/null; du and find check that they saw the whole pack, so
+# that a fast wrong answer fails.
+list_column() { ls "$column" >/dev/null; }
+disk_usage() { local usage; usage=$(du -s "$pack"); [ "${usage%%[[:space:]]*}" -gt 0 ]; }
+find_all() { [ "$(find "$pack" | wc -l)" -gt "$tiles" ]; }
+list_recursive() { ls -lR "$pack" >/dev/null; }
+remove_pack() { rm "$mnt/packs/big.region"; }
+# removed: the pack's directory is gone (10 s at most; untimed: the daemon tells the kernel to
+# forget the name just after rm's reply, so a look right after it may still see it cached).
+removed() {
+  for _ in $(seq 200); do [ -e "$pack" ] || return 0; sleep 0.05; done
+  echo "$pack is still there 10 s after its removal" >&2; return 1
+}
+mount_usable() { mount_db "$db" "$mnt"; stat "$pack" >/dev/null; }
+
+# fresh NAME COMMAND [CHECK]: unmount (the daemon gone), caches dropped, and, but for the mount's
+# own figure, mounted again; then COMMAND alone is timed and recorded as walk.NAME_s (and CHECK
+# run after it).
+fresh() {
+  local t
+  if mountpoint -q "$mnt"; then unmount_db "$db" "$mnt"; fi
+  drop_caches
+  [ "$1" = mount ] || mount_usable
+  timed t "$2"
+  "${3:-true}"
+  record "walk.$1_s" "$t"
+  printf ' %9.3f' "$t"
+}
+
+echo "pack: $tiles tiles ($(du -m "$work/big.db" | cut -f1) MB), $(nproc) cores, $rounds rounds; seconds, each command on a fresh mount"
+printf '%-6s %9s %9s %9s %9s %9s %9s\n' round mount "ls column" "du -s" find "ls -lR" "rm pack"
+for round in $(seq "$rounds"); do
+  cp "$work/big.db" "$db"
+  printf '%-6s' "$round"
+  fresh mount mount_usable
+  fresh ls list_column
+  fresh du disk_usage
+  fresh find find_all
+  fresh lsR list_recursive
+  fresh rm remove_pack removed
+  unmount_db "$db" "$mnt"  # before the next round's copy overwrites its database
+  echo
+done
+echo "targets (issue 12): mount < 0.5 s, ls of a column < 0.2 s, du -s, find and ls -lR < 5 s each, rm < 10 s"
