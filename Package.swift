@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         .target(name: "PackStore", dependencies: [
             "CZlib", "CDeflate", .product(name: "GRDB", package: "GRDB.swift"),
@@ -40,7 +41,7 @@ let package = Package(
             "PackStore", "StyleModel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .executableTarget(name: "packfs", dependencies: [
-            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange",
+            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "CMalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

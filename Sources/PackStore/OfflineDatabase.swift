@@ -78,6 +78,9 @@ public final class OfflineDatabase: Sendable {
         config.maximumReaderCount = 16
         config.prepareDatabase { db in
             if !readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            // The writer appends to a few B-trees, whose rightmost pages are all it revisits:
+            // 512 KiB instead of SQLite's 2 MB, which a download filled.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
             // A pool's readers answer small questions (pack state, layouts, listings of few
             // rows); at SQLite's default 2 MB each, up to 16 of them could hold 32 MB.
             if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -256") }

@@ -19,7 +19,7 @@ struct MountCommand: ParsableCommand {
     @Flag(name: .customShort("f"), help: "Stay in the foreground.") var foreground = false
     @Option(name: .customShort("o"), help: "FUSE mount options, comma-separated (allow_other, ...).")
     var options: [String] = []
-    @Option(help: "FUSE worker threads at most.") var threads = 16
+    @Option(help: "FUSE worker threads at most.") var threads = 8
     @Option(help: ArgumentHelp("Append the daemon's messages to FILE (in the background; with -f they go to stderr).",
                                valueName: "FILE"))
     var log: String?

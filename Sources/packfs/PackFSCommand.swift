@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import Foundation
 import PackStore
 
@@ -16,12 +17,22 @@ struct PackFSCommand: ParsableCommand {
         ])
 
     static func main() {
+        limitMallocArenas()
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
             exit(withReport: error)
         }
+    }
+
+    /// glibc gives each thread that allocates under contention an arena of its own, up to 8 per
+    /// core, each keeping its freed pages: a mount's 20-odd FUSE, download and decoding threads
+    /// grew it by megabytes of heap that no one used again. Two arenas, and a fixed mmap threshold
+    /// (glibc's moving one sends the FUSE threads' 1 MB request buffers into those arenas).
+    private static func limitMallocArenas() {
+        _ = packfs_mallopt(packfs_malloc_arena_max(), 2)
+        _ = packfs_mallopt(packfs_malloc_mmap_threshold(), 256 * 1024)
     }
 
     /// Help and version requests exit 0; usage errors 2; every other error 1, as one line.

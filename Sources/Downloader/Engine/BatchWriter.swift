@@ -79,6 +79,10 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         } else if count == 1 {
             queue.asyncAfter(deadline: .now() + maxDelay) { self.flush() }
         }
+        // Flow control: with two batches waiting, the caller (a decoding worker, or the transfer
+        // loop) waits for the writer's queued flush, so the network cannot outrun the disk and
+        // pile tiles up in memory (a writer starved by readers on the same 2 cores did).
+        if count >= 2 * maxItems { queue.sync {} }
     }
 
     /// Writes what is pending and waits for it; rethrows the first write failure.
