@@ -10,7 +10,8 @@
 # (20000), THREADS (4, read.sh's readers), LOAD_TILES (20000), BIG_TILES (1000000),
 # DOWNLOAD_TILES (20000), RESULTS (the results file; default /var/tmp/packfs-bench/DATE.txt).
 # At the default sizes on 2 cores: 32 minutes on issue 12's starting code, 28 of them walk.sh's
-# du -s and ls -lR of the 1M pack (2-8 minutes each); about 6 once those meet their 5 s targets.
+# du -s and ls -lR of the 1M pack (2-8 minutes each); 19 minutes on its final code, 8 of them
+# ls -lR (two extended-attribute round trips per file, see README).
 # usage: all.sh
 set -euo pipefail
 rounds=${ROUNDS:-3}
