@@ -24,8 +24,10 @@ final class LifecycleTests: MountedTestCase {
     /// every 50 ms, 20 wake-ups a second on an idle device.
     func testTheExitWatcherSleepsWhileTheMountIsIdle() throws {
         XCTAssertEqual(run("/bin/ls", [root]).status, 0)
+        // The watcher names itself when it first runs, which under ThreadSanitizer on a loaded
+        // machine came after the listing: wait for the name, with a deadline.
+        XCTAssertTrue(eventually(timeout: 30) { !Self.watcherContextSwitches().isEmpty }, "no \(ExitRequest.threadName) thread")
         let before = Self.watcherContextSwitches()
-        XCTAssertFalse(before.isEmpty, "no \(ExitRequest.threadName) thread")
         sleep(2)
         for (task, count) in Self.watcherContextSwitches() {
             let woken = count - (before[task] ?? 0)
