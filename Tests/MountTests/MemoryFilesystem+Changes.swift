@@ -31,8 +31,7 @@ extension MemoryFilesystem {
         try lock.withLock {
             guard let inode = child(of: parent, named: name) else { throw FilesystemError.notFound }
             guard try node(inode).permissions & 0o200 != 0 else { throw FilesystemError.readOnly }
-            nodes[parent]?.children.removeAll { $0 == inode }
-            nodes[inode] = nil
+            detach(inode, from: parent)
         }
     }
 
@@ -40,8 +39,7 @@ extension MemoryFilesystem {
         try lock.withLock {
             guard let inode = child(of: parent, named: name) else { throw FilesystemError.notFound }
             guard try node(inode).children.isEmpty else { throw FilesystemError.notEmpty }
-            nodes[parent]?.children.removeAll { $0 == inode }
-            nodes[inode] = nil
+            detach(inode, from: parent)
         }
     }
 
@@ -65,11 +63,8 @@ extension MemoryFilesystem {
         try lock.withLock {
             guard let inode = child(of: parent, named: name) else { throw FilesystemError.notFound }
             guard parent == newParent, try node(inode).permissions & 0o200 != 0 else { throw FilesystemError.notPermitted }
-            if let existing = child(of: parent, named: newName) {
-                nodes[parent]?.children.removeAll { $0 == existing }
-                nodes[existing] = nil
-            }
-            nodes[inode]?.name = newName
+            if let existing = child(of: parent, named: newName) { detach(existing, from: parent) }
+            setName(inode, in: parent, to: newName)
         }
     }
 

@@ -29,8 +29,16 @@ class MemoryFilesystem: Filesystem, @unchecked Sendable {  // `nodes` and the co
     static let manyCount = 20_000
     static let timeout = 60.0
 
+    /// A directory's child by name, so that a lookup (one per entry of a READDIRPLUS page) is
+    /// not a walk of 20,000 children.
+    struct ChildName: Hashable {
+        var parent: Inode
+        var name: String
+    }
+
     let lock = NSLock()
     var nodes: [Inode: Node] = [:]
+    var names: [ChildName: Inode] = [:]
     private var nextInode: UInt64 = 1_000_000
 
     init() {
@@ -59,12 +67,33 @@ class MemoryFilesystem: Filesystem, @unchecked Sendable {  // `nodes` and the co
         nodes[inode] = Node(name: name, parent: parent, kind: kind,
                             permissions: permissions ?? (kind == .directory ? 0o555 : 0o444), content: content)
         nodes[parent]?.children.append(inode)
+        names[ChildName(parent: parent, name: name)] = inode
         return inode
+    }
+
+    /// Takes `inode` out of `parent`; the caller holds the lock.
+    func detach(_ inode: Inode, from parent: Inode) {
+        if let name = nodes[inode]?.name { names[ChildName(parent: parent, name: name)] = nil }
+        nodes[parent]?.children.removeAll { $0 == inode }
+        nodes[inode] = nil
+    }
+
+    /// Gives `inode` in `parent` a new name; the caller holds the lock.
+    func setName(_ inode: Inode, in parent: Inode, to name: String) {
+        guard let old = nodes[inode]?.name else { return }
+        names[ChildName(parent: parent, name: old)] = nil
+        names[ChildName(parent: parent, name: name)] = inode
+        nodes[inode]?.name = name
     }
 
     /// Changes content or a name behind the kernel's back (for the invalidation tests).
     func replaceContent(of inode: Inode, with content: Data) { lock.withLock { nodes[inode]?.content = content } }
-    func renameSilently(_ inode: Inode, to name: String) { lock.withLock { nodes[inode]?.name = name } }
+    func renameSilently(_ inode: Inode, to name: String) {
+        lock.withLock {
+            guard let parent = nodes[inode]?.parent else { return }
+            setName(inode, in: parent, to: name)
+        }
+    }
 
     func inode(at path: String) -> Inode? {
         lock.withLock {
@@ -79,7 +108,7 @@ class MemoryFilesystem: Filesystem, @unchecked Sendable {  // `nodes` and the co
 
     /// The caller holds the lock.
     func child(of parent: Inode, named name: String) -> Inode? {
-        nodes[parent]?.children.first { nodes[$0]?.name == name }
+        names[ChildName(parent: parent, name: name)]
     }
 
     /// The caller holds the lock.
@@ -114,13 +143,19 @@ class MemoryFilesystem: Filesystem, @unchecked Sendable {  // `nodes` and the co
         try lock.withLock {
             let directory = try node(inode)
             guard directory.kind == .directory else { throw FilesystemError.notDirectory }
-            var all = [DirectoryEntry(name: ".", inode: inode, kind: .directory, cookie: 1),
-                       DirectoryEntry(name: "..", inode: directory.parent, kind: .directory, cookie: 2)]
-            for (index, child) in directory.children.enumerated() {
-                guard let node = nodes[child] else { continue }
-                all.append(DirectoryEntry(name: node.name, inode: child, kind: node.kind, cookie: Int64(index) + 3))
+            // Cookies: 1 for ".", 2 for "..", index + 3 for the children; a page starts after `offset`.
+            var page = [DirectoryEntry(name: ".", inode: inode, kind: .directory, cookie: 1),
+                        DirectoryEntry(name: "..", inode: directory.parent, kind: .directory, cookie: 2)]
+                .filter { $0.cookie > offset }
+            var index = max(Int(offset) - 2, 0)
+            while page.count < limit, index < directory.children.count {
+                let child = directory.children[index]
+                if let node = nodes[child] {
+                    page.append(DirectoryEntry(name: node.name, inode: child, kind: node.kind, cookie: Int64(index) + 3))
+                }
+                index += 1
             }
-            return Array(all.drop { $0.cookie <= offset }.prefix(limit))
+            return page
         }
     }
 
