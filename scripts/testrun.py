@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Runs the XCTest bundle's test classes in parallel shards and reports every test.
+
+    scripts/testrun.py --bundle .build/debug/PackFSPackageTests.xctest [--targets A,B | --skip-targets A,B]
+                       [--jobs N] [--logs DIR] [--sanitizer-reports DIR] [--label NAME]
+
+Classes, not tests, are the unit: a class's `class func setUp` (a server, a downloaded pack)
+runs once for all of its tests, as in a serial run. Each shard is one process of the bundle,
+given its classes as a comma-separated selector; shards are filled longest first (LPT) from the
+per-class seconds in scripts/test-times.txt (a class missing there counts as 10 s), so that they
+end together. XCTest's own lines ("Test Case '...' passed (N seconds)") are printed shard by shard
+after the run, followed by one summary: tests run against tests listed, failures by name, and the
+20 slowest tests. Exit status 1 if a test failed, a shard died, a listed test did not run, or a
+sanitizer wrote a report into --sanitizer-reports.
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMES = ROOT / "scripts" / "test-times.txt"
+DEFAULT_SECONDS = 10.0
+RESULT = re.compile(r"^Test Case '(?:-\[)?([\w.]+)[ .](\w+)\]?' (passed|failed|skipped) \(([\d.]+) seconds\)")
+
+
+def listed_tests(bundle):
+    """`Target.Class/test` for every test the bundle holds."""
+    output = subprocess.run([bundle, "--list-tests"], capture_output=True, text=True, check=True).stdout
+    return [line.strip() for line in output.splitlines() if re.match(r"^\w+\.\w+/\w+$", line.strip())]
+
+
+def class_weights():
+    weights = {}
+    if TIMES.exists():
+        for line in TIMES.read_text().splitlines():
+            fields = line.split()
+            if len(fields) == 2 and not line.startswith("#"):
+                weights[fields[1]] = float(fields[0])
+    return weights
+
+
+def shards_of(classes, jobs, weights):
+    """Longest first into the least loaded shard."""
+    shards = [[] for _ in range(max(1, jobs))]
+    loads = [0.0] * len(shards)
+    for name in sorted(classes, key=lambda c: (-weights.get(c, DEFAULT_SECONDS), c)):
+        index = loads.index(min(loads))
+        shards[index].append(name)
+        loads[index] += weights.get(name, DEFAULT_SECONDS)
+    return [(shard, load) for shard, load in zip(shards, loads) if shard]
+
+
+def run_shards(bundle, shards, logs, environment):
+    processes = []
+    for index, (classes, _) in enumerate(shards):
+        log = open(logs / f"shard-{index}.log", "w")
+        process = subprocess.Popen([bundle, ",".join(classes)], stdout=log, stderr=subprocess.STDOUT,
+                                   env=environment, cwd=ROOT)
+        processes.append((process, log))
+    statuses = []
+    for process, log in processes:
+        statuses.append(process.wait())
+        log.close()
+    return statuses
+
+
+def report(shards, statuses, logs, tests, started, reports):
+    # XCTest names a class without its target in its lines, and two targets may each have a
+    # class of the same name: tests are counted by (class, test), as often as they are listed.
+    results = collections.Counter()
+    outcomes = []
+    for index, status in enumerate(statuses):
+        text = (logs / f"shard-{index}.log").read_text(errors="replace")
+        print(f"== shard {index} ({len(shards[index][0])} classes, exit {status})")
+        print(text, end="" if text.endswith("\n") else "\n")
+        for line in text.splitlines():
+            match = RESULT.match(line)
+            if match:
+                cls, test, outcome, seconds = match.groups()
+                results[(cls.split(".")[-1], test)] += 1
+                outcomes.append((cls.split(".")[-1], test, outcome, float(seconds)))
+    expected = collections.Counter((t.split(".")[1].split("/")[0], t.split("/")[1]) for t in tests)
+    missing = sorted((expected - results).elements())
+    failed = sorted((cls, test) for cls, test, outcome, _ in outcomes if outcome == "failed")
+    found = sorted(reports.glob("report.*")) if reports else []
+    print(f"== {len(outcomes)} of {len(tests)} tests ran in {time.time() - started:.0f} s: "
+          f"{len(failed)} failed, {len(missing)} did not run, {len(found)} sanitizer report(s)")
+    for cls, test in failed:
+        print(f"   failed: {cls}.{test}")
+    for cls, test in missing:
+        print(f"   did not run: {cls}.{test}")
+    for path in found[:5]:
+        print(f"-- {path}")
+        print("".join(path.read_text(errors="replace").splitlines(keepends=True)[:60]))
+    print("== the 20 slowest tests")
+    for cls, test, outcome, seconds in sorted(outcomes, key=lambda item: -item[3])[:20]:
+        print(f"   {seconds:8.2f} s  {cls}.{test} ({outcome})")
+    return 0 if not failed and not missing and not found and all(s == 0 for s in statuses) else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bundle", required=True)
+    parser.add_argument("--targets", default="")
+    parser.add_argument("--skip-targets", default="")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--logs", default="")
+    parser.add_argument("--sanitizer-reports", default="")
+    arguments = parser.parse_args()
+    wanted = set(filter(None, arguments.targets.split(",")))
+    skipped = set(filter(None, arguments.skip_targets.split(",")))
+    tests = [t for t in listed_tests(arguments.bundle)
+             if (not wanted or t.split(".")[0] in wanted) and t.split(".")[0] not in skipped]
+    classes = sorted({t.split("/")[0] for t in tests})
+    logs = Path(arguments.logs or f"/tmp/packfs-tests-{os.getpid()}")
+    logs.mkdir(parents=True, exist_ok=True)
+    environment = dict(os.environ)
+    reports = Path(arguments.sanitizer_reports) if arguments.sanitizer_reports else None
+    if reports:
+        reports.mkdir(parents=True, exist_ok=True)
+        # halt_on_error=0: a report fails the run below, but the run goes on to find the others.
+        environment["TSAN_OPTIONS"] = f"log_path={reports}/report halt_on_error=0 second_deadlock_stack=1"
+        environment["ASAN_OPTIONS"] = f"log_path={reports}/report halt_on_error=0 detect_leaks=0"
+    shards = shards_of(classes, arguments.jobs, class_weights())
+    for index, (shard, load) in enumerate(shards):
+        print(f"== shard {index}: {len(shard)} classes, about {load:.0f} s by scripts/test-times.txt", flush=True)
+    started = time.time()
+    statuses = run_shards(arguments.bundle, shards, logs, environment)
+    sys.exit(report(shards, statuses, logs, tests, started, reports))
+
+
+if __name__ == "__main__":
+    main()
