@@ -114,7 +114,9 @@ enum GzipHeader {
         let flags = raw[3]
         var offset = 10
         if flags & fextra != 0 {
-            guard offset + 2 <= raw.count else { throw DownloadError.corruptBody(reason: "gzip FEXTRA truncated", url: url) }
+            guard offset + 2 <= raw.count else {
+                throw DownloadError.corruptBody(reason: "gzip FEXTRA truncated", url: url)
+            }
             offset += 2 + (Int(raw[offset]) | Int(raw[offset + 1]) << 8)
         }
         for flag in [fname, fcomment] where flags & flag != 0 {
