@@ -59,7 +59,7 @@ final class PMTilesImportedPackTests: XCTestCase {
         XCTAssertEqual(document["attribution"], .string("(c) somebody"))
         XCTAssertEqual(try database.resourceURLs(of: pack.id), ["pmtiles://my%20trails/tiles.json"])
         XCTAssertEqual(try database.status(of: pack.id).state, .complete)
-        XCTAssertEqual(try database.counts(of: pack.id).tiles, 2)
+        XCTAssertEqual(try database.progress(of: pack.id).counts.tiles, 2)
     }
 
     func testBadMetadataValuesGiveWayToTheTilesAndTheWorld() throws {

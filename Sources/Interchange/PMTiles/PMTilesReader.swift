@@ -78,21 +78,6 @@ public final class PMTilesReader {
         try directory(leafSection(pointer), what: "leaf directory at \(pointer.offset)")
     }
 
-    /// The bytes of tile z/x/y as the archive holds them; nil when it holds none.
-    public func tile(z: Int, x: Int, y: Int) throws -> Data? {
-        let id = try PMTilesTileID(z: z, x: x, y: y).rawValue
-        var entries = try rootEntries()
-        for _ in 0..<Self.maxDepth {
-            // The last entry starting at or before `id`.
-            guard let entry = entries.last(where: { $0.tileID <= id }) else { return nil }
-            if !entry.isLeaf {
-                return id - entry.tileID < UInt64(entry.runLength) ? try tileBytes(entry) : nil
-            }
-            entries = try leafEntries(entry)
-        }
-        throw tooDeep
-    }
-
     /// Every tile in directory order (tile id order), a run's content read once and handed out
     /// for each of its tiles.
     public func forEachTile(_ body: (_ z: Int, _ x: Int, _ y: Int, _ data: Data) throws -> Void) throws {
@@ -123,7 +108,7 @@ public final class PMTilesReader {
         }
     }
 
-    private func tileBytes(_ entry: PMTilesEntry) throws -> Data {
+    func tileBytes(_ entry: PMTilesEntry) throws -> Data {
         try bytes(in: header.tileData, entry.offset, UInt64(entry.length), what: "tile \(PMTilesTileID(rawValue: entry.tileID).name)")
     }
 
