@@ -1,31 +1,87 @@
-/// The Downloader's own failures: URLs it may not request. Each case names the URL, so that the
-/// one-line `description` is enough for a user to act on. (What is wrong inside a style or
-/// TileJSON document is a `StyleError`; HTTP failures are `HTTPError`s.)
-public enum DownloadError: Error, Equatable, CustomStringConvertible {
-    /// A URL about to be requested (after `--rewrite`, or a redirect target) whose scheme is not
-    /// http or https. (Style and TileJSON fields are `StyleError`s.)
-    case unsupportedScheme(url: String, field: String)
+/// Everything the Downloader reports as a failure, one case per cause, each naming the URL (or
+/// the limit) it concerns, so that the one-line `description` is enough for a user to act on and
+/// is what a pack's `error` says. (What is wrong inside a style or TileJSON document is a
+/// StyleModel `StyleError`; a database that cannot be written, PackStore's.)
+public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
+    // URLs that may not be requested: nothing was sent.
+    /// Only http and https are fetched (after `mapbox://` expansion and `--rewrite`).
+    case unsupportedScheme(url: String)
+    /// The URL could not be parsed (by libcurl's own parser, the one that would send it).
+    case malformedURL(url: String)
+    /// The URL's host (`host`, or `host:port` as the client judges it) is not in `--allow-host`.
+    case hostNotAllowed(host: String, url: String)
     /// A `mapbox://` URL that needs `--access-token`.
     case missingAccessToken(url: String)
     /// A `mapbox://` URL that does not name what its use needs (`mapbox://styles/...` for a style).
     case invalidMapboxURL(url: String, reason: String)
-    /// A URL whose host is not in the `--allow-host` list.
-    case hostNotAllowed(host: String, url: String)
     /// A `--rewrite` argument that is not `FROM=TO`.
     case invalidRewrite(String)
 
+    // Requests that failed, after redirects and retries.
+    /// A redirect pointed at a host (`host:port`) that is not allowed; it was not followed.
+    case redirectRefused(host: String, from: String, to: String)
+    /// A redirect pointed at a URL that is not http or https; it was not followed.
+    case redirectSchemeRefused(from: String, to: String)
+    case tooManyRedirects(url: String)
+    /// An HTTP status the caller cannot use: a 4xx other than 404, a 5xx/429 after the last
+    /// retry, a 3xx without a target, or "no content" for a document.
+    case status(Int, url: String)
+    /// libcurl's failure (connect, reset, timeout, truncated body...), with its CURLcode.
+    case network(code: Int, message: String, url: String)
+    /// A compressed body that does not inflate (damaged on the way: worth another attempt).
+    case corruptBody(reason: String, url: String)
+    /// A body in a Content-Encoding PackFS does not decode.
+    case unsupportedEncoding(String, url: String)
+    case bodyTooLarge(limit: Int, url: String)
+    /// The client was shut down, or the caller cancelled the request.
+    case cancelled(url: String)
+    /// A request that ended without its completion reaching the one waiting for it.
+    case noAnswer(url: String)
+    /// libcurl could not be initialised, or the client's configuration is unusable.
+    case setup(String)
+
+    // A pack's run.
+    /// A 304 to a refresh whose stored copy cannot be read back.
+    case emptyStoredCopy(url: String)
+    /// `--max-tiles`: `needed` when the plan alone exceeds it, nil when new tiles reached it.
+    case tileLimit(limit: Int, needed: Int?)
+    /// MapLibre's cap on `mapbox://` tiles, as for `tileLimit`.
+    case mapboxTileLimit(limit: Int, needed: Int?)
+    /// The pack's rows could not be written (a disk quota speaks for itself instead).
+    case writeFailed(String)
+    case suspended
+
     public var description: String {
         switch self {
-        case .unsupportedScheme(let url, let field):
-            return "\(url) (\(field)): only http, https and mapbox URLs are fetched"
-        case .missingAccessToken(let url):
-            return "\(url): mapbox:// URLs need an access token (--access-token)"
-        case .invalidMapboxURL(let url, let reason):
-            return "\(url): \(reason)"
-        case .hostNotAllowed(let host, let url):
-            return "\(url): host \(host) is not allowed (--allow-host)"
-        case .invalidRewrite(let argument):
-            return "--rewrite \(argument): expected FROM=TO with a non-empty FROM"
+        case .unsupportedScheme(let url): return "refused \(url): only http and https URLs are fetched"
+        case .malformedURL(let url): return "malformed URL \(url)"
+        case .hostNotAllowed(let host, let url): return "refused \(url): host \(host) is not allowed (--allow-host)"
+        case .missingAccessToken(let url): return "\(url): mapbox:// URLs need an access token (--access-token)"
+        case .invalidMapboxURL(let url, let reason): return "\(url): \(reason)"
+        case .invalidRewrite(let argument): return "--rewrite \(argument): expected FROM=TO with a non-empty FROM"
+        case .redirectRefused(let host, let from, let to):
+            return "refused redirect from \(from) to \(to): host \(host) is not allowed"
+        case .redirectSchemeRefused(let from, let to):
+            return "refused redirect from \(from) to \(to): only http and https URLs are fetched"
+        case .tooManyRedirects(let url): return "too many redirects for \(url)"
+        case .status(let status, let url): return "HTTP \(status) for \(url)"
+        case .network(let code, let message, let url): return "\(url): \(message) (curl error \(code))"
+        case .corruptBody(let reason, let url): return "bad response body from \(url): \(reason)"
+        case .unsupportedEncoding(let coding, let url):
+            return "bad response body from \(url): unsupported Content-Encoding \(coding)"
+        case .bodyTooLarge(let limit, let url): return "response from \(url) exceeds \(limit) bytes"
+        case .cancelled(let url): return "cancelled \(url)"
+        case .noAnswer(let url): return "no answer for \(url)"
+        case .setup(let reason): return "HTTP client setup failed: \(reason)"
+        case .emptyStoredCopy(let url): return "\(url): answered 304 Not Modified, but the stored copy is empty"
+        case .tileLimit(let limit, let needed?):
+            return "the region needs \(needed) tiles; the tile limit is \(limit) (--max-tiles)"
+        case .tileLimit(let limit, nil): return "tile limit reached: the database may hold \(limit) tiles (--max-tiles)"
+        case .mapboxTileLimit(let limit, let needed?):
+            return "the region needs \(needed) mapbox:// tiles; the Mapbox tile limit is \(limit)"
+        case .mapboxTileLimit(let limit, nil): return "Mapbox tile limit reached: \(limit) mapbox:// tiles"
+        case .writeFailed(let reason): return "writing the pack failed: \(reason)"
+        case .suspended: return "suspended"
         }
     }
 }

@@ -1,7 +1,7 @@
 // FUSEBridge: the only target that imports libfuse. It turns kernel requests into calls on a
 // `Filesystem` (PackFS's model) and the answers into replies.
 //
-// Concepts. `FUSEMount` owns one libfuse low-level session: mount, the multithreaded loop, unmount.
+// Concepts. `FUSEMount` owns one libfuse low-level session: mount, the request loop, unmount.
 // `Operations` is the one operations table; each entry is a non-capturing @convention(c) closure
 // that copies its arguments into Swift values, calls the model through `Session.serve`, and sends
 // exactly one `Reply`. The model travels as the session's userdata (`Unmanaged.passRetained`) and
@@ -15,8 +15,12 @@
 // queue of its own so that no notification waits on a request it is itself blocking.
 // Capabilities are chosen in `KernelCaching.negotiate`.
 //
-// Threading. libfuse's multithreaded loop runs callbacks on up to `maxThreads` workers at once;
-// the model is `Sendable` and does its own locking. A worker never waits on anything but the model.
+// Threading. PackFS's own loop (`WorkerLoop`, not libfuse's `fuse_session_loop_mt`, whose ending
+// by pthread_cancel aborts under ThreadSanitizer) reads and serves requests on worker threads,
+// one more started whenever none is left waiting for the next request, up to `maxThreads`. It
+// ends when a worker sees the session exited: `ExitRequest` sends a request of its own to wake
+// one after `stop()` or a signal; after an external unmount the device read fails. The model is
+// `Sendable` and does its own locking. A worker never waits on anything but the model.
 //
 // Errors. A `FilesystemError` becomes its errno through `FilesystemError.errno` (the one table);
 // anything else becomes EIO with a line on stderr naming the operation and the cause. No Swift

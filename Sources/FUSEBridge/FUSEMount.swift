@@ -17,25 +17,21 @@ public final class FUSEMount: Sendable {
         /// libfuse's handlers: SIGINT, SIGTERM and SIGHUP end the loop, SIGPIPE is ignored. They are
         /// process-wide and serve one session at a time: leave off for a second concurrent mount.
         public var handlesSignals: Bool
-        /// Detach with `fuse_daemonize` after mounting (fork, setsid, chdir /, stdio to /dev/null).
-        /// Forking keeps only the calling thread: use only from a process that has started no
-        /// other threads yet, i.e. the CLI's main thread before anything else.
-        public var daemonize: Bool
+        // No `fuse_daemonize`: a forked Swift process keeps one thread and a broken Dispatch
+        // (`packfs mount` runs itself again in the background instead: `Background`).
 
         public init(mountOptions: [String] = [], maxThreads: Int = 16, caching: KernelCaching = KernelCaching(),
-                    handlesSignals: Bool = true, daemonize: Bool = false) {
+                    handlesSignals: Bool = true) {
             self.mountOptions = mountOptions
             self.maxThreads = maxThreads
             self.caching = caching
             self.handlesSignals = handlesSignals
-            self.daemonize = daemonize
         }
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case invalidOptions([String])
         case mountFailed(String)
-        case daemonizeFailed
         case signalHandlersFailed
         case loopFailed(errno: Int32)
 
@@ -43,7 +39,6 @@ public final class FUSEMount: Sendable {
             switch self {
             case .invalidOptions(let options): return "libfuse rejected the options \(options)"
             case .mountFailed(let path): return "cannot mount on \(path) (see the message above)"
-            case .daemonizeFailed: return "cannot detach into the background"
             case .signalHandlersFailed: return "cannot install the signal handlers"
             case .loopFailed(let code): return "the FUSE session failed: \(String(cString: strerror(code)))"
             }
@@ -82,7 +77,6 @@ public final class FUSEMount: Sendable {
             fuse_session_unmount(session)
             notifier.waitUntilIdle()
         }
-        if options.daemonize && fuse_daemonize(0) != 0 { throw Failure.daemonizeFailed }
         if options.handlesSignals && fuse_set_signal_handlers(session) != 0 { throw Failure.signalHandlersFailed }
         defer { if options.handlesSignals { fuse_remove_signal_handlers(session) } }
         notifier.attach(session)

@@ -18,9 +18,14 @@ import PackFS
 /// - `statelessOpendir` (FUSE_CAP_NO_OPENDIR_SUPPORT): the same for directories; the kernel then
 ///   also caches listings (FOPEN_CACHE_DIR) until the directory is invalidated or its mtime
 ///   changes, so a model that grows listings must invalidate the directory. Off by default.
-/// - readdirplus stays off (libfuse offers it only when the table has `readdirplus`): each
-///   readdirplus entry carries full attributes and a lookup reference, so a listing of 20,000
-///   tiles would cost 20,000 stats and as many forgets, while map readers open tiles by path.
+/// - READDIRPLUS is on for every page (FUSE_CAP_READDIRPLUS asked, READDIRPLUS_AUTO refused: that
+///   heuristic gives attributes after a directory's first page only to a walker that stats as it
+///   reads, not to `du` or `ls`, which read the whole directory first), so a walk costs a message
+///   per page of entries rather than a lookup per file. An entry with attributes makes the kernel
+///   build an inode and a dentry and holds a lookup reference, so in a tile column the model gives
+///   them only to a process that has looked a tile up (`StatWalkers`), names alone (inode 0) to
+///   others (`PackFilesystem.readdirPlus`): `du` gets its sizes with the listings, `find` pays
+///   nothing.
 /// - Always asked: FUSE_CAP_ASYNC_READ (parallel reads of one file, needed by the multithreaded
 ///   loop to help), FUSE_CAP_AUTO_INVAL_DATA (drop cached pages when getattr shows a new
 ///   mtime or size), FUSE_CAP_PARALLEL_DIROPS (lookups and readdirs in one directory run

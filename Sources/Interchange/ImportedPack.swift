@@ -25,15 +25,34 @@ public enum ImportedPack {
     /// One tile, row in XYZ numbering (an MBTiles importer flips its TMS rows first).
     public typealias Tile = (z: Int, x: Int, y: Int, data: Data)
 
-    public struct Summary: Equatable, Sendable, CustomStringConvertible {
+    public struct Summary: InterchangeSummary, Equatable {
         public var pack: Pack
         /// Distinct tiles stored (a tile the file holds twice counts once).
         public var tiles: Int
         public var zooms: ClosedRange<Int>
 
-        /// One line for the command's output.
-        public var description: String {
-            "pack \"\(pack.name)\": \(tiles) tiles, zooms \(zooms.lowerBound) to \(zooms.upperBound)"
+        public var lines: [String] {
+            ["pack \"\(pack.name)\": \(tiles) tiles, zooms \(zooms.lowerBound) to \(zooms.upperBound)"]
+        }
+
+        public var json: JSONValue {
+            .object([
+                "pack": .string(pack.name), "tiles": .number(Double(tiles)),
+                "min_zoom": .number(Double(zooms.lowerBound)), "max_zoom": .number(Double(zooms.upperBound)),
+            ])
+        }
+    }
+
+    /// The names an imported file goes by: the file's own (in messages and the pack's origin),
+    /// and the pack's, `name` when given, else the file's without its extension.
+    struct Names {
+        var file: String
+        var pack: String
+
+        init(path: String, name: String?) {
+            let url = URL(fileURLWithPath: path)
+            file = url.lastPathComponent
+            pack = name ?? url.deletingPathExtension().lastPathComponent
         }
     }
 
@@ -70,7 +89,7 @@ public enum ImportedPack {
                 count += 1
                 zooms = zooms.map { min($0.lowerBound, tile.z)...max($0.upperBound, tile.z) } ?? tile.z...tile.z
             }
-            guard let zooms else { throw InterchangeError("\(fileName) holds no tiles") }
+            guard let zooms else { throw InterchangeError.noTiles(fileName) }
             let document = metadata.document(template: urls.template, zooms: zooms)
             let resource = try batch.putResource(
                 url: urls.tileJSON, kind: .source, data: .encoding(Data(document.compactText.utf8)),
@@ -84,19 +103,21 @@ public enum ImportedPack {
             final.maxZoom = Double(zooms.upperBound)
             return final
         }
-        guard let zooms else { throw InterchangeError("\(fileName) holds no tiles") }
+        guard let zooms else { throw InterchangeError.noTiles(fileName) }
         return Summary(pack: pack, tiles: count, zooms: zooms)
     }
 
     /// Zoom, column and row of a tile from a file: outside data, checked before it is keyed.
     private static func check(_ tile: Tile, in fileName: String) throws {
-        let place = "\(fileName): tile \(tile.z)/\(tile.x)/\(tile.y)"
+        let place = "\(tile.z)/\(tile.x)/\(tile.y)"
         guard (0...deepestZoom).contains(tile.z) else {
-            throw InterchangeError("\(place) is outside zooms 0 to \(deepestZoom), which a pack shows")
+            throw InterchangeError.tileOutsideGrid(
+                file: fileName, tile: place, grid: "zooms 0 to \(deepestZoom), which a pack shows")
         }
         let size = 1 << tile.z
         guard (0..<size).contains(tile.x), (0..<size).contains(tile.y) else {
-            throw InterchangeError("\(place) lies outside zoom \(tile.z)'s grid of \(size)x\(size) tiles")
+            throw InterchangeError.tileOutsideGrid(
+                file: fileName, tile: place, grid: "zoom \(tile.z)'s grid of \(size)x\(size) tiles")
         }
     }
 }

@@ -22,7 +22,7 @@ enum Staging {
         guard rename(staging, path) == 0 else {
             let code = errno
             let reason = explain(code) ?? String(cString: strerror(code))
-            throw InterchangeError("cannot move \(naming ?? staging) to \(path): \(reason)")
+            throw InterchangeError.cannotMove(naming ?? staging, to: path, reason: reason)
         }
     }
 }

@@ -20,33 +20,29 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "Export only this tiled source (its id in the pack's style).") var source: String?
     @Option(help: "Directory export: absolute URLs under this base instead of relative ones.")
     var baseURL: String?
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let database = try db.openForReading()
         defer { try? database.close() }
-        let pack = try database.pack(named: name)
-        switch ExportFormat(path: out) {
-        case .mbtiles: try exportMBTiles(pack, database)
-        case .pmtiles:
-            for file in try PMTilesExport.run(pack: pack, from: database, to: out, source: source) { print(file) }
-        case .directory: try exportDirectory(pack, database)
-        }
+        output.print(try export(database.pack(named: name), database).write(to: out))
     }
 
-    /// The pack as a directory a web server serves; one line says what was written.
-    private func exportDirectory(_ pack: Pack, _ database: OfflineDatabase) throws {
-        guard source == nil else {
-            throw ValidationError("--source applies to .mbtiles and .pmtiles: a directory holds every source of the pack")
+    /// The export OUT asks for.
+    private func export(_ pack: Pack, _ database: OfflineDatabase) throws -> any PackExport {
+        switch ExportFormat(path: out) {
+        case .mbtiles: return MBTilesExport(database: database, pack: pack, source: source)
+        case .pmtiles: return PMTilesExport(database: database, pack: pack, source: source)
+        case .directory:
+            guard source == nil else {
+                throw ValidationError("--source applies to .mbtiles and .pmtiles: a directory holds every source of the pack")
+            }
+            do {
+                return try DirectoryExport(database: database, pack: pack, baseURL: baseURL)
+            } catch let error as InterchangeError {
+                throw ValidationError(error.description)  // a --base-url that is no base URL: bad usage
+            }
         }
-        let export: DirectoryExport
-        do {
-            export = try DirectoryExport(pack: pack, database: database, baseURL: baseURL)
-        } catch let error as InterchangeError {
-            throw ValidationError(error.description)  // a --base-url that is no base URL: bad usage
-        }
-        let summary = try export.write(to: out)
-        let skipped = summary.skippedTiles > 0 ? " (\(summary.skippedTiles) rows outside the tile grid left out)" : ""
-        print("\(pack.name) -> \(out): \(summary.tiles) tiles, \(summary.files) files, \(humanBytes(summary.bytes))\(skipped)")
     }
 }
 

@@ -21,14 +21,22 @@ struct ImportCommand: ParsableCommand {
     var maxTiles: Int?
     @OptionGroup var output: OutputOptions
 
+    /// The file is read and judged before the database is opened: none is created for a file
+    /// that cannot be imported.
     func run() throws {
+        let source = try importing()
+        let database = try db.openForChange()
+        defer { try? database.close() }
+        output.print(try source.write(into: database))
+    }
+
+    private func importing() throws -> any PackImport {
         switch try ImportFormat(path: file) {
-        case .offlineDatabase: try mergeDatabase()
-        case .mbtiles: try importMBTiles()
-        case .pmtiles:
-            let database = try db.openForChange()
-            defer { try? database.close() }
-            print(try PMTilesImport.run(path: file, into: database, name: name))
+        case .offlineDatabase:
+            if let maxTiles, maxTiles < 0 { throw ValidationError("--max-tiles must not be negative") }
+            return try DatabaseMerge(path: file, options: MergeOptions(maxTiles: maxTiles))
+        case .mbtiles: return try MBTilesImport(path: file, name: name)
+        case .pmtiles: return try PMTilesImport(path: file, name: name)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Interchange
 import PackStore
 
 /// The database file every command works on.
@@ -35,21 +36,18 @@ struct DatabaseOptions: ParsableArguments {
 struct OutputOptions: ParsableArguments {
     @Flag(help: "Print JSON instead of text.")
     var json = false
+
+    /// What an export or import did: its lines, or its JSON.
+    func print(_ summary: any InterchangeSummary) {
+        if json {
+            printJSON(summary.json)
+        } else {
+            summary.lines.forEach { Swift.print($0) }
+        }
+    }
 }
 
 /// Writes a JSON value to stdout on one line.
 func printJSON(_ value: JSONValue) {
     print(value.compactText)
-}
-
-/// Sizes for people: 1.5 MiB.
-func humanBytes(_ bytes: Int64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-    var value = Double(bytes)
-    var unit = 0
-    while value >= 1024 && unit < units.count - 1 {
-        value /= 1024
-        unit += 1
-    }
-    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
 }

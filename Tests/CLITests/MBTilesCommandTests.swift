@@ -72,6 +72,11 @@ final class MBTilesCommandTests: CLITestCase {
         XCTAssertEqual(try packfs("export", db, "nobody", temp.path("y.mbtiles")).status, 1)
         let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.contains("mbtiles") }
         XCTAssertEqual(left, ["land.mbtiles"])
+        let json = try packfs("export", db, "helsinki", temp.path("again.mbtiles"), "--source", "land", "--json")
+        let file = JSONValue.parse(Data(json.stdout.utf8))?["files"]?.array?.first
+        XCTAssertEqual(file?["path"], .string(temp.path("again.mbtiles")), json.stdout)
+        XCTAssertEqual(file?["tiles"], .number(5), json.stdout)
+        XCTAssertEqual(file?["max_zoom"], .number(4), json.stdout)
     }
 
     /// The exported file imported into another database is a pack holding exactly its tiles
@@ -85,7 +90,7 @@ final class MBTilesCommandTests: CLITestCase {
         let imported = try packfs("import", other, file, "--name", "from file")
         let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        XCTAssertEqual(imported.stdout, "pack from file: 19 tiles, zooms 0-14\n")
+        XCTAssertEqual(imported.stdout, "pack \"from file\": 19 tiles, zooms 0 to 14\n")
         let checked = try Command.run(
             "/usr/bin/env", ["python3", Self.check, file, other, "from file", "mbtiles://from%20file/{z}/{x}/{y}"])
         XCTAssertEqual(checked.status, 0, checked.text)
@@ -96,6 +101,8 @@ final class MBTilesCommandTests: CLITestCase {
         let again = try packfs("import", other, file, "--name", "from file")
         XCTAssertEqual(again.status, 1)
         XCTAssertTrue(again.stderr.contains("already exists"), again.stderr)
+        let json = JSONValue.parse(Data(try packfs("import", other, file, "--name", "twice", "--json").stdout.utf8))
+        XCTAssertEqual(json, .object(["pack": .string("twice"), "tiles": .number(19), "min_zoom": .number(0), "max_zoom": .number(14)]))
         print("MBTilesCommandTests: import of \(fileSize(file)) B took \(String(format: "%.3f", seconds)) s; database \(fileSize(other)) B")
     }
 

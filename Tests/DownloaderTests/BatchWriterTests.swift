@@ -27,7 +27,7 @@ final class BatchWriterTests: SessionDatabaseTestCase {
 
     private func assertCountsMatch(_ writer: BatchWriter, _ region: RegionID, line: UInt = #line) throws {
         try writer.finish()
-        XCTAssertEqual(writer.progress?.counts, try database.counts(of: region), line: line)
+        XCTAssertEqual(writer.progress?.counts, try database.progress(of: region).counts, line: line)
     }
 
     func testRunningCountsEqualTheQuery() throws {

@@ -17,7 +17,7 @@ final class BodyDecoderTests: XCTestCase {
         let content = try fixture(glyphs)
         let body = try ZlibGzip.member(content, name: "0-255.pbf", comment: "fixture", extra: [1, 2, 3, 4], headerCRC: true)
         XCTAssertEqual(body[3], 0x1E, "FHCRC, FEXTRA, FNAME and FCOMMENT set")
-        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")
         XCTAssertEqual(decoded.content, content)
         try assertReframed(decoded, gzip: body, deflateStart: 10 + 2 + 4 + 10 + 8 + 2)
     }
@@ -26,7 +26,7 @@ final class BodyDecoderTests: XCTestCase {
         for path in [glyphs, "tiles/helsinki/14/9326/4741.pbf", "styles/bright.json"] {
             let content = try fixture(path)
             let body = try PythonGzip.compress(ProjectPaths.world.appendingPathComponent(path).path)
-            let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
+            let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")
             XCTAssertEqual(decoded.content, content, path)
             XCTAssertEqual(body[3] & 0x08, 0x08, "Python writes FNAME")
             let nameEnd = body[10...].firstIndex(of: 0)! + 1
@@ -52,7 +52,7 @@ final class BodyDecoderTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         let content = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let body = try ZlibGzip.member(content)
-        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored, StoredData(bytes: content, compressed: false))
     }
@@ -61,11 +61,11 @@ final class BodyDecoderTests: XCTestCase {
         var body = try ZlibGzip.member(try fixture(glyphs))
         body[body.count / 2] ^= 0x55
         body[body.count - 8] ^= 0xFF
-        XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)) { error in
-            guard case BodyFailure.corrupt = error else { return XCTFail("\(error)") }
+        XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")) { error in
+            guard case DownloadError.corruptBody = error else { return XCTFail("\(error)") }
         }
         let truncated = try ZlibGzip.member(try fixture(glyphs)).prefix(100)
-        XCTAssertThrowsError(try BodyDecoder().decode(Data(truncated), contentEncoding: "gzip", limit: limit))
+        XCTAssertThrowsError(try BodyDecoder().decode(Data(truncated), contentEncoding: "gzip", limit: limit, url: "u"))
     }
 
     /// The deflate stream is intact but the trailer lies: libdeflate's path refuses the member
@@ -76,8 +76,8 @@ final class BodyDecoderTests: XCTestCase {
             var body = member
             body[offset] ^= 0x01
             XCTAssertNil(body.withUnsafeBytes { GzipFastPath()!.member($0, deflateAt: 10, limit: limit) })
-            XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)) { error in
-                guard case BodyFailure.corrupt = error else { return XCTFail("\(error)") }
+            XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")) { error in
+                guard case DownloadError.corruptBody = error else { return XCTFail("\(error)") }
             }
         }
     }
@@ -98,7 +98,7 @@ final class BodyDecoderTests: XCTestCase {
     func testConcatenatedMembersAreJoinedAndRecompressed() throws {
         let first = try fixture(glyphs), second = try fixture("styles/bright.json")
         let body = try ZlibGzip.member(first) + ZlibGzip.member(second)
-        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")
         XCTAssertEqual(decoded.content, first + second)
         XCTAssertEqual(try decoded.stored.decoded(), first + second)
     }
@@ -106,7 +106,7 @@ final class BodyDecoderTests: XCTestCase {
     func testZlibDeflateIsKeptAsIs() throws {
         let content = try fixture(glyphs)
         let body = try Zlib.compress(content)
-        let decoded = try BodyDecoder().decode(body, contentEncoding: "deflate", limit: limit)
+        let decoded = try BodyDecoder().decode(body, contentEncoding: "deflate", limit: limit, url: "u")
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored, StoredData(bytes: body, compressed: true))
     }
@@ -114,7 +114,7 @@ final class BodyDecoderTests: XCTestCase {
     func testRawDeflateIsReframed() throws {
         let content = try fixture(glyphs)
         let raw = try ZlibGzip.deflate(content, windowBits: -15)
-        let decoded = try BodyDecoder().decode(raw, contentEncoding: "deflate", limit: limit)
+        let decoded = try BodyDecoder().decode(raw, contentEncoding: "deflate", limit: limit, url: "u")
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored.bytes?.dropFirst(2).dropLast(4), raw[...])
         XCTAssertEqual(try decoded.stored.decoded(), content)
@@ -122,21 +122,21 @@ final class BodyDecoderTests: XCTestCase {
 
     func testIdentityFollowsMapLibresRule() throws {
         let content = try fixture(glyphs)
-        let decoded = try BodyDecoder().decode(content, contentEncoding: nil, limit: limit)
+        let decoded = try BodyDecoder().decode(content, contentEncoding: nil, limit: limit, url: "u")
         XCTAssertEqual(decoded.content, content)
         XCTAssertEqual(decoded.stored, StoredData.encoding(content))
         let tiny = Data("{}".utf8)
-        XCTAssertEqual(try BodyDecoder().decode(tiny, contentEncoding: "identity", limit: limit).stored,
+        XCTAssertEqual(try BodyDecoder().decode(tiny, contentEncoding: "identity", limit: limit, url: "u").stored,
                        StoredData(bytes: tiny, compressed: false))
     }
 
     func testUnknownEncodingAndOversizedBodiesAreRefused() throws {
-        XCTAssertThrowsError(try BodyDecoder().decode(Data([1, 2]), contentEncoding: "br", limit: limit)) {
-            XCTAssertEqual($0 as? BodyFailure, .unsupportedEncoding("br"))
+        XCTAssertThrowsError(try BodyDecoder().decode(Data([1, 2]), contentEncoding: "br", limit: limit, url: "u")) {
+            XCTAssertEqual($0 as? DownloadError, .unsupportedEncoding("br", url: "u"))
         }
         let body = try ZlibGzip.member(Data(count: 1 << 20))
-        XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: 1 << 16)) {
-            XCTAssertEqual($0 as? BodyFailure, .tooLarge)
+        XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: 1 << 16, url: "u")) {
+            XCTAssertEqual($0 as? DownloadError, .bodyTooLarge(limit: 1 << 16, url: "u"))
         }
     }
 }

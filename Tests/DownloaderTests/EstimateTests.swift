@@ -207,7 +207,7 @@ final class EstimateTests: XCTestCase {
 
     /// A fixture world document, `{base}` replaced.
     func document(_ url: String) throws -> Data {
-        guard url.hasPrefix(base + "/") else { throw DownloadFailure(message: "not served: \(url)") }
+        guard url.hasPrefix(base + "/") else { throw DownloadError.status(404, url: url) }
         let file = ProjectPaths.world.appendingPathComponent(String(url.dropFirst(base.count + 1)))
         return Data(try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "{base}", with: base).utf8)
     }

@@ -85,7 +85,7 @@ final class HTTPClientFaultTests: XCTestCase {
         let path = "/tiles/land/1/0/0.pbf"
         let (server, http) = try start(["--fail-path", "\(path)=403"])
         let completion = try XCTUnwrap(http.fetch(server.url(path)))
-        guard case .clientError(403) = completion.outcome else { return XCTFail("\(completion.outcome)") }
+        guard case .failure(.status(403, _)) = completion.outcome else { return XCTFail("\(completion.outcome)") }
         XCTAssertEqual(completion.failure?.description, "HTTP 403 for \(server.url(path))")
         XCTAssertEqual(try server.accessLog().count, 1)
     }
@@ -93,7 +93,7 @@ final class HTTPClientFaultTests: XCTestCase {
     func testNotFoundAndNoContentAreNoContent() throws {
         let (server, http) = try start(["--fail-path", "/empty=204"])
         let results = http.fetch([server.url("/tiles/land/9/0/0.pbf"), server.url("/empty")])
-        guard case .noContent(404, _) = results[0].outcome, case .noContent(204, _) = results[1].outcome else {
+        guard case .success(.noContent(404, _)) = results[0].outcome, case .success(.noContent(204, _)) = results[1].outcome else {
             return XCTFail("\(results.map(\.outcome))")
         }
     }
@@ -140,7 +140,7 @@ final class HTTPClientFaultTests: XCTestCase {
         let (server, http) = try start(["--etag-mode", "generation", "--cache-control", "max-age=60"])
         let first = try XCTUnwrap(http.fetch(server.url(path))?.outcome.response)
         XCTAssertNotNil(first.headers.expires)
-        guard case .notModified = http.fetch(server.url(path), validators: HTTPValidators(first.headers))?.outcome else {
+        guard case .success(.notModified) = http.fetch(server.url(path), validators: HTTPValidators(first.headers))?.outcome else {
             return XCTFail("expected 304")
         }
         XCTAssertNotNil(http.fetch(server.url("/_control/bump"))?.outcome.response)
@@ -161,7 +161,7 @@ final class HTTPClientFaultTests: XCTestCase {
         let all = http.collector.all
         XCTAssertEqual(all.count, 30)
         XCTAssertEqual(Set(all.map(\.tag)).count, 30)
-        XCTAssertTrue(all.allSatisfy { if case .failed(.cancelled) = $0.outcome { return true } else { return false } })
+        XCTAssertTrue(all.allSatisfy { if case .failure(.cancelled) = $0.outcome { return true } else { return false } })
         XCTAssertLessThan(Date().timeIntervalSince(started), 4)
         http.client.submit(HTTPRequest(url: server.url("/late"), tag: 99))
         XCTAssertEqual(http.collector.all.last?.tag, 99, "completed at once after shutdown")

@@ -69,9 +69,9 @@ final class HTTPClientNginxTests: XCTestCase {
         let etag = try XCTUnwrap(first.headers.etag)
         XCTAssertNotNil(first.headers.modified)
         let byETag = http.fetch(url, validators: HTTPValidators(first.headers))
-        guard case .notModified = byETag?.outcome else { return XCTFail("\(String(describing: byETag?.outcome))") }
+        guard case .success(.notModified) = byETag?.outcome else { return XCTFail("\(String(describing: byETag?.outcome))") }
         let byDate = http.fetch(url, validators: HTTPValidators(etag: nil, modified: first.headers.modified))
-        guard case .notModified = byDate?.outcome else { return XCTFail("\(String(describing: byDate?.outcome))") }
+        guard case .success(.notModified) = byDate?.outcome else { return XCTFail("\(String(describing: byDate?.outcome))") }
         let stale = http.fetch(url, validators: HTTPValidators(etag: "\"stale\""))
         XCTAssertNotNil(stale?.outcome.response)
         let log = try server.waitForLog(count: 4)
@@ -81,7 +81,7 @@ final class HTTPClientNginxTests: XCTestCase {
 
     func testMissingFileIsNoContent() throws {
         let completion = http.fetch(server.url("/tiles/land/9/9/9.pbf"))
-        guard case .noContent(404, _) = completion?.outcome else {
+        guard case .success(.noContent(404, _)) = completion?.outcome else {
             return XCTFail("\(String(describing: completion?.outcome))")
         }
         XCTAssertEqual(completion?.attempts, 1)

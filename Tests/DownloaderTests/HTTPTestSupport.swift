@@ -66,7 +66,15 @@ struct ClientUnderTest {
 
 extension HTTPOutcome {
     var response: HTTPResponse? {
-        if case .ok(let response) = self { return response }
+        if case .success(.ok(let response)) = self { return response }
+        return nil
+    }
+}
+
+extension HTTPCompletion {
+    /// The error the request ended with; nil for an answer.
+    var failure: DownloadError? {
+        if case .failure(let error) = outcome { return error }
         return nil
     }
 }

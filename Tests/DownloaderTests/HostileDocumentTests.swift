@@ -22,7 +22,7 @@ final class HostileDocumentTests: XCTestCase {
         return try Estimate.make(for: definition) { url, kind in
             if kind == .style { return style }
             if let document = tileJSON[url] { return document }
-            guard url.hasPrefix(self.base + "/") else { throw DownloadFailure(message: "not served: \(url)") }
+            guard url.hasPrefix(self.base + "/") else { throw DownloadError.status(404, url: url) }
             let file = ProjectPaths.world.appendingPathComponent(String(url.dropFirst(self.base.count + 1)))
             let text = try String(contentsOf: file, encoding: .utf8)
             return Data(text.replacingOccurrences(of: "{base}", with: self.base).utf8)
@@ -105,13 +105,13 @@ final class HostileDocumentTests: XCTestCase {
             let result = AttemptResult(code: CURLE_OK, message: "", status: 200, headers: fields, body: body,
                                        bodyTooLarge: false, redirectURL: nil, newConnections: 0)
             switch classifier.decoded(result, url: url, now: 0) {
-            case .finish(.ok(let response)):
+            case .finish(.success(.ok(let response))):
                 XCTAssertNil(item.expect, "\(item): accepted")
                 let size = item.fields["stored_size"]?.number.map { Int($0) } ?? body.count
                 XCTAssertEqual(response.content.count, size, "\(item)")
                 if item.string("encoding") != "gzip" { XCTAssertEqual(response.content, body, "\(item) kept as served") }
                 XCTAssertEqual(try response.stored.decoded(), response.content, "\(item) reads back")
-            case .finish(.failed(let error)), .retry(let error, _):
+            case .finish(.failure(let error)), .retry(let error, _):
                 guard let expect = item.expect else { return XCTFail("\(item): refused: \(error)") }
                 assertMentions(String(describing: error), expect + [url], item)
             case let other:

@@ -42,7 +42,7 @@ final class PackDownloadTests: PackDownloadTestCase {
         XCTAssertEqual(try nginx.accessLog().count, before)
         let reopened = try OfflineDatabase.open(path: path, mode: .readOnly)
         XCTAssertEqual(try reopened.databaseCounts().tiles, 25)
-        XCTAssertEqual(try reopened.counts(of: reopened.pack(named: "again").id).tiles, 25)
+        XCTAssertEqual(try reopened.progress(of: reopened.pack(named: "again").id).counts.tiles, 25)
     }
 
     func testFaultsOfEveryKindStillGiveAByteExactPack() throws {

@@ -158,15 +158,15 @@ final class AttemptClassifierTests: XCTestCase {
     }
 
     func testStatusesMapToOutcomes() {
-        guard case .finish(.ok(let response)) = step(body: Data("{}".utf8)) else { return XCTFail() }
+        guard case .finish(.success(.ok(let response))) = step(body: Data("{}".utf8)) else { return XCTFail() }
         XCTAssertEqual(response.content, Data("{}".utf8))
-        guard case .finish(.noContent(404, _)) = step(status: 404),
-              case .finish(.noContent(204, _)) = step(status: 204),
-              case .finish(.notModified) = step(status: 304),
-              case .finish(.clientError(403)) = step(status: 403),
-              case .finish(.clientError(410)) = step(status: 410),
+        guard case .finish(.success(.noContent(404, _))) = step(status: 404),
+              case .finish(.success(.noContent(204, _))) = step(status: 204),
+              case .finish(.success(.notModified)) = step(status: 304),
+              case .finish(.failure(.status(403, _))) = step(status: 403),
+              case .finish(.failure(.status(410, _))) = step(status: 410),
               case .redirect("http://127.0.0.1/y") = step(status: 301, redirect: "http://127.0.0.1/y"),
-              case .finish(.failed(.status(302, _))) = step(status: 302)
+              case .finish(.failure(.status(302, _))) = step(status: 302)
         else { return XCTFail("a status was misclassified") }
     }
 
@@ -175,10 +175,10 @@ final class AttemptClassifierTests: XCTestCase {
               case .retry(.status(429, _), 7) = step(status: 429, headers: ["Retry-After: 7"]),
               case .retry(.network(18, "boom", _), nil) = step(code: CURLE_PARTIAL_FILE),
               case .retry(.network(56, _, _), nil) = step(code: CURLE_RECV_ERROR),
-              case .retry(.badBody, nil) = step(headers: ["Content-Encoding: gzip"], body: Data([0x1F, 0x8B, 8, 0]))
+              case .retry(.corruptBody, nil) = step(headers: ["Content-Encoding: gzip"], body: Data([0x1F, 0x8B, 8, 0]))
         else { return XCTFail("a transient failure was not retried") }
-        guard case .finish(.failed(.network(60, _, _))) = step(code: CURLE_PEER_FAILED_VERIFICATION),
-              case .finish(.failed(.badBody)) = step(headers: ["Content-Encoding: br"], body: Data([1]))
+        guard case .finish(.failure(.network(60, _, _))) = step(code: CURLE_PEER_FAILED_VERIFICATION),
+              case .finish(.failure(.unsupportedEncoding("br", _))) = step(headers: ["Content-Encoding: br"], body: Data([1]))
         else { return XCTFail("a permanent failure was retried") }
     }
 }

@@ -101,7 +101,7 @@ final class URLPolicyTests: XCTestCase {
         let toFile = URLPolicy(rewrites: [URLRewrite(from: "https://t.test/", to: "file:///srv/")])
         XCTAssertThrowsError(try toFile.requestURL(for: "https://t.test/a.pbf", kind: .tile)) {
             XCTAssertEqual(
-                $0 as? DownloadError, .unsupportedScheme(url: "file:///srv/a.pbf", field: "request"))
+                $0 as? DownloadError, .unsupportedScheme(url: "file:///srv/a.pbf"))
         }
     }
 

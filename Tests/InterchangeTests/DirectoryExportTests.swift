@@ -11,7 +11,7 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
 
     func testTheTreeHoldsEveryFileWithItsRawBytes() throws {
         let fixture = try DirectoryFixture.make(in: database)
-        let summary = try DirectoryExport(pack: fixture.pack, database: database).write(to: out + "/")
+        let summary = try DirectoryExport(database: database, pack: fixture.pack).write(to: out + "/")
         let written = try files(under: out)
         let documents: Set = ["style.json", "sources/vec/tiles.json", "sources/ras/tiles.json"]
         XCTAssertEqual(Set(written.keys), Set(fixture.files.keys).union(documents))
@@ -28,7 +28,7 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
 
     func testAnEmptyDirectoryIsReplacedAndAnythingElseRefused() throws {
         let fixture = try DirectoryFixture.make(in: database)
-        let export = try DirectoryExport(pack: fixture.pack, database: database)
+        let export = try DirectoryExport(database: database, pack: fixture.pack)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
         XCTAssertNoThrow(try export.write(to: out))
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/style.json"))
@@ -56,7 +56,7 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
             let bad = StoredData(bytes: Data("not zlib at all".utf8), compressed: true)
             try batch.link(tile: batch.putTile(key, data: bad, headers: CacheHeaders()), to: fixture.pack.id)
         }
-        XCTAssertThrowsError(try DirectoryExport(pack: fixture.pack, database: database).write(to: out)) { error in
+        XCTAssertThrowsError(try DirectoryExport(database: database, pack: fixture.pack).write(to: out)) { error in
             XCTAssertTrue("\(error)".contains("tile 2/1/2 of source vec"), "\(error)")
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { !$0.hasPrefix("packs.db") }
@@ -68,7 +68,7 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
             name: "empty", definition: RegionDefinition(
                 styleURL: "https://maps.example/none.json", area: .bounds(Bounds(west: 0, south: 0, east: 1, north: 1)),
                 minZoom: 0, maxZoom: 1))
-        XCTAssertThrowsError(try DirectoryExport(pack: pack, database: database).write(to: out)) { error in
+        XCTAssertThrowsError(try DirectoryExport(database: database, pack: pack).write(to: out)) { error in
             XCTAssertTrue("\(error)".contains("nothing to export"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
@@ -78,11 +78,11 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
         let fixture = try DirectoryFixture.make(in: database)
         let refused = ["relative/dir", "ftp://host/dir", "file:///srv/maps", "https://exa mple/", "https://host/dir?v=1", "https://host/#a"]
         for bad in refused {
-            XCTAssertThrowsError(try DirectoryExport(pack: fixture.pack, database: database, baseURL: bad), bad) { error in
+            XCTAssertThrowsError(try DirectoryExport(database: database, pack: fixture.pack, baseURL: bad), bad) { error in
                 XCTAssertTrue("\(error)".hasPrefix("--base-url \(bad): "), "\(error)")
             }
         }
-        XCTAssertNoThrow(try DirectoryExport(pack: fixture.pack, database: database, baseURL: "http://127.0.0.1:8080/maps"))
+        XCTAssertNoThrow(try DirectoryExport(database: database, pack: fixture.pack, baseURL: "http://127.0.0.1:8080/maps"))
     }
 
     /// Every regular file below `root`, by path relative to it.

@@ -12,7 +12,7 @@ final class DirectoryStyleTests: SessionDatabaseTestCase {
 
     func testEveryURLIsRelativeToItsDocumentAndNamesAnExportedFile() throws {
         let fixture = try DirectoryFixture.make(in: database)
-        _ = try DirectoryExport(pack: fixture.pack, database: database).write(to: out)
+        _ = try DirectoryExport(database: database, pack: fixture.pack).write(to: out)
         let style = try document("style.json")
         let sources = try XCTUnwrap(style["sources"]?.object)
         XCTAssertEqual(sources["vec"]?["tiles"], .array([.string("sources/vec/{z}/{x}/{y}.pbf")]))
@@ -47,7 +47,7 @@ final class DirectoryStyleTests: SessionDatabaseTestCase {
     func testABaseURLMakesEveryURLAbsolute() throws {
         let fixture = try DirectoryFixture.make(in: database)
         let base = "https://cdn.example/packs/small"
-        _ = try DirectoryExport(pack: fixture.pack, database: database, baseURL: base).write(to: out)
+        _ = try DirectoryExport(database: database, pack: fixture.pack, baseURL: base).write(to: out)
         let style = try document("style.json")
         XCTAssertEqual(style["sources"]?["vec"]?["tiles"], .array([.string(base + "/sources/vec/{z}/{x}/{y}.pbf")]))
         XCTAssertEqual(style["sources"]?["line/s"]?["data"], .string(base + "/sources/line%252Fs/data.geojson"))
@@ -57,7 +57,7 @@ final class DirectoryStyleTests: SessionDatabaseTestCase {
         XCTAssertEqual(try document("sources/vec/tiles.json")["tiles"], .array([.string(base + "/sources/vec/{z}/{x}/{y}.pbf")]))
         XCTAssertEqual(try document("sources/ras/tiles.json")["tiles"], .array([.string(base + "/sources/ras/{z}/{x}/{y}.png")]))
 
-        _ = try DirectoryExport(pack: fixture.pack, database: database, baseURL: base + "/").write(to: temp.path("again"))
+        _ = try DirectoryExport(database: database, pack: fixture.pack, baseURL: base + "/").write(to: temp.path("again"))
         XCTAssertEqual(
             try Data(contentsOf: URL(fileURLWithPath: temp.path("again/style.json"))),
             try Data(contentsOf: URL(fileURLWithPath: out + "/style.json")), "one / whether the base ends in one or not")
@@ -75,7 +75,7 @@ final class DirectoryStyleTests: SessionDatabaseTestCase {
             let key = TileKey(urlTemplate: "https://maps.example/data/land/{z}/{x}/{y}.pbf", pixelRatio: 1, z: 1, x: 0, y: 0)
             try batch.link(tile: batch.putTile(key, data: .encoding(tile), headers: CacheHeaders()), to: pack.id)
         }
-        let summary = try DirectoryExport(pack: pack, database: database).write(to: out)
+        let summary = try DirectoryExport(database: database, pack: pack).write(to: out)
         XCTAssertEqual(summary.tiles, 1)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/sources/land/1/0/0.pbf")), tile)
         let style = try document("style.json")

@@ -63,7 +63,7 @@ final class MBTilesExportTests: XCTestCase {
     }
 
     func testEachTiledSourceGoesToItsOwnFile() throws {
-        let written = try MBTilesExport.export(makePack(), from: database, to: temp.path("out.MBTiles"), source: nil)
+        let written = try MBTilesExport(database: database, pack: makePack()).write(to: temp.path("out.MBTiles")).files
         XCTAssertEqual(written.map(\.source), ["roads", "photo/2"])
         XCTAssertEqual(written.map(\.path), [temp.path("out.roads.mbtiles"), temp.path("out.photo%2F2.mbtiles")])
         XCTAssertEqual(written.map(\.tiles), [2, 1])
@@ -80,7 +80,7 @@ final class MBTilesExportTests: XCTestCase {
     }
 
     func testMetadataRowsFollowTheSpec() throws {
-        let written = try MBTilesExport.export(makePack(), from: database, to: temp.path("out.mbtiles"), source: nil)
+        let written = try MBTilesExport(database: database, pack: makePack()).write(to: temp.path("out.mbtiles")).files
         let roads = try metadata(of: written[0].path)
         XCTAssertEqual(roads["name"], "two roads")
         XCTAssertEqual(roads["format"], "pbf")
@@ -108,10 +108,10 @@ final class MBTilesExportTests: XCTestCase {
     func testSourceChoosesOneFileAndAnUnknownOneIsNamed() throws {
         let pack = try makePack()
         let out = temp.path("photo.mbtiles")
-        let written = try MBTilesExport.export(pack, from: database, to: out, source: "photo/2")
+        let written = try MBTilesExport(database: database, pack: pack, source: "photo/2").write(to: out).files
         XCTAssertEqual(written.map(\.path), [out])
         XCTAssertEqual(try metadata(of: out)["name"], "two photo/2")
-        XCTAssertThrowsError(try MBTilesExport.export(pack, from: database, to: out, source: "trails")) { error in
+        XCTAssertThrowsError(try MBTilesExport(database: database, pack: pack, source: "trails").write(to: out)) { error in
             XCTAssertEqual(
                 "\(error)", #"pack "two" has no tiled source "trails" (its tiled sources: "roads", "photo/2")"#)
         }
@@ -124,13 +124,13 @@ final class MBTilesExportTests: XCTestCase {
         try Data("an older file".utf8).write(to: URL(fileURLWithPath: out))
         XCTAssertThrowsError(try MBTilesWriter.write(to: out) { inserter in
             try inserter.insert(z: 0, column: 0, row: 0, data: Data([1]))
-            throw InterchangeError("stopped")
+            throw CancellationError()
         })
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), Data("an older file".utf8))
         let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path)
         XCTAssertEqual(left.filter { $0.contains("mbtiles") }, ["kept.mbtiles"])
         XCTAssertThrowsError(
-            try MBTilesExport.export(makePack(), from: database, to: temp.path("absent/out.mbtiles"), source: nil)
+            try MBTilesExport(database: database, pack: makePack()).write(to: temp.path("absent/out.mbtiles"))
         ) { error in
             XCTAssertTrue("\(error)".contains("absent/"), "\(error)")
         }
@@ -165,11 +165,11 @@ final class MBTilesExportTests: XCTestCase {
         let pack = try makePack()
         try drop("photo/{z}/{x}/{y}.png", 2, 2, 1, from: pack)
         let out = temp.path("out.mbtiles")
-        let written = try MBTilesExport.export(pack, from: database, to: out, source: nil)
+        let written = try MBTilesExport(database: database, pack: pack).write(to: out).files
         XCTAssertEqual(written.map(\.path), [temp.path("out.roads.mbtiles")])
         for (z, x, y) in [(3, 4, 2), (4, 9, 4), (3, 9, 0)] { try drop("roads/{z}/{x}/{y}.pbf", z, x, y, from: pack) }
-        XCTAssertThrowsError(try MBTilesExport.export(pack, from: database, to: temp.path("none.mbtiles"), source: nil)) {
-            XCTAssertEqual("\($0)", "pack two holds no tiles to export")
+        XCTAssertThrowsError(try MBTilesExport(database: database, pack: pack).write(to: temp.path("none.mbtiles"))) {
+            XCTAssertEqual($0 as? InterchangeError, .nothingToExport(pack: "two", lacking: "tiles"))
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.contains("mbtiles") }
         XCTAssertEqual(left, ["out.roads.mbtiles"])

@@ -30,7 +30,7 @@ final class MBTilesImportTests: XCTestCase {
             "minzoom": "3", "maxzoom": "5", "attribution": "(c) trails", "scheme": "xyz",
             "json": #"{"vector_layers": [{"id": "paths", "fields": {}}], "tilestats": {}}"#,
         ], tiles: [(3, 4, 5, Data("a".utf8)), (5, 17, 22, Data([0x1F, 0x8B, 9]))])
-        let summary = try MBTilesImport.importFile(file, into: database)
+        let summary = try MBTilesImport(path: file).write(into: database)
         XCTAssertEqual(summary.pack.name, "trails")
         XCTAssertEqual(summary.tiles, 2)
         XCTAssertEqual(summary.zooms, 3...5)
@@ -63,10 +63,10 @@ final class MBTilesImportTests: XCTestCase {
     /// its tiles are gzipped, so they are stored and written as they are.
     func testTheFixtureRoundTripsByteForByte() throws {
         let fixture = Self.fixtures.appendingPathComponent("helsinki.mbtiles").path
-        let summary = try MBTilesImport.importFile(fixture, into: database, name: "round trip")
+        let summary = try MBTilesImport(path: fixture, name: "round trip").write(into: database)
         XCTAssertEqual(summary.tiles, 19)
         let out = temp.path("again.mbtiles")
-        let written = try MBTilesExport.export(summary.pack, from: database, to: out, source: nil)
+        let written = try MBTilesExport(database: database, pack: summary.pack).write(to: out).files
         XCTAssertEqual(written.map(\.path), [out])
         XCTAssertEqual(try tiles(of: out), try tiles(of: fixture))
         let before = try metadata(of: fixture), after = try metadata(of: out)
@@ -81,7 +81,7 @@ final class MBTilesImportTests: XCTestCase {
     /// geography-class-png.mbtiles keeps its tiles in `map` and `images` behind a `tiles` view.
     func testATilesViewIsReadToo() throws {
         let fixture = Self.fixtures.appendingPathComponent("geography-class-png.mbtiles").path
-        let summary = try MBTilesImport.importFile(fixture, into: database)
+        let summary = try MBTilesImport(path: fixture).write(into: database)
         XCTAssertEqual(summary.pack.name, "geography-class-png")
         XCTAssertEqual(summary.tiles, 5)
         XCTAssertEqual(summary.zooms, 0...1)
@@ -104,7 +104,7 @@ final class MBTilesImportTests: XCTestCase {
             (noMetadata, "is not an MBTiles file: it has no `metadata` table"),
         ]
         for (file, words) in cases {
-            XCTAssertThrowsError(try MBTilesImport.importFile(file, into: database)) { error in
+            XCTAssertThrowsError(try MBTilesImport(path: file).write(into: database)) { error in
                 XCTAssertTrue("\(error)".contains(words), "\(file): \(error)")
             }
         }
@@ -112,7 +112,7 @@ final class MBTilesImportTests: XCTestCase {
         try DatabaseQueue(path: wrongColumns).write {
             try $0.execute(sql: "DROP TABLE tiles; CREATE TABLE tiles (z, x, y, tile_data)")
         }
-        XCTAssertThrowsError(try MBTilesImport.importFile(wrongColumns, into: database)) { error in
+        XCTAssertThrowsError(try MBTilesImport(path: wrongColumns).write(into: database)) { error in
             XCTAssertTrue("\(error)".contains("its `tiles` table has no zoom_level, tile_column, tile_row"), "\(error)")
         }
         try assertNothingStored()
@@ -131,24 +131,24 @@ final class MBTilesImportTests: XCTestCase {
             try DatabaseQueue(path: file).write { db in
                 try db.execute(sql: "INSERT INTO tiles VALUES (\(zoom), 0, 0, x'00')")
             }
-            XCTAssertThrowsError(try MBTilesImport.importFile(file, into: database)) { error in
+            XCTAssertThrowsError(try MBTilesImport(path: file).write(into: database)) { error in
                 XCTAssertTrue("\(error)".contains(words), "\(zoom): \(error)")
             }
         }
         let outside = try makeMBTiles("row.mbtiles", metadata: [:], tiles: [good, (2, 1, 4, Data("b".utf8))])
-        XCTAssertThrowsError(try MBTilesImport.importFile(outside, into: database)) { error in
+        XCTAssertThrowsError(try MBTilesImport(path: outside).write(into: database)) { error in
             XCTAssertEqual("\(error)", "row.mbtiles: tile 2/1/4 (TMS row) lies outside the tile grid")
         }
         let column = try makeMBTiles("column.mbtiles", metadata: [:], tiles: [good, (2, 4, 1, Data("b".utf8))])
-        XCTAssertThrowsError(try MBTilesImport.importFile(column, into: database)) { error in
+        XCTAssertThrowsError(try MBTilesImport(path: column).write(into: database)) { error in
             XCTAssertTrue("\(error)".contains("outside zoom 2's grid"), "\(error)")
         }
         let missing = try makeMBTiles("null.mbtiles", metadata: [:], tiles: [good])
         try DatabaseQueue(path: missing).write { try $0.execute(sql: "INSERT INTO tiles VALUES (1, 0, 0, NULL)") }
-        XCTAssertThrowsError(try MBTilesImport.importFile(missing, into: database)) { error in
+        XCTAssertThrowsError(try MBTilesImport(path: missing).write(into: database)) { error in
             XCTAssertTrue("\(error)".hasSuffix("tile 1/0/0 (TMS row) has no data"), "\(error)")
         }
-        XCTAssertThrowsError(try MBTilesImport.importFile(makeMBTiles("none.mbtiles", metadata: [:], tiles: []), into: database))
+        XCTAssertThrowsError(try MBTilesImport(path: makeMBTiles("none.mbtiles", metadata: [:], tiles: [])).write(into: database))
         try assertNothingStored()
     }
 
@@ -157,13 +157,13 @@ final class MBTilesImportTests: XCTestCase {
         let file = try makeMBTiles("kept.mbtiles", metadata: ["name": "kept"], tiles: [(0, 0, 0, Data("a".utf8))])
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file)
         let before = try Data(contentsOf: URL(fileURLWithPath: file))
-        try MBTilesImport.importFile(file, into: database)
+        try MBTilesImport(path: file).write(into: database)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), before)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix("kept") }, ["kept.mbtiles"])
-        XCTAssertThrowsError(try MBTilesImport.importFile(file, into: database)) { error in
+        XCTAssertThrowsError(try MBTilesImport(path: file).write(into: database)) { error in
             XCTAssertTrue("\(error)".contains("kept"), "\(error)")
         }
-        XCTAssertEqual(try MBTilesImport.importFile(file, into: database, name: "kept again").tiles, 1)
+        XCTAssertEqual(try MBTilesImport(path: file, name: "kept again").write(into: database).tiles, 1)
     }
 
     func testRowsOutsideTheGridNeverTrap() {

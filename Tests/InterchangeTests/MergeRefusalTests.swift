@@ -17,7 +17,7 @@ final class MergeRefusalTests: MergeTestCase {
         assertRefused(MergeOptions(maxTiles: 6), saying: "merging would add 5 tiles to the 2 the database holds; the tile limit is 6")
         XCTAssertEqual(try fileBytes(targetPath), bytes)
         XCTAssertEqual(try dump(), rows)
-        XCTAssertEqual(try DatabaseMerge.merge(sidePath, into: target, options: MergeOptions(maxTiles: 7)).tiles.new, 5)
+        XCTAssertEqual(try DatabaseMerge(path: sidePath, options: MergeOptions(maxTiles: 7)).write(into: target).tiles.new, 5)
     }
 
     func testAnErrorHalfwayRollsEverythingBack() throws {
@@ -34,7 +34,7 @@ final class MergeRefusalTests: MergeTestCase {
             PRAGMA user_version = 6;
             """)
         let (bytes, rows) = (try fileBytes(targetPath), try dump())
-        XCTAssertThrowsError(try DatabaseMerge.merge(sidePath, into: target)) { error in
+        XCTAssertThrowsError(try DatabaseMerge(path: sidePath).write(into: target)) { error in
             XCTAssertTrue("\(error)".contains("NOT NULL constraint failed: regions.definition"), "\(error)")
         }
         XCTAssertEqual(try fileBytes(targetPath), bytes)
@@ -55,7 +55,7 @@ final class MergeRefusalTests: MergeTestCase {
         let rows = try dump()
         assertRefused(MergeOptions(mapboxTileLimit: 1), saying: "merging would add 2 mapbox:// tiles to the 0 the database holds")
         XCTAssertEqual(try dump(), rows)
-        XCTAssertEqual(try DatabaseMerge.merge(sidePath, into: target, options: MergeOptions(mapboxTileLimit: 2)).tiles.new, 3)
+        XCTAssertEqual(try DatabaseMerge(path: sidePath, options: MergeOptions(mapboxTileLimit: 2)).write(into: target).tiles.new, 3)
     }
 
     func testANewerSchemaVersionIsRefusedAndLeftUntouched() throws {
@@ -99,7 +99,7 @@ final class MergeRefusalTests: MergeTestCase {
         try MapLibreSideFile.run(sidePath, MapLibreSideFile.schema(version: 6)
             + "ALTER TABLE tiles DROP COLUMN etag; PRAGMA user_version = 6;")
         try assertSideRefused(saying: "table tiles has no column etag")
-        XCTAssertThrowsError(try DatabaseMerge.merge(temp.path("absent.db"), into: target)) { error in
+        XCTAssertThrowsError(try DatabaseMerge(path: temp.path("absent.db")).write(into: target)) { error in
             XCTAssertEqual("\(error)", "\(temp.path("absent.db")): no such file")
         }
     }
@@ -108,7 +108,7 @@ final class MergeRefusalTests: MergeTestCase {
         try makeTarget()
         try makeSide(version: 5)
         let before = try fileBytes(sidePath)
-        let report = try DatabaseMerge.merge(sidePath, into: target)
+        let report = try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(report.tiles, MergeReport.RowCounts(new: 5, updated: 1, present: 1, skipped: 0, linked: 7))
         XCTAssertEqual(try target.packs().map(\.name), ["trip", "trip-2", "city", "region-4"])
         XCTAssertEqual(try fileBytes(sidePath), before, "migrated on a copy")
@@ -128,7 +128,7 @@ final class MergeRefusalTests: MergeTestCase {
             INSERT INTO region_tiles SELECT 1, id FROM tiles;
             INSERT INTO region_resources VALUES (1, 1);
             """)
-        let report = try DatabaseMerge.merge(sidePath, into: target)
+        let report = try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(report.tiles, MergeReport.RowCounts(new: 1, updated: 0, present: 0, skipped: 2, linked: 1))
         XCTAssertEqual(report.resources, MergeReport.RowCounts(new: 0, updated: 0, present: 0, skipped: 1, linked: 0))
         XCTAssertEqual(try members("region-1").tiles, 1)
@@ -136,7 +136,7 @@ final class MergeRefusalTests: MergeTestCase {
     }
 
     private func assertRefused(_ options: MergeOptions, saying words: String, line: UInt = #line) {
-        XCTAssertThrowsError(try DatabaseMerge.merge(sidePath, into: target, options: options), line: line) { error in
+        XCTAssertThrowsError(try DatabaseMerge(path: sidePath, options: options).write(into: target), line: line) { error in
             XCTAssertTrue("\(error)".contains(words), "\(error)", line: line)
             XCTAssertTrue("\(error)".contains("nothing was merged"), "\(error)", line: line)
         }
@@ -147,7 +147,7 @@ final class MergeRefusalTests: MergeTestCase {
     private func assertSideRefused(saying words: String, line: UInt = #line) throws {
         let before = try fileBytes(sidePath)
         let rows = try dump()
-        XCTAssertThrowsError(try DatabaseMerge.merge(sidePath, into: target), line: line) { error in
+        XCTAssertThrowsError(try DatabaseMerge(path: sidePath).write(into: target), line: line) { error in
             XCTAssertTrue("\(error)".contains(words), "\(error)", line: line)
             XCTAssertTrue("\(error)".hasPrefix(sidePath), "\(error)", line: line)
             XCTAssertFalse("\(error)".contains("packfs-side-"), "names the copy: \(error)", line: line)

@@ -24,7 +24,7 @@ final class MergeScaleTests: MergeTestCase {
             }
         }
         let start = Date()
-        let report = try DatabaseMerge.merge(sidePath, into: target)
+        let report = try DatabaseMerge(path: sidePath).write(into: target)
         let seconds = Date().timeIntervalSince(start)
         let size = (try FileManager.default.attributesOfItem(atPath: sidePath)[.size] as? NSNumber)?.intValue ?? 0
         print("merge of 50,000 tiles (side file \(size / 1_048_576) MiB): \(String(format: "%.2f", seconds)) s")

@@ -100,7 +100,7 @@ class MergeTestCase: XCTestCase {
 
     /// (tiles, resources) a pack holds.
     func members(_ name: String) throws -> (tiles: Int, resources: Int) {
-        let counts = try target.counts(of: try target.pack(named: name).id)
+        let counts = try target.progress(of: try target.pack(named: name).id).counts
         return (counts.tiles, counts.resources)
     }
 

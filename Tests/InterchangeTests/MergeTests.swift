@@ -14,7 +14,7 @@ final class MergeTests: MergeTestCase {
         let ids = try target.read { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM tiles WHERE z = 0 UNION ALL SELECT id FROM resources")
         }
-        let report = try DatabaseMerge.merge(sidePath, into: target)
+        let report = try DatabaseMerge(path: sidePath).write(into: target)
 
         XCTAssertEqual(try target.packs().map(\.name), ["trip", "trip-2", "city", "region-4"])
         XCTAssertEqual(report.packs.map(\.name), ["trip-2", "city", "region-4"])
@@ -48,7 +48,7 @@ final class MergeTests: MergeTestCase {
     func testSharedRowsAreStoredOnceWithTheSidesBytes() throws {
         try makeTarget()
         try makeSide()
-        try DatabaseMerge.merge(sidePath, into: target)
+        try DatabaseMerge(path: sidePath).write(into: target)
         let side = try DatabaseQueue(path: sidePath, configuration: readOnly)
         let sideBytes = try side.read { db in try Data.fetchOne(db, sql: "SELECT data FROM tiles WHERE id = 1") }
         try side.close()
@@ -74,7 +74,7 @@ final class MergeTests: MergeTestCase {
     func testAnAppsOpaqueDescriptionIsKeptAndOnlyAJSONNameChanges() throws {
         try makeTarget()
         try makeSide()
-        try DatabaseMerge.merge(sidePath, into: target)
+        try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(try target.pack(named: "region-4").description, Self.appBytes)
         let renamed = try XCTUnwrap(target.pack(named: "trip-2").description.flatMap(JSONValue.parse))
         XCTAssertEqual(renamed, .object(["name": .string("trip-2"), "metadata": .object(["by": .string("app")])]))
@@ -87,9 +87,9 @@ final class MergeTests: MergeTestCase {
     func testMergingTheSameFileTwiceAddsNothing() throws {
         try makeTarget()
         try makeSide()
-        try DatabaseMerge.merge(sidePath, into: target)
+        try DatabaseMerge(path: sidePath).write(into: target)
         let before = try dump()
-        let again = try DatabaseMerge.merge(sidePath, into: target)
+        let again = try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(try dump(), before)
         XCTAssertEqual(again.packs.map(\.added), [false, false, false])
         XCTAssertEqual(again.packs.map(\.name), ["trip-2", "city", "region-4"])
@@ -102,7 +102,7 @@ final class MergeTests: MergeTestCase {
         try makeSide()
         let before = try fileBytes(sidePath)
         let copies = try sideCopies()
-        try DatabaseMerge.merge(sidePath, into: target)
+        try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(try fileBytes(sidePath), before)
         XCTAssertEqual(try sideCopies(), copies)
         for companion in ["-journal", "-wal", "-shm"] {
@@ -121,7 +121,7 @@ final class MergeTests: MergeTestCase {
             try batch.setStatus(status, of: pack.id)
         }
         try sideDatabase.close()
-        try DatabaseMerge.merge(sidePath, into: target)
+        try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(try target.status(of: try target.pack(named: "done").id), status)
     }
 
@@ -129,7 +129,7 @@ final class MergeTests: MergeTestCase {
         try makeTarget()
         try makeSide()
         try target.setAmbientLimit(1)
-        let report = try DatabaseMerge.merge(sidePath, into: target)
+        let report = try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(report.evicted.tiles, 1)
         XCTAssertEqual(report.evicted.resources, 1)
         XCTAssertEqual(try target.ambientUsage().tiles, 0)
@@ -143,7 +143,7 @@ final class MergeTests: MergeTestCase {
             _ = try batch.putTile(key(3, 0, 0), data: .encoding(Data("ambient".utf8)), headers: CacheHeaders())
         }
         try sideDatabase.close()
-        let report = try DatabaseMerge.merge(sidePath, into: target)
+        let report = try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(report.evicted, EvictionReport())
         XCTAssertEqual(try target.ambientUsage().tiles, 1)
     }
@@ -151,7 +151,7 @@ final class MergeTests: MergeTestCase {
     func testTheReportPrintsAsJSON() throws {
         try makeTarget()
         try makeSide()
-        let json = try DatabaseMerge.merge(sidePath, into: target).json
+        let json = try DatabaseMerge(path: sidePath).write(into: target).json
         XCTAssertEqual(json["tiles"]?["new"], .number(5))
         XCTAssertEqual(json["resources"]?["present"], .number(1))
         XCTAssertEqual(json["packs"]?.array?.compactMap { $0["name"]?.string }, ["trip-2", "city", "region-4"])

@@ -148,3 +148,21 @@ final class PMTilesArchiveTests: XCTestCase {
         }
     }
 }
+
+extension PMTilesReader {
+    /// The bytes of tile z/x/y as the archive holds them, found by the directories' search (the
+    /// last entry at or before its id, into the leaves); nil when it holds none. Only these tests
+    /// look tiles up one at a time: an import walks them all (`forEachTile`).
+    func tile(z: Int, x: Int, y: Int) throws -> Data? {
+        let id = try PMTilesTileID(z: z, x: x, y: y).rawValue
+        var entries = try rootEntries()
+        for _ in 0..<Self.maxDepth {
+            guard let entry = entries.last(where: { $0.tileID <= id }) else { return nil }
+            if !entry.isLeaf {
+                return id - entry.tileID < UInt64(entry.runLength) ? try tileBytes(entry) : nil
+            }
+            entries = try leafEntries(entry)
+        }
+        throw InterchangeError.damaged(path, detail: "leaf directories nest deeper than \(Self.maxDepth) levels")
+    }
+}

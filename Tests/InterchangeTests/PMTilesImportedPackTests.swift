@@ -59,7 +59,7 @@ final class PMTilesImportedPackTests: XCTestCase {
         XCTAssertEqual(document["attribution"], .string("(c) somebody"))
         XCTAssertEqual(try database.resourceURLs(of: pack.id), ["pmtiles://my%20trails/tiles.json"])
         XCTAssertEqual(try database.status(of: pack.id).state, .complete)
-        XCTAssertEqual(try database.counts(of: pack.id).tiles, 2)
+        XCTAssertEqual(try database.progress(of: pack.id).counts.tiles, 2)
     }
 
     func testBadMetadataValuesGiveWayToTheTilesAndTheWorld() throws {
@@ -91,7 +91,7 @@ final class PMTilesImportedPackTests: XCTestCase {
             ("empty", { _ in }, "holds no tiles"),
             ("thrown", { sink in
                 try sink((z: 1, x: 1, y: 1, data: Data("ok".utf8)))
-                throw InterchangeError("f.pmtiles: a leaf directory is cut short")
+                throw InterchangeError.damaged("f.pmtiles", detail: "a leaf directory is cut short")
             }, "cut short"),
         ]
         for (name, tiles, words) in failures {

@@ -25,7 +25,7 @@ final class CrashStateTests: StoreTestCase {
     }
 
     private func members(_ database: OfflineDatabase, _ region: RegionID) throws -> Int {
-        try database.counts(of: region).tiles + database.counts(of: region).resources
+        try database.progress(of: region).counts.tiles + database.progress(of: region).counts.resources
     }
 
     func testDropsNotSettledAreUndoneByTheNextWriter() throws {

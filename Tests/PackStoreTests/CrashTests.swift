@@ -14,7 +14,7 @@ final class CrashTests: StoreTestCase {
             XCTAssertGreaterThan(committed, round * 2, "round \(round): the writer committed what it was waited for")
             let database = try OfflineDatabase.open(path: path)
             let pack = try database.pack(named: "crash")
-            let tiles = try database.counts(of: pack.id).tiles
+            let tiles = try database.progress(of: pack.id).counts.tiles
             XCTAssertGreaterThanOrEqual(tiles, committed * 200, "round \(round)")
             XCTAssertEqual(tiles % 200, 0, "a batch is whole or absent")
             for batch in [0, committed - 1] {

@@ -10,14 +10,14 @@ final class EstimateStoreTests: StoreTestCase {
         let database = try OfflineDatabase.open(path: path)
         defer { try? database.close() }
         let pack = try database.createPack(name: "p", definition: sampleDefinition())
-        XCTAssertNil(try database.estimate(of: pack.id))
+        XCTAssertNil(try database.progress(of: pack.id).estimate)
         XCTAssertNil(try database.progress(of: pack.id).json["estimate"], "absent before a plan recorded one")
         let estimate = JSONValue.object(["tiles": .number(25), "bytes": .number(1_234), "sources": .array([])])
         try database.setEstimate(estimate, of: pack.id)
-        XCTAssertEqual(try database.estimate(of: pack.id), estimate)
+        XCTAssertEqual(try database.progress(of: pack.id).estimate, estimate)
         XCTAssertEqual(try database.progress(of: pack.id).json["estimate"], estimate)
         try database.setEstimate(.object(["tiles": .number(26)]), of: pack.id)
-        XCTAssertEqual(try database.estimate(of: pack.id)?["tiles"], .number(26), "replaced")
+        XCTAssertEqual(try database.progress(of: pack.id).estimate?["tiles"], .number(26), "replaced")
         _ = try database.removePack(pack.id)
         try database.setEstimate(estimate, of: pack.id)
         try database.read { db in
@@ -32,7 +32,7 @@ final class EstimateStoreTests: StoreTestCase {
         try database.close()
         try raw().write { try $0.execute(sql: "UPDATE packfs_estimate SET json = '{not json'") }
         let reopened = try OfflineDatabase.open(path: path, mode: .readOnly)
-        XCTAssertNil(try reopened.estimate(of: pack.id))
+        XCTAssertNil(try reopened.progress(of: pack.id).estimate)
         XCTAssertEqual(try reopened.progress(of: pack.id).status.state, .inactive)
         try reopened.close()
         try raw().write { db in

@@ -50,12 +50,11 @@ final class PackTests: StoreTestCase {
         try database.renamePack(pack.id, to: "b")
         XCTAssertEqual(try database.pack(id: pack.id).name, "b")
         XCTAssertEqual(try database.pack(named: "b").metadata, .object(["k": .string("v")]))
-        try database.setMetadata(pack.id, .string("new"))
-        XCTAssertEqual(try database.pack(named: "b").metadata, .string("new"))
         XCTAssertThrowsError(try database.pack(named: "a")) { XCTAssertEqual($0 as? StoreError, .packNotFound("a")) }
         var changed = sampleDefinition()
         changed.maxZoom = 10
-        try database.setDefinition(pack.id, changed)
+        XCTAssertEqual(try database.definePack(name: "b", definition: changed, metadata: .string("new")).id, pack.id)
+        XCTAssertEqual(try database.pack(named: "b").metadata, .string("new"))
         XCTAssertEqual(try database.pack(id: pack.id).definition, changed)
     }
 
@@ -91,12 +90,12 @@ final class PackTests: StoreTestCase {
             try batch.link(resource: style, to: a.id)
             try batch.link(resource: style, to: b.id)
         }
-        XCTAssertEqual(try database.counts(of: a.id).tiles, 10)
+        XCTAssertEqual(try database.progress(of: a.id).counts.tiles, 10)
         try database.setStatus(PackStatus(state: .complete), of: a.id)
         try database.removePack(a.id)
         XCTAssertThrowsError(try database.pack(id: a.id))
-        XCTAssertEqual(try database.counts(of: b.id).tiles, 4)
-        XCTAssertEqual(try database.counts(of: b.id).resources, 1)
+        XCTAssertEqual(try database.progress(of: b.id).counts.tiles, 4)
+        XCTAssertEqual(try database.progress(of: b.id).counts.resources, 1)
         for x in 0..<10 {
             XCTAssertEqual(try database.tile(tileKey(5, x, 1)) != nil, x < 4, "tile \(x)")
         }

@@ -73,7 +73,7 @@ for round in 1...rounds {
     let client = try HTTPClient<Int>(configuration: HTTPClientConfiguration()) { completion in
         tally.condition.lock()
         tally.done += 1
-        if case .ok = completion.outcome { tally.ok += 1 }
+        if case .success(.ok) = completion.outcome { tally.ok += 1 }
         if tally.done == urls.count { tally.condition.signal() }
         tally.condition.unlock()
     }

@@ -35,13 +35,9 @@ final class DocumentFetcher: Sendable {
     /// One document's content; anything but a 200 fails, naming the URL.
     func fetch(_ url: String, kind: ResourceKind) throws -> Data {
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
-        guard let outcome = try fetchAll([requestURL]).first else { throw HTTPError.setup("no answer for \(requestURL)") }
-        switch outcome {
-        case .ok(let response): return response.content
-        case .clientError(let status), .noContent(let status, _): throw HTTPError.status(status, url: requestURL)
-        case .failed(let error): throw error
-        case .notModified: throw HTTPError.status(304, url: requestURL)
-        }
+        guard let answer = try fetchAll([requestURL]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
+        guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
+        return response.content
     }
 
     /// The stored size of each URL (in stored form): "no content" (204, 404) is 0 bytes, a
@@ -51,11 +47,11 @@ final class DocumentFetcher: Sendable {
         let outcomes = try fetchAll(requests.compactMap { $0 })
         var next = outcomes.makeIterator()
         return requests.map { request in
-            guard request != nil, let outcome = next.next() else { return nil }
-            switch outcome {
+            guard request != nil, case .success(let answer) = next.next() else { return nil }
+            switch answer {
             case .ok(let response): return Int64(response.stored.storedSize)
             case .noContent: return 0
-            case .clientError, .failed, .notModified: return nil
+            case .notModified: return nil
             }
         }
     }
@@ -70,10 +66,8 @@ final class DocumentFetcher: Sendable {
         client.submit(contentsOf: urls.enumerated().map { HTTPRequest(url: $1, tag: first + $0) })
         outcomes.group.wait()
         return try outcomes.lock.withLock {
-            try (first..<(first + urls.count)).map { tag in
-                guard let outcome = outcomes.byTag.removeValue(forKey: tag) else {
-                    throw HTTPError.setup("no answer for request \(tag)")
-                }
+            try zip(first..., urls).map { tag, url in
+                guard let outcome = outcomes.byTag.removeValue(forKey: tag) else { throw DownloadError.noAnswer(url: url) }
                 return outcome
             }
         }

@@ -73,10 +73,10 @@ extension PackDownload {
         newTiles += 1
         if isMapbox { newMapboxTiles += 1 }
         if let max = options.maxTiles, totals.all + newTiles > max {
-            throw DownloadFailure(message: "tile limit reached: the database may hold \(max) tiles (--max-tiles)")
+            throw DownloadError.tileLimit(limit: max, needed: nil)
         }
         if totals.mapbox + newMapboxTiles > options.mapboxTileLimit {
-            throw DownloadFailure(message: "Mapbox tile limit reached: \(options.mapboxTileLimit) mapbox:// tiles")
+            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: nil)
         }
     }
 
@@ -104,7 +104,8 @@ extension PackDownload {
     }
 
     private func handleResource(url: String, kind: ResourceKind, _ completion: HTTPCompletion<FetchTag>) {
-        switch completion.outcome {
+        guard let answer = answer(completion) else { return }
+        switch answer {
         case .ok(let response):
             writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
         case .notModified(let headers):
@@ -114,15 +115,14 @@ extension PackDownload {
             lock.lock()
             required.requiredResources -= 1
             lock.unlock()
-        case .clientError, .failed:
-            fail(completion)
         }
     }
 
     private func handleTile(_ key: TileKey, _ completion: HTTPCompletion<FetchTag>) {
         // Validators were sent exactly when the tile was stored.
         let replaces = completion.request.validators != nil
-        switch completion.outcome {
+        guard let answer = answer(completion) else { return }
+        switch answer {
         case .ok(let response):
             writer.add(
                 .tile(
@@ -132,14 +132,19 @@ extension PackDownload {
             writer.add(.revalidatedTile(key, headers: headers))
         case .noContent(_, let headers):
             writer.add(.tile(key, data: .noContent, size: nil, headers: headers, replaces: replaces))
-        case .clientError, .failed:
-            fail(completion)
         }
     }
 
-    private func fail(_ completion: HTTPCompletion<FetchTag>) {
-        if case .failed(.cancelled) = completion.outcome { return }
-        stop(.failed(completion.failure?.description ?? "request for \(completion.request.url) failed"))
+    /// The completion's answer; nil after stopping the run on its error (a cancelled request's
+    /// only ends it: the run was stopped already).
+    private func answer(_ completion: HTTPCompletion<FetchTag>) -> HTTPAnswer? {
+        switch completion.outcome {
+        case .success(let answer): return answer
+        case .failure(.cancelled): return nil
+        case .failure(let error):
+            stop(.failed(error))
+            return nil
+        }
     }
 
     func begin(_ count: Int = 1) {

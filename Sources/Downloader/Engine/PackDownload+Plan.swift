@@ -43,22 +43,18 @@ extension PackDownload {
         }
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
         let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
-        switch try fetchAndWait(document: url, request: HTTPRequest(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))) {
+        let request = HTTPRequest<FetchTag>(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))
+        switch try fetchAndWait(document: url, request: request).get() {
         case .ok(let response):
             writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
             return response.content
         case .notModified(let headers):
             writer.add(.revalidatedResource(url: url, headers: headers))
-            guard let content = try stored?.data.decoded() else {
-                throw DownloadFailure(message: "\(url): answered 304 Not Modified, but the stored copy is empty")
-            }
+            guard let content = try stored?.data.decoded() else { throw DownloadError.emptyStoredCopy(url: url) }
             return content
         case .noContent(let status, _):
-            throw HTTPError.status(status, url: requestURL)
-        case .clientError(let status):
-            throw HTTPError.status(status, url: requestURL)
-        case .failed(let error):
-            throw error
+            // A style or TileJSON says what else is needed: without it there is no pack.
+            throw DownloadError.status(status, url: requestURL)
         }
     }
 
@@ -72,9 +68,7 @@ extension PackDownload {
         try throwIfStopped()
         lock.lock()
         defer { lock.unlock() }
-        guard let outcome = documents.removeValue(forKey: url) else {
-            throw DownloadFailure(message: "no answer for \(url)")
-        }
+        guard let outcome = documents.removeValue(forKey: url) else { throw DownloadError.noAnswer(url: url) }
         return outcome
     }
 
@@ -82,10 +76,10 @@ extension PackDownload {
     /// them; `fetch` checks again as new tiles arrive.
     private func checkLimits(_ plan: DownloadPlan) throws {
         if let max = options.maxTiles, plan.tileCount > max {
-            throw DownloadFailure(message: "the region needs \(plan.tileCount) tiles; the tile limit is \(max) (--max-tiles)")
+            throw DownloadError.tileLimit(limit: max, needed: plan.tileCount)
         }
         if plan.mapboxTileCount > options.mapboxTileLimit {
-            throw DownloadFailure(message: "the region needs \(plan.mapboxTileCount) mapbox:// tiles; the Mapbox tile limit is \(options.mapboxTileLimit)")
+            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: plan.mapboxTileCount)
         }
     }
 
@@ -106,10 +100,4 @@ extension PackDownload {
         writer.recount()
         onMembersLeft?(Array(staleTiles), Array(staleResources))
     }
-}
-
-/// A run that cannot go on, in words for `progress.json`.
-struct DownloadFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

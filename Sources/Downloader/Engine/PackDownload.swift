@@ -58,7 +58,8 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
 
     enum StopReason {
         case suspended
-        case failed(String)
+        /// What ended the run: its description is the pack's `error`.
+        case failed(any Error)
     }
 
     public init(database: OfflineDatabase, region: RegionID, definition: RegionDefinition,
@@ -81,7 +82,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             try fetch(plan)
             waitUntilIdle()
         } catch {
-            stop(.failed(Self.message(for: error)))
+            stop(.failed(error))
         }
         // Cancels what is in flight and waits only for the completions, never for an answer.
         if let client = takeClient() {
@@ -127,12 +128,15 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         lock.withLock { runClient?.statistics ?? endStatistics }
     }
 
-    /// Throws when the run was stopped: its failure, or "suspended".
+    /// Throws when the run was stopped: its failure, or `.suspended`.
     func throwIfStopped() throws {
         lock.lock()
         defer { lock.unlock() }
-        if case .failed(let message) = stopReason { throw DownloadFailure(message: message) }
-        if stopReason != nil { throw DownloadFailure(message: "suspended") }
+        switch stopReason {
+        case nil: return
+        case .suspended: throw DownloadError.suspended
+        case .failed(let error): throw error
+        }
     }
 
     var isStopped: Bool {
@@ -170,9 +174,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         switch stopReason {
         case nil: status.state = .active
         case .suspended: status.state = .inactive
-        case .failed(let message):
+        case .failed(let error):
             status.state = .error
-            status.error = message
+            status.error = String(describing: error)
         }
         return status
     }
@@ -222,11 +226,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     }
 
     /// A quota speaks for itself; any other write failure says it was one.
-    static func writeFailure(_ error: Error) -> String {
-        error is DiskQuotaExceeded ? message(for: error) : "writing the pack failed: \(message(for: error))"
-    }
-
-    static func message(for error: Error) -> String {
-        String(describing: error)
+    static func writeFailure(_ error: Error) -> any Error {
+        error is DiskQuotaExceeded ? error : DownloadError.writeFailed(String(describing: error))
     }
 }

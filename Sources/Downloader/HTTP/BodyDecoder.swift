@@ -12,6 +12,8 @@ import PackStore
 ///   this name) is re-framed like gzip.
 /// - identity: compressed with MapLibre's rule (`StoredData.encoding`).
 /// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
+/// Failures name `url`: a body that does not inflate is `.corruptBody`, one over `limit`
+/// `.bodyTooLarge`, an unknown coding `.unsupportedEncoding`.
 /// Not thread-safe (it reuses one `Inflater` and one `GzipFastPath`): one per thread.
 final class BodyDecoder {
     struct Decoded {
@@ -22,23 +24,24 @@ final class BodyDecoder {
     private let inflater = Inflater()
     private let fastPath = GzipFastPath()
 
-    func decode(_ body: Data, contentEncoding: String?, limit: Int) throws -> Decoded {
+    func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
+        let bounds = Inflater.Body(url: url, limit: limit)
         switch contentEncoding ?? "identity" {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
-        case "gzip", "x-gzip": return try gzip(body, limit: limit)
-        case "deflate": return try deflate(body, limit: limit)
-        case let other: throw BodyFailure.unsupportedEncoding(other)
+        case "gzip", "x-gzip": return try gzip(body, bounds)
+        case "deflate": return try deflate(body, bounds)
+        case let other: throw DownloadError.unsupportedEncoding(other, url: url)
         }
     }
 
-    func gzip(_ body: Data, limit: Int) throws -> Decoded {
+    private func gzip(_ body: Data, _ bounds: Inflater.Body) throws -> Decoded {
         try body.withUnsafeBytes { raw in
-            let start = try GzipHeader.deflateOffset(in: raw)
-            if let member = fastPath?.member(raw, deflateAt: start, limit: limit) {
+            let start = try GzipHeader.deflateOffset(in: raw, url: bounds.url)
+            if let member = fastPath?.member(raw, deflateAt: start, limit: bounds.limit) {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[member.deflate])
                 return Decoded(content: member.content, stored: Self.reframed(deflate, content: member.content))
             }
-            let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), limit: limit)
+            let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), bounds)
             if first.consumed == raw.count {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
                 return Decoded(content: first.output, stored: Self.reframed(deflate, content: first.output))
@@ -47,10 +50,11 @@ final class BodyDecoder {
             // stream can carry them, so the joined content is compressed like an identity body.
             var content = first.output
             var offset = first.consumed
+            var rest = bounds
             while offset < raw.count {
-                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let next = try inflater.inflate(rest, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: rest),
-                                                limit: limit - content.count)
+                rest.used = content.count
+                let member = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                let next = try inflater.inflate(member, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: member), rest)
                 content.append(next.output)
                 offset += next.consumed
             }
@@ -58,14 +62,14 @@ final class BodyDecoder {
         }
     }
 
-    func deflate(_ body: Data, limit: Int) throws -> Decoded {
+    private func deflate(_ body: Data, _ bounds: Inflater.Body) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             guard Self.isZlibHeader(raw) else {
-                let stream = try inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, limit: limit)
+                let stream = try inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, bounds)
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[..<stream.consumed])
                 return Decoded(content: stream.output, stored: Self.reframed(deflate, content: stream.output))
             }
-            let stream = try inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, limit: limit)
+            let stream = try inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, bounds)
             guard stream.consumed < stream.output.count else {
                 return Decoded(content: stream.output, stored: StoredData(bytes: stream.output, compressed: false))
             }
@@ -103,14 +107,16 @@ enum GzipHeader {
 
     /// Where the deflate data starts: after the 10 fixed bytes and the optional FEXTRA, FNAME,
     /// FCOMMENT and FHCRC fields, in that order.
-    static func deflateOffset(in raw: UnsafeRawBufferPointer) throws -> Int {
+    static func deflateOffset(in raw: UnsafeRawBufferPointer, url: String) throws -> Int {
         guard raw.count >= 18, raw[0] == 0x1F, raw[1] == 0x8B, raw[2] == 8 else {
-            throw BodyFailure.corrupt("not a gzip member")
+            throw DownloadError.corruptBody(reason: "not a gzip member", url: url)
         }
         let flags = raw[3]
         var offset = 10
         if flags & fextra != 0 {
-            guard offset + 2 <= raw.count else { throw BodyFailure.corrupt("gzip FEXTRA truncated") }
+            guard offset + 2 <= raw.count else {
+                throw DownloadError.corruptBody(reason: "gzip FEXTRA truncated", url: url)
+            }
             offset += 2 + (Int(raw[offset]) | Int(raw[offset + 1]) << 8)
         }
         for flag in [fname, fcomment] where flags & flag != 0 {
@@ -118,7 +124,7 @@ enum GzipHeader {
             offset += 1
         }
         if flags & fhcrc != 0 { offset += 2 }
-        guard offset + 8 <= raw.count else { throw BodyFailure.corrupt("gzip header truncated") }
+        guard offset + 8 <= raw.count else { throw DownloadError.corruptBody(reason: "gzip header truncated", url: url) }
         return offset
     }
 

@@ -54,7 +54,7 @@ final class EasyTransfer {
     private var abandonment: String?
 
     init(slot: Int, settings: EasySettings) throws {
-        guard let handle = curl_easy_init() else { throw HTTPError.setup("curl_easy_init failed") }
+        guard let handle = curl_easy_init() else { throw DownloadError.setup("curl_easy_init failed") }
         self.handle = handle
         self.slot = slot
         self.maxBodyBytes = settings.maxBodyBytes
@@ -97,7 +97,7 @@ final class EasyTransfer {
         ]
         let caCode = settings.caFile.map { packfs_easy_setopt_str(handle, CURLOPT_CAINFO, $0) } ?? CURLE_OK
         if let failed = (codes + [caCode]).first(where: { $0 != CURLE_OK }) {
-            throw HTTPError.setup("curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
+            throw DownloadError.setup("curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
         }
     }
 

@@ -83,9 +83,9 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
                 allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool = { _, _ in true },
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
-        guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
+        guard configuration.concurrency > 0 else { throw DownloadError.setup("concurrency must be at least 1") }
         guard configuration.stallTimeout > 0, configuration.stallTimeout <= 86_400 else {
-            throw HTTPError.setup("the stall timeout must be above 0 and at most a day")
+            throw DownloadError.setup("the stall timeout must be above 0 and at most a day")
         }
         multi = try MultiHandle(slots: configuration.slots)
         self.completion = completion
@@ -115,7 +115,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         guard !requests.isEmpty else { return }
         guard inbox.post(jobs(for: requests)) else {
             for request in requests {
-                completion(HTTPCompletion(request: request, outcome: .failed(.cancelled(url: request.url)),
+                completion(HTTPCompletion(request: request, outcome: .failure(.cancelled(url: request.url)),
                                           finalURL: request.url, attempts: 0, newConnections: 0))
             }
             return
@@ -134,7 +134,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     }
 
     /// Ends the requests whose tag matches, queued, waiting to retry, in flight or being decoded,
-    /// each with `.failed(.cancelled)`. Asynchronous: completions follow on the loop thread (a
+    /// each with `.failure(.cancelled)`. Asynchronous: completions follow on the loop thread (a
     /// body whose decoding has already finished may still complete with its real outcome).
     public func cancel(where predicate: @escaping @Sendable (Tag) -> Bool) {
         inbox.post(cancellation: predicate)
@@ -165,7 +165,7 @@ final class MultiHandle: @unchecked Sendable {  // a C handle: other threads onl
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard let pointer = curl_multi_init() else {
             curl_global_cleanup()
-            throw HTTPError.setup("curl_multi_init failed")
+            throw DownloadError.setup("curl_multi_init failed")
         }
         self.pointer = pointer
         _ = packfs_multi_setopt_long(pointer, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))

@@ -49,19 +49,30 @@ public struct HTTPResponse: Sendable {
     public var wireBytes: Int
 }
 
-/// The final result of one request, after redirects and retries.
-public enum HTTPOutcome: Sendable {
+/// A request's answer that is not a failure.
+public enum HTTPAnswer: Sendable {
     /// 200 (or another 2xx with content).
     case ok(HTTPResponse)
     /// 304 to a conditional request; the headers refresh the stored copy's expiry.
     case notModified(CacheHeaders)
     /// 204 or 404: the resource has no content.
     case noContent(status: Int, headers: CacheHeaders)
-    /// Any other 4xx: not retried; the caller decides (a pack stops in state `error`).
-    case clientError(status: Int)
-    /// Retries exhausted, or a failure that retrying cannot fix.
-    case failed(HTTPError)
+
+    /// The HTTP status it came with.
+    public var status: Int {
+        switch self {
+        case .ok(let response): return response.status
+        case .notModified: return 304
+        case .noContent(let status, _): return status
+        }
+    }
 }
+
+/// The final result of one request, after redirects and retries: its answer, or the error that
+/// names the URL and the cause (any 4xx but 404 among them: it is not retried, and a pack stops
+/// on it). `AttemptClassifier` is the one place that tells the two apart; a caller takes the
+/// answer with `get()`.
+public typealias HTTPOutcome = Result<HTTPAnswer, DownloadError>
 
 /// Delivered once for every submitted request.
 public struct HTTPCompletion<Tag: Sendable>: Sendable {
@@ -75,16 +86,6 @@ public struct HTTPCompletion<Tag: Sendable>: Sendable {
     public var newConnections: Int
 
     public var tag: Tag { request.tag }
-
-    /// The outcome as an error naming the status and URL, or nil for `.ok`, `.notModified` and
-    /// `.noContent`.
-    public var failure: HTTPError? {
-        switch outcome {
-        case .ok, .notModified, .noContent: return nil
-        case .clientError(let status): return .status(status, url: finalURL)
-        case .failed(let error): return error
-        }
-    }
 }
 
 /// Running totals, readable from any thread.

@@ -1,14 +1,6 @@
 import CZlib
 import Foundation
 
-/// Why a body could not be decoded. `corrupt` is worth a retry (the bytes were damaged on the way);
-/// the others are not.
-enum BodyFailure: Error, Equatable {
-    case corrupt(String)
-    case unsupportedEncoding(String)
-    case tooLarge
-}
-
 /// zlib inflation of one stream that reports how much input the stream used: gzip re-framing
 /// has to know where the first member ends. Output is sized from a hint so a correct hint (gzip's
 /// ISIZE) means one allocation and no copy.
@@ -20,6 +12,16 @@ final class Inflater {
     struct Result {
         var output: Data
         var consumed: Int
+    }
+
+    /// The body being decoded: the URL its failures name, the most its content may take, and
+    /// what earlier streams of it (gzip members) already took.
+    struct Body {
+        var url: String
+        var limit: Int
+        var used = 0
+
+        var remaining: Int { limit - used }
     }
 
     private let stream: UnsafeMutablePointer<z_stream>
@@ -37,10 +39,12 @@ final class Inflater {
     }
 
     /// `windowBits`: 31 gzip (header, CRC-32 and ISIZE checked), 15 zlib (Adler-32 checked),
-    /// -15 raw deflate (nothing to check). Throws unless the stream ends within `input`.
-    func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, limit: Int) throws -> Result {
+    /// -15 raw deflate (nothing to check). Throws `.corruptBody` unless the stream ends within
+    /// `input`, `.bodyTooLarge` past what `body` has left.
+    func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, _ body: Body) throws -> Result {
+        let limit = body.remaining
         let ready = initialised ? inflateReset2(stream, windowBits) : packfs_inflateInit2(stream, windowBits)
-        guard ready == Z_OK else { throw BodyFailure.corrupt("inflateInit failed") }
+        guard ready == Z_OK else { throw DownloadError.corruptBody(reason: "inflateInit failed", url: body.url) }
         initialised = true
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
@@ -50,7 +54,7 @@ final class Inflater {
         var status = Z_OK
         repeat {
             if produced == output.count {
-                guard output.count < limit else { throw BodyFailure.tooLarge }
+                guard output.count < limit else { throw DownloadError.bodyTooLarge(limit: body.limit, url: body.url) }
                 output.count = min(limit, output.count * 2)
             }
             status = output.withUnsafeMutableBytes { out -> Int32 in
@@ -67,7 +71,7 @@ final class Inflater {
         } while status == Z_OK || (status == Z_BUF_ERROR && produced == output.count)
         guard status == Z_STREAM_END else {
             let message = stream.pointee.msg.map { String(cString: $0) } ?? "truncated stream"
-            throw BodyFailure.corrupt(message)
+            throw DownloadError.corruptBody(reason: message, url: body.url)
         }
         output.count = produced
         return Result(output: output, consumed: input.count - Int(stream.pointee.avail_in))

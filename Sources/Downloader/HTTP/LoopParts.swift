@@ -12,7 +12,7 @@ struct Job<Tag: Sendable>: Sendable {
     var redirects = 0
     var newConnections = 0
     /// Why the request's own URL may not be fetched, judged when it was submitted; nil: allowed.
-    var refusal: HTTPError?
+    var refusal: DownloadError?
 
     init(_ request: HTTPRequest<Tag>) {
         self.request = request
@@ -126,7 +126,7 @@ final class URLInspector {
     private let handle: OpaquePointer
 
     init() throws {
-        guard let handle = curl_url() else { throw HTTPError.setup("curl_url failed") }
+        guard let handle = curl_url() else { throw DownloadError.setup("curl_url failed") }
         self.handle = handle
     }
 
@@ -134,7 +134,7 @@ final class URLInspector {
 
     /// Nil when `url` may be fetched; else why not, phrased for a first request or for a redirect
     /// from `origin`.
-    func refusal(of url: String, redirectedFrom origin: String?, allowHost: (String, Int) -> Bool) -> HTTPError? {
+    func refusal(of url: String, redirectedFrom origin: String?, allowHost: (String, Int) -> Bool) -> DownloadError? {
         guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
               let scheme = part(CURLUPART_SCHEME)
         else { return .malformedURL(url: url) }

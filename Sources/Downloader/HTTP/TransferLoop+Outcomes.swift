@@ -11,7 +11,7 @@ extension TransferLoop {
         case .retry(let error, let retryAfter):
             job.attempts += 1
             guard job.attempts < limits.retry.maxAttempts else {
-                complete(job, .failed(error))
+                complete(job, .failure(error))
                 return
             }
             let delay = limits.retry.delay(afterAttempt: job.attempts, retryAfter: retryAfter, using: &random)
@@ -26,11 +26,11 @@ extension TransferLoop {
         var job = job
         job.redirects += 1
         guard job.redirects <= limits.maxRedirects else {
-            complete(job, .failed(.tooManyRedirects(url: job.request.url)))
+            complete(job, .failure(.tooManyRedirects(url: job.request.url)))
             return
         }
         if let refusal = urls.refusal(of: target, redirectedFrom: job.url, allowHost: allowHost) {
-            complete(job, .failed(refusal))
+            complete(job, .failure(refusal))
             return
         }
         job.url = target
@@ -47,7 +47,7 @@ extension TransferLoop {
             + resumed.remove(where: predicate)
             + fresh.remove(where: predicate)
             + retries.remove(where: predicate)
-        for job in stopped { complete(job, .failed(.cancelled(url: job.url))) }
+        for job in stopped { complete(job, .failure(.cancelled(url: job.url))) }
     }
 
     func complete(_ job: Job<Tag>, _ outcome: HTTPOutcome) {

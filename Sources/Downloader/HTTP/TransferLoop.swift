@@ -130,14 +130,14 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         guard !idle.isEmpty, decoders.hasRoom() else { return }
         while let slot = idle.last, counted < limits.concurrency, let job = resumed.popFirst() ?? fresh.popFirst() {
             if job.isFirstAttempt, let refusal = job.refusal {
-                complete(job, .failed(refusal))
+                complete(job, .failure(refusal))
                 continue
             }
             let transfer = transfers[slot]
             guard transfer.prepare(url: job.url, validators: job.request.validators, shared: sharedHeaders),
                   curl_multi_add_handle(multi, transfer.handle) == CURLM_OK
             else {
-                complete(job, .failed(.setup("could not start a transfer for \(job.url)")))
+                complete(job, .failure(.setup("could not start a transfer for \(job.url)")))
                 continue
             }
             idle.removeLast()

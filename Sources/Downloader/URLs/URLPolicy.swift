@@ -40,7 +40,7 @@ public struct URLPolicy: Sendable, Equatable {
     public func checkContact(_ url: String) throws {
         let scheme = URLString.scheme(of: url)
         guard scheme == "http" || scheme == "https", let host = URLString.host(of: url) else {
-            throw DownloadError.unsupportedScheme(url: url, field: "request")
+            throw DownloadError.unsupportedScheme(url: url)
         }
         let port = Self.explicitPort(of: url) ?? (scheme == "https" ? 443 : 80)
         if !allows(host: host, port: port) { throw DownloadError.hostNotAllowed(host: host, url: url) }

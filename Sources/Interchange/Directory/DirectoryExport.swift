@@ -16,40 +16,56 @@ import StyleModel
 ///
 /// Written into a hidden sibling directory, then renamed into place: a failed export leaves no
 /// half-written DIR. An existing DIR must be an empty directory (the rename replaces it).
-public struct DirectoryExport {
+public struct DirectoryExport: PackExport {
     /// What an export wrote.
-    public struct Summary: Equatable, Sendable {
+    public struct Summary: InterchangeSummary, Equatable {
+        /// The pack's name, and the directory as given.
+        public var pack = "", path = ""
         public var files = 0
         public var bytes: Int64 = 0
         public var tiles = 0
         /// Rows whose z/x/y lies outside the tile grid: no path names them (the mount skips them too).
         public var skippedTiles = 0
+
+        public var lines: [String] {
+            let skipped = skippedTiles > 0 ? " (\(skippedTiles) rows outside the tile grid left out)" : ""
+            return ["\(pack) -> \(path): \(tiles) tiles, \(files) files, \(humanBytes(bytes))\(skipped)"]
+        }
+
+        public var json: JSONValue {
+            .object([
+                "pack": .string(pack), "path": .string(path), "files": .number(Double(files)),
+                "bytes": .number(Double(bytes)), "tiles": .number(Double(tiles)),
+                "skipped_tiles": .number(Double(skippedTiles)),
+            ])
+        }
     }
 
-    let pack: Pack
     let database: OfflineDatabase
+    let pack: Pack
     let baseURL: String?
 
     /// `baseURL`: absolute http(s) URLs under it instead of relative ones (a `/` is added when
     /// missing); refused, naming the reason, when it is not such a URL.
-    public init(pack: Pack, database: OfflineDatabase, baseURL: String? = nil) throws {
+    public init(database: OfflineDatabase, pack: Pack, baseURL: String? = nil) throws {
         if let baseURL { try Self.check(baseURL: baseURL) }
-        self.pack = pack
         self.database = database
+        self.pack = pack
         self.baseURL = baseURL
     }
 
     /// Exports the pack to the directory `path`, which must not exist or be empty.
     public func write(to path: String) throws -> Summary {
         guard let style = try PackStyle.load(pack, from: database) else {
-            throw InterchangeError("pack \(pack.name) holds no style and no tiles yet: nothing to export")
+            throw InterchangeError.nothingToExport(pack: pack.name, lacking: "style and no tiles yet")
         }
         let destination = try ExportDestination(path: path)
         let staging = try destination.makeStaging()
         do {
             var files = FileTree(root: staging)
-            let summary = try PackTree(pack: pack, database: database, style: style, baseURL: baseURL).write(into: &files)
+            var summary = try PackTree(pack: pack, database: database, style: style, baseURL: baseURL).write(into: &files)
             try destination.commit(staging)
+            (summary.pack, summary.path) = (pack.name, path)
             return summary
         } catch {
             destination.discard(staging)
@@ -69,6 +85,6 @@ public struct DirectoryExport {
         } else {
             problem = nil
         }
-        if let problem { throw InterchangeError("--base-url \(baseURL): \(problem)") }
+        if let problem { throw InterchangeError.invalidBaseURL(baseURL, problem: problem) }
     }
 }

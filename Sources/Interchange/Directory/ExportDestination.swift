@@ -16,14 +16,14 @@ struct ExportDestination {
         let url = URL(fileURLWithPath: path)
         let name = url.lastPathComponent
         guard !path.isEmpty, path != "/", name != ".", name != ".." else {
-            throw InterchangeError("\(given): give a new directory's path to export to")
+            throw InterchangeError.invalidDestination(given, reason: "give a new directory's path to export to")
         }
         self.path = path
         let parent = url.deletingLastPathComponent().path
         try Self.refuseIfTaken(path, given: given)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw InterchangeError("\(given): its parent directory \(parent) does not exist")
+            throw InterchangeError.invalidDestination(given, reason: "its parent directory \(parent) does not exist")
         }
     }
 
@@ -32,11 +32,11 @@ struct ExportDestination {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
         guard isDirectory.boolValue else {
-            throw InterchangeError("\(given) exists and is not a directory")
+            throw InterchangeError.destinationTaken(given, entries: nil)
         }
         let entries = try FileManager.default.contentsOfDirectory(atPath: path)
         guard entries.isEmpty else {
-            throw InterchangeError("\(given) is not empty (\(entries.count) entries): export to a new or empty directory")
+            throw InterchangeError.destinationTaken(given, entries: entries.count)
         }
     }
 
@@ -46,7 +46,7 @@ struct ExportDestination {
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
         } catch {
-            throw InterchangeError("cannot create \(staging): \(error.localizedDescription)")
+            throw InterchangeError.cannotWrite(staging, action: "create", reason: error.localizedDescription)
         }
         return staging
     }

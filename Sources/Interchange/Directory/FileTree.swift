@@ -34,7 +34,7 @@ struct FileTree {
     /// close (a full disk may show only there) fails the export.
     private static func create(_ path: String, _ data: Data, shown: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw failure(shown, "cannot create") }
+        guard fd >= 0 else { throw failure(shown, "create") }
         let complete = data.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
@@ -45,13 +45,13 @@ struct FileTree {
             }
             return true
         }
-        let writeError = complete ? nil : failure(shown, "cannot write")
+        let writeError = complete ? nil : failure(shown, "write")
         let closed = close(fd) == 0
         if let writeError { throw writeError }
-        guard closed else { throw failure(shown, "cannot write") }
+        guard closed else { throw failure(shown, "write") }
     }
 
-    private static func failure(_ path: String, _ what: String) -> InterchangeError {
-        InterchangeError("\(what) \(path): \(String(cString: strerror(errno)))")
+    private static func failure(_ path: String, _ action: String) -> InterchangeError {
+        .cannotWrite(path, action: action, reason: String(cString: strerror(errno)))
     }
 }

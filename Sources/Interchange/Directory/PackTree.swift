@@ -84,7 +84,7 @@ struct PackTree {
             do {
                 content = try TileFormat.content(of: data)
             } catch {
-                throw InterchangeError("tile \(z)/\(x)/\(y) of source \(source.id) in pack \(pack.name): \(error)")
+                throw InterchangeError.undecodable(what: "tile \(z)/\(x)/\(y) of source \(source.id)", pack: pack.name, reason: "\(error)")
             }
             guard let content else { return }
             try files.write(content, at: directory + [String(z), String(x), "\(y).\(source.fileExtension)"])
@@ -131,7 +131,7 @@ extension PackTree {
         do {
             return try stored?.decoded()
         } catch {
-            throw InterchangeError("\(url) in pack \(pack.name) cannot be decoded: \(error)")
+            throw InterchangeError.undecodable(what: url, pack: pack.name, reason: "\(error)")
         }
     }
 }

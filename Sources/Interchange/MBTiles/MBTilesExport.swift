@@ -10,59 +10,67 @@ import StyleModel
 /// pack stores gzipped are written as they are); images as they are. A stored tile whose
 /// coordinates lie outside the tile grid (a damaged or hostile database) names no tile: it is
 /// left out and counted, as the mount leaves it out of its tree.
-public enum MBTilesExport {
+public struct MBTilesExport: PackExport {
     /// One file written.
-    public struct Written: Equatable, Sendable {
+    public struct File: InterchangeSummary, Equatable {
         public var source: String
         public var path: String
         public var tiles: Int
         /// Stored tiles left out because their coordinates name no tile.
         public var skipped: Int
         public var zooms: ClosedRange<Int>
+
+        public var lines: [String] {
+            let skipped = skipped > 0 ? " (\(skipped) rows outside the tile grid left out)" : ""
+            return ["\(path): source \(source), \(tiles) tiles, zooms \(zooms.lowerBound)-\(zooms.upperBound)\(skipped)"]
+        }
+
+        public var json: JSONValue {
+            .object([
+                "path": .string(path), "source": .string(source), "tiles": .number(Double(tiles)),
+                "skipped": .number(Double(skipped)), "min_zoom": .number(Double(zooms.lowerBound)),
+                "max_zoom": .number(Double(zooms.upperBound)),
+            ])
+        }
+    }
+
+    private let files: TiledSourceFiles
+
+    /// `source`: the one tiled source to write (its id in the pack's style); nil: every one.
+    public init(database: OfflineDatabase, pack: Pack, source: String? = nil) {
+        files = TiledSourceFiles(database: database, pack: pack, only: source)
     }
 
     /// Writes the files and says what each holds. A source without a tile to write gets no file
-    /// (it is not in the result, as in the PMTiles export); none at all is an error.
-    public static func export(_ pack: Pack, from database: OfflineDatabase, to out: String, source: String?)
-        throws -> [Written]
-    {
-        guard let style = try PackStyle.load(pack, from: database) else {
-            throw InterchangeError("pack \(pack.name) holds no tiles to export")
-        }
-        let targets = try TiledSourceFiles.targets(
-            of: style, pack: pack, out: out, fileExtension: "mbtiles", only: source)
-        let files = try targets.compactMap { try write($0, of: pack, style: style, database) }
-        guard !files.isEmpty else { throw InterchangeError("pack \(pack.name) holds no tiles to export") }
-        return files
+    /// (it is not in the summary, as in the PMTiles export); none at all is an error.
+    public func write(to out: String) throws -> FileExportSummary<File> {
+        try files.export(to: out, fileExtension: "mbtiles", write)
     }
 
     /// Thrown inside a file's transaction when its source has no tile: the file is dropped.
     private struct NothingToWrite: Error {}
 
-    private static func write(
-        _ target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, _ database: OfflineDatabase
-    ) throws -> Written? {
+    private func write(_ target: TiledSourceFiles.Target, style: PackStyle) throws -> File? {
         var census = TileCensus()
         do {
             try MBTilesWriter.write(to: target.path) { inserter in
-                try copyTiles(target, database, into: &inserter, census: &census)
+                try copyTiles(target, into: &inserter, census: &census)
                 guard let zooms = census.zooms else { throw NothingToWrite() }
-                return MBTilesMetadata.rows(for: target, of: pack, style: style, zooms: zooms)
+                return MBTilesMetadata.rows(for: target, of: files.pack, style: style, zooms: zooms)
             }
         } catch is NothingToWrite {
             return nil
         }
         guard let zooms = census.zooms else { return nil }
-        return Written(
+        return File(
             source: target.source.id, path: target.path, tiles: census.count, skipped: census.skipped, zooms: zooms)
     }
 
-    private static func copyTiles(
-        _ target: TiledSourceFiles.Target, _ database: OfflineDatabase, into inserter: inout MBTilesWriter.TileInserter,
-        census: inout TileCensus
+    private func copyTiles(
+        _ target: TiledSourceFiles.Target, into inserter: inout MBTilesWriter.TileInserter, census: inout TileCensus
     ) throws {
         let vector = target.tiles.type == .vector
-        try database.forEachPackTile(target.columns) { z, x, storedY, data in
+        try files.database.forEachPackTile(target.columns) { z, x, storedY, data in
             guard let row = TileCensus.tmsRow(z: z, x: x, xyzRow: target.source.row(storedY, z: z)) else {
                 census.skipped += 1
                 return
@@ -74,15 +82,13 @@ public enum MBTilesExport {
     }
 
     /// The bytes MBTiles holds for a stored tile: vector tiles gzipped, images as they are.
-    static func tileData(_ stored: StoredData, vector: Bool, place: String) throws -> Data {
+    private func tileData(_ stored: StoredData, vector: Bool, place: String) throws -> Data {
         do {
             let content = try stored.decoded() ?? Data()
             guard vector, !Gzip.isGzip(content) else { return content }
             return try Gzip.compress(content)
-        } catch let error as InterchangeError {
-            throw error
         } catch {
-            throw InterchangeError("\(place): \(error)")
+            throw InterchangeError.undecodable(what: place, pack: files.pack.name, reason: "\(error)")
         }
     }
 }

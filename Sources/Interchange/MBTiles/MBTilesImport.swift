@@ -7,15 +7,18 @@ import StyleModel
 /// flipped to XYZ, its tile bytes stored as they are, its metadata as the pack's TileJSON.
 /// MBTiles rows are always TMS (the spec; MapLibre Native reads them so too), whatever a
 /// `scheme` row says.
-public struct MBTilesImport {
+public struct MBTilesImport: PackImport {
     public let path: String
+    /// The new pack's name; nil for the file's name without its extension.
+    public let name: String?
     private let reader: MBTilesReader
     private let tileJSON: JSONValue
 
     /// Opens the file and reads its metadata: a file that is not MBTiles is refused here, before
     /// any database is opened or created for it.
-    public init(path: String) throws {
+    public init(path: String, name: String? = nil) throws {
         self.path = path
+        self.name = name
         reader = try MBTilesReader.open(path)
         do {
             tileJSON = Self.tileJSON(from: try reader.metadata())
@@ -25,33 +28,22 @@ public struct MBTilesImport {
         }
     }
 
-    /// The file's name without its extension: the pack's name unless one is given.
-    public var defaultName: String { URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent }
-
-    /// Stores the file as pack `name` (default `defaultName`) and closes the file.
+    /// Stores the file as a pack and closes the file.
     @discardableResult
-    public func write(into database: OfflineDatabase, name: String? = nil) throws -> ImportedPack.Summary {
+    public func write(into database: OfflineDatabase) throws -> ImportedPack.Summary {
         defer { reader.close() }
-        let fileName = URL(fileURLWithPath: path).lastPathComponent
+        let names = ImportedPack.Names(path: path, name: name)
         return try ImportedPack.write(
-            into: database, name: name ?? defaultName, scheme: .mbtiles, fileName: fileName, tileJSON: tileJSON
+            into: database, name: names.pack, scheme: .mbtiles, fileName: names.file, tileJSON: tileJSON
         ) { store in
             try reader.forEachTile { z, column, tmsRow, data in
                 guard let y = Self.xyzRow(z: z, tmsRow: tmsRow) else {
-                    let place = "\(fileName): tile \(z)/\(column)/\(tmsRow) (TMS row)"
-                    throw InterchangeError("\(place) lies outside the tile grid")
+                    throw InterchangeError.tileOutsideGrid(
+                        file: names.file, tile: "\(z)/\(column)/\(tmsRow) (TMS row)", grid: "the tile grid")
                 }
                 try store((z: z, x: column, y: y, data: data))
             }
         }
-    }
-
-    /// Opens `path` and stores it as pack `name`.
-    @discardableResult
-    public static func importFile(_ path: String, into database: OfflineDatabase, name: String? = nil) throws
-        -> ImportedPack.Summary
-    {
-        try MBTilesImport(path: path).write(into: database, name: name)
     }
 
     /// The XYZ row of TMS row `row` of zoom `z`; nil outside zooms 0 to `ImportedPack.deepestZoom`

@@ -23,7 +23,7 @@ final class MBTilesReader {
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw InterchangeError("cannot open \(path): \(describe(error))")
+            throw InterchangeError.cannotRead(path, reason: describe(error))
         }
         let reader = MBTilesReader(path: path, queue: queue)
         do {
@@ -62,10 +62,10 @@ final class MBTilesReader {
                     let coordinates = (0..<3).map { Self.integer(row[$0]) }
                     guard let z = coordinates[0], let column = coordinates[1], let tmsRow = coordinates[2] else {
                         let shown = (0..<3).map { String(describing: (row[$0] as DatabaseValue)) }.joined(separator: "/")
-                        throw InterchangeError("\(path): tile \(shown) does not have integer coordinates")
+                        throw InterchangeError.damaged(path, detail: "tile \(shown) does not have integer coordinates")
                     }
                     guard let data = Self.bytes(row[3]) else {
-                        throw InterchangeError("\(path): tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
+                        throw InterchangeError.damaged(path, detail: "tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
                     }
                     try body(z, column, tmsRow, data)
                 }
@@ -83,7 +83,7 @@ final class MBTilesReader {
         guard missing.isEmpty else {
             let what = columns.isEmpty
                 ? "it has no `\(table)` table" : "its `\(table)` table has no \(missing.joined(separator: ", "))"
-            throw InterchangeError("\(path) is not an MBTiles file: \(what)")
+            throw InterchangeError.notInFormat(path, format: "an MBTiles file", reason: what)
         }
     }
 
@@ -92,7 +92,7 @@ final class MBTilesReader {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw InterchangeError("\(path): \(Self.describe(error))")
+            throw InterchangeError.cannotRead(path, reason: Self.describe(error))
         }
     }
 

@@ -35,7 +35,7 @@ enum MBTilesWriter {
         do {
             queue = try DatabaseQueue(path: path)
         } catch {
-            throw InterchangeError("cannot create \(path): \(error)")
+            throw InterchangeError.cannotWrite(path, action: "create", reason: "\(error)")
         }
         defer { try? queue.close() }
         try wrapped(path) {
@@ -51,7 +51,7 @@ enum MBTilesWriter {
         do {
             try queue.close()
         } catch {
-            throw InterchangeError("cannot close \(path): \(error)")
+            throw InterchangeError.cannotWrite(path, action: "close", reason: "\(error)")
         }
     }
 
@@ -60,7 +60,7 @@ enum MBTilesWriter {
         do {
             try body()
         } catch let error as DatabaseError {
-            throw InterchangeError("writing \(path): \(error.message ?? error.description)")
+            throw InterchangeError.cannotWrite(path, action: "write", reason: error.message ?? error.description)
         }
     }
 

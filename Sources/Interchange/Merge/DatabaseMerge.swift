@@ -6,8 +6,9 @@ import PackStore
 /// this one, as MapLibre's `mergeOfflineRegions` and Mapbox's `addContentsOfFile` do:
 ///
 /// 1. The file is copied; the copy is checked (SQLite, whole, the offline tables and columns,
-///    a schema version PackFS reads) and migrated to version 6. The user's file is only read.
-/// 2. One write transaction on the target, with the copy attached: the tile caps are checked
+///    a schema version PackFS reads) and migrated to version 6, before any target is opened.
+///    The user's file is only read; the copy is removed with this value.
+/// 2. `write(into:)`: one write transaction on the target, with the copy attached: the tile caps are checked
 ///    before anything is written; side packs are matched or added (`MergedRegions`); tiles and
 ///    resources are deduplicated by key, the newer data kept in the target's rows, ids kept
 ///    (`MergedTable`); memberships added; the ambient cache trimmed to its limit. Any error
@@ -15,23 +16,38 @@ import PackStore
 ///
 /// Unlike MapLibre, the side's ambient rows come along (as ambient cache), the side's own
 /// PackFS pack states come with its packs, and versions 2 to 5 are migrated rather than refused.
-public enum DatabaseMerge {
-    @discardableResult
-    public static func merge(
-        _ file: String, into database: OfflineDatabase, options: MergeOptions = MergeOptions()
-    ) throws -> MergeReport {
-        let copy = try SideCopy(of: file)
-        defer { copy.remove() }
-        let sidePacks = try copy.reading { side in
-            try side.packs().map { pack in
-                let status = try side.status(of: pack.id)
-                return SidePack(pack: pack, status: status == PackStatus(state: .inactive) ? nil : status)
+public final class DatabaseMerge: PackImport {
+    /// The file to merge, as given.
+    public let path: String
+    public let options: MergeOptions
+    private let copy: SideCopy
+    private let sidePacks: [SidePack]
+
+    /// Copies the file and checks the copy: a file that cannot be merged is refused here.
+    public init(path: String, options: MergeOptions = MergeOptions()) throws {
+        self.path = path
+        self.options = options
+        copy = try SideCopy(of: path)
+        do {
+            sidePacks = try copy.reading { side in
+                try side.packs().map { pack in
+                    let status = try side.status(of: pack.id)
+                    return SidePack(pack: pack, status: status == PackStatus(state: .inactive) ? nil : status)
+                }
             }
+        } catch {
+            copy.remove()
+            throw error
         }
-        let report = try database.write(attaching: copy.path) { batch, db in
-            try merge(sidePacks, file: file, options: options, batch, db)
+    }
+
+    deinit { copy.remove() }
+
+    @discardableResult
+    public func write(into database: OfflineDatabase) throws -> MergeReport {
+        try database.write(attaching: copy.path) { batch, db in
+            try Self.merge(sidePacks, file: path, options: options, batch, db)
         }
-        return report
     }
 
     private static func merge(

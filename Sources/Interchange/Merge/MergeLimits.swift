@@ -27,14 +27,11 @@ enum MergeLimits {
             WHERE NOT EXISTS (SELECT 1 FROM main.tiles t WHERE \(MergeSQL.sameTile))
             """)
         if let max = options.maxTiles, new.all > 0, stored.all + new.all > max {
-            throw InterchangeError(
-                "\(file): merging would add \(new.all) tiles to the \(stored.all) the database holds;"
-                    + " the tile limit is \(max) (--max-tiles); nothing was merged")
+            throw InterchangeError.tileLimit(file: file, adding: new.all, stored: stored.all, limit: max, mapbox: false)
         }
         if new.mapbox > 0, stored.mapbox + new.mapbox > options.mapboxTileLimit {
-            throw InterchangeError(
-                "\(file): merging would add \(new.mapbox) mapbox:// tiles to the \(stored.mapbox) the database"
-                    + " holds; the Mapbox tile limit is \(options.mapboxTileLimit); nothing was merged")
+            throw InterchangeError.tileLimit(
+                file: file, adding: new.mapbox, stored: stored.mapbox, limit: options.mapboxTileLimit, mapbox: true)
         }
     }
 

@@ -2,7 +2,7 @@ import PackStore
 
 /// What a merge did: each side pack and the target pack it became (added, or found there
 /// already), and the rows of each table by outcome.
-public struct MergeReport: Equatable, Sendable {
+public struct MergeReport: InterchangeSummary, Equatable {
     public struct PackEntry: Equatable, Sendable {
         /// The name the pack shows in the side file.
         public var sideName: String

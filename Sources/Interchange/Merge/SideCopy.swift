@@ -16,7 +16,7 @@ struct SideCopy {
     init(of original: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: original, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw InterchangeError("\(original): no such file")
+            throw InterchangeError.noSuchFile(original)
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-side-\(UUID().uuidString)")
         path = directory.appendingPathComponent("side.db").path
@@ -29,7 +29,7 @@ struct SideCopy {
             }
         } catch {
             remove()
-            throw InterchangeError("\(original): cannot be copied for merging (\(error.localizedDescription))")
+            throw InterchangeError.cannotWrite(original, action: "copy", reason: error.localizedDescription)
         }
     }
 
@@ -42,16 +42,15 @@ struct SideCopy {
         do {
             let side = try OfflineDatabase.openSide(path: path)
             defer { try? side.close() }
-            try Self.check(side)
+            try check(side)
             return try body(side)
         } catch let error as StoreError {
-            throw InterchangeError(error.description.replacingOccurrences(of: path, with: original))
-        } catch let error as InterchangeError {
-            throw InterchangeError(error.description.replacingOccurrences(of: path, with: original))
+            let reason = error.description.replacingOccurrences(of: path, with: original)
+            throw InterchangeError.sideRefused(original, reason: reason)
         }
     }
 
-    private static func check(_ side: OfflineDatabase) throws {
+    private func check(_ side: OfflineDatabase) throws {
         let problems: [String]
         do {
             problems = try side.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
@@ -68,9 +67,9 @@ struct SideCopy {
                 })
                 let missing = columns.filter { !present.contains($0) }
                 guard missing.isEmpty else {
-                    throw InterchangeError(
-                        "\(side.path) is not an offline database: table \(table) has no column "
-                            + missing.joined(separator: ", ") + "; it was left untouched")
+                    throw InterchangeError.notInFormat(
+                        original, format: "an offline database",
+                        reason: "table \(table) has no column \(missing.joined(separator: ", ")); it was left untouched")
                 }
             }
         }

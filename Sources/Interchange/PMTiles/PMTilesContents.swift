@@ -35,7 +35,7 @@ final class PMTilesContents {
         self.path = path
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let output = FileHandle(forWritingAtPath: path), let input = FileHandle(forReadingAtPath: path)
-        else { throw InterchangeError("cannot create the scratch file \(path)") }
+        else { throw InterchangeError.cannotWrite(path, action: "create", reason: nil) }
         self.output = output
         self.input = input
     }
@@ -49,7 +49,7 @@ final class PMTilesContents {
     /// The index in `blobs` of `data`'s content, stored now unless an equal one already is.
     func add(_ data: Data) throws -> Int {
         guard let length = UInt32(exactly: data.count), length > 0 else {
-            throw InterchangeError("a tile of \(data.count) bytes (PMTiles holds 1 byte to 4 GiB)")
+            throw InterchangeError.unwritablePMTiles("a tile of \(data.count) bytes (PMTiles holds 1 byte to 4 GiB)")
         }
         var hasher = Hasher()
         data.withUnsafeBytes { hasher.combine(bytes: $0) }
@@ -72,7 +72,7 @@ final class PMTilesContents {
         }
         try input.seek(toOffset: blob.offset)
         guard let data = try input.read(upToCount: Int(blob.length)), data.count == Int(blob.length) else {
-            throw InterchangeError("the scratch file \(path) ends before byte \(blob.offset + UInt64(blob.length))")
+            throw InterchangeError.cannotRead(path, reason: "it ends before byte \(blob.offset + UInt64(blob.length))")
         }
         return data
     }

@@ -52,7 +52,7 @@ struct PMTilesDirectories {
         for start in stride(from: 0, to: entries.count, by: size) {
             let leaf = try compress(PMTilesDirectory.encode(Array(entries[start..<min(start + size, entries.count)])))
             guard let length = UInt32(exactly: leaf.count) else {
-                throw InterchangeError("a leaf directory of \(leaf.count) bytes exceeds 32 bits")
+                throw InterchangeError.unwritablePMTiles("a leaf directory of \(leaf.count) bytes exceeds 32 bits")
             }
             pointers.append(PMTilesEntry(tileID: entries[start].tileID, offset: UInt64(leaves.count), length: length, runLength: 0))
             leaves.append(leaf)

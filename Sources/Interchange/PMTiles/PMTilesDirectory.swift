@@ -50,20 +50,20 @@ enum PMTilesDirectory {
         let count = try reader.next()
         // Each entry takes at least one byte in each of the four columns.
         guard count <= UInt64(reader.remaining / 4) else {
-            throw InterchangeError("a directory of \(count) entries in \(reader.remaining) bytes")
+            throw InterchangeError.malformedPMTiles("a directory of \(count) entries in \(reader.remaining) bytes")
         }
         var entries = [PMTilesEntry](repeating: PMTilesEntry(tileID: 0, offset: 0, length: 0, runLength: 0), count: Int(count))
         var tileID: UInt64 = 0
         for index in entries.indices {
             let (sum, overflow) = tileID.addingReportingOverflow(try reader.next())
-            guard !overflow else { throw InterchangeError("directory entry \(index): tile id past 64 bits") }
+            guard !overflow else { throw InterchangeError.malformedPMTiles("directory entry \(index): tile id past 64 bits") }
             tileID = sum
             entries[index].tileID = tileID
         }
         for index in entries.indices { entries[index].runLength = try narrow(reader.next(), "run length", index) }
         for index in entries.indices {
             entries[index].length = try narrow(reader.next(), "length", index)
-            guard entries[index].length > 0 else { throw InterchangeError("directory entry \(index): length 0") }
+            guard entries[index].length > 0 else { throw InterchangeError.malformedPMTiles("directory entry \(index): length 0") }
         }
         try decodeOffsets(&entries, &reader)
         return entries
@@ -76,17 +76,17 @@ enum PMTilesDirectory {
                 entries[index].offset = value - 1
                 continue
             }
-            guard index > 0 else { throw InterchangeError("directory entry 0: offset 0, which means \"after the previous entry\"") }
+            guard index > 0 else { throw InterchangeError.malformedPMTiles("directory entry 0: offset 0, which means \"after the previous entry\"") }
             let previous = entries[index - 1]
             let (end, overflow) = previous.offset.addingReportingOverflow(UInt64(previous.length))
-            guard !overflow else { throw InterchangeError("directory entry \(index): offset past 64 bits") }
+            guard !overflow else { throw InterchangeError.malformedPMTiles("directory entry \(index): offset past 64 bits") }
             entries[index].offset = end
         }
     }
 
     private static func narrow(_ value: UInt64, _ field: String, _ index: Int) throws -> UInt32 {
         guard let narrow = UInt32(exactly: value) else {
-            throw InterchangeError("directory entry \(index): \(field) \(value) exceeds 32 bits")
+            throw InterchangeError.malformedPMTiles("directory entry \(index): \(field) \(value) exceeds 32 bits")
         }
         return narrow
     }

@@ -12,8 +12,9 @@ import StyleModel
 /// its zoom's grid (an app's database may hold any value). The header's extent is the pack's
 /// region within the source's bounds; the metadata carries the TileJSON's `name`,
 /// `description`, `version` and `vector_layers` and the source's attribution.
-public enum PMTilesExport {
-    public struct File: Equatable, Sendable, CustomStringConvertible {
+public struct PMTilesExport: PackExport {
+    /// One archive written.
+    public struct File: InterchangeSummary, Equatable {
         public var path: String
         public var source: String
         /// Tiles the archive addresses.
@@ -27,37 +28,47 @@ public enum PMTilesExport {
         public var emptyTilesLeftOut: Int
         public var offGridTilesLeftOut: Int
 
-        /// One line for the command's output.
-        public var description: String {
+        public var lines: [String] {
             var line = "\(path): source \"\(source)\", \(tiles) tiles in \(entries) entries, \(contents) distinct contents"
             line += ", \(leafDirectories) leaf directories, \(bytes) bytes"
             if emptyTilesLeftOut > 0 { line += "; \(emptyTilesLeftOut) empty tiles left out" }
             if offGridTilesLeftOut > 0 { line += "; \(offGridTilesLeftOut) tiles outside their zoom's grid left out" }
-            return line
+            return [line]
         }
+
+        public var json: JSONValue {
+            let counts = [
+                "tiles": tiles, "entries": entries, "contents": contents, "leaf_directories": leafDirectories,
+                "empty_tiles_left_out": emptyTilesLeftOut, "off_grid_tiles_left_out": offGridTilesLeftOut,
+            ]
+            var fields = counts.mapValues { JSONValue.number(Double($0)) }
+            fields["path"] = .string(path)
+            fields["source"] = .string(source)
+            fields["bytes"] = .number(Double(bytes))
+            return .object(fields)
+        }
+    }
+
+    private let files: TiledSourceFiles
+
+    /// `source`: the one tiled source to write (its id in the pack's style); nil: every one.
+    public init(database: OfflineDatabase, pack: Pack, source: String? = nil) {
+        files = TiledSourceFiles(database: database, pack: pack, only: source)
     }
 
     /// Writes the archives and says what each holds. A source without a tile to write writes
-    /// no file (it is not in the result); none at all is an error.
-    public static func run(pack: Pack, from database: OfflineDatabase, to out: String, source: String? = nil) throws -> [File] {
-        guard let style = try PackStyle.load(pack, from: database) else {
-            throw InterchangeError("pack \"\(pack.name)\" holds no tiles")
-        }
-        let targets = try TiledSourceFiles.targets(of: style, pack: pack, out: out, fileExtension: "pmtiles", only: source)
-        let files = try targets.compactMap { try write($0, pack: pack, style: style, database) }
-        guard !files.isEmpty else { throw InterchangeError("pack \"\(pack.name)\" holds no tiles to export") }
-        return files
+    /// no file (it is not in the summary); none at all is an error.
+    public func write(to out: String) throws -> FileExportSummary<File> {
+        try files.export(to: out, fileExtension: "pmtiles", write)
     }
 
-    private static func write(
-        _ target: TiledSourceFiles.Target, pack: Pack, style: PackStyle, _ database: OfflineDatabase
-    ) throws -> File? {
-        let type = tileType(extension: target.source.fileExtension)
+    private func write(_ target: TiledSourceFiles.Target, style: PackStyle) throws -> File? {
+        let type = Self.tileType(extension: target.source.fileExtension)
         let writer = try PMTilesWriter(path: target.path)
         var file = File(
             path: target.path, source: target.source.id, tiles: 0, entries: 0, contents: 0, leafDirectories: 0,
             bytes: 0, emptyTilesLeftOut: 0, offGridTilesLeftOut: 0)
-        try database.forEachPackTile(target.columns) { z, x, storedY, data in
+        try files.database.forEachPackTile(target.columns) { z, x, storedY, data in
             let y = target.source.row(storedY, z: z)
             guard (0...PMTilesTileID.deepestZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else {
                 file.offGridTilesLeftOut += 1
@@ -71,7 +82,7 @@ public enum PMTilesExport {
             file.tiles += 1
         }
         guard file.tiles > 0 else { return nil }
-        let metadata = PMTilesExportMetadata(target: target, pack: pack, style: style)
+        let metadata = PMTilesExportMetadata(target: target, pack: files.pack, style: style)
         var header = PMTilesHeader()
         header.tileType = type
         header.tileCompression = type == .mvt ? .gzip : .none

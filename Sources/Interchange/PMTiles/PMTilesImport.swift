@@ -8,24 +8,38 @@ import PackStore
 /// or zstd (no renderer reading the mount inflates them), tile types MapLibre Native does not
 /// draw. Damage found while the tiles stream in (a directory that does not inflate, an entry
 /// outside its section) ends the one transaction with nothing written.
-public enum PMTilesImport {
-    /// Imports the archive at `path` as pack `name` (default: the file's name without its
-    /// extension).
-    @discardableResult
-    public static func run(path: String, into database: OfflineDatabase, name: String? = nil) throws -> ImportedPack.Summary {
-        let reader = try PMTilesReader(path: path)
-        let fileName = (path as NSString).lastPathComponent
+public struct PMTilesImport: PackImport {
+    public let path: String
+    /// The new pack's name; nil for the file's name without its extension.
+    public let name: String?
+    private let reader: PMTilesReader
+    private let tileJSON: JSONValue
+
+    /// Opens the archive and reads its header and metadata: an archive a pack cannot show is
+    /// refused here, before any database is opened or created for it.
+    public init(path: String, name: String? = nil) throws {
+        self.path = path
+        self.name = name
+        reader = try PMTilesReader(path: path)
+        let file = ImportedPack.Names(path: path, name: name).file
         let header = reader.header
-        guard let format = format(of: header.tileType) else {
-            throw InterchangeError("\(fileName): tile type \(header.tileType) is not one a pack shows (mvt, png, jpeg, webp)")
+        guard let format = Self.format(of: header.tileType) else {
+            throw InterchangeError.unsupported(
+                file, detail: "tile type \(header.tileType) is not one a pack shows (mvt, png, jpeg, webp)")
         }
         guard [.none, .gzip, .unknown].contains(header.tileCompression) else {
-            throw InterchangeError("\(fileName): tiles compressed with \(header.tileCompression) cannot be served (gzip or none)")
+            throw InterchangeError.unsupported(
+                file, detail: "tiles compressed with \(header.tileCompression) cannot be served (gzip or none)")
         }
-        let tileJSON = try self.tileJSON(reader.metadata(), header: header, format: format)
+        tileJSON = Self.tileJSON(try reader.metadata(), header: header, format: format)
+    }
+
+    /// Stores the archive as a pack.
+    @discardableResult
+    public func write(into database: OfflineDatabase) throws -> ImportedPack.Summary {
+        let names = ImportedPack.Names(path: path, name: name)
         return try ImportedPack.write(
-            into: database, name: name ?? (fileName as NSString).deletingPathExtension, scheme: .pmtiles,
-            fileName: fileName, tileJSON: tileJSON
+            into: database, name: names.pack, scheme: .pmtiles, fileName: names.file, tileJSON: tileJSON
         ) { sink in
             try reader.forEachTile { z, x, y, data in try sink((z: z, x: x, y: y, data: data)) }
         }

@@ -20,7 +20,7 @@ public final class PMTilesReader {
     public init(path: String) throws {
         self.path = path
         let name = (path as NSString).lastPathComponent
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw InterchangeError("cannot read \(path)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw InterchangeError.cannotRead(path, reason: nil) }
         self.handle = handle
         do {
             fileSize = try handle.seekToEnd()
@@ -30,23 +30,31 @@ public final class PMTilesReader {
                 (header.rootDirectory, "root directory"), (header.metadata, "metadata"),
                 (header.leafDirectories, "leaf directories"), (header.tileData, "tile data"),
             ] {
-                try Self.check(section, what, fileSize: fileSize)
+                try Self.check(section, what, fileSize: fileSize, name: name)
             }
             guard [.gzip, .none, .unknown].contains(header.internalCompression) else {
-                throw InterchangeError("internal compression \(header.internalCompression) is not supported (gzip or none)")
+                throw InterchangeError.unsupported(
+                    name, detail: "internal compression \(header.internalCompression) is not supported (gzip or none)")
             }
-        } catch let error as InterchangeError {
+        } catch {
             try? handle.close()
-            throw InterchangeError("\(name): \(error.description)")
+            throw Self.naming(name, error)
         }
     }
 
     deinit { try? handle.close() }
 
-    private static func check(_ section: PMTilesHeader.Section, _ what: String, fileSize: UInt64) throws {
+    /// `error` as the reader reports it: bytes that break the spec make the file `damaged`.
+    private static func naming(_ name: String, _ error: Error) -> Error {
+        guard case InterchangeError.malformedPMTiles(let detail) = error else { return error }
+        return InterchangeError.damaged(name, detail: detail)
+    }
+
+    private static func check(_ section: PMTilesHeader.Section, _ what: String, fileSize: UInt64, name: String) throws {
         let (end, overflow) = section.offset.addingReportingOverflow(section.length)
         guard !overflow, end <= fileSize else {
-            throw InterchangeError("the \(what) (\(section.length) bytes at \(section.offset)) lies past the end of the file (\(fileSize) bytes)")
+            throw InterchangeError.damaged(
+                name, detail: "the \(what) (\(section.length) bytes at \(section.offset)) lies past the end of the file (\(fileSize) bytes)")
         }
     }
 
@@ -55,7 +63,7 @@ public final class PMTilesReader {
         guard header.metadata.length > 0 else { return .object([:]) }
         let bytes = try internalBytes(header.metadata, what: "metadata")
         guard let value = JSONValue.parse(bytes), value.object != nil else {
-            throw InterchangeError("\(name): the metadata is not a JSON object")
+            throw InterchangeError.damaged(name, detail: "the metadata is not a JSON object")
         }
         return value
     }
@@ -70,33 +78,24 @@ public final class PMTilesReader {
         try directory(leafSection(pointer), what: "leaf directory at \(pointer.offset)")
     }
 
-    /// The bytes of tile z/x/y as the archive holds them; nil when it holds none.
-    public func tile(z: Int, x: Int, y: Int) throws -> Data? {
-        let id = try PMTilesTileID(z: z, x: x, y: y).rawValue
-        var entries = try rootEntries()
-        for _ in 0..<Self.maxDepth {
-            // The last entry starting at or before `id`.
-            guard let entry = entries.last(where: { $0.tileID <= id }) else { return nil }
-            if !entry.isLeaf {
-                return id - entry.tileID < UInt64(entry.runLength) ? try tileBytes(entry) : nil
-            }
-            entries = try leafEntries(entry)
-        }
-        throw InterchangeError("\(name): leaf directories nest deeper than \(Self.maxDepth) levels")
-    }
-
     /// Every tile in directory order (tile id order), a run's content read once and handed out
     /// for each of its tiles.
     public func forEachTile(_ body: (_ z: Int, _ x: Int, _ y: Int, _ data: Data) throws -> Void) throws {
-        try walk(rootEntries(), depth: 1, body)
+        do {
+            try walk(rootEntries(), depth: 1, body)
+        } catch {
+            throw Self.naming(name, error)
+        }
+    }
+
+    private var tooDeep: InterchangeError {
+        .damaged(name, detail: "leaf directories nest deeper than \(Self.maxDepth) levels")
     }
 
     private func walk(_ entries: [PMTilesEntry], depth: Int, _ body: (Int, Int, Int, Data) throws -> Void) throws {
         for entry in entries {
             if entry.isLeaf {
-                guard depth < Self.maxDepth else {
-                    throw InterchangeError("\(name): leaf directories nest deeper than \(Self.maxDepth) levels")
-                }
+                guard depth < Self.maxDepth else { throw tooDeep }
                 try walk(leafEntries(entry), depth: depth + 1, body)
                 continue
             }
@@ -109,14 +108,15 @@ public final class PMTilesReader {
         }
     }
 
-    private func tileBytes(_ entry: PMTilesEntry) throws -> Data {
+    func tileBytes(_ entry: PMTilesEntry) throws -> Data {
         try bytes(in: header.tileData, entry.offset, UInt64(entry.length), what: "tile \(PMTilesTileID(rawValue: entry.tileID).name)")
     }
 
     private func leafSection(_ pointer: PMTilesEntry) throws -> PMTilesHeader.Section {
         let (end, overflow) = pointer.offset.addingReportingOverflow(UInt64(pointer.length))
         guard !overflow, end <= header.leafDirectories.length else {
-            throw InterchangeError("\(name): a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
+            throw InterchangeError.damaged(
+                name, detail: "a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
         }
         return .init(offset: header.leafDirectories.offset + pointer.offset, length: UInt64(pointer.length))
     }
@@ -125,8 +125,8 @@ public final class PMTilesReader {
         let bytes = try internalBytes(section, what: what)
         do {
             return try PMTilesDirectory.decode(bytes)
-        } catch let error as InterchangeError {
-            throw InterchangeError("\(name): the \(what): \(error.description)")
+        } catch InterchangeError.malformedPMTiles(let detail) {
+            throw InterchangeError.damaged(name, detail: "the \(what): \(detail)")
         }
     }
 
@@ -137,7 +137,7 @@ public final class PMTilesReader {
         do {
             return try Gzip.decompress(raw)
         } catch {
-            throw InterchangeError("\(name): the \(what) does not inflate (\(error))")
+            throw InterchangeError.damaged(name, detail: "the \(what) does not inflate (\(error))")
         }
     }
 
@@ -145,12 +145,12 @@ public final class PMTilesReader {
     private func bytes(in section: PMTilesHeader.Section, _ offset: UInt64, _ length: UInt64, what: String) throws -> Data {
         let (end, overflow) = offset.addingReportingOverflow(length)
         guard !overflow, end <= section.length, let count = Int(exactly: length) else {
-            throw InterchangeError("\(name): the \(what) (\(length) bytes at \(offset)) lies outside its section")
+            throw InterchangeError.damaged(name, detail: "the \(what) (\(length) bytes at \(offset)) lies outside its section")
         }
         try handle.seek(toOffset: section.offset + offset)
         let data = try handle.read(upToCount: count) ?? Data()
         guard data.count == count else {
-            throw InterchangeError("\(name): the file ends inside the \(what)")
+            throw InterchangeError.damaged(name, detail: "the file ends inside the \(what)")
         }
         return data
     }

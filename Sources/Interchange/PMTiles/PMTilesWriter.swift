@@ -46,7 +46,7 @@ final class PMTilesWriter {
     func finish(header template: PMTilesHeader, metadata: JSONValue) throws -> Summary {
         tiles.sort { $0.id < $1.id }
         guard let lowest = tiles.first, let highest = tiles.last else {
-            throw InterchangeError("\(path): no tiles to write")
+            throw InterchangeError.noTiles(path)
         }
         try contents.flush()
         let (entries, order, dataLength) = try layOut()
@@ -87,7 +87,7 @@ final class PMTilesWriter {
                 end += UInt64(blob.length)
             }
             if let last = entries.last, last.tileID == tile.id {
-                throw InterchangeError("tile \(PMTilesTileID(rawValue: tile.id).name) was given twice")
+                throw InterchangeError.unwritablePMTiles("tile \(PMTilesTileID(rawValue: tile.id).name) was given twice")
             }
             if let last = entries.last, last.offset == offset, last.runLength < UInt32.max,
                 last.tileID + UInt64(last.runLength) == tile.id
@@ -105,7 +105,7 @@ final class PMTilesWriter {
         let temporary = Staging.sibling(of: path, "partial")
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
             let handle = FileHandle(forWritingAtPath: temporary)
-        else { throw InterchangeError("cannot create \(temporary)") }
+        else { throw InterchangeError.cannotWrite(temporary, action: "create", reason: nil) }
         do {
             defer { try? handle.close() }
             var buffer = Data()

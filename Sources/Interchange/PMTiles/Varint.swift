@@ -26,15 +26,15 @@ struct VarintReader {
     mutating func next() throws -> UInt64 {
         var value: UInt64 = 0
         for shift in stride(from: 0, to: 64, by: 7) {
-            guard position < bytes.count else { throw InterchangeError("a varint is cut short at byte \(position)") }
+            guard position < bytes.count else { throw InterchangeError.malformedPMTiles("a varint is cut short at byte \(position)") }
             let byte = bytes[position]
             position += 1
             let bits = UInt64(byte & 0x7F)
             // The tenth byte holds bit 63 alone.
-            guard shift < 63 || bits <= 1 else { throw InterchangeError("a varint at byte \(position - 1) exceeds 64 bits") }
+            guard shift < 63 || bits <= 1 else { throw InterchangeError.malformedPMTiles("a varint at byte \(position - 1) exceeds 64 bits") }
             value |= bits << shift
             if byte & 0x80 == 0 { return value }
         }
-        throw InterchangeError("a varint at byte \(position - 1) runs past 10 bytes")
+        throw InterchangeError.malformedPMTiles("a varint at byte \(position - 1) runs past 10 bytes")
     }
 }

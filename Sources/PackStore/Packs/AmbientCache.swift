@@ -149,19 +149,4 @@ extension OfflineDatabase {
     /// Marks every ambient row for revalidation; returns how many rows.
     @discardableResult
     public func invalidateAmbient() throws -> Int { try write { try AmbientCache.invalidate($0.database) } }
-
-    /// Marks every row of one pack for revalidation (MapLibre's `invalidateRegion`).
-    public func invalidatePack(_ id: RegionID) throws {
-        try write { batch in
-            let db = batch.database
-            try db.execute(sql: """
-                UPDATE resources SET expires = 0, must_revalidate = 1
-                  WHERE id IN (SELECT resource_id FROM region_resources WHERE region_id = ?)
-                """, arguments: [id.rawValue])
-            try db.execute(sql: """
-                UPDATE tiles SET expires = 0, must_revalidate = 1
-                  WHERE id IN (SELECT tile_id FROM region_tiles WHERE region_id = ?)
-                """, arguments: [id.rawValue])
-        }
-    }
 }

@@ -22,10 +22,6 @@ public struct DatabaseCounts: Equatable, Sendable {
 
 extension OfflineDatabase {
     /// Counts through the membership tables' unique (region_id, ...) indexes: no table scan.
-    public func counts(of region: RegionID) throws -> PackCounts {
-        try read { db in try Self.counts(of: region, db) }
-    }
-
     static func counts(of region: RegionID, _ db: Database) throws -> PackCounts {
         var counts = PackCounts()
         (counts.resources, counts.resourceBytes) = try count(db, """
@@ -63,7 +59,7 @@ extension OfflineDatabase {
 }
 
 extension StoreBatch {
-    /// `OfflineDatabase.counts(of:)` inside a write transaction: what it is about to change.
+    /// `OfflineDatabase.counts(of:_:)` inside a write transaction: what it is about to change.
     public func counts(of region: RegionID) throws -> PackCounts {
         try OfflineDatabase.counts(of: region, db)
     }

@@ -8,12 +8,9 @@ import GRDB
 /// so the mount shows exactly what `packfs estimate` prints without knowing its fields. The row
 /// dies with its region through the cascade; the next plan replaces it.
 extension OfflineDatabase {
-    /// The recorded estimate, or nil when none was recorded (no plan made yet, or a pack an app
-    /// made). Damaged text reads as none: it is PackFS's own bookkeeping, redone by the next plan.
-    public func estimate(of region: RegionID) throws -> JSONValue? {
-        try read { db in try Self.estimate(of: region, db) }
-    }
-
+    /// The recorded estimate (read with the pack's progress), or nil when none was recorded (no
+    /// plan made yet, or a pack an app made). Damaged text reads as none: it is PackFS's own
+    /// bookkeeping, redone by the next plan.
     static func estimate(of region: RegionID, _ db: Database) throws -> JSONValue? {
         guard try db.tableExists("packfs_estimate") else { return nil }
         // A damaged table or value (wrong columns, not text) reads as none, like damaged state.

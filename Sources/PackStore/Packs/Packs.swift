@@ -132,14 +132,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// Replaces the region file's `metadata` kept in the description (nil removes it).
-    public func setMetadata(_ id: RegionID, _ metadata: JSONValue?) throws {
-        try updateDescription(id) { _, pack, fields in
-            fields["name"] = .string(pack.name)
-            fields["metadata"] = metadata
-        }
-    }
-
     private func updateDescription(
         _ id: RegionID, _ change: (Database, Pack, inout [String: JSONValue]) throws -> Void
     ) throws {
@@ -158,16 +150,6 @@ extension OfflineDatabase {
         try db.execute(
             sql: "UPDATE regions SET description = ? WHERE id = ?",
             arguments: [PackDescription.encode(fields), id.rawValue])
-    }
-
-    /// Stores a new definition (the downloader then converges the pack to it).
-    public func setDefinition(_ id: RegionID, _ definition: RegionDefinition) throws {
-        try writePacks { batch in
-            try batch.database.execute(
-                sql: "UPDATE regions SET definition = ? WHERE id = ?",
-                arguments: [definition.mapLibreJSON, id.rawValue])
-            guard batch.database.changesCount == 1 else { throw StoreError.regionNotFound(id) }
-        }
     }
 
     /// Removes a pack in one transaction: its region row goes, the cascade drops its memberships,

@@ -1,0 +1,85 @@
+/// What went wrong moving a pack in or out: one case per cause, each naming the file (or the
+/// pack) and what is wrong, so that the one-line `description` is enough to act on.
+public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertible {
+    // Files read.
+    /// No file at the path given (a merge's side file).
+    case noSuchFile(String)
+    /// A file that cannot be opened or read; `reason` in the system's or SQLite's words.
+    case cannotRead(String, reason: String?)
+    /// A file that is not what it was taken for (`format`: "an MBTiles file", "an offline database").
+    case notInFormat(String, format: String, reason: String)
+    /// A file of its format that is damaged, or in a version PackFS does not read; `detail`
+    /// names the part (a section, a directory entry, a tile row).
+    case damaged(String, detail: String)
+    /// A file whose tiles a pack cannot show, or which is compressed in a way PackFS does not read.
+    case unsupported(String, detail: String)
+    /// A side database PackStore refused (not SQLite, a schema version it does not read, damage),
+    /// in PackStore's words naming the user's file (never the copy that was opened).
+    case sideRefused(String, reason: String)
+    /// A file without a single tile.
+    case noTiles(String)
+    /// Tile `tile` (z/x/y, as the file numbers it) outside `grid`: the zooms a pack shows, or its
+    /// zoom's rows and columns. `file` is nil for a tile given to a writer.
+    case tileOutsideGrid(file: String?, tile: String, grid: String)
+    /// A merge that would take the database past a tile cap (MapLibre's Mapbox limit when
+    /// `mapbox`, else `--max-tiles`); nothing was merged.
+    case tileLimit(file: String, adding: Int, stored: Int, limit: Int, mapbox: Bool)
+
+    // PMTiles' own rules, where no file is known (a header, a directory, a varint, a tile id).
+    /// Bytes that break the spec; the reader that meets them reports the file as `damaged`.
+    case malformedPMTiles(String)
+    /// What an archive cannot hold: a tile given twice, a tile of 0 bytes or over 4 GiB, a leaf
+    /// directory over 4 GiB.
+    case unwritablePMTiles(String)
+
+    // Packs exported.
+    /// A pack without what the export writes (`lacking`: "tiles", "style and no tiles yet"...).
+    case nothingToExport(pack: String, lacking: String)
+    /// `--source` names no tiled source of the pack; `known` are those it has.
+    case noSuchSource(pack: String, source: String, known: [String])
+    /// Stored bytes of the pack (`what`: a tile, a resource's URL) that do not decode.
+    case undecodable(what: String, pack: String, reason: String)
+    case invalidBaseURL(String, problem: String)
+
+    // Files and directories written.
+    /// A directory export's target that cannot be one (`/`, `..`, a missing parent).
+    case invalidDestination(String, reason: String)
+    /// A directory export's target that exists: a file (`entries` nil) or a non-empty directory.
+    case destinationTaken(String, entries: Int?)
+    /// `action` (create, write, close, copy) failed on a file; `reason` in the system's words.
+    case cannotWrite(String, action: String, reason: String?)
+    /// A finished export that could not be renamed into place.
+    case cannotMove(String, to: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noSuchFile(let path): return "\(path): no such file"
+        case .cannotRead(let path, let reason): return "cannot read \(path)" + Self.cause(reason)
+        case .notInFormat(let path, let format, let reason): return "\(path) is not \(format): \(reason)"
+        case .damaged(let file, let detail), .unsupported(let file, let detail): return "\(file): \(detail)"
+        case .sideRefused(_, let reason): return reason
+        case .noTiles(let file): return "\(file) holds no tiles"
+        case .tileOutsideGrid(let file, let tile, let grid):
+            return (file.map { "\($0): " } ?? "") + "tile \(tile) lies outside \(grid)"
+        case .tileLimit(let file, let adding, let stored, let limit, let mapbox):
+            let cap = mapbox ? "the Mapbox tile limit is \(limit)" : "the tile limit is \(limit) (--max-tiles)"
+            return "\(file): merging would add \(adding) \(mapbox ? "mapbox:// tiles" : "tiles") to the \(stored)"
+                + " the database holds; \(cap); nothing was merged"
+        case .malformedPMTiles(let detail), .unwritablePMTiles(let detail): return detail
+        case .nothingToExport(let pack, let lacking): return "pack \"\(pack)\" holds no \(lacking): nothing to export"
+        case .noSuchSource(let pack, let source, let known):
+            let sources = known.isEmpty ? "none" : known.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "pack \"\(pack)\" has no tiled source \"\(source)\" (its tiled sources: \(sources))"
+        case .undecodable(let what, let pack, let reason): return "\(what) in pack \"\(pack)\" cannot be decoded: \(reason)"
+        case .invalidBaseURL(let url, let problem): return "--base-url \(url): \(problem)"
+        case .invalidDestination(let path, let reason): return "\(path): \(reason)"
+        case .destinationTaken(let path, nil): return "\(path) exists and is not a directory"
+        case .destinationTaken(let path, let entries?):
+            return "\(path) is not empty (\(entries) entries): export to a new or empty directory"
+        case .cannotWrite(let path, let action, let reason): return "cannot \(action) \(path)" + Self.cause(reason)
+        case .cannotMove(let path, let target, let reason): return "cannot move \(path) to \(target): \(reason)"
+        }
+    }
+
+    private static func cause(_ reason: String?) -> String { reason.map { ": \($0)" } ?? "" }
+}
