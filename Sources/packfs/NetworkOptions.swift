@@ -35,6 +35,15 @@ struct NetworkOptions: ParsableArguments {
         "Seconds a transfer may receive nothing before it is abandoned and retried.", valueName: "SECONDS"))
     var stallTimeout = 5.0
 
+    // Settable so that a test of retries (or a user on a flaky link) need not wait out the
+    // default backoff: 8 attempts from 0.2 s wait about 19 s in all before a request fails.
+    @Option(help: ArgumentHelp("Attempts in all for a request that fails in a way worth retrying.", valueName: "N"))
+    var retries = RetryPolicy().maxAttempts
+
+    @Option(name: .customLong("retry-delay"), help: ArgumentHelp(
+        "Seconds before the first retry; each later one waits twice as long (with jitter).", valueName: "SECONDS"))
+    var retryDelay = RetryPolicy().baseDelay
+
     func validate() throws {
         guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 512") }
         if let maxTiles, maxTiles < 0 { throw ValidationError("--max-tiles must not be negative") }
@@ -43,6 +52,10 @@ struct NetworkOptions: ParsableArguments {
         }
         guard stallTimeout >= 0.1, stallTimeout <= 3600 else {
             throw ValidationError("--stall-timeout must be 0.1 to 3600 seconds")
+        }
+        guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
+        guard retryDelay >= 0.001, retryDelay <= RetryPolicy().maxDelay else {
+            throw ValidationError("--retry-delay must be 0.001 to \(String(format: "%g", RetryPolicy().maxDelay)) seconds")
         }
         for rule in rewrite {
             do { _ = try URLRewrite(argument: rule) } catch { throw ValidationError("--rewrite \(rule): \(error)") }
@@ -53,6 +66,8 @@ struct NetworkOptions: ParsableArguments {
         var options = DownloadOptions()
         options.http.concurrency = concurrency
         options.http.stallTimeout = stallTimeout
+        options.http.retry.maxAttempts = retries
+        options.http.retry.baseDelay = retryDelay
         options.maxTiles = maxTiles
         options.diskQuota = diskQuota
         options.urlPolicy = URLPolicy(

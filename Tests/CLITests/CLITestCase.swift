@@ -11,11 +11,7 @@ class CLITestCase: XCTestCase {
     override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-cli") }
     override func tearDown() { temp.remove() }
 
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Outcome = Command.Outcome
 
     @discardableResult
     func packfs(_ arguments: String...) throws -> Outcome {
@@ -23,24 +19,12 @@ class CLITestCase: XCTestCase {
     }
 
     func packfs(_ arguments: [String]) throws -> Outcome {
-        try run(BuiltProducts.executable("packfs"), arguments)
+        try run(URL(fileURLWithPath: Packfs.path), arguments)
     }
 
     /// Runs `executable` to its end; stdout and stderr apart.
     func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try Command.runApart(executable.path, arguments)
     }
 
     /// Two packs sharing one tile, so removal and counts have something to show.

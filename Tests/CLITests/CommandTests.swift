@@ -90,6 +90,19 @@ final class CommandTests: CLITestCase {
         }
     }
 
+    /// The retry options of every network command: a value out of range is a usage error that
+    /// names the range, before anything is read or created.
+    func testRetryOptionsOutOfRangeAreUsageErrors() throws {
+        let cases = [("--retries", "0", "1 to 100"), ("--retries", "101", "1 to 100"),
+                     ("--retry-delay", "0", "0.001 to 30 seconds"), ("--retry-delay", "31", "0.001 to 30 seconds")]
+        for (option, value, range) in cases {
+            let outcome = try packfs("download", db, "p", temp.path("region.json"), option, value)
+            XCTAssertEqual(outcome.status, 2, "\(option) \(value): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains("\(option) must be \(range)"), outcome.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "nothing created")
+    }
+
     func testChangesAreRefusedWhileAnotherProcessHoldsTheDatabase() throws {
         try makeDatabase()
         let session = try OfflineDatabase.open(path: db, mode: .session)

@@ -76,18 +76,19 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(status?["state"], .string("error"))
     }
 
-    /// SIGKILL at a random moment, then the same command again: the pack completes and nothing
-    /// stored before the kill is requested again.
+    /// SIGKILL once some batches are stored (and a random moment later), then the same command
+    /// again: the pack completes and nothing stored before the kill is requested again.
     func testKilledDownloadResumesWithoutRefetching() throws {
         let faults = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.03"])
         server = faults
         let region = try writeRegion(faults.baseURL)
         let process = Process()
-        process.executableURL = BuiltProducts.executable("packfs")
+        process.executableURL = URL(fileURLWithPath: Packfs.path)
         process.arguments = ["download", db, "helsinki", region, "--concurrency", "4"]
         process.standardError = FileHandle.nullDevice
         try process.run()
-        usleep(useconds_t.random(in: 700_000...1_500_000))
+        XCTAssertTrue(eventually { !process.isRunning || Self.storedMembers(db) >= 50 }, "batches stored")
+        usleep(useconds_t.random(in: 0...20_000))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
@@ -101,8 +102,8 @@ final class DownloadCommandTests: CLITestCase {
         try database.close()
         XCTAssertGreaterThan(stored.count, 0, "the kill came after some batches")
         XCTAssertLessThan(stored.count, 322, "the kill came before the end")
-        usleep(300_000)
-        let before = try faults.accessLog().count
+        // Requests cut by the kill are logged as the server finishes them.
+        let before = try faults.settledAccessLog().count
         let rerun = try packfs("download", db, "helsinki", region)
         XCTAssertEqual(rerun.status, 0, rerun.stderr)
         let again = try faults.accessLog().dropFirst(before).map { faults.baseURL + $0.uri }
@@ -110,5 +111,14 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).progress(of: pack.id).completedResources, 322)
         let check = try OfflineDatabase.open(path: db, mode: .readOnly).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
         XCTAssertEqual(check, "ok")
+    }
+
+    /// Resources and tiles of pack "helsinki" that `db` holds so far (0 while there is no such
+    /// pack); read as the download writes, without taking its lock.
+    private static func storedMembers(_ db: String) -> Int {
+        guard let database = try? OfflineDatabase.open(path: db, mode: .readOnly) else { return 0 }
+        defer { try? database.close() }
+        guard let pack = try? database.pack(named: "helsinki") else { return 0 }
+        return ((try? database.resourceURLs(of: pack.id).count) ?? 0) + ((try? database.tileKeys(of: pack.id).count) ?? 0)
     }
 }

@@ -78,20 +78,21 @@ final class FaultMatrixTests: PackDownloadTestCase {
         options.http.concurrency = 4
         let (download, database) = try makeDownload(helsinki(first.baseURL), options: options)
         defer { try? database.close() }
-        let ended = Locked<PackStatus?>(nil)
+        let ended = LockedState<PackStatus?>(nil)
         Thread.detachNewThread {
             let status = download.run()
-            ended.mutate { $0 = status }
+            ended.withLock { $0 = status }
         }
         XCTAssertTrue(try eventually { try first.arrivals().count >= 50 }, "under way")
         first.stop()
         let retried = download.statistics.retries
         XCTAssertTrue(eventually { download.statistics.retries >= retried + 4 }, "attempts failed while it was away")
-        XCTAssertNil(ended.value, "still running")
+        XCTAssertNil(ended.withLock { $0 }, "still running")
         let back = try TestServer.faultServer(["--gzip"], port: first.port)
         server = back
-        XCTAssertTrue(eventually(timeout: 120) { ended.value != nil })
-        XCTAssertEqual(ended.value?.state, .complete, ended.value?.error ?? "")
+        XCTAssertTrue(eventually(timeout: 120) { ended.withLock { $0 } != nil })
+        let status = ended.withLock { $0 }
+        XCTAssertEqual(status?.state, .complete, status?.error ?? "")
         XCTAssertGreaterThan(try back.accessLog().count, 0, "the rest came from the server that came back")
         try assertStoredContentMatchesOrigin(back)
     }

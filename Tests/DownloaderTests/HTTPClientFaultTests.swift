@@ -154,7 +154,8 @@ final class HTTPClientFaultTests: XCTestCase {
         let paths = fixturePaths("tiles/land", suffix: ".pbf").prefix(30)
         let started = Date()
         http.client.submit(contentsOf: paths.enumerated().map { HTTPRequest(url: server.url($1), tag: $0) })
-        usleep(300_000)
+        // Cancelled once the first 20 (the concurrency) are in flight, the server sitting on them.
+        XCTAssertTrue(try eventually { try server.arrivals().count >= 20 }, "20 requests in flight")
         http.client.cancel(where: { $0 < 10 })
         XCTAssertEqual(http.collector.wait(count: 10, timeout: 3).count, 10)
         http.client.shutdown()

@@ -5,39 +5,23 @@ import XCTest
 
 /// Sixteen readers while one pack downloads and another is removed: every read returns the
 /// exact bytes or a clean ENOENT, never EIO.
-final class ConcurrencyTests: XCTestCase {
-    var mount: MountHelper!
-    var nginx: TestServer!
+final class ConcurrencyTests: DaemonMountTestCase {
+    var nginx: TestServer { server }
     var slow: TestServer!
-    var packs: String { mount.path + "/packs" }
 
     override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
-        nginx = try TestServer.nginx()
+        try super.setUpWithError()
         slow = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
     }
 
     override func tearDown() {
-        mount?.unmount()
-        nginx?.stop()
+        super.tearDown()
         slow?.stop()
     }
 
     private func region(_ base: String, to path: String) throws {
-        try """
-            {"style": "\(base)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18], "minzoom": 0, "maxzoom": 14}
-            """.write(toFile: path, atomically: false, encoding: .utf8)  // create + write + close, like cp
-    }
-
-    private func waitForComplete(_ name: String) {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: "\(packs)/\(name)/progress.json"),
-               JSONValue.parse(data)?["state"] == .string("complete") { return }
-            usleep(100_000)
-        }
-        XCTFail("\(name) did not complete")
+        try Self.region(style: base + "/styles/bright.json")
+            .write(toFile: path, atomically: false, encoding: .utf8)  // create + write + close, like cp
     }
 
     /// read(2) to the end: the bytes, or the errno of the failing call.
@@ -56,12 +40,11 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testSixteenReadersDuringADownloadAndARemoval() throws {
-        let outcome = MountHelper.runTool(BuiltProducts.executable("packfs").path, ["mount", mount.directory.path("packs.db"), mount.path])
-        XCTAssertEqual(outcome.status, 0)
+        try mountPackFS()
         try region(nginx.baseURL, to: packs + "/read.region")
         try region(nginx.baseURL, to: packs + "/doomed.region")
-        waitForComplete("read")
-        waitForComplete("doomed")
+        waitForState("read", timeout: 60)
+        waitForState("doomed", timeout: 60)
         // What the readers read: every tile, glyph and sprite of "read" and "doomed", with the
         // origin's bytes.
         var expected: [String: Data] = [:]
@@ -79,37 +62,56 @@ final class ConcurrencyTests: XCTestCase {
         let paths = Array(expected.keys)
 
         try region(slow.baseURL, to: packs + "/growing.region")
-        let stop = Date().addingTimeInterval(4)
-        let failures = Locked<[String]>([])
+        let failures = LockedState<[String]>([])
+        let reads = LockedState(Reads())
         let removed = DispatchSemaphore(value: 0)
         let packs = self.packs
         let snapshot = expected
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+        Thread.detachNewThread {
+            _ = eventually { reads.withLock { $0.total >= Reads.perPhase } }  // the readers are at work
             let rm = MountHelper.runTool("/bin/rm", ["-rf", packs + "/doomed"])
-            if rm.status != 0 { failures.mutate { $0.append("rm -rf doomed: \(rm.status)") } }
+            if rm.status != 0 { failures.withLock { $0.append("rm -rf doomed: \(rm.status)") } }
+            reads.withLock { $0.removed = true }
             removed.signal()
         }
+        let stop = Date().addingTimeInterval(120)
         DispatchQueue.concurrentPerform(iterations: 16) { reader in
             var index = reader
-            while Date() < stop {
+            while Date() < stop, reads.withLock({ $0.another() }) {
                 let path = paths[index % paths.count]
                 index += 7
                 switch Self.readFile(path) {
                 case .success(let data) where data == snapshot[path]: break
-                case .success: failures.mutate { $0.append("\(path): wrong bytes") }
+                case .success: failures.withLock { $0.append("\(path): wrong bytes") }
                 case .failure(let error) where error.code == .ENOENT && path.contains("/doomed/"): break
-                case .failure(let error): failures.mutate { $0.append("\(path): \(error.code)") }
+                case .failure(let error): failures.withLock { $0.append("\(path): \(error.code)") }
                 }
                 _ = Self.readFile(packs + "/growing/progress.json")
                 _ = try? FileManager.default.contentsOfDirectory(atPath: packs + "/growing/14")
             }
         }
-        // On a loaded machine the removal may outlast the readers: its outcome is what counts.
         XCTAssertEqual(removed.wait(timeout: .now() + 60), .success, "rm -rf doomed did not finish")
-        XCTAssertEqual(failures.value.prefix(20), [])
+        XCTAssertEqual(failures.withLock { $0 }.prefix(20), [])
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/doomed"))
         for path in paths where path.contains("/read/") {
             XCTAssertEqual(try? Self.readFile(path).get(), expected[path], path)
+        }
+    }
+
+    /// The readers' reads: they go on until the removal has ended and as many more were read
+    /// after it as before it began.
+    struct Reads {
+        static let perPhase = 160
+        var total = 0
+        var afterRemoval = 0
+        var removed = false
+
+        /// Counts a read about to start; false once the readers are done.
+        mutating func another() -> Bool {
+            guard !removed || afterRemoval < Self.perPhase else { return false }
+            total += 1
+            if removed { afterRemoval += 1 }
+            return true
         }
     }
 }

@@ -6,29 +6,16 @@ import XCTest
 /// The estimate in `progress.json` on a real mount served by the `packfs` binary: present while
 /// the pack downloads (whenever its counts are precise), its tile count the plan's, and for a
 /// pack whose sources the database already holds tiles of, bytes close to what it then stores.
-final class EstimateMountTests: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
-    var packs: String { mount.path + "/packs" }
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
-        // Every answer 50 ms late: the first pack takes seconds, long enough to watch.
-        server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
-    }
-
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
+final class EstimateMountTests: DaemonMountTestCase {
+    /// Every answer 50 ms late: the first pack takes seconds, long enough to watch.
+    override class func makeServer() throws -> TestServer? {
+        try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
     }
 
     func testProgressShowsTheEstimateWhileDownloadingAndAfter() throws {
-        let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path, "--concurrency", "2"])
-        XCTAssertEqual(outcome.status, 0, outcome.text)
+        try mountPackFS(["--concurrency", "2"])
         // A pack of the south-west quarter first: nothing stored yet, so its tiles' sizes are unknown.
-        try copyRegion("quarter", bounds: [24.93, 60.16, 24.945, 60.17])
+        try copyRegion(try regionFile("quarter.json", bounds: [24.93, 60.16, 24.945, 60.17]), to: "quarter")
         var seen: [JSONValue] = []
         let done = eventually(timeout: 120) {
             guard let progress = self.progress("quarter") else { return false }
@@ -47,8 +34,8 @@ final class EstimateMountTests: XCTestCase {
         XCTAssertEqual(first["unknown_tiles"], first["tiles"], "a fresh database knows no tile sizes")
 
         // The whole region next: its estimate comes from the quarter's stored tiles and resources.
-        try copyRegion("helsinki", bounds: [24.93, 60.16, 24.96, 60.18])
-        XCTAssertTrue(eventually(timeout: 120) { self.progress("helsinki")?["state"] == .string("complete") })
+        try copyRegion(try regionFile("helsinki.json"), to: "helsinki")
+        XCTAssertTrue(eventually(timeout: 120) { progress("helsinki")?["state"] == .string("complete") })
         let final = try XCTUnwrap(progress("helsinki"))
         let estimate = try XCTUnwrap(final["estimate"])
         XCTAssertEqual(estimate["tiles"], .number(25))
@@ -63,16 +50,4 @@ final class EstimateMountTests: XCTestCase {
         XCTAssertEqual(JSONValue.parse(Data(buffer.prefix(max(0, size))))?["estimate"], estimate)
     }
 
-    func copyRegion(_ name: String, bounds: [Double]) throws {
-        let path = mount.directory.path(name + ".json")
-        try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [\(bounds.map { "\($0)" }.joined(separator: ", "))],
-             "minzoom": 0, "maxzoom": 14}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try Command.run("/bin/cp", [path, "\(packs)/\(name).region"]).status, 0)
-    }
-
-    func progress(_ name: String) -> JSONValue? {
-        FileManager.default.contents(atPath: "\(packs)/\(name)/progress.json").flatMap(JSONValue.parse)
-    }
 }

@@ -8,18 +8,17 @@ import XCTest
 /// `c` ends in error on a redirect to file://, pack `a`, downloaded before, is read whole again
 /// and again with the origin's bytes; `b` then completes with every file equal to `a`'s (both
 /// origins serve the same world), and `c` says why it stopped.
-final class FaultMountTests: XCTestCase {
-    var mount: MountHelper!
+final class FaultMountTests: DaemonMountTestCase {
     var clean: TestServer!
     var faulty: TestServer!
     var redirecting: TestServer!
-    var db: String { mount.directory.path("packs.db") }
-    var packs: String { mount.path + "/packs" }
     static let kinds = ["500", "502", "503", "429", "reset", "truncate", "length", "corrupt", "slow", "drip", "hang", "stall"]
 
+    /// Three origins of its own.
+    override class func makeServer() throws -> TestServer? { nil }
+
     override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
+        try super.setUpWithError()
         clean = try TestServer.faultServer(["--gzip"])
         faulty = try TestServer.faultServer(["--gzip", "--seed", "9", "--retry-after", "1", "--slow-seconds", "0.2",
                                              "--drip-seconds", "0.5", "--script", "/tiles/helsinki.json=stall,stall,stall"]
@@ -28,25 +27,12 @@ final class FaultMountTests: XCTestCase {
     }
 
     override func tearDown() {
-        mount?.unmount()
+        super.tearDown()
         [clean, faulty, redirecting].forEach { $0?.stop() }
     }
 
     private func region(_ server: TestServer) throws -> String {
-        let path = mount.directory.path("region-\(server.port).json")
-        try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18], "maxzoom": 14}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    private func packfs(_ arguments: [String]) throws {
-        let outcome = try Command.run(BuiltProducts.executable("packfs").path, arguments)
-        XCTAssertEqual(outcome.status, 0, "packfs \(arguments): \(outcome.text)")
-    }
-
-    private func progress(_ name: String) -> JSONValue? {
-        FileManager.default.contents(atPath: "\(packs)/\(name)/progress.json").flatMap(JSONValue.parse)
+        try regionFile("region-\(server.port).json", style: server.url("/styles/bright.json"))
     }
 
     /// The files of pack `name` whose bytes come from the origin as they are (not style.json,
@@ -70,8 +56,9 @@ final class FaultMountTests: XCTestCase {
     }
 
     func testTheDaemonServesOnePackWhileAnotherDownloadsThroughFaults() throws {
-        try packfs(["download", db, "a", try region(clean)])
-        try packfs(["mount", db, mount.path, "--stall-timeout", "1"])
+        let download = try packfs(["download", db, "a", try region(clean)])
+        XCTAssertEqual(download.status, 0, download.text)
+        try mountPackFS(["--stall-timeout", "1"])
         let files = try originFiles("a")
         XCTAssertEqual(files.filter { originPath($0) != nil }.count, 19 + 291 + 4)
         _ = try Command.run("/bin/cp", [try region(faulty), packs + "/b.region"])

@@ -13,17 +13,13 @@ import XCTest
 final class HostileDatabaseTests: HostileMountTestCase {
     var log: String { mount.directory.path("mount.log") }
 
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        server = try TestServer.nginx()
-    }
+    override class func makeServer() throws -> TestServer? { try TestServer.nginx() }
 
     func testHostileRowsFailAloneAndTheDaemonKeepsServing() throws {
         try downloadGoodPack()
         try addHostileRows()
         let before = try rowDigest()
-        let started = try packfs(["mount", db, mount.path, "--log", log])
-        XCTAssertEqual(started.status, 0, started.text)
+        try mountPackFS(["--log", log])
 
         for tool in [["/usr/bin/find", packs], ["/bin/ls", "-lR", packs], ["/usr/bin/du", "-s", packs]] {
             let outcome = try Command.run("/usr/bin/timeout", ["120"] + tool)
@@ -53,8 +49,7 @@ final class HostileDatabaseTests: HostileMountTestCase {
             let served = FileManager.default.contents(atPath: packs + "/good/" + tile)
             XCTAssertEqual(served, try server.expectedContent("/tiles/helsinki/" + tile), tile)
         }
-        XCTAssertEqual(try Command.run("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
-        XCTAssertTrue(eventually(timeout: 30) { !FileManager.default.fileExists(atPath: db + "-wal") }, "the daemon ended")
+        unmountPackFS()
         XCTAssertEqual(try rowDigest(), before, "the mount changed no stored row")
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
@@ -63,11 +58,7 @@ final class HostileDatabaseTests: HostileMountTestCase {
     }
 
     private func downloadGoodPack() throws {
-        let region = mount.directory.path("good.json")
-        try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": \(helsinki),
-             "minzoom": 0, "maxzoom": 2}
-            """.write(toFile: region, atomically: true, encoding: .utf8)
+        let region = try regionFile("good.json", maxZoom: 2)
         let outcome = try packfs(["download", db, "good", region])
         XCTAssertEqual(outcome.status, 0, outcome.text)
     }

@@ -19,7 +19,9 @@ final class HostileDocumentMountTests: HostileMountTestCase {
     func testBadDocumentsEndTheirPackInErrorNamingTheFieldAndTheURL() throws {
         let root = try hostileWorld()
         server = try TestServer.nginx(world: root)
-        try mountPackFS()
+        // Bodies that fail to decode are retried (the bytes may have been damaged on the way):
+        // nginx serves the same bytes each time, so only the backoff is shortened.
+        try mountPackFS(["--retry-delay", "0.01"])
         let good = try goodPack("good")
         let expectations = try plannedPacks()
         XCTAssertGreaterThanOrEqual(expectations.count, 110)
@@ -33,7 +35,7 @@ final class HostileDocumentMountTests: HostileMountTestCase {
 
     private func check(_ expected: Expectation) throws {
         let item = expected.item
-        let state = try waitForState(expected.pack, ["complete", "error"], timeout: 180)
+        let state = waitForState(expected.pack, ["complete", "error"], timeout: 180)
         let error = progress(expected.pack)?["error"]?.string ?? ""
         guard let expect = item.expect else {
             XCTAssertEqual(state, "complete", "\(item): \(error)")

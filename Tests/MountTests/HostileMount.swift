@@ -8,33 +8,15 @@ import XCTest
 
 /// What the hostile-input mount tests share: a `packfs mount` daemon on a fresh database, a
 /// world holding the corpus's documents for nginx to serve, and raw writes whose errno counts.
-class HostileMountTestCase: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer!
+class HostileMountTestCase: DaemonMountTestCase {
     var world: TemporaryDirectory?
-    var db: String { mount.directory.path("packs.db") }
-    var packs: String { mount.path + "/packs" }
-    let helsinki = "[24.93, 60.16, 24.96, 60.18]"
 
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
-    }
+    /// A class that needs an origin starts its own.
+    override class func makeServer() throws -> TestServer? { nil }
 
     override func tearDown() {
-        mount?.unmount()
-        server?.stop()
+        super.tearDown()
         world?.remove()
-    }
-
-    func packfs(_ arguments: [String]) throws -> (status: Int32, text: String) {
-        try Command.run(BuiltProducts.executable("packfs").path, arguments, timeout: 120)
-    }
-
-    func mountPackFS(_ database: String? = nil) throws {
-        let outcome = try packfs(["mount", database ?? db, mount.path])
-        XCTAssertEqual(outcome.status, 0, outcome.text)
-        XCTAssertTrue(eventually(timeout: 30) { mount.isMounted }, "no mount at \(mount.path)")
     }
 
     /// The daemon still answers: statfs goes to it, and packs/ lists.
@@ -62,32 +44,15 @@ class HostileMountTestCase: XCTestCase {
 
     /// A region file for `style` over central Helsinki at z0-1 (a few tiles a source).
     func region(style: String) -> Data {
-        Data("{\"style\": \"\(style)\", \"bounds\": \(helsinki), \"minzoom\": 0, \"maxzoom\": 1}\n".utf8)
+        Data(Self.region(style: style, maxZoom: 1).utf8)
     }
 
     /// A pack made with `cp` of a good region file and waited for; returns every file it shows.
     func goodPack(_ name: String) throws -> [String: Data] {
         let style = server.baseURL + "/styles/bright.json"
         XCTAssertEqual(writeFile(packs + "/\(name).region", region(style: style)), 0)
-        XCTAssertEqual(try waitForState(name, ["complete"]), "complete")
+        XCTAssertEqual(waitForState(name), "complete")
         return try files(under: packs + "/" + name)
-    }
-
-    /// Polls progress.json until the pack's state is one of `states`; returns the last state
-    /// seen (and `progress` holds the last document).
-    @discardableResult
-    func waitForState(_ pack: String, _ states: Set<String>, timeout: TimeInterval = 120) throws -> String? {
-        var last: String?
-        _ = eventually(timeout: timeout) {
-            guard let data = FileManager.default.contents(atPath: "\(packs)/\(pack)/progress.json") else { return false }
-            last = JSONValue.parse(data)?["state"]?.string
-            return last.map(states.contains) ?? false
-        }
-        return last
-    }
-
-    func progress(_ pack: String) -> JSONValue? {
-        FileManager.default.contents(atPath: "\(packs)/\(pack)/progress.json").flatMap(JSONValue.parse)
     }
 
     /// Every regular file under `directory`, by relative path, with its bytes.

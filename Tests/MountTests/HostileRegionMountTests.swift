@@ -8,10 +8,9 @@ import XCTest
 /// its close, silently), `<name>.error` names the field, no pack appears, and the pack made
 /// before them stays readable byte for byte.
 final class HostileRegionMountTests: HostileMountTestCase {
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        server = try TestServer.nginx()
-    }
+    /// The tests only read from nginx: one for both.
+    override class func makeServer() throws -> TestServer? { try TestServer.nginx() }
+    override class var sharesServer: Bool { true }
 
     func testEveryBadRegionFileFailsItsWriteAndSaysWhy() throws {
         try mountPackFS()

@@ -13,40 +13,29 @@ import XCTest
 ///
 /// Needs FUSE and pymgl (see RenderTests): skips without them locally, fails in CI. The
 /// pictures stay in a temporary directory whose path the test prints.
-final class MBTilesRenderTests: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer?
-    var db: String { mount.directory.path("packs.db") }
-    let packfs = BuiltProducts.executable("packfs").path
+final class MBTilesRenderTests: DaemonMountTestCase {
+    let packfs = Packfs.path
 
     static let script = ProjectPaths.root.appendingPathComponent("Tests/interchange/mbtiles_render.py").path
     static let fixtures = ProjectPaths.fixtures.appendingPathComponent("mbtiles")
     /// Central Helsinki, where the fixture's tiles are.
     static let helsinki = ["z15.5:15.5:24.944:60.171", "z14:14:24.944:60.171", "z12:12:24.944:60.171", "z10:10:24.944:60.171"]
 
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        try RenderTests.requirePymgl()
-        mount = try MountHelper()
-    }
+    /// The export test starts nginx; the import test needs no origin.
+    override class func makeServer() throws -> TestServer? { nil }
 
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
+    override func setUpWithError() throws {
+        try RenderTests.requirePymgl()
+        try super.setUpWithError()
     }
 
     func testExportedFilesRenderAsThePackDoesFromTheMount() throws {
-        let nginx = try TestServer.nginx()
-        server = nginx
-        let region = mount.directory.path("helsinki.region")
-        try """
-            {"style": "\(nginx.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
-             "minzoom": 0, "maxzoom": 14}
-            """.write(toFile: region, atomically: true, encoding: .utf8)
+        server = try TestServer.nginx()
+        let region = try regionFile("helsinki.region")
         try expectSuccess(packfs, ["download", db, "helsinki", region])
         let out = mount.directory.path("helsinki.mbtiles")
         try expectSuccess(packfs, ["export", db, "helsinki", out])
-        try expectSuccess(packfs, ["mount", db, mount.path])
+        try mountPackFS()
         let sources = ["openmaptiles", "land", "relief"].flatMap { ["--source", "\($0)=\(mount.directory.path("helsinki.\($0).mbtiles"))"] }
         // render_compare.py's views and its guards' thresholds for bright.json.
         try renderCompare("packs/helsinki/style.json", sources + ["--min-colours", "200", "--min-drawn", "0.3"], views: 4)
@@ -62,8 +51,7 @@ final class MBTilesRenderTests: XCTestCase {
         let refresh = try Command.run(packfs, ["refresh", db, "helsinki"])
         XCTAssertEqual(refresh.status, 1, refresh.text)
         XCTAssertTrue(refresh.text.contains("imported from a file"), refresh.text)
-        try expectSuccess(packfs, ["mount", db, mount.path])
-        XCTAssertTrue(mount.isMounted)
+        try mountPackFS()
         let listing = try FileManager.default.contentsOfDirectory(atPath: mount.path + "/packs/helsinki/sources")
         XCTAssertEqual(listing, ["helsinki"])
         let views = Self.helsinki.flatMap { ["--view", $0] }

@@ -6,18 +6,18 @@ import XCTest
 /// `packfs import` of an app's offline database (written by `sqlite3` with MapLibre's schema,
 /// tiles zlib-compressed as MapLibre stores them), then `packfs mount` of the result: the merged
 /// packs are listed under their merged names and their tiles read back as the fixture's bytes.
-final class MergeMountTests: XCTestCase {
+final class MergeMountTests: DaemonMountTestCase {
     static let style = "http://127.0.0.1:1/styles/land.json"
     static let landTemplate = "http://127.0.0.1:1/tiles/land/{z}/{x}/{y}.pbf"
     static let reliefTemplate = "http://127.0.0.1:1/relief/{z}/{x}/{y}.png"
 
-    var mount: MountHelper!
-    var db: String { mount.directory.path("packs.db") }
     var side: String { mount.directory.path("cache.db") }
 
+    /// Everything it serves comes from the app's file.
+    override class func makeServer() throws -> TestServer? { nil }
+
     override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
+        try super.setUpWithError()
         let target = try OfflineDatabase.open(path: db, mode: .command)
         let definition = RegionDefinition(
             styleURL: "http://127.0.0.1:1/other.json", area: .bounds(Bounds(west: 0, south: 0, east: 1, north: 1)),
@@ -26,8 +26,6 @@ final class MergeMountTests: XCTestCase {
         try target.close()
         try makeSide()
     }
-
-    override func tearDown() { mount?.unmount() }
 
     /// Pack "land" (a style with one vector source, four tiles stored as zlib) and an app's pack
     /// with opaque description bytes and one raster tile but no style row.
@@ -63,9 +61,7 @@ final class MergeMountTests: XCTestCase {
         XCTAssertTrue(again.text.contains("already present: pack \"land-2\""), again.text)
         XCTAssertTrue(again.text.contains("tiles: 0 new, 0 newer than the stored ones, 5 already present"), again.text)
 
-        let mounted = try packfs(["mount", db, mount.path])
-        XCTAssertEqual(mounted.status, 0, mounted.text)
-        let packs = mount.path + "/packs"
+        try mountPackFS()
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: packs).sorted(),
             ["land", "land-2", "land-2.region", "land.region", "region-3", "region-3.region"])
@@ -83,9 +79,5 @@ final class MergeMountTests: XCTestCase {
         let busy = try packfs(["import", db, side])
         XCTAssertEqual(busy.status, 1, "a mounted database is not merged into")
         XCTAssertTrue(busy.text.contains("in use by another PackFS process"), busy.text)
-    }
-
-    private func packfs(_ arguments: [String]) throws -> (status: Int32, text: String) {
-        try Command.run(BuiltProducts.executable("packfs").path, arguments)
     }
 }

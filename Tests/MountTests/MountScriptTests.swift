@@ -25,7 +25,7 @@ final class MountScriptTests: XCTestCase {
     }
 
     private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
-        try Command.run(executable, arguments, environment: ["PACKFS": BuiltProducts.executable("packfs").path])
+        try Command.run(executable, arguments, environment: ["PACKFS": Packfs.path])
     }
 
     func testMountTypeFusePackfsAndUnmountScript() throws {

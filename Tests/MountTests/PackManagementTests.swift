@@ -6,69 +6,24 @@ import XCTest
 
 /// Managing packs with ordinary tools on a real mount served by the `packfs` binary: cp, mv,
 /// touch, rm, rm -r, xattrs; downloads run inside the daemon.
-final class PackManagementTests: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
-    var packs: String { mount.path + "/packs" }
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
-        server = try TestServer.nginx()
-    }
-
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
-    }
-
+final class PackManagementTests: DaemonMountTestCase {
     @discardableResult
     func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
         try Command.run(executable, arguments)
     }
 
-    func mountPackFS(_ extra: [String] = []) throws {
-        let outcome = try run(BuiltProducts.executable("packfs").path, ["mount", db, mount.path] + extra)
-        XCTAssertEqual(outcome.status, 0, outcome.text)
-    }
-
-    func unmount() throws {
-        XCTAssertEqual(try run("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
-        let deadline = Date().addingTimeInterval(15)
-        while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(50_000) }
-    }
-
-    func regionFile(_ name: String, maxZoom: Int = 14) throws -> String {
-        let path = mount.directory.path(name)
-        try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
-             "minzoom": 0, "maxzoom": \(maxZoom), "metadata": {"trip": "test"}}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+    /// A region file of the Helsinki area to `maxZoom`, with metadata.
+    func helsinki(_ name: String, maxZoom: Int = 14) throws -> String {
+        try regionFile(name, maxZoom: maxZoom, extra: #""metadata": {"trip": "test"}"#)
     }
 
     /// Packs a (to z14) and b (to z10) of the same area, made with cp and waited for: b's tiles
     /// are all a's too.
     func copyInPacksAAndB() throws {
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json"), packs + "/a.region"]).status, 0)
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("b.json", maxZoom: 10), packs + "/b.region"]).status, 0)
-        try waitForState("a")
-        try waitForState("b")
-    }
-
-    /// Polls progress.json until the pack is complete (or fails the test after `timeout`).
-    func waitForState(_ pack: String, _ state: String = "complete", timeout: TimeInterval = 60) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        var last = ""
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: "\(packs)/\(pack)/progress.json") {
-                last = String(decoding: data, as: UTF8.self)
-                if JSONValue.parse(data)?["state"]?.string == state { return }
-            }
-            usleep(100_000)
-        }
-        XCTFail("\(pack) did not reach \(state): \(last)")
+        try copyRegion(try helsinki("a.json"), to: "a")
+        try copyRegion(try helsinki("b.json", maxZoom: 10), to: "b")
+        waitForState("a")
+        waitForState("b")
     }
 
     func xattr(_ path: String, _ name: String) -> String? {
@@ -79,9 +34,8 @@ final class PackManagementTests: XCTestCase {
 
     func testCopyARegionFileDownloadsThePack() throws {
         try mountPackFS()
-        let cp = try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"])
-        XCTAssertEqual(cp.status, 0, cp.text)
-        try waitForState("helsinki")
+        try copyRegion(try helsinki("region.json"), to: "helsinki")
+        waitForState("helsinki")
         let tiles = try FileManager.default.subpathsOfDirectory(atPath: packs + "/helsinki")
             .filter { $0.range(of: #"^\d+/\d+/\d+\.pbf$"#, options: .regularExpression) != nil }
         XCTAssertEqual(tiles.count, 19)
@@ -98,25 +52,23 @@ final class PackManagementTests: XCTestCase {
 
     func testWritingAChangedDefinitionConverges() throws {
         try mountPackFS()
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
-        try waitForState("helsinki")
+        try copyRegion(try helsinki("region.json"), to: "helsinki")
+        waitForState("helsinki")
         XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/helsinki/14"))
-        let before = try server.accessLog().count
-        let cp = try run("/bin/cp", [try regionFile("smaller.json", maxZoom: 10), packs + "/helsinki.region"])
-        XCTAssertEqual(cp.status, 0, cp.text)
-        let deadline = Date().addingTimeInterval(30)
-        while FileManager.default.fileExists(atPath: packs + "/helsinki/14"), Date() < deadline { usleep(100_000) }
-        try waitForState("helsinki")
+        let before = try server.settledAccessLog().count
+        try copyRegion(try helsinki("smaller.json", maxZoom: 10), to: "helsinki")
+        XCTAssertTrue(eventually(timeout: 30) { !FileManager.default.fileExists(atPath: packs + "/helsinki/14") })
+        waitForState("helsinki")
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/helsinki/11"), "tiles above z10 left the pack")
         XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/helsinki/10"))
-        XCTAssertEqual(try server.accessLog().count, before, "nothing stored was fetched again")
+        XCTAssertEqual(try server.settledAccessLog().count, before, "nothing stored was fetched again")
         XCTAssertTrue(try String(contentsOfFile: packs + "/helsinki.region", encoding: .utf8).contains("\"maxzoom\": 10"))
     }
 
     func testTouchServesChangedBytesThoughTheKernelCachedTheOldOnes() throws {
         try mountPackFS()
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
-        try waitForState("helsinki")
+        try copyRegion(try helsinki("region.json"), to: "helsinki")
+        waitForState("helsinki")
         let tile = packs + "/helsinki/14/9327/4742.pbf"
         let old = try XCTUnwrap(FileManager.default.contents(atPath: tile))
         XCTAssertEqual(FileManager.default.contents(atPath: tile), old, "now in the kernel's page cache")
@@ -126,11 +78,11 @@ final class PackManagementTests: XCTestCase {
         try new.write(to: URL(fileURLWithPath: origin))
         let before = try server.accessLog().count
         XCTAssertEqual(try run("/usr/bin/touch", [packs + "/helsinki.region"]).status, 0)
-        let deadline = Date().addingTimeInterval(30)
-        while try server.accessLog().count < before + 322, Date() < deadline { usleep(100_000) }
-        try waitForState("helsinki")
-        usleep(500_000)  // the last batch and the notifications
-        XCTAssertEqual(FileManager.default.contents(atPath: tile), new)
+        XCTAssertTrue(try eventually(timeout: 30) { try server.accessLog().count >= before + 322 }, "the refresh ran")
+        waitForState("helsinki")
+        // The kernel keeps a tile's pages for an hour: only the daemon's notification, sent
+        // after the refresh's last batch, can bring the new bytes before then.
+        XCTAssertTrue(eventually(timeout: 30) { FileManager.default.contents(atPath: tile) == new }, "the new bytes")
     }
 
     func testABadRegionFileFailsTheCopyAndExplainsWhy() throws {
@@ -143,7 +95,7 @@ final class PackManagementTests: XCTestCase {
         let reason = try String(contentsOfFile: packs + "/bad.error", encoding: .utf8)
         XCTAssertTrue(reason.contains("style"), reason)
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/bad"))
-        try unmount()
+        unmountPackFS()
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
 
@@ -153,8 +105,8 @@ final class PackManagementTests: XCTestCase {
     /// keeps its definition.
     func testOverwritingARegionFileWithBadOrUnfinishedText() throws {
         try mountPackFS()
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("a.json", maxZoom: 2), packs + "/a.region"]).status, 0)
-        try waitForState("a")
+        try copyRegion(try helsinki("a.json", maxZoom: 2), to: "a")
+        waitForState("a")
         let before = try String(contentsOfFile: packs + "/a.region", encoding: .utf8)
         let bad = mount.directory.path("bad.json")
         try #"{"style": "\#(server.baseURL)/styles/bright.json", "bounds": [0, 0, 1, 1], "maxzom": 3}"#
@@ -165,13 +117,11 @@ final class PackManagementTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"))
         let unfinished = try run("/bin/sh", ["-c", #"printf '{"style": ' > "$0""#, packs + "/a.region"])
         XCTAssertEqual(unfinished.status, 0, unfinished.text)
-        let deadline = Date().addingTimeInterval(10)
-        while try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"), Date() < deadline {
-            usleep(100_000)
-        }
-        XCTAssertFalse(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom"), "judged after its rest")
+        XCTAssertTrue(try eventually(timeout: 10) {
+            try !String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("maxzom")
+        }, "judged after its rest")
         XCTAssertEqual(try String(contentsOfFile: packs + "/a.region", encoding: .utf8), before)
-        try unmount()
+        unmountPackFS()
         let pack = try OfflineDatabase.open(path: db, mode: .readOnly).pack(named: "a")
         XCTAssertEqual(pack.definition?.maxZoom, 2)
     }
@@ -186,9 +136,8 @@ final class PackManagementTests: XCTestCase {
 
         let before = try server.accessLog().count
         XCTAssertEqual(try run("/usr/bin/touch", [packs + "/renamed.region"]).status, 0)
-        let deadline = Date().addingTimeInterval(30)
-        while try server.accessLog().count < before + 322, Date() < deadline { usleep(100_000) }
-        let revalidations = Array(try server.accessLog().dropFirst(before))
+        XCTAssertTrue(try eventually(timeout: 30) { try server.accessLog().count >= before + 322 })
+        let revalidations = Array(try server.settledAccessLog().dropFirst(before))
         XCTAssertEqual(revalidations.count, 322, "touch revalidated every resource")
         XCTAssertEqual(Set(revalidations.map(\.status)), [304])
 
@@ -198,7 +147,7 @@ final class PackManagementTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/b.region"))
         XCTAssertEqual(try run("/bin/rm", [packs + "/renamed.region"]).status, 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs), [])
-        try unmount()
+        unmountPackFS()
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
 
@@ -208,7 +157,7 @@ final class PackManagementTests: XCTestCase {
         XCTAssertEqual(try run("/bin/rm", ["-r", "-f", packs + "/a"]).status, 0)
         let shared = packs + "/b/10/582/296.pbf"
         XCTAssertEqual(FileManager.default.contents(atPath: shared), try server.expectedContent("/tiles/helsinki/10/582/296.pbf"))
-        try unmount()
+        unmountPackFS()
         let database = try OfflineDatabase.open(path: db, mode: .readOnly)
         XCTAssertEqual(try database.packs().map(\.name), ["b"])
         XCTAssertEqual(try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
@@ -221,16 +170,14 @@ final class PackManagementTests: XCTestCase {
         server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
         for signal in [SIGTERM, SIGINT] {
             let daemon = Process()
-            daemon.executableURL = BuiltProducts.executable("packfs")
+            daemon.executableURL = URL(fileURLWithPath: Packfs.path)
             daemon.arguments = ["mount", "-f", db, mount.path, "--concurrency", "2"]
+            let start = try server.arrivals().count
             try daemon.run()
-            let mounted = Date().addingTimeInterval(10)
-            while !mount.isMounted, Date() < mounted { usleep(50_000) }
-            XCTAssertTrue(mount.isMounted)
-            if signal == SIGTERM {
-                XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
-            }
-            usleep(500_000)
+            XCTAssertTrue(eventually(timeout: 10) { mount.isMounted })
+            // SIGTERM's daemon gets a new pack; SIGINT's resumes it: either way, a download under way.
+            if signal == SIGTERM { try copyRegion(try helsinki("region.json"), to: "helsinki") }
+            XCTAssertTrue(try eventually { try server.arrivals().count >= start + 10 }, "a download under way")
             kill(daemon.processIdentifier, signal)
             daemon.waitUntilExit()
             XCTAssertEqual(daemon.terminationStatus, 0, "signal \(signal)")
@@ -249,11 +196,11 @@ final class PackManagementTests: XCTestCase {
     func testAllowOtherLetsOtherUsersReadButNotChange() throws {
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: mount.directory.url.path)
-        let region = try regionFile("a.json", maxZoom: 2)
+        let region = try helsinki("a.json", maxZoom: 2)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: region)
         try mountPackFS(["-o", "allow_other"])
-        XCTAssertEqual(try run("/bin/cp", [region, packs + "/a.region"]).status, 0)
-        try waitForState("a")
+        try copyRegion(region, to: "a")
+        waitForState("a")
         let read = try run("/usr/bin/setpriv", nobody + ["/bin/cat", packs + "/a/style.json"])
         XCTAssertEqual(read.status, 0, read.text)
         let write = try run("/usr/bin/setpriv", nobody + ["/bin/cp", region, packs + "/b.region"])
@@ -272,8 +219,8 @@ final class PackManagementTests: XCTestCase {
             XCTAssertTrue(outcome.text.contains("Permission denied"), "\(change): \(outcome.text)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).sorted(), ["a", "a.region"])
-        try waitForState("a")
-        try unmount()
+        waitForState("a")
+        unmountPackFS()
         try mountPackFS()
         let denied = try run("/usr/bin/setpriv", nobody + ["/bin/ls", mount.path])
         XCTAssertNotEqual(denied.status, 0, denied.text)
@@ -284,17 +231,16 @@ final class PackManagementTests: XCTestCase {
         server.stop()
         server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "0.05"])
         try mountPackFS(["--concurrency", "2"])
-        XCTAssertEqual(try run("/bin/cp", [try regionFile("region.json"), packs + "/helsinki.region"]).status, 0)
+        try copyRegion(try helsinki("region.json"), to: "helsinki")
         // progress.json is live: with stateless opens its changes of the same size must show too.
         var seen: [Double] = []
-        for _ in 0..<15 {
-            usleep(100_000)
-            let data = FileManager.default.contents(atPath: packs + "/helsinki/progress.json") ?? Data()
-            if let done = JSONValue.parse(data)?["completed_resources"]?.number, seen.last != done { seen.append(done) }
+        _ = eventually(timeout: 30) {
+            if let done = progress("helsinki")?["completed_resources"]?.number, seen.last != done { seen.append(done) }
+            return seen.count >= 4
         }
         XCTAssertGreaterThanOrEqual(seen.count, 4, "progress.json advanced: \(seen)")
         XCTAssertEqual(seen, seen.sorted())
-        try unmount()
+        unmountPackFS()
         let database = try OfflineDatabase.open(path: db, mode: .readOnly)
         let pack = try database.pack(named: "helsinki")
         let stored = try database.progress(of: pack.id).completedResources
@@ -302,10 +248,10 @@ final class PackManagementTests: XCTestCase {
         XCTAssertGreaterThan(stored, 0)
         XCTAssertLessThan(stored, 322)
         try database.close()
-        usleep(300_000)
-        let before = try server.accessLog().count
+        // Requests cut by the unmount are logged as the server finishes them.
+        let before = try server.settledAccessLog().count
         try mountPackFS()
-        try waitForState("helsinki")
+        waitForState("helsinki")
         let again = try server.accessLog().dropFirst(before).count
         XCTAssertEqual(again, 322 - stored, "only what was missing was fetched")
     }

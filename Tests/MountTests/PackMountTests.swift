@@ -5,37 +5,39 @@ import XCTest
 
 /// `packfs mount` as a user runs it: a pack downloaded from nginx, mounted by the real binary in
 /// daemon mode, read with ordinary tools, compared byte for byte with the origin.
-final class PackMountTests: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
+final class PackMountTests: DaemonMountTestCase {
+    /// The tests only read from nginx, and each mounts its own copy of one download.
+    override class var sharesServer: Bool { true }
+    private static let downloaded = ClassFixture<TemporaryDirectory>()
+
+    override class func setUp() {
+        super.setUp()
+        downloaded.setUp {
+            let directory = try TemporaryDirectory(prefix: "packfs-pack")
+            let server = try XCTUnwrap(sharedServer())
+            let file = directory.path("helsinki.region")
+            try region(style: server.url("/styles/bright.json")).write(toFile: file, atomically: true, encoding: .utf8)
+            let download = try Packfs.run(["download", directory.path("packs.db"), "helsinki", file])
+            guard download.status == 0 else { throw PackFSProcess.Failure("packfs download: \(download.text)") }
+            return directory
+        }
+    }
+
+    override class func tearDown() {
+        downloaded.tearDown { $0.remove() }
+        super.tearDown()
+    }
 
     override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
-        server = try TestServer.nginx()
-        let region = mount.directory.path("helsinki.region")
-        try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18],
-             "minzoom": 0, "maxzoom": 14}
-            """.write(toFile: region, atomically: true, encoding: .utf8)
-        let download = try packfs(["download", db, "helsinki", region])
-        XCTAssertEqual(download.status, 0, download.text)
-    }
-
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
-    }
-
-    private func packfsMount() throws {
-        let outcome = try packfs(["mount", db, mount.path])
-        XCTAssertEqual(outcome.status, 0, outcome.text)
-        XCTAssertTrue(mount.isMounted)
+        try super.setUpWithError()
+        let downloaded = try Self.downloaded.value()
+        for name in ["packs.db", "helsinki.region"] {
+            try FileManager.default.copyItem(atPath: downloaded.path(name), toPath: mount.directory.path(name))
+        }
     }
 
     func testEveryFileHasTheOriginsBytesAndToolsBehave() throws {
-        try packfsMount()
+        try mountPackFS()
         let pack = mount.path + "/packs/helsinki"
         let files = try FileManager.default.subpathsOfDirectory(atPath: pack)
         let tiles = files.filter { $0.range(of: #"^\d+/\d+/\d+\.pbf$"#, options: .regularExpression) != nil }
@@ -95,13 +97,8 @@ final class PackMountTests: XCTestCase {
     /// On a fresh mount: every file's size as `find -printf %s` gives it (the walk's stat, from
     /// the listing) equals the bytes read from it.
     private func assertWalkedSizesMatchContents() throws {
-        try packfsMount()
-        defer {
-            // The daemon's last act (journal mode back to DELETE) ends with the -wal file gone.
-            XCTAssertEqual(MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
-            let deadline = Date().addingTimeInterval(30)
-            while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(20_000) }
-        }
+        try mountPackFS()
+        defer { unmountPackFS() }
         let pack = mount.path + "/packs/helsinki"
         let find = MountHelper.runTool("/usr/bin/find", [pack, "-type", "f", "-printf", "%s %P\n"])
         XCTAssertEqual(find.status, 0)
@@ -116,7 +113,7 @@ final class PackMountTests: XCTestCase {
     }
 
     func testChangesInsideAPackFailAndUnmountLeavesOneFile() throws {
-        try packfsMount()
+        try mountPackFS()
         let tile = mount.path + "/packs/helsinki/14/9327/4742.pbf"
         // Opens are zero-message (the kernel never asks), so the refusal comes with the write.
         let fd = open(tile, O_WRONLY)
@@ -154,10 +151,7 @@ final class PackMountTests: XCTestCase {
         let busy = try packfs(["mount", db, second])
         XCTAssertEqual(busy.status, 1)
         XCTAssertTrue(busy.text.contains("in use by another PackFS process"), busy.text)
-        XCTAssertEqual(MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path]).status, 0)
-        let deadline = Date().addingTimeInterval(10)
-        while FileManager.default.fileExists(atPath: db + "-wal"), Date() < deadline { usleep(50_000) }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "the daemon closed the database")
+        unmountPackFS()
         // The daemon's last act (journal mode back to DELETE) may hold the lock a moment longer.
         let mode = MountHelper.runTool("/usr/bin/sqlite3", ["-cmd", ".timeout 30000", db, "PRAGMA journal_mode"])
         XCTAssertEqual(String(decoding: mode.output, as: UTF8.self), "delete\n")
@@ -171,11 +165,6 @@ final class PackMountTests: XCTestCase {
         XCTAssertTrue(outcome.text.contains("not an SQLite database"), outcome.text)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: bogus)), Data("not a database".utf8))
         XCTAssertFalse(mount.isMounted)
-    }
-
-    /// Runs the packfs binary; the text is stdout and stderr together.
-    private func packfs(_ arguments: [String]) throws -> (status: Int32, text: String) {
-        try Command.run(BuiltProducts.executable("packfs").path, arguments)
     }
 
     private func directories(_ root: String) throws -> Int {

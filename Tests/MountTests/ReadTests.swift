@@ -1,4 +1,5 @@
 import Foundation
+import PackStore
 import TestSupport
 import XCTest
 
@@ -44,7 +45,7 @@ final class ReadTests: MountedTestCase {
     }
 
     func testSixteenThreadsReadConcurrently() {
-        let failures = Locked(0)
+        let failures = LockedState(0)
         let root = self.root
         DispatchQueue.concurrentPerform(iterations: 16) { index in
             let descriptor = open(root + "/large.bin", O_RDONLY)
@@ -55,13 +56,13 @@ final class ReadTests: MountedTestCase {
                 let offset = ((index + step) % 16) * 64 * 1024
                 let count = pread(descriptor, &buffer, buffer.count, off_t(offset))
                 if count != buffer.count || Data(buffer) != MemoryFilesystem.large[offset..<offset + buffer.count] {
-                    failures.mutate { $0 += 1 }
+                    failures.withLock { $0 += 1 }
                 }
             }
             let name = "many/entry-\(index * 1000)"
-            if FileManager.default.contents(atPath: root + "/" + name) != Data("\(index * 1000)\n".utf8) { failures.mutate { $0 += 1 } }
+            if FileManager.default.contents(atPath: root + "/" + name) != Data("\(index * 1000)\n".utf8) { failures.withLock { $0 += 1 } }
         }
-        XCTAssertEqual(failures.value, 0)
+        XCTAssertEqual(failures.withLock { $0 }, 0)
     }
 
     func testStatfsAndMountTable() throws {

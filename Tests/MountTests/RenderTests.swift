@@ -8,25 +8,17 @@ import XCTest
 /// Needs pymgl (`pip install pymgl`) and Mesa's EGL (Debian libegl-mesa0 libgl1-mesa-dri), run
 /// headless with EGL_PLATFORM=surfaceless; scripts/setup.sh installs them. Skips without them
 /// locally, fails in CI. The pictures stay in a temporary directory whose path the test prints.
-final class RenderTests: XCTestCase {
-    var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
-
+final class RenderTests: DaemonMountTestCase {
     static let script = ProjectPaths.root.appendingPathComponent("Tests/render/render_compare.py").path
     /// Every view render_compare.py draws by default.
     static let views = ["z15.5", "z14", "z12", "z4"]
 
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        try Self.requirePymgl()
-        mount = try MountHelper()
-        server = try TestServer.nginx()
-    }
+    /// The tests only read from nginx: one for both.
+    override class var sharesServer: Bool { true }
 
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
+    override func setUpWithError() throws {
+        try Self.requirePymgl()
+        try super.setUpWithError()
     }
 
     func testThePackRendersFromTheMountAsTheOriginDoes() throws {
@@ -43,17 +35,11 @@ final class RenderTests: XCTestCase {
     /// Downloads the fixture `style` (central Helsinki, zooms 0-14), mounts the database and
     /// compares MapLibre Native's pictures of the origin's style and of the mount's style.json.
     private func renderCompare(style: String, pixelRatio: Double) throws {
-        let region = mount.directory.path("helsinki.region")
-        try """
-            {"style": "\(server.baseURL)/styles/\(style)", "bounds": [24.93, 60.16, 24.96, 60.18],
-             "minzoom": 0, "maxzoom": 14, "pixel_ratio": \(pixelRatio)}
-            """.write(toFile: region, atomically: true, encoding: .utf8)
-        let packfs = BuiltProducts.executable("packfs").path
-        let download = try run(packfs, ["download", db, "helsinki", region])
+        let region = try regionFile("helsinki.region", style: server.url("/styles/" + style),
+                                    extra: "\"pixel_ratio\": \(pixelRatio)")
+        let download = try packfs(["download", db, "helsinki", region], timeout: 120)
         XCTAssertEqual(download.status, 0, download.text)
-        let mounted = try run(packfs, ["mount", db, mount.path])
-        XCTAssertEqual(mounted.status, 0, mounted.text)
-        XCTAssertTrue(mount.isMounted)
+        try mountPackFS()
 
         // Nothing in the mount's style may reach the network: then every glyph, sprite and tile
         // MapLibre draws for the candidate was read from the mount.
@@ -65,9 +51,9 @@ final class RenderTests: XCTestCase {
         // Kept after the test (not under the mount's directory) so the pictures can be looked at.
         let pictures = try TemporaryDirectory(prefix: "packfs-render")
         print("RenderTests: \(style) pictures in \(pictures.url.path)")
-        let compare = try run("/usr/bin/env", ["python3", Self.script, server.url("/styles/" + style),
-                                               "file://" + stylePath, pictures.url.path],
-                              environment: ["EGL_PLATFORM": "surfaceless"], timeout: 300)
+        let compare = try Command.run("/usr/bin/env", ["python3", Self.script, server.url("/styles/" + style),
+                                                       "file://" + stylePath, pictures.url.path],
+                                      environment: ["EGL_PLATFORM": "surfaceless"], timeout: 300)
         print(compare.text)
         XCTAssertEqual(compare.status, 0, compare.text)
         for view in Self.views {
@@ -91,11 +77,5 @@ final class RenderTests: XCTestCase {
         let message = "pymgl is not importable by python3 (pip install pymgl; apt-get install libegl-mesa0 libgl1-mesa-dri)"
         if isCI { XCTFail(message, file: file, line: line) }
         throw XCTSkip(message)
-    }
-
-    /// Runs a program; the text is stdout and stderr together. Killed after `timeout` seconds.
-    private func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                     timeout: TimeInterval = 120) throws -> (status: Int32, text: String) {
-        try Command.run(executable, arguments, environment: environment, timeout: timeout)
     }
 }

@@ -5,22 +5,11 @@ import XCTest
 
 /// `rm` and the unmount never wait on the network: a `packfs mount` daemon downloading from an
 /// origin that sits 30 s on every answer, with a refresh queued behind the download.
-final class SlowOriginTests: XCTestCase {
+final class SlowOriginTests: DaemonMountTestCase {
     static let delay = 30.0
-    var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
-    var packs: String { mount.path + "/packs" }
 
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        mount = try MountHelper()
-        server = try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "\(Self.delay)"])
-    }
-
-    override func tearDown() {
-        mount?.unmount()
-        server?.stop()
+    override class func makeServer() throws -> TestServer? {
+        try TestServer.faultServer(["--rate-slow", "1", "--slow-seconds", "\(delay)"])
     }
 
     /// Seconds `executable` took, failing the test unless it exits 0.
@@ -34,13 +23,8 @@ final class SlowOriginTests: XCTestCase {
     func testRmAndUnmountReturnAtOnceWhileADownloadWaitsAndARefreshIsQueued() throws {
         // The origin's 30 s answers stand for downloads under way: a stall timeout beyond them
         // keeps each request a single arrival.
-        let outcome = try Command.run(BuiltProducts.executable("packfs").path,
-                                      ["mount", db, mount.path, "--stall-timeout", "60"])
-        XCTAssertEqual(outcome.status, 0, outcome.text)
-        let region = mount.directory.path("region.json")
-        try """
-            {"style": "\(server.baseURL)/styles/bright.json", "bounds": [24.93, 60.16, 24.96, 60.18], "maxzoom": 14}
-            """.write(toFile: region, atomically: true, encoding: .utf8)
+        try mountPackFS(["--stall-timeout", "60"])
+        let region = try regionFile("region.json")
         _ = try timed("/bin/cp", [region, packs + "/slow.region"])
         XCTAssertTrue(try eventually { try server.arrivals().map(\.uri) == ["/styles/bright.json"] }, "the style request arrived")
         _ = try timed("/usr/bin/touch", [packs + "/slow.region"])

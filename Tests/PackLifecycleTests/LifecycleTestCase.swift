@@ -53,17 +53,14 @@ class LifecycleTestCase: SessionDatabaseTestCase {
 
     func state(_ pack: Pack) throws -> PackState { try database.status(of: pack.id).state }
 
-    /// Polls `condition` every 20 ms until it holds; fails the test after `timeout` seconds
-    /// (generous: everything may run 5x slower under sanitizers).
+    /// `eventually`, failing the test after `timeout` seconds (generous: everything may run 5x
+    /// slower under sanitizers).
     func wait(
         for what: String, timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line,
         _ condition: () throws -> Bool
     ) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            guard Date() < deadline else { return XCTFail("timed out waiting for \(what)", file: file, line: line) }
-            usleep(20_000)
-        }
+        let reached = try eventually(timeout: timeout, condition)
+        XCTAssertTrue(reached, "timed out waiting for \(what)", file: file, line: line)
     }
 
     func waitForState(_ pack: Pack, _ state: PackState, file: StaticString = #filePath, line: UInt = #line) throws {

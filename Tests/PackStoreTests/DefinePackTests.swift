@@ -79,17 +79,17 @@ final class DefinePackTests: StoreTestCase {
     /// make one pack. A name an app pack shows only as a fallback is that pack, never a second.
     func testOneNameIsOnePackWhateverTheRaces() throws {
         let database = try OfflineDatabase.open(path: path)
-        let ids = Locked<[RegionID]>([])
+        let ids = LockedState<[RegionID]>([])
         let base = sampleDefinition()
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             var definition = base
             definition.maxZoom = Double(index)
             if let pack = try? database.definePack(name: "raced", definition: definition, metadata: nil) {
-                ids.mutate { $0.append(pack.id) }
+                ids.withLock { $0.append(pack.id) }
             }
         }
-        XCTAssertEqual(ids.value.count, 8, "no call failed")
-        XCTAssertEqual(Set(ids.value).count, 1)
+        XCTAssertEqual(ids.withLock { $0 }.count, 8, "no call failed")
+        XCTAssertEqual(Set(ids.withLock { $0 }).count, 1)
         XCTAssertEqual(try database.packs().map(\.name), ["raced"])
         XCTAssertThrowsError(try database.definePack(name: ".hidden", definition: sampleDefinition(), metadata: nil))
 

@@ -24,9 +24,10 @@ public struct AccessLogEntry: Equatable, Sendable {
 /// replaced by `baseURL`.
 ///
 /// Start one per test in `setUp` and call `stop()` in `tearDown` (also runs on failure; `deinit`
-/// stops it too, and the server exits by itself if the test process dies). Both servers are
-/// started from the scripts in Tests/servers.
-public final class TestServer {
+/// stops it too, and the server exits by itself if the test process dies), or one per class
+/// (`ClassFixture`) when the class's tests only read from it. Both servers are started from the
+/// scripts in Tests/servers.
+public final class TestServer: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case startFailed(String)
         public var description: String {
@@ -129,8 +130,8 @@ public final class TestServer {
         return Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "{base}", with: baseURL).utf8)
     }
 
-    /// The access log so far. nginx writes each line when the response is done; give it a moment
-    /// (`waitForLog`) before counting the last requests.
+    /// The access log so far. nginx writes each line when the response is done; to count the
+    /// last requests, wait for them (`waitForLog`) or for the log to settle (`settledAccessLog`).
     public func accessLog() throws -> [AccessLogEntry] {
         try Self.readLog(accessLogPath)
     }
@@ -141,9 +142,32 @@ public final class TestServer {
         try Self.readLog(arrivalLogPath)
     }
 
+    /// The access log once every request that reached the server so far has its line: the event
+    /// that proves a client sent nothing more, where a test would otherwise wait a fixed time.
+    /// The fault server logs every request it read, so its log has settled once each arrival is
+    /// in it. nginx (one worker, the default) handles its connections one event at a time and
+    /// logs an answer as it completes, so once a marker request sent now is logged, so is every
+    /// answer a client already had; the marker's line is left out of `accessLog()`.
+    public func settledAccessLog(timeout: TimeInterval = 30) throws -> [AccessLogEntry] {
+        if servedRoot == nil {
+            let arrived = try arrivals().count
+            _ = try eventually(timeout: timeout) { try accessLog().count >= arrived }
+            return try accessLog()
+        }
+        let marker = Self.markerPrefix + UUID().uuidString
+        _ = try Command.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", url(marker)], timeout: timeout)
+        _ = eventually(timeout: timeout) {
+            ((try? String(contentsOfFile: accessLogPath, encoding: .utf8)) ?? "").contains(marker)
+        }
+        return try accessLog()
+    }
+
+    /// The path of `settledAccessLog`'s marker requests (not in the fixture world: a 404).
+    private static let markerPrefix = "/_settled/"
+
     private static func readLog(_ path: String) throws -> [AccessLogEntry] {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        return try text.split(separator: "\n").map { line in
+        return try text.split(separator: "\n").filter { !$0.contains(markerPrefix) }.map { line in
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                 throw Failure.startFailed("unreadable access log line: \(line)")
             }
@@ -163,11 +187,10 @@ public final class TestServer {
     /// Polls the access log until it holds at least `count` lines or `timeout` passes.
     @discardableResult
     public func waitForLog(count: Int, timeout: TimeInterval = 5) throws -> [AccessLogEntry] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var entries = try accessLog()
-        while entries.count < count, Date() < deadline {
-            usleep(20_000)
+        var entries: [AccessLogEntry] = []
+        _ = try eventually(timeout: timeout) {
             entries = try accessLog()
+            return entries.count >= count
         }
         return entries
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PackStore
 
 /// Paths every test target needs: the project root and its fixtures, found from this file's
 /// location so tests run from any working directory.
@@ -10,7 +11,7 @@ public enum ProjectPaths {
 }
 
 /// A fresh temporary directory, removed by `remove()` (call it from tearDown).
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let url: URL
     public init(prefix: String = "packfs-test") throws {
         url = FileManager.default.temporaryDirectory
@@ -38,26 +39,78 @@ public var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
 /// Runs a program to its end, as a user's shell would.
 public enum Command {
-    /// `text` is stdout and stderr together; `environment` adds to (or replaces) this process's.
-    /// A program still running after `timeout` seconds is killed, so no test hangs on it.
+    /// What a program printed, stdout and stderr apart, and how it exited.
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// `text` is stdout and stderr together, in the order written; `environment` adds to (or
+    /// replaces) this process's. A program still running after `timeout` seconds is killed, so
+    /// no test hangs on it.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         timeout: TimeInterval = 300
     ) throws -> (status: Int32, text: String) {
+        let pipe = Pipe()
+        let (status, text) = try launch(executable, arguments, environment: environment, timeout: timeout,
+                                        output: pipe, error: pipe) { pipe.fileHandleForReading.readDataToEndOfFile() }
+        return (status, String(decoding: text, as: UTF8.self))
+    }
+
+    /// As `run`, with stdout and stderr apart (both read at once: a full pipe would block the
+    /// program).
+    public static func runApart(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: TimeInterval = 300
+    ) throws -> Outcome {
+        let out = Pipe(), err = Pipe()
+        let stderr = LockedState(Data())
+        let drained = DispatchSemaphore(value: 0)
+        let (status, stdout) = try launch(executable, arguments, environment: environment, timeout: timeout,
+                                          output: out, error: err) {
+            Thread.detachNewThread {
+                let data = err.fileHandleForReading.readDataToEndOfFile()
+                stderr.withLock { $0 = data }
+                drained.signal()
+            }
+            return out.fileHandleForReading.readDataToEndOfFile()
+        }
+        drained.wait()
+        return Outcome(status: status, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+    }
+
+    /// Starts the program with its output going to `output` and `error`, reads with `read`
+    /// until it is done, and waits for its exit (killing it after `timeout` seconds).
+    private static func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String], timeout: TimeInterval,
+        output: Pipe, error: Pipe, read: () -> Data
+    ) throws -> (Int32, Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        process.standardOutput = output
+        process.standardError = error
         try process.run()
         let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = read()
         process.waitUntilExit()
         watchdog.cancel()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        return (process.terminationStatus, data)
+    }
+}
+
+/// The `packfs` executable built with the tests.
+public enum Packfs {
+    public static var path: String { BuiltProducts.executable("packfs").path }
+
+    /// `packfs arguments` to its end; `text` is stdout and stderr together.
+    public static func run(_ arguments: [String], timeout: TimeInterval = 300) throws -> (status: Int32, text: String) {
+        try Command.run(path, arguments, timeout: timeout)
     }
 }
 
@@ -65,29 +118,28 @@ public enum Command {
 /// downloaded pack), or the error that stopped it: each test then gets the value or fails with
 /// that error. XCTest runs one class's setUp, tests and tearDown one after another; the lock
 /// says so to the compiler.
-public final class ClassFixture<Value>: @unchecked Sendable {  // `state` is guarded by `lock`
+public final class ClassFixture<Value>: Sendable {
     public struct NotSetUp: Error {}
 
-    private let lock = NSLock()
-    private var state: Result<Value, Error>?
+    private let state = LockedState<Result<Value, Error>?>(nil)
 
     public init() {}
 
     /// Runs `make` and keeps what it gives (or throws).
     public func setUp(_ make: () throws -> Value) {
         let made = Result(catching: make)
-        lock.withLock { state = made }
+        state.withLock { $0 = made }
     }
 
     /// The value `setUp` made; its error if it failed.
     public func value() throws -> Value {
-        guard let state = lock.withLock({ state }) else { throw NotSetUp() }
-        return try state.get()
+        guard let made = state.withLock({ $0 }) else { throw NotSetUp() }
+        return try made.get()
     }
 
     /// Hands the value (if any) to `body` and forgets it.
     public func tearDown(_ body: (Value) -> Void) {
-        let made = lock.withLock { () -> Result<Value, Error>? in
+        let made = state.withLock { state in
             defer { state = nil }
             return state
         }
@@ -95,20 +147,9 @@ public final class ClassFixture<Value>: @unchecked Sendable {  // `state` is gua
     }
 }
 
-/// A value the threads of a test share (a callback's findings, failures counted by readers).
-public final class Locked<Value>: @unchecked Sendable {  // `stored` is guarded by `lock`
-    private let lock = NSLock()
-    private var stored: Value
-
-    public init(_ value: Value) { stored = value }
-
-    public var value: Value { lock.withLock { stored } }
-
-    public func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
-}
-
 /// Polls `condition` every 20 ms for up to `timeout` seconds; true once it holds. Tests wait for a
-/// condition with a deadline, never for a fixed time.
+/// condition with a deadline, never for a fixed time; one that checks that nothing more happened
+/// waits for an event that proves it (`TestServer.settledAccessLog`, a state in progress.json).
 public func eventually(timeout: TimeInterval = 60, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while try !condition() {

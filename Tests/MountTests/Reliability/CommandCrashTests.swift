@@ -8,20 +8,10 @@ import XCTest
 /// mode, so each kill may leave a hot journal for the next run to roll back. After every kill
 /// the files pass integrity_check; running the command again resumes and completes the work,
 /// fetching nothing that was stored; the content is checked byte for byte through a mount.
-final class CommandCrashTests: XCTestCase {
-    var rig: CrashRig!
+final class CommandCrashTests: CrashRigTestCase {
+    override class var estimated: [RegionSpec] { [.helsinki, .world] }
     var target: Int { ReliabilityRun.killsPerKind }
-    var packfs: String { BuiltProducts.executable("packfs").path }
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        rig = try CrashRig()
-        for spec in [RegionSpec.helsinki, .world] { _ = try rig.required(spec) }
-    }
-
-    override func tearDown() {
-        rig?.tearDown()
-    }
+    var packfs: String { Packfs.path }
 
     /// Runs `packfs <arguments>` and kills it after 1-`most` requests arrived, again and again,
     /// until a run exits by itself (it must succeed) or the target is reached; then runs it to

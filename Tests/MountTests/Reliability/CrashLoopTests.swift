@@ -8,21 +8,9 @@ import XCTest
 /// redefinitions and removals (ReliabilityRun.killsPerKind of each); after every kill the
 /// files pass integrity_check, the next mount resumes the work, and it ends with the pack the
 /// definition describes, byte for byte, without fetching anything that was stored at the kill.
-final class CrashLoopTests: XCTestCase {
-    var rig: CrashRig!
+final class CrashLoopTests: CrashRigTestCase {
+    override class var estimated: [RegionSpec] { [.helsinki, .helsinkiLow, .world] }
     var target: Int { ReliabilityRun.killsPerKind }
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        rig = try CrashRig()
-        // `packfs estimate` fetches the style and TileJSON: asked before any kill, so that no
-        // request of its own is taken for a refetch.
-        for spec in [RegionSpec.helsinki, .helsinkiLow, .world] { _ = try rig.required(spec) }
-    }
-
-    override func tearDown() {
-        rig?.tearDown()
-    }
 
     /// Kills the daemon after a random number of requests (up to `most`) arrived, remounts, and
     /// repeats until the work is done (`done`) or the target is reached; returns the kills.

@@ -10,7 +10,7 @@ import XCTest
 /// so many files removed) plus a random delay of up to 20 ms, never by a fixed sleep. After
 /// each: the dead mount is taken down, and a snapshot of the files (as the kill left them) must
 /// pass `integrity_check` and `foreign_key_check`.
-final class CrashRig {
+final class CrashRig: PacksDirectory {
     let temp: TemporaryDirectory
     let server: TestServer
     var db: String { temp.path("packs.db") }
@@ -132,28 +132,39 @@ final class CrashRig {
         XCTAssertEqual(cp.status, 0, cp.text)
     }
 
-    /// progress.json through the mount (nil when absent or unreadable).
-    func progress(_ name: String) -> JSONValue? {
-        FileManager.default.contents(atPath: "\(packs)/\(name)/progress.json").flatMap(JSONValue.parse)
-    }
-
-    func state(_ name: String) -> String? { progress(name)?["state"]?.string }
-
-    func waitForState(_ name: String, _ state: String = "complete", timeout: TimeInterval = 120,
-                      file: StaticString = #filePath, line: UInt = #line) {
-        let reached = eventually(timeout: timeout) { self.state(name) == state }
-        XCTAssertTrue(reached, "\(name) did not reach \(state): \(String(describing: progress(name)))", file: file, line: line)
-    }
-
     /// Tiles plus resources the region needs, by `packfs estimate` (fetches the style and TileJSON).
     func required(_ spec: RegionSpec) throws -> Int {
         if let known = estimates[spec] { return known }
-        let outcome = try Command.run(BuiltProducts.executable("packfs").path, ["estimate", "--json", try regionFile(spec, name: "estimate")])
+        let outcome = try Packfs.run(["estimate", "--json", try regionFile(spec, name: "estimate")])
         guard outcome.status == 0, let count = JSONValue.parse(Data(outcome.text.utf8))?["required_resources"]?.number else {
             throw PackFSProcess.Failure("estimate failed: \(outcome.text)")
         }
         estimates[spec] = Int(count)
         return Int(count)
+    }
+}
+
+/// Base class of the reliability tests: each test gets a fresh `CrashRig` (its slow origin,
+/// database and mountpoint), torn down after it.
+class CrashRigTestCase: XCTestCase {
+    var rig: CrashRig!
+    var packs: String { rig.packs }
+
+    /// Seconds each answer of the rig's origin waits.
+    class var slowSeconds: Double { 0.02 }
+
+    /// Regions the tests need the size of. `packfs estimate` fetches the style and TileJSON:
+    /// asked before any kill, so that no request of its own is taken for a refetch.
+    class var estimated: [RegionSpec] { [] }
+
+    override func setUpWithError() throws {
+        try MountHelper.requireFUSE()
+        rig = try CrashRig(slowSeconds: Self.slowSeconds)
+        for spec in Self.estimated { _ = try rig.required(spec) }
+    }
+
+    override func tearDown() {
+        rig?.tearDown()
     }
 }
 

@@ -18,7 +18,7 @@ final class PackFSProcess {
         self.log = log
         self.mountpoint = mountpoint
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.executableURL = BuiltProducts.executable("packfs")
+        process.executableURL = URL(fileURLWithPath: Packfs.path)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(forWritingAtPath: log)

@@ -7,18 +7,8 @@ import XCTest
 /// the soak: the draft of every such `cp` stayed for good, so `mv` of its region file was EBUSY
 /// ever after, and once the pack was removed the old draft showed in its place and the same
 /// definition copied in again was taken for one already judged: no pack came back.
-final class RegionFileAgainTests: XCTestCase {
-    var rig: CrashRig!
-    var packs: String { rig.packs }
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        rig = try CrashRig(slowSeconds: 0)
-    }
-
-    override func tearDown() {
-        rig?.tearDown()
-    }
+final class RegionFileAgainTests: CrashRigTestCase {
+    override class var slowSeconds: Double { 0 }
 
     func testRenameRemoveAndCopyTheSameFileAgain() throws {
         try rig.mount(concurrency: 20)

@@ -7,18 +7,8 @@ import XCTest
 /// nothing, never a half pack, and `rm -r` then ends the removal without an error. A pack
 /// sharing resources keeps all of its own, and recreating the removed pack fetches nothing
 /// (its rows stayed as ambient cache).
-final class RemovalCrashTests: XCTestCase {
-    var rig: CrashRig!
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        rig = try CrashRig()
-        for spec in [RegionSpec.helsinki, .world] { _ = try rig.required(spec) }
-    }
-
-    override func tearDown() {
-        rig?.tearDown()
-    }
+final class RemovalCrashTests: CrashRigTestCase {
+    override class var estimated: [RegionSpec] { [.helsinki, .world] }
 
     func testKillingTheDaemonDuringRemovals() throws {
         try rig.mount(concurrency: 20)

@@ -5,7 +5,7 @@ import TestSupport
 /// The soak's pack changes, each a loop on a thread of its own until `stop()`: a download, a
 /// refresh, a redefinition and a removal, through the mount with ordinary tools. A step that
 /// fails (a tool's error, a pack that does not finish within a minute) is recorded.
-final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its paths and server); the rest is guarded by `lock` or `Locked`
+final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its paths and server); the rest is guarded by `lock` or `LockedState`
     static let names = ["download", "refresh", "redefinition", "removal"]
     private let rig: CrashRig
     private let packs: String
@@ -13,7 +13,7 @@ final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its pa
     private var counts: [String: Int] = [:]
     private var longest: [String: TimeInterval] = [:]
     private var errors: [String] = []
-    private let stopped = Locked(false)
+    private let stopped = LockedState(false)
 
     init(rig: CrashRig) {
         self.rig = rig
@@ -25,7 +25,7 @@ final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its pa
     var slowest: [String: TimeInterval] { lock.withLock { longest } }
     var failures: [String] { lock.withLock { errors } }
 
-    func stop() { stopped.mutate { $0 = true } }
+    func stop() { stopped.withLock { $0 = true } }
 
     func start() -> DispatchGroup {
         let group = DispatchGroup()
@@ -39,7 +39,7 @@ final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its pa
         for (name, cycle) in cycles {
             group.enter()
             Thread.detachNewThread {
-                while !self.stopped.value {
+                while !self.stopped.withLock({ $0 }) {
                     do {
                         let started = Date()
                         try cycle()
@@ -110,14 +110,10 @@ final class SoakActivities: @unchecked Sendable {  // `rig` is only read (its pa
 
     /// Until progress.json says complete (a minute at most; a stop ends the wait early).
     private func waitForComplete(_ name: String) throws {
-        let deadline = Date().addingTimeInterval(60)
-        var data = Data()
-        while Date() < deadline {
-            data = FileManager.default.contents(atPath: "\(packs)/\(name)/progress.json") ?? Data()
-            if JSONValue.parse(data)?["state"]?.string == "complete" || stopped.value { return }
-            usleep(50_000)
+        let done = eventually(timeout: 60) { rig.state(name) == "complete" || stopped.withLock { $0 } }
+        guard done else {
+            throw PackFSProcess.Failure("\(name) did not complete within a minute: \(String(describing: rig.progress(name)))")
         }
-        throw PackFSProcess.Failure("\(name) did not complete within a minute: \(String(decoding: data, as: UTF8.self))")
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PackStore
 import TestSupport
 
 /// Many threads reading files of a mount and comparing each with its expected bytes, while
@@ -27,7 +28,7 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
     private let lock = NSLock()
     private var stats = Stats()
     private var current: [Int: (path: String, started: Date)] = [:]
-    private let stopped = Locked(false)
+    private let stopped = LockedState(false)
 
     /// `directories`: listed now and then (readdir while packs change: no error but ENOENT).
     init(targets: [Target], directories: [String]) {
@@ -37,7 +38,7 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
 
     var figures: Stats { lock.withLock { stats } }
 
-    func stop() { stopped.mutate { $0 = true } }
+    func stop() { stopped.withLock { $0 = true } }
 
     /// Starts `count` reader threads; they run until `stop()`. Returns a group to wait on.
     func start(_ count: Int) -> DispatchGroup {
@@ -63,7 +64,7 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
 
     private func loop(_ reader: Int) {
         var generator = SystemRandomNumberGenerator()
-        while !stopped.value {
+        while !stopped.withLock({ $0 }) {
             if Int.random(in: 0..<50, using: &generator) == 0, let directory = directories.randomElement(using: &generator) {
                 list(directory, reader: reader)
                 continue

@@ -14,20 +14,10 @@ import XCTest
 /// or ENOENT. No read may take over 10 s (a hang fails the run, naming the file). The daemon's
 /// resident memory, sampled every half second, must not grow by more than `rssGrowthBound`
 /// between the first and the last quarter after warm-up.
-final class SoakTests: XCTestCase {
+final class SoakTests: CrashRigTestCase {
     /// KiB the median RSS may grow from the first to the last quarter of the run after warm-up.
     static let rssGrowthBound = 16 * 1024
-    var rig: CrashRig!
-    var packs: String { rig.packs }
-
-    override func setUpWithError() throws {
-        try MountHelper.requireFUSE()
-        rig = try CrashRig(slowSeconds: 0.005)
-    }
-
-    override func tearDown() {
-        rig?.tearDown()
-    }
+    override class var slowSeconds: Double { 0.005 }
 
     func testReadersWhileADownloadARefreshARedefinitionAndARemovalRun() throws {
         try rig.mount(concurrency: 20)

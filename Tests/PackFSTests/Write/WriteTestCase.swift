@@ -77,11 +77,8 @@ class WriteTestCase: SessionDatabaseTestCase {
     /// The error `body` throws, as a `FilesystemError` (nil when it throws none).
     /// Polls `condition` for up to 5 s (what a settle timer does happens on another thread).
     func waitUntil(_ condition: () throws -> Bool, file: StaticString = #filePath, line: UInt = #line) throws {
-        let deadline = Date().addingTimeInterval(5)
-        while try !condition() {
-            guard Date() < deadline else { return XCTFail("timed out", file: file, line: line) }
-            usleep(20_000)
-        }
+        let reached = try eventually(timeout: 5, condition)
+        XCTAssertTrue(reached, "timed out", file: file, line: line)
     }
 
     func error(_ body: () throws -> Void) -> FilesystemError? {
