@@ -68,7 +68,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
-            name: "PackLifecycleTests", dependencies: ["PackLifecycle", "PackStore", "Downloader", "TestSupport"]),
+            name: "PackLifecycleTests",
+            dependencies: [
+                "PackLifecycle", "PackStore", "Downloader", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "InterchangeTests",
             dependencies: ["Interchange", "PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -13,8 +13,11 @@
 //
 // Caching. `TreeCaches` holds decoded sizes and small contents by inode (`ContentCache`, bounded,
 // so `st_size` is exact without decoding twice), layouts parsed at most once a second, and the
-// kernel's caches (`KernelCache`). The kernel keeps immutable content (tiles, glyphs, sprites,
-// TileJSON, a complete pack's style) an hour; opens are stateless, so it keeps every file's pages
+// kernel's caches (`KernelCache`); a change forgets the entries of the one pack it concerns. The
+// store caches the pack list and each pack's state until it writes them. Within one request a
+// `Request` reads the pack, its layout and its state at most once, whatever the steps. The
+// kernel keeps immutable content (tiles, glyphs, sprites, TileJSON, a complete pack's style) an
+// hour; opens are stateless, so it keeps every file's pages
 // until told otherwise: live files (status.json, progress.json, region files) have zero attribute
 // timeouts and an mtime derived from their content, so a new content drops the old pages at the
 // next getattr. The root's two names and packs/'s own attributes never change, so a warm path
@@ -33,4 +36,5 @@
 // snapshot of a `.session` database, so they never wait for a download.
 //
 // Errors. `FilesystemError` only (the one errno table); a store or decoding failure becomes
-// `.io` with its cause, an inode whose pack or row is gone `.stale` (ENOENT: see its comment).
+// `.io` with its cause, once per request (`serving`), an inode whose pack or row is gone `.stale`
+// (ENOENT: see its comment).

@@ -27,81 +27,81 @@ enum Freshness: Equatable {
 }
 
 extension PackFilesystem {
-    func entry(for node: Node) throws -> Entry {
+    func entry(for node: Node, _ request: Request) throws -> Entry {
         let inode = try InodeCodec.encode(node)
-        let (attributes, freshness) = try attributes(of: node, inode: inode)
+        let (attributes, freshness) = try attributes(of: node, inode: inode, request)
         // The root's two names never change what they name, though status.json itself is live:
         // with a zero entry timeout every path walk would cost a lookup of "packs".
         let binding = node == .packs || node == .status ? Freshness.immutable : freshness
         return Entry(attributes: attributes, entryTimeout: binding.timeout, attributeTimeout: freshness.timeout)
     }
 
-    func timedAttributes(of node: Node, inode: Inode) throws -> TimedAttributes {
-        let (attributes, freshness) = try attributes(of: node, inode: inode)
+    func timedAttributes(of node: Node, inode: Inode, _ request: Request) throws -> TimedAttributes {
+        let (attributes, freshness) = try attributes(of: node, inode: inode, request)
         return TimedAttributes(attributes: attributes, timeout: freshness.timeout)
     }
 
     /// The attributes of `node`, checking that it still exists (`.stale` when its pack or its
     /// row is gone).
-    func attributes(of node: Node, inode: Inode) throws -> (attributes: Attributes, freshness: Freshness) {
+    func attributes(of node: Node, inode: Inode, _ request: Request)
+        throws -> (attributes: Attributes, freshness: Freshness)
+    {
         switch node {
         case .root: return (directory(inode, 0o555), .live)
         // Its own attributes never change (the listing is read afresh at every opendir).
         case .packs: return (directory(inode, 0o755), .immutable)
-        case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode)), .live)
-        case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live)
-        case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode)
+        case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
+        case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
+        case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode, request)
         case .source(let region, let ref, let part):
-            guard !ref.primary, try layout(region).source(ref) != nil else { throw FilesystemError.stale }
-            let freshness = directoryFreshness(region)
+            guard !ref.primary, try request.layout(region).source(ref) != nil else { throw FilesystemError.stale }
+            let freshness = directoryFreshness(region, request)
             guard part != .directory else { return (directory(inode, 0o555), freshness) }
-            return (file(inode, 0o444, try size(of: node, inode: inode)), freshness)
+            return (file(inode, 0o444, try size(of: node, inode: inode, request)), freshness)
         case .zoom(let region, let ref, _), .column(let region, let ref, _, _):
-            guard try layout(region).source(ref) != nil else { throw FilesystemError.stale }
-            return (directory(inode, 0o555), directoryFreshness(region))
+            guard try request.layout(region).source(ref) != nil else { throw FilesystemError.stale }
+            return (directory(inode, 0o555), directoryFreshness(region, request))
         case .fontStack(let region, let id):
             guard try database.packHolds(resource: id, in: region) || vacancies.stackName(region: region, id: id) != nil
             else { throw FilesystemError.stale }
-            return (directory(inode, 0o555), directoryFreshness(region))
+            return (directory(inode, 0o555), directoryFreshness(region, request))
         case .tile(let region, let id):
             guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }
-            return (file(inode, 0o444, try size(of: node, inode: inode)), .immutable)
+            return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
         case .resource(let region, let id):
             guard try database.packHolds(resource: id, in: region) else { throw FilesystemError.stale }
-            return (file(inode, 0o444, try size(of: node, inode: inode)), .immutable)
+            return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
         }
     }
 
-    private func attributes(of part: PackPart, in region: RegionID, inode: Inode)
+    private func attributes(of part: PackPart, in region: RegionID, inode: Inode, _ request: Request)
         throws -> (attributes: Attributes, freshness: Freshness)
     {
         let node = Node.pack(region, part)
         switch part {
         case .directory, .sources, .glyphs, .sprites:
-            _ = try pack(region)
-            return (directory(inode, 0o555), directoryFreshness(region))
+            _ = try request.pack(region)
+            return (directory(inode, 0o555), directoryFreshness(region, request))
         case .regionFile:
-            return (liveFile(inode, 0o644, try content(of: node, inode: inode)), .live)
+            return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
         case .progress:
-            return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live)
+            return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         case .style:
-            guard try isComplete(region) else { return (liveFile(inode, 0o444, try content(of: node, inode: inode)), .live) }
-            return (file(inode, 0o444, try size(of: node, inode: inode)), .immutable)
+            guard try request.isComplete(region) else {
+                return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
+            }
+            return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
         }
     }
 
-    func isComplete(_ region: RegionID) throws -> Bool {
-        try database.status(of: region).state == .complete
-    }
-
-    private func directoryFreshness(_ region: RegionID) -> Freshness {
-        (try? isComplete(region)) == true ? .immutable : .settling
+    private func directoryFreshness(_ region: RegionID, _ request: Request) -> Freshness {
+        (try? request.isComplete(region)) == true ? .immutable : .settling
     }
 
     /// The exact size of immutable content: from the cache, else by decoding it once.
-    func size(of node: Node, inode: Inode) throws -> Int {
+    func size(of node: Node, inode: Inode, _ request: Request) throws -> Int {
         if let size = cache.size(inode) { return Int(size) }
-        return try content(of: node, inode: inode).count
+        return try content(of: node, inode: inode, request).count
     }
 
     /// `st_nlink` 1: "not counted". With 2, fts (find without -noleaf, Foundation's directory

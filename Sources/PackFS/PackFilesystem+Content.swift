@@ -4,7 +4,7 @@ import StyleModel
 
 /// File contents, decoded from the store at read time (immutable ones cached by inode).
 extension PackFilesystem {
-    func content(of node: Node, inode: Inode) throws -> Data {
+    func content(of node: Node, inode: Inode, _ request: Request) throws -> Data {
         if let cached = cache.content(inode) { return cached }
         switch node {
         case .status: return try statusJSON()
@@ -16,17 +16,17 @@ extension PackFilesystem {
             return draft.content
         case .pack(let region, .regionFile):
             // While the file is open for writing it reads as written so far, as on a disk.
-            let pack = try pack(region)
+            let pack = try request.pack(region)
             return try drafts.draft(named: pack.name)?.content ?? regionFile(pack)
         case .pack(let region, .progress):
             return Data((try database.progress(of: region).json.compactText + "\n").utf8)
         case .pack(let region, .style):
-            let layout = try layout(region)
+            let layout = try request.layout(region)
             guard let style = layout.style else { throw FilesystemError.stale }
             return rewriter(layout.pack).style(style, sources: layout.sources)
-        case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref), inode)
+        case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref, request), inode)
         case .source(let region, let ref, .data):
-            guard let url = try source(region, ref).1.declared.url else { throw FilesystemError.stale }
+            guard let url = try request.source(region, ref).1.declared.url else { throw FilesystemError.stale }
             return remember(try resourceContent(url: url, in: region), inode)
         case .tile(let region, let id):
             guard let stored = try database.packTileData(id, in: region) else { throw FilesystemError.stale }
@@ -62,8 +62,8 @@ extension PackFilesystem {
         return Data(RegionFile(definition: definition, metadata: pack.metadata).encoded().utf8)
     }
 
-    private func tileJSON(_ region: RegionID, _ ref: SourceRef) throws -> Data {
-        let (layout, source) = try source(region, ref)
+    private func tileJSON(_ region: RegionID, _ ref: SourceRef, _ request: Request) throws -> Data {
+        let (layout, source) = try request.source(region, ref)
         guard let url = source.declared.url else { return rewriter(layout.pack).tileJSON(source) }
         return try resourceContent(url: url, in: region)
     }

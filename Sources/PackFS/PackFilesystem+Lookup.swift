@@ -4,7 +4,7 @@ import StyleModel
 
 /// Lookup: one name in one directory, answered with indexed queries (never a listing).
 extension PackFilesystem {
-    func child(named name: String, of parent: Node) throws -> Node {
+    func child(named name: String, of parent: Node, _ request: Request) throws -> Node {
         switch parent {
         case .root:
             switch name {
@@ -12,24 +12,19 @@ extension PackFilesystem {
             case "packs": return .packs
             default: throw FilesystemError.notFound
             }
-        case .packs: return try packsChild(named: name)
-        case .pack(let region, let part): return try packChild(named: name, of: part, in: region)
-        case .source(let region, let ref, .directory): return try sourceChild(named: name, in: region, ref)
-        case .zoom(let region, let ref, let z):
-            let (_, source) = try source(region, ref)
-            guard let x = Self.coordinate(name), let columns = source.columns,
-                try database.tileColumns(columns, z: z, after: x - 1, limit: 1) == [x]
-                    || vacancies.holds(region: region, source: ref, z: z, x: x)
-            else { throw FilesystemError.notFound }
-            return .column(region, ref, z: z, x: x)
-        case .column(let region, let ref, let z, let x): return try tileChild(named: name, in: region, ref, z: z, x: x)
-        case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region)
+        case .packs: return try packsChild(named: name, request)
+        case .pack(let region, let part): return try packChild(named: name, of: part, in: region, request)
+        case .source(let region, let ref, .directory): return try sourceChild(named: name, in: region, ref, request)
+        case .zoom(let region, let ref, let z): return try columnChild(named: name, in: region, ref, z: z, request)
+        case .column(let region, let ref, let z, let x):
+            return try tileChild(named: name, in: region, ref, z: z, x: x, request)
+        case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region, request)
         case .status, .rejection, .draft, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }
 
-    private func packsChild(named name: String) throws -> Node {
+    private func packsChild(named name: String, _ request: Request) throws -> Node {
         if name.hasSuffix(".error"), let rejection = rejections.rejection(named: String(name.dropLast(6))) {
             return .rejection(rejection.serial)
         }
@@ -37,17 +32,21 @@ extension PackFilesystem {
         // Byte for byte, as the kernel names entries: by `==` an NFD spelling would find the NFC
         // pack and give its directory a second name (PackName).
         if name.hasSuffix(".region"), let pack = packs.first(where: { PackName.same($0.name + ".region", name) }) {
+            request.found(pack)
             return .pack(pack.id, .regionFile)
         }
         if name.hasSuffix(".region"), let draft = drafts.draft(named: String(name.dropLast(7))) {
             return .draft(draft.serial)
         }
         guard let pack = packs.first(where: { PackName.same($0.name, name) }) else { throw FilesystemError.notFound }
+        request.found(pack)
         return .pack(pack.id, .directory)
     }
 
-    private func packChild(named name: String, of part: PackPart, in region: RegionID) throws -> Node {
-        let layout = try layout(region)
+    private func packChild(named name: String, of part: PackPart, in region: RegionID, _ request: Request)
+        throws -> Node
+    {
+        let layout = try request.layout(region)
         switch (part, name) {
         case (.directory, "style.json"):
             guard try holdsStyle(layout) else { throw FilesystemError.notFound }
@@ -58,7 +57,7 @@ extension PackFilesystem {
         case (.directory, "sprites"): return .pack(region, .sprites)
         case (.directory, _):
             guard let primary = layout.primary else { throw FilesystemError.notFound }
-            return try zoomChild(named: name, in: region, SourceRef(index: primary, primary: true))
+            return try zoomChild(named: name, in: region, SourceRef(index: primary, primary: true), request)
         case (.sources, _):
             guard let index = layout.sources.firstIndex(where: { $0.declared.directoryName == name }) else {
                 throw FilesystemError.notFound
@@ -80,27 +79,45 @@ extension PackFilesystem {
 
     /// In `sources/<id>/`: a tiled source's `tiles.json` and zooms, or the file holding a GeoJSON
     /// source's data or an image source's image.
-    private func sourceChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
-        let (_, source) = try source(region, ref)
+    private func sourceChild(named name: String, in region: RegionID, _ ref: SourceRef, _ request: Request)
+        throws -> Node
+    {
+        let (_, source) = try request.source(region, ref)
         if let file = source.declared.dataFileName {
             guard name == file else { throw FilesystemError.notFound }
             return .source(region, ref, .data)
         }
         if name == "tiles.json" { return .source(region, ref, .tileJSON) }
-        return try zoomChild(named: name, in: region, ref)
+        return try zoomChild(named: name, in: region, ref, request)
     }
 
-    private func zoomChild(named name: String, in region: RegionID, _ ref: SourceRef) throws -> Node {
-        let (_, source) = try source(region, ref)
+    /// `<z>/`: one probe for a tile with content at z (or the directory `rm` emptied).
+    private func zoomChild(named name: String, in region: RegionID, _ ref: SourceRef, _ request: Request)
+        throws -> Node
+    {
+        let (_, source) = try request.source(region, ref)
         guard let z = Self.coordinate(name), z <= InodeCodec.maxZoom, let columns = source.columns,
-            try database.tileZooms(columns).contains(z) || vacancies.holds(region: region, source: ref, z: z)
+            try database.hasTiles(columns, z: z) || vacancies.holds(region: region, source: ref, z: z)
         else { throw FilesystemError.notFound }
         return .zoom(region, ref, z: z)
     }
 
-    private func tileChild(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> Node {
-        guard let id = try database.packTileID(try tileKey(named: name, in: region, ref, z: z, x: x), in: region)
+    /// `<z>/<x>/`: one probe for a tile with content in the column (or the directory `rm` emptied).
+    private func columnChild(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, _ request: Request)
+        throws -> Node
+    {
+        let (_, source) = try request.source(region, ref)
+        guard let x = Self.coordinate(name), let columns = source.columns,
+            try database.hasTiles(columns, z: z, x: x) || vacancies.holds(region: region, source: ref, z: z, x: x)
         else { throw FilesystemError.notFound }
+        return .column(region, ref, z: z, x: x)
+    }
+
+    private func tileChild(
+        named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
+    ) throws -> Node {
+        let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
+        guard let id = try database.packTileID(key, in: region) else { throw FilesystemError.notFound }
         return .tile(region, id)
     }
 
@@ -109,8 +126,10 @@ extension PackFilesystem {
     /// the membership and size reads of `entry(for:)` are not needed.
     /// Tried: pushing the content into the page cache (notify_store) after the reply, to save the
     /// READ; the reader's READ usually came first (the kernel makes the inode when it wakes).
-    func tileEntry(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> Entry {
-        let key = try tileKey(named: name, in: region, ref, z: z, x: x)
+    func tileEntry(
+        named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
+    ) throws -> Entry {
+        let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
         guard let (id, stored) = try database.packTileData(key, in: region) else { throw FilesystemError.notFound }
         let inode = try InodeCodec.encode(.tile(region, id))
         let size = try cache.size(inode).map(Int.init) ?? remember(tileContent(stored), inode).count
@@ -119,8 +138,10 @@ extension PackFilesystem {
 
     /// The stored key `name` names in column z/x of the source (StyleModel's key: TMS rows
     /// flipped, the key pixel ratio of the pack's).
-    private func tileKey(named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int) throws -> TileKey {
-        let (layout, source) = try source(region, ref)
+    private func tileKey(
+        named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
+    ) throws -> TileKey {
+        let (layout, source) = try request.source(region, ref)
         guard let dot = name.lastIndex(of: "."), name[name.index(after: dot)...] == source.fileExtension,
             let y = Self.coordinate(String(name[..<dot])), y < 1 << z,
             let key = layout.tileKey(source, z: z, x: x, y: y)
@@ -128,8 +149,10 @@ extension PackFilesystem {
         return key
     }
 
-    private func glyphChild(named name: String, stack: ResourceID, in region: RegionID) throws -> Node {
-        let layout = try layout(region)
+    private func glyphChild(named name: String, stack: ResourceID, in region: RegionID, _ request: Request)
+        throws -> Node
+    {
+        let layout = try request.layout(region)
         guard let stackName = try fontStackName(stack, in: layout),
             let file = layout.fontStacks.first(where: { $0.name == stackName })?.files.first(where: { $0.name == name }),
             let id = try database.packResourceID(url: file.url, in: region)
@@ -145,13 +168,6 @@ extension PackFilesystem {
         if layout.isSynthetic { return !layout.sources.isEmpty }
         guard let url = layout.style?.url else { return false }
         return try database.packResourceID(url: url, in: layout.pack.id) != nil
-    }
-
-    /// The layout and the source `ref` names; `.stale` when the style no longer has it.
-    func source(_ region: RegionID, _ ref: SourceRef) throws -> (PackLayout, PackLayout.Source) {
-        let layout = try layout(region)
-        guard let source = layout.source(ref) else { throw FilesystemError.stale }
-        return (layout, source)
     }
 
     /// A z, x or y written the canonical way (digits, no leading zero, no sign), or nil.

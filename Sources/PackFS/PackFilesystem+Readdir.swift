@@ -9,11 +9,13 @@ import StyleModel
 extension PackFilesystem {
     typealias Child = (name: String, node: Node, cookie: Int64)
 
-    func listing(of node: Node, inode: Inode, after offset: Int64, limit: Int) throws -> [DirectoryEntry] {
-        var entries = try dots(of: node, inode: inode, after: offset)
+    func listing(of node: Node, inode: Inode, after offset: Int64, limit: Int, _ request: Request) throws
+        -> [DirectoryEntry]
+    {
+        var entries = try dots(of: node, inode: inode, after: offset, request)
         let wanted = limit - entries.count
         guard wanted > 0 else { return Array(entries.prefix(limit)) }
-        for child in try children(of: node, after: max(offset, 2), limit: wanted) {
+        for child in try children(of: node, after: max(offset, 2), limit: wanted, request) {
             // A row no inode can name (an app's pack id of -5 or 2^40, a tile column 2^40) is left
             // out rather than failing the listing of everything beside it; a lookup of its name
             // fails alone with EIO, naming the number.
@@ -28,9 +30,9 @@ extension PackFilesystem {
     /// directory (`.stale` / not a directory first). Later pages of a tile column skip the check
     /// (it reads the pack's state): a walk of a 1,000,000-tile pack lists 5,000 of them, and a
     /// page of a column that went finds no rows, which ends its listing.
-    func dots(of node: Node, inode: Inode, after offset: Int64) throws -> [DirectoryEntry] {
+    func dots(of node: Node, inode: Inode, after offset: Int64, _ request: Request) throws -> [DirectoryEntry] {
         if case .column = node, offset >= 2 { return [] }
-        _ = try attributes(of: node, inode: inode)
+        _ = try attributes(of: node, inode: inode, request)
         var entries: [DirectoryEntry] = []
         if offset < 1 { entries.append(DirectoryEntry(name: ".", inode: inode, kind: .directory, cookie: 1)) }
         if offset < 2 {
@@ -41,25 +43,28 @@ extension PackFilesystem {
     }
 
     /// Up to `limit` children with a cookie above `offset`, by cookie.
-    private func children(of node: Node, after offset: Int64, limit: Int) throws -> [Child] {
+    private func children(of node: Node, after offset: Int64, limit: Int, _ request: Request) throws -> [Child] {
         let all: [Child]
         switch node {
         case .root: all = [("status.json", .status, 3), ("packs", .packs, 4)]
         case .packs: all = try packsChildren()
-        case .pack(let region, .directory): all = try packChildren(region, after: offset, limit: limit)
+        case .pack(let region, .directory): all = try packChildren(region, request)
         case .pack(let region, .sources):
-            all = try layout(region).sources.enumerated().map { index, source in
+            all = try request.layout(region).sources.enumerated().map { index, source in
                 let ref = SourceRef(index: index, primary: false)
                 return (source.declared.directoryName, .source(region, ref, .directory), Int64(3 + index))
             }
         case .pack(let region, .glyphs):
-            all = try fontStacks(try layout(region)).map { ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue) }
-        case .pack(let region, .sprites): all = try spriteChildren(region)
-        case .source(let region, let ref, .directory): all = try sourceChildren(region, ref, after: offset, limit: limit)
-        case .zoom(let region, let ref, let z): return try columnChildren(region, ref, z: z, after: offset, limit: limit)
+            all = try fontStacks(try request.layout(region)).map {
+                ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue)
+            }
+        case .pack(let region, .sprites): all = try spriteChildren(region, request)
+        case .source(let region, let ref, .directory): all = try sourceChildren(region, ref, request)
+        case .zoom(let region, let ref, let z):
+            return try columnChildren(region, ref, z: z, after: offset, limit: limit, request)
         case .column(let region, let ref, let z, let x):
-            return try tileChildren(region, ref, z: z, x: x, after: offset, limit: limit)
-        case .fontStack(let region, let id): all = try rangeChildren(region, stack: id)
+            return try tileChildren(region, ref, z: z, x: x, after: offset, limit: limit, request)
+        case .fontStack(let region, let id): all = try rangeChildren(region, stack: id, request)
         default: throw FilesystemError.notDirectory
         }
         return Array(all.filter { $0.cookie > offset }.sorted { $0.cookie < $1.cookie }.prefix(limit))
@@ -85,42 +90,42 @@ extension PackFilesystem {
         return children
     }
 
-    private func packChildren(_ region: RegionID, after offset: Int64, limit: Int) throws -> [Child] {
-        let layout = try layout(region)
+    private func packChildren(_ region: RegionID, _ request: Request) throws -> [Child] {
+        let layout = try request.layout(region)
         var children: [Child] = try holdsStyle(layout) ? [("style.json", .pack(region, .style), 3)] : []
         children += [
             ("progress.json", .pack(region, .progress), 4), ("sources", .pack(region, .sources), 5),
             ("glyphs", .pack(region, .glyphs), 6), ("sprites", .pack(region, .sprites), 7),
         ]
         if let primary = layout.primary {
-            children += try zoomChildren(region, SourceRef(index: primary, primary: true), base: 8)
+            children += try zoomChildren(region, SourceRef(index: primary, primary: true), base: 8, request)
         }
         return children
     }
 
     /// A tiled source's `tiles.json` (stored, or generated for inline tiles) and zooms; a GeoJSON
     /// or image source's one file, once stored.
-    private func sourceChildren(_ region: RegionID, _ ref: SourceRef, after offset: Int64, limit: Int) throws -> [Child] {
-        let (_, source) = try source(region, ref)
+    private func sourceChildren(_ region: RegionID, _ ref: SourceRef, _ request: Request) throws -> [Child] {
+        let (_, source) = try request.source(region, ref)
         let held = try source.declared.url.map { try database.packResourceID(url: $0, in: region) != nil } ?? true
         if let file = source.declared.dataFileName {
             return held ? [(file, .source(region, ref, .data), 3)] : []
         }
         let tileJSON: [Child] = held ? [("tiles.json", .source(region, ref, .tileJSON), 3)] : []
-        return tileJSON + (try zoomChildren(region, ref, base: 4))
+        return tileJSON + (try zoomChildren(region, ref, base: 4, request))
     }
 
-    private func zoomChildren(_ region: RegionID, _ ref: SourceRef, base: Int64) throws -> [Child] {
-        guard let columns = try source(region, ref).1.columns else { return [] }
+    private func zoomChildren(_ region: RegionID, _ ref: SourceRef, base: Int64, _ request: Request) throws -> [Child] {
+        guard let columns = try request.source(region, ref).1.columns else { return [] }
         return try database.tileZooms(columns).filter { (0...InodeCodec.maxZoom).contains($0) }.map {
             (String($0), .zoom(region, ref, z: $0), base + Int64($0))
         }
     }
 
-    private func columnChildren(_ region: RegionID, _ ref: SourceRef, z: Int, after offset: Int64, limit: Int)
-        throws -> [Child]
-    {
-        guard let columns = try source(region, ref).1.columns else { return [] }
+    private func columnChildren(
+        _ region: RegionID, _ ref: SourceRef, z: Int, after offset: Int64, limit: Int, _ request: Request
+    ) throws -> [Child] {
+        guard let columns = try request.source(region, ref).1.columns else { return [] }
         // Columns outside the zoom's grid (a foreign database may hold any number) are not listed:
         // no tile path names them, and their offsets would not fit.
         let inGrid = try database.tileColumns(columns, z: z, after: Int(offset - 3), limit: limit).filter {
@@ -129,10 +134,10 @@ extension PackFilesystem {
         return inGrid.map { (String($0), .column(region, ref, z: z, x: $0), 3 + Int64($0)) }
     }
 
-    private func tileChildren(_ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int)
-        throws -> [Child]
-    {
-        let (_, source) = try source(region, ref)
+    private func tileChildren(
+        _ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int, _ request: Request
+    ) throws -> [Child] {
+        let (_, source) = try request.source(region, ref)
         guard let columns = source.columns else { return [] }
         let lastY = Int(offset - 3)  // the XYZ row of the last entry already listed (-1: none)
         let rows = try database.tileRows(
@@ -144,14 +149,14 @@ extension PackFilesystem {
         }
     }
 
-    private func spriteChildren(_ region: RegionID) throws -> [Child] {
-        try layout(region).spriteFiles.enumerated().compactMap { index, file in
+    private func spriteChildren(_ region: RegionID, _ request: Request) throws -> [Child] {
+        try request.layout(region).spriteFiles.enumerated().compactMap { index, file in
             try database.packResourceID(url: file.url, in: region).map { (file.name, .resource(region, $0), 3 + Int64(index)) }
         }
     }
 
-    private func rangeChildren(_ region: RegionID, stack: ResourceID) throws -> [Child] {
-        let stacks = try fontStacks(try layout(region))
+    private func rangeChildren(_ region: RegionID, stack: ResourceID, _ request: Request) throws -> [Child] {
+        let stacks = try fontStacks(try request.layout(region))
         // An emptied stack (or one whose lowest range went) is found by the name it had.
         let vacated = vacancies.stackName(region: region, id: stack)
         guard let stack = stacks.first(where: { $0.id == stack }) ?? stacks.first(where: { $0.name == vacated }) else {

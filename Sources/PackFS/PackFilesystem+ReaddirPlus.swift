@@ -9,27 +9,38 @@ import PackStore
 /// looked up as a LOOKUP would be.
 extension PackFilesystem {
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
-        let node = try translatingErrors { try self.node(inode) }
-        guard case .column(let region, let ref, let z, let x) = node else {
-            let entries = try readdir(inode: inode, offset: offset, limit: limit, caller: caller)
-            return try lookingUp(entries, in: inode, caller: caller)
-        }
-        guard statWalkers.wantsAttributes(caller.pid) else {
-            // Names only (inode 0 in the reply: the kernel builds nothing for them).
-            return try readdir(inode: inode, offset: offset, limit: limit, caller: caller).map { ($0, nil) }
-        }
-        return try translatingErrors {
-            let dots = try dots(of: node, inode: inode, after: offset).map { (entry: $0, attributes: Entry?.none) }
-            let tiles = try tilesWithAttributes(region, ref, z: z, x: x, after: offset, limit: max(limit, 0) - dots.count)
+        try serving { request in
+            let node = try node(inode)
+            guard case .column(let region, let ref, let z, let x) = node, statWalkers.wantsAttributes(caller.pid) else {
+                let entries = try listing(of: node, inode: inode, after: offset, limit: max(limit, 0), request)
+                // A tile column's names alone for a process that does not stat them (inode 0 in
+                // the reply: the kernel builds nothing for them); other directories are small.
+                guard case .column = node else { return lookingUp(entries, in: node, caller: caller, request) }
+                return entries.map { ($0, nil) }
+            }
+            let dots = try dots(of: node, inode: inode, after: offset, request).map { ($0, Entry?.none) }
+            let tiles = try tilesWithAttributes(
+                region, ref, z: z, x: x, after: offset, limit: max(limit, 0) - dots.count, request)
             return dots + tiles
+        }
+    }
+
+    /// `entries` of directory `parent`, each with the entry a lookup of its name gives (nil for
+    /// `.` and `..`, and for one that went meanwhile), all in the listing's request.
+    private func lookingUp(_ entries: [DirectoryEntry], in parent: Node, caller: Caller, _ request: Request)
+        -> [PlusEntry]
+    {
+        entries.map { entry in
+            guard entry.name != ".", entry.name != ".." else { return (entry, nil) }
+            return (entry, try? self.entry(named: entry.name, in: parent, caller: caller, request))
         }
     }
 
     /// Up to `limit` tiles of column z/x after cookie `offset`, each with its entry.
     private func tilesWithAttributes(
-        _ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int
+        _ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int, _ request: Request
     ) throws -> [PlusEntry] {
-        let (_, source) = try source(region, ref)
+        let (_, source) = try request.source(region, ref)
         guard limit > 0, let columns = source.columns else { return [] }
         let rows = try database.tileRowsWithSizes(
             columns, z: z, x: x, after: source.row(Int(max(offset, 2) - 3), z: z),

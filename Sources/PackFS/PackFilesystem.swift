@@ -61,22 +61,22 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// Decoded sizes and small contents by inode.
     var cache: ContentCache { caches.contents }
 
-    /// Forgets cached sizes, contents and layouts (after a change under known inodes).
-    func invalidateCaches() { caches.invalidateAll() }
-
     // MARK: Filesystem, read side
 
     public func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry {
-        try translatingErrors {
-            guard name.utf8.count <= 255 else { throw FilesystemError.nameTooLong }
-            let parentNode = try node(parent)
-            // Tiles, the lookups that count (a map reads thousands), take one read.
-            if case .column(let region, let ref, let z, let x) = parentNode {
-                statWalkers.noteLookup(by: caller.pid)
-                return try tileEntry(named: name, in: region, ref, z: z, x: x)
-            }
-            return try entry(for: try child(named: name, of: parentNode))
+        try serving { request in try entry(named: name, in: try node(parent), caller: caller, request) }
+    }
+
+    /// The entry of `name` in directory `parent` (a lookup, or one entry of a listing with
+    /// attributes).
+    func entry(named name: String, in parent: Node, caller: Caller, _ request: Request) throws -> Entry {
+        guard name.utf8.count <= 255 else { throw FilesystemError.nameTooLong }
+        // Tiles, the lookups that count (a map reads thousands), take one read.
+        if case .column(let region, let ref, let z, let x) = parent {
+            statWalkers.noteLookup(by: caller.pid)
+            return try tileEntry(named: name, in: region, ref, z: z, x: x, request)
         }
+        return try entry(for: try child(named: name, of: parent, request), request)
     }
 
     public func useStatelessOpens() {
@@ -88,27 +88,29 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes {
-        try translatingErrors { try timedAttributes(of: try node(inode), inode: inode) }
+        try serving { request in try timedAttributes(of: try node(inode), inode: inode, request) }
     }
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
-        try translatingErrors { try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0)) }
+        try serving { request in
+            try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0), request)
+        }
     }
 
     public func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions {
-        try translatingErrors {
+        try serving { request in
             let node = try node(inode)
-            let (attributes, freshness) = try attributes(of: node, inode: inode)
+            let (attributes, freshness) = try attributes(of: node, inode: inode, request)
             guard attributes.kind == .regularFile else { throw FilesystemError.isDirectory }
-            if flags & O_ACCMODE != O_RDONLY { return try openForWriting(node, inode: inode, flags: flags) }
+            if flags & O_ACCMODE != O_RDONLY { return try openForWriting(node, inode: inode, flags: flags, request) }
             if flags & O_TRUNC != 0 { throw try refusal(at: inode) }
             return OpenOptions(keepCache: freshness == .immutable, directIO: freshness == .live)
         }
     }
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        try translatingErrors {
-            let data = try content(of: try node(inode), inode: inode)
+        try serving { request in
+            let data = try content(of: try node(inode), inode: inode, request)
             guard offset >= 0, offset < data.count, size > 0 else { return Data() }
             let start = data.startIndex + Int(offset)
             return data[start..<min(start + size, data.endIndex)]
@@ -119,7 +121,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// since new packs grow the database there; `df` then shows the room packs have, where a
     /// zero would show a full disk.
     public func statfs() throws -> FilesystemStatistics {
-        try translatingErrors {
+        try serving { _ in
             let counts = try database.databaseCounts()
             let used = UInt64(max(counts.bytes, 0) + 4095) / 4096
             let free = availableBytes(onDiskOf: database.path) / 4096
@@ -135,10 +137,11 @@ public final class PackFilesystem: Filesystem, Sendable {
         return node
     }
 
-    /// The pack `region` names now; `.stale` when it was removed. The kernel asked about a
-    /// removed pack, so it still holds a name of it (a lookup answered just before the removal
-    /// can land after the removal's invalidation): that name is invalidated again.
-    func pack(_ region: RegionID) throws -> Pack {
+    /// The pack `region` names now (read through a `Request`, once per request); `.stale` when
+    /// it was removed. The kernel asked about a removed pack, so it still holds a name of it (a
+    /// lookup answered just before the removal can land after the removal's invalidation): that
+    /// name is invalidated again.
+    func currentPack(_ region: RegionID) throws -> Pack {
         guard let pack = try database.packs().first(where: { $0.id == region }) else {
             if let name = removedPacks.name(of: region) { packsChanged(name, name + Self.regionSuffix) }
             throw FilesystemError.stale
@@ -146,15 +149,12 @@ public final class PackFilesystem: Filesystem, Sendable {
         return pack
     }
 
-    func layout(_ region: RegionID) throws -> PackLayout {
-        try caches.layout(of: try pack(region))
-    }
-
-    /// Runs `body`, letting `FilesystemError`s through and turning anything else (a store
-    /// error, a decoding failure) into `.io` with its cause, for the bridge to log.
-    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    /// Runs one FUSE request: `body` gets the request's `Request` (each pack and layout read
+    /// once), and any failure that is not a `FilesystemError` (a store error, a decoding
+    /// failure) becomes `.io` with its cause, for the bridge to log: once per request, here.
+    func serving<T>(_ body: (Request) throws -> T) throws -> T {
         do {
-            return try body()
+            return try body(Request(self))
         } catch let error as FilesystemError {
             throw error
         } catch {

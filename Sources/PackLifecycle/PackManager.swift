@@ -17,14 +17,13 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         runner = PackRunner(database: database, options: options, events: events)
     }
 
-    /// A region file's full text for pack `name`: validate the name, parse, create or redefine
-    /// the pack, queue a download. Throws an error whose description is the one-line reason the
-    /// mount shows in `<name>.error`.
+    /// A region file's full text for pack `name`: parse, create or redefine the pack (which
+    /// validates the name and marks the pack `active`, in one transaction), queue a download.
+    /// Throws an error whose description is the one-line reason the mount shows in `<name>.error`.
     public func submitRegionFile(name: String, content: Data) throws {
-        try PackName.validate(name)
         let file = try RegionFile.parse(content)
         let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
-        try queueDownload(pack.id)
+        try queueOwedRuns(pack.id)
     }
 
     /// Cancels queued work, suspends the running run and waits only for it to stop (never for

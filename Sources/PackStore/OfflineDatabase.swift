@@ -14,6 +14,7 @@ public final class OfflineDatabase: Sendable {
     public let mode: Mode
     let writer: any DatabaseWriter
     let packList = PackListCache()
+    let statuses = PackStatusCache()
     /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
     let readers: ReaderPool
     private let lock: FileLock?
@@ -122,7 +123,7 @@ public final class OfflineDatabase: Sendable {
     /// PendingRefresh.swift).
     public func write<T>(notBefore: Int64? = nil, _ body: (StoreBatch) throws -> T) throws -> T {
         let now = max(unixNow(), notBefore ?? 0)
-        return try wrap { try writer.write { db in try body(StoreBatch(db: db, now: now)) } }
+        return try wrap { try writer.write { db in try body(StoreBatch(db: db, now: now, statuses: statuses)) } }
     }
 
     /// Runs `body` with a consistent read snapshot (never waits for a writer in a session).

@@ -71,10 +71,11 @@ final class TreeEvents: PackEventSink {
     init(caches: TreeCaches) { self.caches = caches }
 
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
-        // A refresh may have replaced bytes the kernel caches; a download only added rows.
+        // A refresh may have replaced bytes the kernel caches; a download only added rows (its
+        // layout may have gained a TileJSON; other packs are untouched).
         switch mode {
         case .refresh: reporting(region) { try caches.packContentChanged(region) }
-        case .download: caches.invalidateAll()
+        case .download: caches.forgetPack(region)
         }
     }
 

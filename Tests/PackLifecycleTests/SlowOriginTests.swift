@@ -1,7 +1,8 @@
 import Downloader
 import Foundation
+import GRDB
 import PackLifecycle
-import PackStore
+@testable import PackStore
 import TestSupport
 import XCTest
 
@@ -25,6 +26,36 @@ final class SlowOriginTests: LifecycleTestCase {
         try manager.refresh(pack.id)
         XCTAssertEqual(events.runsEnded(pack.id), [], "the download still waits")
         return pack
+    }
+
+    /// A region file writes its pack's state once, in the transaction that defines the pack:
+    /// neither the manager queueing the download nor the run starting writes it again. (The run
+    /// waits for the style: nothing else is written meanwhile.)
+    func testARegionFileWritesItsStateOnce() throws {
+        try countStateWrites()
+        let pack = try submit("slow")
+        try wait(for: "the style request to arrive") { try self.server.arrivals().map(\.uri) == [self.style] }
+        XCTAssertEqual(try stateWrites(), ["\(pack.id.rawValue) active"])
+    }
+
+    /// A trigger in the file records every row written into the state table.
+    private func countStateWrites() throws {
+        try database.write { batch in
+            try Migrations.ensureBookkeeping(batch.database)
+            try batch.database.execute(sql: """
+                CREATE TABLE test_state_writes (region_id INTEGER, state TEXT);
+                CREATE TRIGGER test_state_write AFTER INSERT ON packfs_pack_state
+                  BEGIN INSERT INTO test_state_writes VALUES (NEW.region_id, NEW.state); END;
+                """)
+        }
+    }
+
+    private func stateWrites() throws -> [String] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT region_id, state FROM test_state_writes ORDER BY rowid").map { row in
+                "\(row[0] as Int64) \(row[1] as String)"
+            }
+        }
     }
 
     func testRemoveReturnsAtOnceAndTheQueuedRefreshNeverRuns() throws {

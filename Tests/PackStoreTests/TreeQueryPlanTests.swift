@@ -13,7 +13,8 @@ final class TreeQueryPlanTests: XCTestCase {
         defer { try? database.close() }
         typealias SQL = OfflineDatabase.TreeSQL
         let queries = [
-            SQL.nextZoom, SQL.nextColumn, SQL.rows(descending: false), SQL.rows(descending: true), SQL.tileByKey,
+            SQL.nextZoom, SQL.nextColumn, SQL.zoomProbe, SQL.columnProbe, SQL.rows(descending: false),
+            SQL.rows(descending: true), SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
             SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileDataByID, SQL.resourceDataByID,
         ]

@@ -156,7 +156,10 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             refreshSince = since
             writer.notBefore = since
         }
-        try database.setStatus(currentStatus(), of: region)
+        // Usually recorded already, by the transaction that stored the pack's definition
+        // (`definePack`): a region file then writes its state once.
+        let status = currentStatus()
+        if try database.status(of: region) != status { try database.setStatus(status, of: region) }
         let policy = options.urlPolicy
         let client = try HTTPClient<FetchTag>(
             configuration: options.http, allowHost: { host, port in policy.allows(host: host, port: port) },

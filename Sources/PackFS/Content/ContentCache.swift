@@ -54,8 +54,19 @@ final class ContentCache: Sendable {
     /// Remembers the size of `inode` alone (a listing's: its content is not about to be read).
     func store(size: UInt64, for inode: Inode) { state.withLock { remember(size: size, for: inode, in: &$0) } }
 
-    /// Forgets everything (content changed under known inodes: a refresh, a redefinition).
-    func removeAll() { state.withLock { $0 = State() } }
+    /// Forgets what is kept of one pack's inodes (content changed under them: a refresh, a
+    /// redefinition; or the pack went). One pass over what is kept, by the region bits of each
+    /// inode.
+    func removeAll(of region: RegionID) {
+        state.withLock { state in
+            let stays = { (inode: Inode) in InodeCodec.region(of: inode) != region }
+            state.contents = state.contents.filter { stays($0.key) }
+            state.contentOrder.removeAll { !stays($0) }
+            state.contentBytes = state.contents.values.reduce(0) { $0 + $1.count }
+            state.sizes = state.sizes.filter { stays($0.key) }
+            state.sizeOrder.removeAll { !stays($0) }
+        }
+    }
 
     private func remember(size: UInt64, for inode: Inode, in state: inout State) {
         guard state.sizes.updateValue(size, forKey: inode) == nil else { return }

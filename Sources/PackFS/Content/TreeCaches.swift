@@ -8,6 +8,11 @@ import PackStore
 /// Made before the filesystem and the pack manager and handed to both (to the manager through
 /// the executable's event adapter), so changes flow one way: the end of a download, a refresh or
 /// a redefinition reaches the caches with no reference back into the filesystem.
+///
+/// Every change concerns one pack, and only that pack's entries go (`forgetPack`): a download
+/// ending in one pack leaves the sizes and layouts of the others that readers are using. (A
+/// pack's state, which says how long the kernel may keep its directories, is cached by the
+/// store, which sees every write of it: `OfflineDatabase.status(of:)`.)
 public final class TreeCaches: Sendable {
     let database: OfflineDatabase
     let contents = ContentCache()
@@ -25,11 +30,12 @@ public final class TreeCaches: Sendable {
         try layouts.layout(for: pack) { try PackLayout.load($0, from: database) }
     }
 
-    /// Forgets cached sizes, contents and layouts (after a change under known inodes: a download's
-    /// end, a removal, a rename). The kernel's caches are told name by name where it matters.
-    public func invalidateAll() {
-        contents.removeAll()
-        layouts.removeAll()
+    /// Forgets the cached sizes, contents and layout of one pack (after a change in it: a
+    /// download's end, a verdict on its region file, a removal, a rename). The kernel's caches
+    /// are told name by name where it matters.
+    public func forgetPack(_ region: RegionID) {
+        contents.removeAll(of: region)
+        layouts.remove(region)
     }
 
     /// A refresh may have replaced the bytes of tiles and resources under their row ids, which
@@ -39,7 +45,7 @@ public final class TreeCaches: Sendable {
     /// its entries time out, which the caller must report. Nodes that do not fit an inode were
     /// never shown, so nothing of theirs is cached.
     public func packContentChanged(_ region: RegionID) throws {
-        invalidateAll()
+        forgetPack(region)
         guard let kernel else { return }
         let members = try database.memberIDs(of: region)
         var nodes = members.tiles.map { Node.tile(region, $0) } + members.resources.map { Node.resource(region, $0) }
@@ -55,7 +61,7 @@ public final class TreeCaches: Sendable {
     /// resource's inode is forgotten (its content and attributes). Throws as
     /// `packContentChanged` does when the pack or its layout cannot be read.
     public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) throws {
-        invalidateAll()
+        forgetPack(region)
         guard let kernel else { return }
         let layout = try layout(of: try database.pack(id: region))
         for key in tiles {
@@ -105,5 +111,8 @@ final class LayoutCache: Sendable {
         return layout
     }
 
-    func removeAll() { entries.withLock { $0 = [:] } }
+    func remove(_ region: RegionID) { entries.withLock { $0[region] = nil } }
+
+    /// The layout kept for `region`, if any (whatever its age).
+    func cached(_ region: RegionID) -> PackLayout? { entries.withLock { $0[region]?.layout } }
 }

@@ -106,11 +106,18 @@ enum InodeCodec {
         }
     }
 
+    /// The pack of a node inside one (nil for the top's), from the kind and region bits alone:
+    /// what a pack's cached entries are found by when the pack changes.
+    static func region(of inode: Inode) -> RegionID? {
+        guard let kind = Kind(rawValue: inode.rawValue >> 60), kind != .top else { return nil }
+        return regionBitsOf(inode.rawValue)
+    }
+
     /// The node `inode` names, or nil for a number this codec never makes.
     static func decode(_ inode: Inode) -> Node? {
         let raw = inode.rawValue
         guard let kind = Kind(rawValue: raw >> 60) else { return nil }
-        let region = RegionID(Int64((raw >> payloadBits) & ((1 << regionBits) - 1)))
+        let region = regionBitsOf(raw)
         let payload = raw & ((1 << payloadBits) - 1)
         let ref = SourceRef(index: Int((payload >> 29) & 0x3F), primary: payload >> 35 == 1)
         let z = Int((payload >> 24) & 0x1F)
@@ -131,6 +138,10 @@ enum InodeCodec {
         case .resource: return .resource(region, ResourceID(rawValue: Int64(payload)))
         case .fontStack: return .fontStack(region, ResourceID(rawValue: Int64(payload)))
         }
+    }
+
+    private static func regionBitsOf(_ raw: UInt64) -> RegionID {
+        RegionID(Int64((raw >> payloadBits) & ((1 << regionBits) - 1)))
     }
 
     private static func make(_ kind: Kind, _ region: RegionID, _ payload: UInt64) throws -> Inode {

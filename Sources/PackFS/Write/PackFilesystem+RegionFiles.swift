@@ -29,37 +29,40 @@ extension PackFilesystem {
     public func create(parent: Inode, name: String, mode: UInt32, flags: Int32, caller: Caller)
         throws -> (Entry, OpenOptions)
     {
-        try translatingErrors {
+        try serving { request in
             guard try node(parent) == .packs else { throw try refusal(under: parent) }
             guard let packName = Self.packName(ofRegionFile: name) else { throw FilesystemError.notPermitted }
+            // The file's name, refused at its creation: the pack's definition validates it again
+            // only when its text is judged, and by then a draft would have shown in `packs/`.
             do { try PackName.validate(packName) } catch { throw FilesystemError.invalid(String(describing: error)) }
-            if let existing = try existingChild(named: name, of: .packs) {
+            if let existing = try existingChild(named: name, of: .packs, request) {
                 if flags & O_EXCL != 0 { throw FilesystemError.exists }
                 let inode = try InodeCodec.encode(existing)
-                return (try entry(for: existing), try openForWriting(existing, inode: inode, flags: flags))
+                let shown = try entry(for: existing, request)
+                return (shown, try openForWriting(existing, inode: inode, flags: flags, request))
             }
             let handle = drafts.open(name: packName, current: Data(), truncate: false, dirty: true)
             packsChanged(name)
-            let node = try child(named: name, of: .packs)
+            let node = try child(named: name, of: .packs, request)
             if statelessOpens.withLock({ $0 }) {
                 // No release comes for a created file either: without this its draft stayed
                 // for good, and `mv` of the region file was EBUSY ever after.
                 drafts.settleWithoutRelease(name: packName, handle: handle)
                 scheduleSettle(name: packName, inode: try InodeCodec.encode(node))
             }
-            return (try entry(for: node), Self.writeOptions(handle))
+            return (try entry(for: node, request), Self.writeOptions(handle))
         }
     }
 
     /// Opens a region file (of a pack, or one being written) for writing; O_TRUNC starts empty,
     /// otherwise the draft starts from what the file shows now.
-    func openForWriting(_ node: Node, inode: Inode, flags: Int32) throws -> OpenOptions {
+    func openForWriting(_ node: Node, inode: Inode, flags: Int32, _ request: Request) throws -> OpenOptions {
         let truncate = flags & O_TRUNC != 0
         let name: String
         var current = Data()
         switch node {
         case .pack(let region, .regionFile):
-            let pack = try pack(region)
+            let pack = try request.pack(region)
             name = pack.name
             if !truncate { current = try regionFile(pack) }
         case .draft(let serial):
@@ -73,11 +76,13 @@ extension PackFilesystem {
     }
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
-        let handle = handle == 0 ? try implicitHandle(inode) : handle
-        guard let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
-        let written = try drafts.write(handle: handle, offset: offset, data: data)
-        try draftChanged(name: name, inode: inode)
-        return written
+        try serving { request in
+            let handle = handle == 0 ? try implicitHandle(inode, request) : handle
+            guard let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
+            let written = try drafts.write(handle: handle, offset: offset, data: data)
+            try draftChanged(name: name, inode: inode)
+            return written
+        }
     }
 
     /// After a write or truncate: the draft is judged if its text is decided (a rejection fails
@@ -90,21 +95,23 @@ extension PackFilesystem {
     /// With stateless opens (FUSE_CAP_NO_OPEN_SUPPORT) a write arrives with handle 0: the region
     /// file gets an implicit draft, starting from what it shows now (an O_TRUNC open arrives
     /// first as a truncate, which empties it).
-    func implicitHandle(_ inode: Inode) throws -> UInt64 {
+    func implicitHandle(_ inode: Inode, _ request: Request) throws -> UInt64 {
         let node = try node(inode)
-        guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
+        guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
         var current = Data()
-        if case .pack(let region, .regionFile) = node { current = try regionFile(try pack(region)) }
+        if case .pack(let region, .regionFile) = node { current = try regionFile(try request.pack(region)) }
         return drafts.implicitHandle(name: name, current: current)
     }
 
     /// Hands a draft that changed since its last verdict to the pack manager. Refused:
     /// `<name>.error` says why and the call fails with EINVAL. Accepted: the error file goes.
+    /// Either way the pack of that name (if any: a refusal may come after the definition was
+    /// stored) is forgotten by the caches; other packs' entries stay.
     func judgeDraft(named name: String) throws {
         guard let submission = drafts.submission(name: name) else { return }
         let reason = refusal(of: submission)
         recordRegionFileVerdict(name: submission.name, reason: reason)
-        invalidateCaches()
+        if let pack = try? database.pack(named: submission.name) { caches.forgetPack(pack.id) }
         packsChanged(submission.name + Self.regionSuffix, submission.name, submission.name + ".error")
         if let reason { throw FilesystemError.invalid(reason) }
     }

@@ -12,19 +12,19 @@ import PackStore
 /// and in `packs/` EPERM (a pack is made by writing its region file, never by mkdir).
 extension PackFilesystem {
     public func unlink(parent: Inode, name: String, caller: Caller) throws {
-        try translatingErrors {
-            let target = try child(named: name, of: try node(parent))
+        try serving { request in
+            let target = try child(named: name, of: try node(parent), request)
             guard !Self.isDirectory(target) else { throw FilesystemError.isDirectory }
             switch target {
             case .rejection:
                 rejections.clear(name: String(name.dropLast(".error".count)))
                 packsChanged(name)
-            case .pack(let region, .regionFile): try removePack(region)
+            case .pack(let region, .regionFile): try removePack(region, request)
             case .draft: throw FilesystemError.busy
             default:
                 guard target.region != nil else { throw try refusal(under: parent) }
-                try keepDirectory(try node(parent))
-                try dropFromPack(target)
+                try keepDirectory(try node(parent), request)
+                try dropFromPack(target, request)
                 // No inval_entry for the name: a successful unlink makes the kernel forget it
                 // itself, and a notification would wait for the directory lock that rm's next
                 // unlink holds (a daemon killed then never exits; see KernelNotifier).
@@ -33,19 +33,19 @@ extension PackFilesystem {
     }
 
     public func rmdir(parent: Inode, name: String, caller: Caller) throws {
-        try translatingErrors {
+        try serving { request in
             let parentNode = try node(parent)
             if let region = parentNode.region {
                 // A directory inside a pack holds nothing of its own: rm -r has already dropped
                 // its files, and the pack goes with the pack directory's rmdir.
-                _ = try pack(region)
-                if let target = try existingChild(named: name, of: parentNode) { vacancies.remove(target) }
+                _ = try request.pack(region)
+                if let target = try existingChild(named: name, of: parentNode, request) { vacancies.remove(target) }
                 return
             }
-            let target = try child(named: name, of: parentNode)
+            let target = try child(named: name, of: parentNode, request)
             guard Self.isDirectory(target) else { throw FilesystemError.notDirectory }
             guard case .pack(let region, .directory) = target else { throw try refusal(under: parent) }
-            try removePack(region)
+            try removePack(region, request)
         }
     }
 
@@ -67,14 +67,15 @@ extension PackFilesystem {
     }
 
     /// Removes a pack through the pack manager, then forgets everything cached about it.
-    func removePack(_ region: RegionID) throws {
+    func removePack(_ region: RegionID, _ request: Request) throws {
         guard let controller else { throw FilesystemError.notPermitted }
-        let name = try pack(region).name
+        let name = try request.pack(region).name
         try controller.removePack(region)
         removedPacks.note(region, name: name)
         drafts.dropJudged(name: name)
         vacancies.remove(region: region)
-        invalidateCaches()
+        caches.forgetPack(region)
+        request.forget()
         packsChanged(name, name + Self.regionSuffix)
     }
 
@@ -82,7 +83,7 @@ extension PackFilesystem {
     /// the pack rests from unlinks for `settleDelay`, so a killed `rm -r` leaves the whole pack).
     /// The style and a stored TileJSON shape the tree, so the parsed layouts are forgotten after
     /// them; tiles, glyphs and sprites shape nothing.
-    private func dropFromPack(_ node: Node) throws {
+    private func dropFromPack(_ node: Node, _ request: Request) throws {
         if let region = node.region {
             dropSettler.noteDrop(region, after: settleDelay) { [weak self] in self?.settleDrops(of: region) }
         }
@@ -90,12 +91,12 @@ extension PackFilesystem {
         case .tile(let region, let id): try database.dropByHand(tile: id, from: region)
         case .resource(let region, let id): try database.dropByHand(resource: id, from: region)
         case .pack(let region, .style):
-            try unlinkResource(url: try pack(region).definition?.styleURL, from: region)
-            invalidateCaches()
+            try unlinkResource(url: try request.pack(region).definition?.styleURL, from: region)
+            caches.forgetPack(region)
         case .source(let region, let ref, .tileJSON), .source(let region, let ref, .data):
             // nil for a source with inline `tiles`: its tiles.json is generated.
-            try unlinkResource(url: try source(region, ref).1.declared.url, from: region)
-            invalidateCaches()
+            try unlinkResource(url: try request.source(region, ref).1.declared.url, from: region)
+            caches.forgetPack(region)
         default: break  // progress.json: generated, nothing stored to drop
         }
     }
@@ -110,11 +111,11 @@ extension PackFilesystem {
     }
 
     /// Keeps `directory` (and its `<z>/`) after its last file goes, until its own rmdir.
-    private func keepDirectory(_ directory: Node) throws {
+    private func keepDirectory(_ directory: Node, _ request: Request) throws {
         switch directory {
         case .column(let region, let ref, let z, let x): vacancies.vacate(region: region, source: ref.index, z: z, x: x)
         case .fontStack(let region, let id):
-            guard let name = try fontStackName(id, in: try layout(region)) else { return }
+            guard let name = try fontStackName(id, in: try request.layout(region)) else { return }
             vacancies.vacate(region: region, stack: id, name: name)
         default: break
         }
@@ -126,9 +127,9 @@ extension PackFilesystem {
     }
 
     /// The child `name` of `parent`, or nil when there is none.
-    func existingChild(named name: String, of parent: Node) throws -> Node? {
+    func existingChild(named name: String, of parent: Node, _ request: Request) throws -> Node? {
         do {
-            return try child(named: name, of: parent)
+            return try child(named: name, of: parent, request)
         } catch FilesystemError.notFound {
             return nil
         }

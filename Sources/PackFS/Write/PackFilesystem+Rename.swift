@@ -6,24 +6,24 @@ import PackStore
 /// an existing target, but replacing a pack would delete it: an existing target is EEXIST.
 extension PackFilesystem {
     public func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws {
-        try translatingErrors {
+        try serving { request in
             let (from, to) = (try node(parent), try node(newParent))
             guard from == .packs, to == .packs else {
                 throw from.region != nil || to.region != nil ? FilesystemError.readOnly : .notPermitted
             }
-            switch try child(named: name, of: .packs) {
+            switch try child(named: name, of: .packs, request) {
             case .pack(let region, .regionFile):
                 guard let target = Self.packName(ofRegionFile: newName) else { throw FilesystemError.notPermitted }
-                try renamePack(region, to: target)
-            case .pack(let region, .directory): try renamePack(region, to: newName)
+                try renamePack(region, to: target, request)
+            case .pack(let region, .directory): try renamePack(region, to: newName, request)
             case .draft: throw FilesystemError.busy
             default: throw FilesystemError.notPermitted
             }
         }
     }
 
-    private func renamePack(_ region: RegionID, to newName: String) throws {
-        let pack = try pack(region)
+    private func renamePack(_ region: RegionID, to newName: String, _ request: Request) throws {
+        let pack = try request.pack(region)
         guard pack.name != newName else { return }
         do { try PackName.validate(newName) } catch { throw FilesystemError.invalid(String(describing: error)) }
         // A draft still being written would be judged for the old name: rename once its
@@ -35,17 +35,18 @@ extension PackFilesystem {
         } catch StoreError.duplicatePackName(_), StoreError.normalisationTwin(_, _) {
             throw FilesystemError.exists
         }
-        invalidateCaches()
+        caches.forgetPack(region)
+        request.forget()
         packsChanged(pack.name, pack.name + Self.regionSuffix, newName, newName + Self.regionSuffix)
-        try forgetPackNameContent(region)
+        try forgetPackNameContent(region, request)
     }
 
     /// style.json and generated tiles.json spell the pack's name in their URLs, and the kernel
     /// may keep their pages (a complete pack's are immutable).
-    private func forgetPackNameContent(_ region: RegionID) throws {
+    private func forgetPackNameContent(_ region: RegionID, _ request: Request) throws {
         guard let kernelCache else { return }
         kernelCache.invalidate(inode: try InodeCodec.encode(.pack(region, .style)))
-        for index in try layout(region).sources.indices {
+        for index in try request.layout(region).sources.indices {
             let ref = SourceRef(index: index, primary: false)
             kernelCache.invalidate(inode: try InodeCodec.encode(.source(region, ref, .tileJSON)))
         }

@@ -7,15 +7,15 @@ import PackStore
 /// an ordinary 0644 file of the mounting user. Everything inside a pack is read-only.
 extension PackFilesystem {
     public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
-        try translatingErrors {
+        try serving { request in
             let node = try node(inode)
-            guard changes != AttributeChanges() else { return try timedAttributes(of: node, inode: inode) }
-            guard let name = try regionFileName(node) else { throw try refusal(at: inode) }
+            guard changes != AttributeChanges() else { return try timedAttributes(of: node, inode: inode, request) }
+            guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
             if let size = changes.size, try !drafts.resize(name: name, to: size) {
                 // Stateless opens: an O_TRUNC open of a region file arrives as this truncate.
                 guard size == 0 else { throw FilesystemError.notPermitted }
-                _ = try implicitHandle(inode)
+                _ = try implicitHandle(inode, request)
                 guard try drafts.resize(name: name, to: 0) else { throw FilesystemError.notPermitted }
             }
             if changes.size != nil { try draftChanged(name: name, inode: inode) }
@@ -24,14 +24,16 @@ extension PackFilesystem {
                 guard let controller else { throw FilesystemError.notPermitted }
                 try controller.refreshPack(region)
             }
-            return try timedAttributes(of: node, inode: inode)
+            // A truncate may have judged the file, and a redefinition changes what it shows.
+            request.forget()
+            return try timedAttributes(of: node, inode: inode, request)
         }
     }
 
     /// The pack name of a region file (a pack's, or one being written); nil for other nodes.
-    func regionFileName(_ node: Node) throws -> String? {
+    func regionFileName(_ node: Node, _ request: Request) throws -> String? {
         switch node {
-        case .pack(let region, .regionFile): return try pack(region).name
+        case .pack(let region, .regionFile): return try request.pack(region).name
         case .draft(let serial):
             guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
             return draft.name

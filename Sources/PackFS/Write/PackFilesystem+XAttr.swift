@@ -15,26 +15,24 @@ enum PackAttribute: String, CaseIterable {
 
 extension PackFilesystem {
     public func getxattr(inode: Inode, name: String) throws -> Data {
-        try translatingErrors {
+        try serving { request in
             // The name first: `ls -l` asks every file for security.selinux and
             // system.posix_acl_access, and those are answered without decoding the inode.
-            guard let attribute = PackAttribute(rawValue: name), let region = try regionOfRegionFile(inode) else {
-                throw FilesystemError.noAttribute
-            }
+            guard let attribute = PackAttribute(rawValue: name), let region = try regionOfRegionFile(inode, request)
+            else { throw FilesystemError.noAttribute }
             switch attribute {
             case .state: return Data(try database.status(of: region).state.rawValue.utf8)
             case .progress:
                 let node = Node.pack(region, .progress)
-                return try content(of: node, inode: try InodeCodec.encode(node))
+                return try content(of: node, inode: try InodeCodec.encode(node), request)
             }
         }
     }
 
     public func setxattr(inode: Inode, name: String, value: Data, caller: Caller) throws {
-        try translatingErrors {
-            guard let region = try regionOfRegionFile(inode), let attribute = PackAttribute(rawValue: name) else {
-                throw try refusal(at: inode) == .readOnly ? FilesystemError.readOnly : .notSupported
-            }
+        try serving { request in
+            guard let region = try regionOfRegionFile(inode, request), let attribute = PackAttribute(rawValue: name)
+            else { throw try refusal(at: inode) == .readOnly ? FilesystemError.readOnly : .notSupported }
             guard attribute == .state else { throw FilesystemError.notPermitted }
             // `echo active | attr -s ...` and friends may add a newline.
             let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -49,9 +47,9 @@ extension PackFilesystem {
     /// The two attributes always exist (EPERM); no other does (ENODATA), except inside a pack,
     /// where every change is EROFS.
     public func removexattr(inode: Inode, name: String, caller: Caller) throws {
-        try translatingErrors {
+        try serving { request in
             if try refusal(at: inode) == .readOnly { throw FilesystemError.readOnly }
-            guard try regionOfRegionFile(inode) != nil, PackAttribute(rawValue: name) != nil else {
+            guard try regionOfRegionFile(inode, request) != nil, PackAttribute(rawValue: name) != nil else {
                 throw FilesystemError.noAttribute
             }
             throw FilesystemError.notPermitted
@@ -59,14 +57,16 @@ extension PackFilesystem {
     }
 
     public func listxattr(inode: Inode) throws -> [String] {
-        try translatingErrors { try regionOfRegionFile(inode) == nil ? [] : PackAttribute.allCases.map(\.rawValue) }
+        try serving { request in
+            try regionOfRegionFile(inode, request) == nil ? [] : PackAttribute.allCases.map(\.rawValue)
+        }
     }
 
     /// The pack whose region file `inode` is; nil for any other node that exists (.stale when
     /// it does not).
-    private func regionOfRegionFile(_ inode: Inode) throws -> RegionID? {
+    private func regionOfRegionFile(_ inode: Inode, _ request: Request) throws -> RegionID? {
         let node = try node(inode)
-        _ = try attributes(of: node, inode: inode)
+        _ = try attributes(of: node, inode: inode, request)
         guard case .pack(let region, .regionFile) = node else { return nil }
         return region
     }

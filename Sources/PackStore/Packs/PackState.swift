@@ -30,7 +30,9 @@ public struct PackStatus: Equatable, Sendable {
 
 extension OfflineDatabase {
     public func status(of region: RegionID) throws -> PackStatus {
-        try read { db in try Self.status(of: region, db) }
+        // Without the lock another process may change the file: read afresh every time.
+        guard mode != .readOnly else { return try read { db in try Self.status(of: region, db) } }
+        return try statuses.status(of: region) { try read { db in try Self.status(of: region, db) } }
     }
 
     static func status(of region: RegionID, _ db: Database) throws -> PackStatus {
@@ -53,9 +55,12 @@ extension OfflineDatabase {
 }
 
 extension StoreBatch {
-    /// Records a pack's state inside a larger transaction (with the batch it describes).
+    /// Records a pack's state inside a larger transaction (with the batch it describes). The
+    /// cached status (`PackStatusCache`) goes once the transaction commits, not before: a read
+    /// in between would see the old row and keep it.
     public func setStatus(_ status: PackStatus, of region: RegionID) throws {
         try Migrations.ensureBookkeeping(db)
+        if let statuses { db.afterNextTransaction(onCommit: { _ in statuses.invalidate(region) }) }
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO packfs_pack_state (region_id, state, error, required_resources,

@@ -75,41 +75,45 @@ extension OfflineDatabase {
         return try pack(id: id)
     }
 
-    /// Creates pack `name`, or stores its changed definition and metadata (a download then
-    /// converges to them): what a region file written for `name` means, for the mount and
-    /// `packfs download` alike. One transaction, so the lookup by name and the insert cannot
-    /// interleave with another definition of the same name; unchanged fields are not written.
-    /// A new or changed definition marks the pack `active` in the same transaction: a process
+    /// Creates pack `name`, or stores its changed definition and metadata, and marks the pack
+    /// `active`: what a region file written for `name` means (a download to this definition is
+    /// owed), for the mount and `packfs download` alike. One transaction, so the lookup by name
+    /// and the insert cannot interleave with another definition of the same name, and a process
     /// killed before its download starts leaves a pack the next mount converges, never one
-    /// `complete` with the content of its old definition.
+    /// `complete` with the content of its old definition. The state is the one a run records as
+    /// it starts (counts unknown until it plans), so the run need not write it again: a region
+    /// file writes its state once. Unchanged fields are not written.
     public func definePack(name: String, definition: RegionDefinition, metadata: JSONValue?) throws -> Pack {
         try PackName.validate(name)
         let id = try writePacks { batch -> RegionID in
             let db = batch.database
-            guard let pack = try Self.packs(db).first(where: { PackName.same($0.name, name) }) else {
-                try Self.requireFree(name, db)
-                let id = try Self.insertPack(name: name, definition: definition, metadata: metadata, db)
-                try batch.setStatus(PackStatus(state: .active), of: id)
-                return id
-            }
-            if pack.definition != definition {
-                try db.execute(
-                    sql: "UPDATE regions SET definition = ? WHERE id = ?",
-                    arguments: [definition.mapLibreJSON, pack.id.rawValue])
-                var status = try Self.status(of: pack.id, db)
-                status.state = .active
-                status.error = nil
-                try batch.setStatus(status, of: pack.id)
-            }
-            if pack.metadata != metadata {
-                var fields = PackDescription.fields(of: pack.description)
-                fields["name"] = .string(pack.name)
-                fields["metadata"] = metadata
-                try Self.storeDescription(fields, of: pack.id, db)
-            }
-            return pack.id
+            let id = try Self.storeDefinition(name: name, definition: definition, metadata: metadata, db)
+            try batch.setStatus(PackStatus(state: .active), of: id)
+            return id
         }
         return try pack(id: id)
+    }
+
+    /// Inserts pack `name`, or updates what changed of the pack of that name; returns its id.
+    private static func storeDefinition(
+        name: String, definition: RegionDefinition, metadata: JSONValue?, _ db: Database
+    ) throws -> RegionID {
+        guard let pack = try packs(db).first(where: { PackName.same($0.name, name) }) else {
+            try requireFree(name, db)
+            return try insertPack(name: name, definition: definition, metadata: metadata, db)
+        }
+        if pack.definition != definition {
+            try db.execute(
+                sql: "UPDATE regions SET definition = ? WHERE id = ?",
+                arguments: [definition.mapLibreJSON, pack.id.rawValue])
+        }
+        if pack.metadata != metadata {
+            var fields = PackDescription.fields(of: pack.description)
+            fields["name"] = .string(pack.name)
+            fields["metadata"] = metadata
+            try storeDescription(fields, of: pack.id, db)
+        }
+        return pack.id
     }
 
     static func insertPack(
@@ -157,6 +161,8 @@ extension OfflineDatabase {
     /// freed pages are then returned to the file system.
     @discardableResult
     public func removePack(_ id: RegionID) throws -> EvictionReport {
+        // The cascade took the pack's status row with it.
+        defer { statuses.invalidate(id) }
         let report = try writePacks { batch -> EvictionReport in
             try batch.database.execute(sql: "DELETE FROM regions WHERE id = ?", arguments: [id.rawValue])
             guard batch.database.changesCount == 1 else { throw StoreError.regionNotFound(id) }

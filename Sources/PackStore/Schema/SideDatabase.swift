@@ -24,7 +24,10 @@ extension OfflineDatabase {
     /// (ATTACH is refused inside a transaction, so it comes first and DETACH after). `body` gets
     /// the batch and its connection, for SQL that names `side.` and `main.` tables.
     public func write<T>(attaching path: String, _ body: (StoreBatch, Database) throws -> T) throws -> T {
-        defer { packList.invalidate() }
+        defer {
+            packList.invalidate()
+            statuses.invalidateAll()
+        }
         return try wrap {
             try writer.writeWithoutTransaction { db in
                 try db.execute(sql: "ATTACH DATABASE ? AS side", arguments: [path])

@@ -7,10 +7,14 @@ import GRDB
 public struct StoreBatch {
     let db: Database
     let now: Int64
+    /// The database's cached statuses, which `setStatus` drops once it commits (nil: the
+    /// caller drops them all itself).
+    let statuses: PackStatusCache?
 
-    init(db: Database, now: Int64 = unixNow()) {
+    init(db: Database, now: Int64 = unixNow(), statuses: PackStatusCache? = nil) {
         self.db = db
         self.now = now
+        self.statuses = statuses
     }
 
     /// Stores a resource (content and cache headers) and returns its row id.

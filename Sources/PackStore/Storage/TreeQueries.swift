@@ -33,6 +33,19 @@ extension OfflineDatabase {
             SELECT x FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x > ?
               AND typeof(x) = 'integer' AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
             """
+        /// Whether zoom z (or column z/x) has a tile with content in the pack: one seek into the
+        /// unique index, then its entries in order until a member with content turns up, as
+        /// `nextZoom` and `nextColumn` do for one value. A lookup of a zoom asks only this (it
+        /// enumerated every zoom, one skip-scan seek each); `= ?` binds an integer, which no
+        /// text or real row equals.
+        static let zoomProbe = """
+            SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ?
+              AND data IS NOT NULL AND \(member) LIMIT 1
+            """
+        static let columnProbe = """
+            SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
+              AND data IS NOT NULL AND \(member) LIMIT 1
+            """
         static func rows(descending: Bool) -> String {
             """
             SELECT y, id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?

@@ -12,6 +12,8 @@ extension OfflineDatabase {
         static let resourceByURL = ReadQuery(TreeSQL.resourceByURL)
         static let resourceDataByID = ReadQuery(TreeSQL.resourceDataByID)
         static let holdsTile = ReadQuery(TreeSQL.holdsTile)
+        static let zoomProbe = ReadQuery(TreeSQL.zoomProbe)
+        static let columnProbe = ReadQuery(TreeSQL.columnProbe)
         static let rows = [false, true].map { ReadQuery(TreeSQL.rows(descending: $0)) }
         /// Listing pages with sizes, by order, with and without PackFS's sizes table.
         static let sizedRows = [false, true].map { descending in
@@ -40,6 +42,23 @@ extension OfflineDatabase {
         try first(TreeRead.tileDataByID, [.int(id.rawValue), .int(region.rawValue)]) { row in
             StoredData(bytes: row.blob(0), compressed: row.bool(1))
         }
+    }
+
+    /// Whether the set has a tile with content at zoom `z` (one probe: a lookup of `<z>/`).
+    public func hasTiles(_ set: TileColumnSet, z: Int) throws -> Bool {
+        let arguments: [ReadArgument] = [
+            .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(set.region.rawValue),
+        ]
+        return try first(TreeRead.zoomProbe, arguments) { _ in true } ?? false
+    }
+
+    /// Whether the set has a tile with content in column z/x (one probe: a lookup of `<z>/<x>/`).
+    public func hasTiles(_ set: TileColumnSet, z: Int, x: Int) throws -> Bool {
+        let arguments: [ReadArgument] = [
+            .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)),
+            .int(set.region.rawValue),
+        ]
+        return try first(TreeRead.columnProbe, arguments) { _ in true } ?? false
     }
 
     /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`

@@ -1,0 +1,67 @@
+import PackStore
+
+/// One FUSE request's reads of the pack it concerns: the pack, its layout and whether it is
+/// complete, each read at most once however many steps of the request need them. (A cold lookup
+/// of a zoom directory found its pack four times and its layout three: for the name, then for
+/// its attributes, each step through `source`; and each directory's attributes read the pack's
+/// state in a transaction of their own.)
+///
+/// Made by `PackFilesystem.serving` for one request and dropped with it, so nothing read here
+/// outlives the request: the next one sees the store as it is then. A request that changes the
+/// pack calls `forget` before reading it again. One slot: a request concerns one pack (a second
+/// one is read afresh each time). Used only by the thread serving the request: no lock.
+final class Request {
+    private let filesystem: PackFilesystem
+    private var memo: Memo?
+
+    private struct Memo {
+        var region: RegionID
+        var pack: Pack
+        var layout: PackLayout?
+        var isComplete: Bool?
+    }
+
+    init(_ filesystem: PackFilesystem) { self.filesystem = filesystem }
+
+    /// The pack `region` names now; `.stale` when it was removed.
+    func pack(_ region: RegionID) throws -> Pack {
+        if let memo, memo.region == region { return memo.pack }
+        let pack = try filesystem.currentPack(region)
+        memo = Memo(region: region, pack: pack)
+        return pack
+    }
+
+    /// A pack this request found by name (in `packs/`): its entry needs no second read of it.
+    func found(_ pack: Pack) {
+        guard memo?.region != pack.id else { return }
+        memo = Memo(region: pack.id, pack: pack)
+    }
+
+    /// The pack's layout (`TreeCaches`: parsed at most once a second).
+    func layout(_ region: RegionID) throws -> PackLayout {
+        let pack = try pack(region)
+        if let layout = memo?.layout, memo?.region == region { return layout }
+        let layout = try filesystem.caches.layout(of: pack)
+        if memo?.region == region { memo?.layout = layout }
+        return layout
+    }
+
+    /// The layout and the source `ref` names; `.stale` when the style no longer has it.
+    func source(_ region: RegionID, _ ref: SourceRef) throws -> (PackLayout, PackLayout.Source) {
+        let layout = try layout(region)
+        guard let source = layout.source(ref) else { throw FilesystemError.stale }
+        return (layout, source)
+    }
+
+    /// Whether the pack is complete: its directories no longer change (the store caches the
+    /// state until it is written).
+    func isComplete(_ region: RegionID) throws -> Bool {
+        if let complete = memo?.isComplete, memo?.region == region { return complete }
+        let complete = try filesystem.database.status(of: region).state == .complete
+        if memo?.region == region { memo?.isComplete = complete }
+        return complete
+    }
+
+    /// Drops what was read of the pack: this request changed it.
+    func forget() { memo = nil }
+}

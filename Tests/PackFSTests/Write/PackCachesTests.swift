@@ -1,0 +1,48 @@
+import Foundation
+@testable import PackFS
+import PackStore
+import XCTest
+
+/// A change forgets what is cached of the pack it concerns, and only that: one pack's verdict or
+/// removal leaves the sizes, contents and layouts of the others, which their readers are using.
+final class PackCachesTests: WriteTestCase {
+    /// Reads tile 1/0/0 of both packs (its size and content cached by inode, the layouts by pack)
+    /// and returns the two inodes.
+    private func readBothPacks() throws -> (alpha: Inode, beta: Inode) {
+        XCTAssertEqual(try text("packs/alpha/1/0/0.pbf"), "tile 1/0/0")
+        XCTAssertEqual(try text("packs/beta/1/0/0.pbf"), "tile 1/0/0")
+        let inodes = (try walker.lookup("packs/alpha/1/0/0.pbf").attributes.inode,
+                      try walker.lookup("packs/beta/1/0/0.pbf").attributes.inode)
+        XCTAssertNotNil(fs.cache.size(inodes.0))
+        XCTAssertNotNil(fs.cache.size(inodes.1))
+        XCTAssertNotNil(fs.caches.layouts.cached(try region("alpha")))
+        XCTAssertNotNil(fs.caches.layouts.cached(try region("beta")))
+        return inodes
+    }
+
+    func testARegionFilesVerdictForgetsItsPackOnly() throws {
+        let (alpha, beta) = try readBothPacks()
+        let regionFile = try walker.lookup("packs/alpha.region").attributes.inode
+        let options = try fs.open(inode: regionFile, flags: O_WRONLY | O_TRUNC, caller: caller)
+        try writeInChunks(regionText(maxzoom: 9), inode: regionFile, handle: options.handle, chunk: 16)
+        fs.release(inode: regionFile, handle: options.handle)
+        XCTAssertEqual(try database.pack(named: "alpha").definition?.maxZoom, 9, "accepted")
+
+        XCTAssertNil(fs.cache.size(alpha))
+        XCTAssertNil(fs.caches.layouts.cached(try region("alpha")))
+        XCTAssertNotNil(fs.cache.content(beta), "the other pack's tile is still at hand for its read")
+        XCTAssertNotNil(fs.caches.layouts.cached(try region("beta")))
+    }
+
+    func testARemovalForgetsItsPackOnly() throws {
+        let (alpha, beta) = try readBothPacks()
+        let removed = try region("beta")
+        try fs.unlink(parent: packs, name: "beta.region", caller: caller)
+        XCTAssertEqual(controller.calls, [.removePack(removed)])
+
+        XCTAssertNil(fs.cache.size(beta))
+        XCTAssertNil(fs.caches.layouts.cached(removed))
+        XCTAssertNotNil(fs.cache.content(alpha))
+        XCTAssertNotNil(fs.caches.layouts.cached(try region("alpha")))
+    }
+}
