@@ -24,7 +24,7 @@ extension PackFilesystem {
             default:
                 guard target.region != nil else { throw try refusal(under: parent) }
                 try keepDirectory(try node(parent), request)
-                try dropFromPack(target, request)
+                try dropFromPack(target, by: caller, request)
                 // No inval_entry for the name: a successful unlink makes the kernel forget it
                 // itself, and a notification would wait for the directory lock that rm's next
                 // unlink holds (a daemon killed then never exits; see KernelNotifier).
@@ -80,12 +80,15 @@ extension PackFilesystem {
     }
 
     /// Drops one file's row from its pack, by hand (`HandDrops`: undone if the mount dies before
-    /// the pack rests from unlinks for `settleDelay`, so a killed `rm -r` leaves the whole pack).
+    /// the processes that dropped files from the pack have ended, so a killed `rm -r` leaves the
+    /// whole pack; `DropSettler`).
     /// The style and a stored TileJSON shape the tree, so the parsed layouts are forgotten after
     /// them; tiles, glyphs and sprites shape nothing.
-    private func dropFromPack(_ node: Node, _ request: Request) throws {
+    private func dropFromPack(_ node: Node, by caller: Caller, _ request: Request) throws {
         if let region = node.region {
-            dropSettler.noteDrop(region, after: settleDelay) { [weak self] in self?.settleDrops(of: region) }
+            dropSettler.noteDrop(region, by: caller.pid, interval: settleDelay) { [weak self] in
+                self?.settleDrops(of: region)
+            }
         }
         switch node {
         case .tile(let region, let id): try database.dropByHand(tile: id, from: region)

@@ -1,22 +1,40 @@
 import Foundation
 import PackStore
 
-/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once it has rested from unlinks:
-/// `rm -r` unlinks file after file without pause, so its drops stay restorable until its last
-/// rmdir removes the pack, while a user's `rm` of a few files holds after the delay.
+/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once every process that dropped
+/// files from it has ended: `rm -r` unlinks file after file and its drops stay restorable until
+/// its last rmdir removes the pack (a daemon killed meanwhile leaves the whole pack), while a
+/// user's `rm` of a few files holds as soon as that `rm` is gone. The processes are checked every
+/// `interval`. Tried: settling after 2 s without an unlink, which a slowed `rm -r` (a sanitizer,
+/// a loaded machine) could outlast between two directories, leaving half a pack after a kill.
 final class DropSettler: Sendable {
-    private let latest = LockedState<[RegionID: Int]>([:])
+    /// Per pack, the processes whose drops are not settled yet.
+    private let droppers = LockedState<[RegionID: Set<Int32>]>([:])
 
-    /// Runs `settle` once `delay` passes with no other drop from `region`.
-    func noteDrop(_ region: RegionID, after delay: TimeInterval, settle: @escaping @Sendable () -> Void) {
-        let serial = latest.withLock { serials -> Int in
-            serials[region, default: 0] += 1
-            return serials[region, default: 0]
+    /// Notes a drop by process `pid`; `settle` runs once no such process of the pack is left.
+    func noteDrop(_ region: RegionID, by pid: Int32, interval: TimeInterval, settle: @escaping @Sendable () -> Void) {
+        let first = droppers.withLock { droppers -> Bool in
+            defer { droppers[region, default: []].insert(pid) }
+            return droppers[region] == nil
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [latest] in
-            guard latest.withLock({ $0[region] == serial }) else { return }
-            settle()
+        if first { check(region, interval: interval, settle: settle) }
+    }
+
+    private func check(_ region: RegionID, interval: TimeInterval, settle: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + interval) { [weak self] in
+            guard let self else { return }
+            let done = self.droppers.withLock { droppers -> Bool in
+                let alive = (droppers[region] ?? []).filter(Self.isRunning)
+                droppers[region] = alive.isEmpty ? nil : alive
+                return alive.isEmpty
+            }
+            if done { settle() } else { self.check(region, interval: interval, settle: settle) }
         }
+    }
+
+    /// Whether process `pid` still exists (0 or less: a process the kernel could not name).
+    private static func isRunning(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
     }
 }
 
