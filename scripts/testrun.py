@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """Runs the XCTest bundle's test classes in parallel shards and reports every test.
 
-    scripts/testrun.py --bundle .build/debug/PackFSPackageTests.xctest [--targets A,B | --skip-targets A,B]
-                       [--jobs N] [--logs DIR] [--sanitizer-reports DIR] [--label NAME]
+    scripts/testrun.py --bundle .build/debug/PackFSPackageTests.xctest --kind plain|sanitized|all
+                       [--jobs N] [--logs DIR] [--sanitizer-reports DIR]
+
+Kinds: a class is "sanitized" (run under ThreadSanitizer in CI) when it starts threads, processes,
+servers or mounts: every class of DownloaderTests, PackLifecycleTests, CLITests and MountTests,
+and any other class whose file (or whose superclass's file) uses TestServer, MountHelper,
+Process, Command.run, Thread, DispatchQueue or concurrentPerform. The rest ("plain") test pure
+logic, SQLite files and formats in the test process's one thread: a sanitizer adds nothing there
+but time.
 
 Classes, not tests, are the unit: a class's `class func setUp` (a server, a downloaded pack)
 runs once for all of its tests, as in a serial run. Each shard is one process of the bundle,
@@ -32,6 +39,31 @@ def listed_tests(bundle):
     """`Target.Class/test` for every test the bundle holds."""
     output = subprocess.run([bundle, "--list-tests"], capture_output=True, text=True, check=True).stdout
     return [line.strip() for line in output.splitlines() if re.match(r"^\w+\.\w+/\w+$", line.strip())]
+
+
+CONCURRENT_TARGETS = {"DownloaderTests", "PackLifecycleTests", "CLITests", "MountTests"}
+CONCURRENT_MARKS = re.compile(r"TestServer|MountHelper|Process\(|Command\.run|Thread\.|DispatchQueue|concurrentPerform")
+DECLARATION = re.compile(r"^(?:final |open |public )*class (\w+)\s*(?::\s*(\w+))?", re.M)
+
+
+def concurrent_classes():
+    """`Target.Class` of every class that starts threads, processes, servers or mounts."""
+    found, parents = set(), {}
+    for target in (ROOT / "Tests").iterdir():
+        for source in target.rglob("*.swift"):
+            text = source.read_text(errors="replace")
+            for name, parent in DECLARATION.findall(text):
+                parents[(target.name, name)] = parent
+                if target.name in CONCURRENT_TARGETS or CONCURRENT_MARKS.search(text):
+                    found.add((target.name, name))
+    changed = True
+    while changed:  # a subclass of a concurrent base class is concurrent too
+        changed = False
+        for (target, name), parent in parents.items():
+            if (target, name) not in found and (target, parent) in found:
+                found.add((target, name))
+                changed = True
+    return {f"{target}.{name}" for target, name in found}
 
 
 def class_weights():
@@ -69,7 +101,21 @@ def run_shards(bundle, shards, logs, environment):
     return statuses
 
 
-def report(shards, statuses, logs, tests, started, reports):
+def record_times(shards, outcomes, path):
+    """Adds this run's seconds per `Target.Class` to `path` (the weights of the next runs)."""
+    weights = class_weights() if Path(path) == TIMES else {}
+    sums = collections.defaultdict(float)
+    for cls, _, _, seconds, shard in outcomes:
+        full = [name for name in shards[shard][0] if name.split(".")[1] == cls]
+        if len(full) == 1:
+            sums[full[0]] += seconds
+    weights.update(sums)
+    lines = [f"{seconds:.1f} {name}" for name, seconds in sorted(weights.items(), key=lambda item: -item[1])]
+    Path(path).write_text("# seconds per test class, as scripts/testrun.py --record measured them\n"
+                          + "\n".join(lines) + "\n")
+
+
+def report(shards, statuses, logs, tests, started, reports, record):
     # XCTest names a class without its target in its lines, and two targets may each have a
     # class of the same name: tests are counted by (class, test), as often as they are listed.
     results = collections.Counter()
@@ -83,10 +129,10 @@ def report(shards, statuses, logs, tests, started, reports):
             if match:
                 cls, test, outcome, seconds = match.groups()
                 results[(cls.split(".")[-1], test)] += 1
-                outcomes.append((cls.split(".")[-1], test, outcome, float(seconds)))
+                outcomes.append((cls.split(".")[-1], test, outcome, float(seconds), index))
     expected = collections.Counter((t.split(".")[1].split("/")[0], t.split("/")[1]) for t in tests)
     missing = sorted((expected - results).elements())
-    failed = sorted((cls, test) for cls, test, outcome, _ in outcomes if outcome == "failed")
+    failed = sorted((cls, test) for cls, test, outcome, _, _ in outcomes if outcome == "failed")
     found = sorted(reports.glob("report.*")) if reports else []
     print(f"== {len(outcomes)} of {len(tests)} tests ran in {time.time() - started:.0f} s: "
           f"{len(failed)} failed, {len(missing)} did not run, {len(found)} sanitizer report(s)")
@@ -98,24 +144,25 @@ def report(shards, statuses, logs, tests, started, reports):
         print(f"-- {path}")
         print("".join(path.read_text(errors="replace").splitlines(keepends=True)[:60]))
     print("== the 20 slowest tests")
-    for cls, test, outcome, seconds in sorted(outcomes, key=lambda item: -item[3])[:20]:
+    for cls, test, outcome, seconds, _ in sorted(outcomes, key=lambda item: -item[3])[:20]:
         print(f"   {seconds:8.2f} s  {cls}.{test} ({outcome})")
+    if record:
+        record_times(shards, outcomes, record)
     return 0 if not failed and not missing and not found and all(s == 0 for s in statuses) else 1
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bundle", required=True)
-    parser.add_argument("--targets", default="")
-    parser.add_argument("--skip-targets", default="")
+    parser.add_argument("--kind", choices=["plain", "sanitized", "all"], default="all")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--logs", default="")
     parser.add_argument("--sanitizer-reports", default="")
+    parser.add_argument("--record", default="", help="write the seconds per class measured to this file")
     arguments = parser.parse_args()
-    wanted = set(filter(None, arguments.targets.split(",")))
-    skipped = set(filter(None, arguments.skip_targets.split(",")))
+    concurrent = concurrent_classes()
     tests = [t for t in listed_tests(arguments.bundle)
-             if (not wanted or t.split(".")[0] in wanted) and t.split(".")[0] not in skipped]
+             if arguments.kind == "all" or (t.split("/")[0] in concurrent) == (arguments.kind == "sanitized")]
     classes = sorted({t.split("/")[0] for t in tests})
     logs = Path(arguments.logs or f"/tmp/packfs-tests-{os.getpid()}")
     logs.mkdir(parents=True, exist_ok=True)
@@ -131,7 +178,7 @@ def main():
         print(f"== shard {index}: {len(shard)} classes, about {load:.0f} s by scripts/test-times.txt", flush=True)
     started = time.time()
     statuses = run_shards(arguments.bundle, shards, logs, environment)
-    sys.exit(report(shards, statuses, logs, tests, started, reports))
+    sys.exit(report(shards, statuses, logs, tests, started, reports, arguments.record))
 
 
 if __name__ == "__main__":

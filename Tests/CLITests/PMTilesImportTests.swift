@@ -75,17 +75,17 @@ final class PMTilesImportTests: PMTilesTestCase {
         mount.unmount()
     }
 
-    /// 87,381 tiles the reference writer laid out (leaf directories, shared contents): every
+    /// 21,845 tiles the reference writer laid out (leaf directories, shared contents): every
     /// one stored with exactly the bytes written, the metadata in the pack's TileJSON.
     func testAnArchiveTheReferenceWriterMadeImports() throws {
         let path = temp.path("python grid.pmtiles")
-        let written = try writeWithPython(path, maxZoom: 8)
+        let written = try writeWithPython(path, maxZoom: 7)
         XCTAssertGreaterThan(try Self.leafDirectoriesLength(path), 0, "the reference writer made leaves")
         let start = Date()
         let outcome = try packfs("import", db, path)
         print(String(format: "PMTilesImportTests: %d tiles imported in %.2f s", written.count, Date().timeIntervalSince(start)))
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertEqual(outcome.stdout, "pack \"python grid\": 87381 tiles, zooms 0 to 8\n")
+        XCTAssertEqual(outcome.stdout, "pack \"python grid\": 21845 tiles, zooms 0 to 7\n")
         let database = try OfflineDatabase.open(path: db, mode: .readOnly)
         defer { try? database.close() }
         let pack = try database.pack(named: "python grid")
@@ -102,7 +102,7 @@ final class PMTilesImportTests: PMTilesTestCase {
         XCTAssertEqual(tileJSON["bounds"], .array([-180, -85.0511, 180, 85.0511].map(JSONValue.number)))
         XCTAssertEqual(tileJSON["center"], .array([0, 0, 2].map(JSONValue.number)))
         XCTAssertEqual(pack.definitionText, """
-            {"style_url":"pmtiles://python%20grid","min_zoom":0.0,"max_zoom":8.0,"pixel_ratio":1.0,\
+            {"style_url":"pmtiles://python%20grid","min_zoom":0.0,"max_zoom":7.0,"pixel_ratio":1.0,\
             "include_ideographs":false,"bounds":[-85.0511,-180.0,85.0511,180.0]}
             """)
     }
@@ -112,7 +112,7 @@ final class PMTilesImportTests: PMTilesTestCase {
     /// tiles of every other leaf were stored in the import's transaction.
     func testDamagedArchivesAreRefusedAndTheDatabaseIsUntouched() throws {
         let good = temp.path("grid.pmtiles")
-        _ = try writeWithPython(good, maxZoom: 8)
+        _ = try writeWithPython(good, maxZoom: 7)
         XCTAssertEqual(try packfs("import", db, good, "--name", "taken").status, 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: good))

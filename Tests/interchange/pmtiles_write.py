@@ -2,16 +2,17 @@
 """Writes a PMTiles archive with the reference Python package (pmtiles.writer), for PackFS to
 import, and prints the tiles it wrote as JSON: {"z/x/y": base64 of the bytes as written}.
 
-Every tile of zooms 0 to MAXZOOM, gzipped vector-tile-like bytes; every fifth tile of the
-deepest zoom holds one shared "ocean" content (the writer stores it once, and runs of it become
-run-length entries). With MAXZOOM 8 (87,381 tiles) the root outgrows 16 KiB and the writer
-makes leaf directories.
+Every tile of zooms 0 to MAXZOOM, gzipped vector-tile-like bytes padded with 0-299 seeded random
+bytes (so that entry lengths vary, as real tiles' do); every fifth tile of the deepest zoom holds
+one shared "ocean" content (the writer stores it once, and runs of it become run-length entries).
+With MAXZOOM 7 (21,845 tiles) the root outgrows 16 KiB and the writer makes leaf directories.
 
 usage: pmtiles_write.py ARCHIVE MAXZOOM
 """
 import base64
 import gzip
 import json
+import random
 import sys
 
 from pmtiles.tile import Compression, TileType, zxy_to_tileid
@@ -21,13 +22,15 @@ from pmtiles.writer import Writer
 def main(path, maxzoom):
     ocean = gzip.compress(b"\x1a\x05ocean", mtime=0)
     tiles = {}
+    noise = random.Random(8)
     for z in range(maxzoom + 1):
         for x in range(1 << z):
             for y in range(1 << z):
                 if z == maxzoom and (x + y) % 5 == 0:
                     data = ocean
                 else:
-                    data = gzip.compress(f"tile {z}/{x}/{y}".encode(), mtime=0)
+                    padding = bytes(noise.randrange(256) for _ in range(noise.randrange(300)))
+                    data = gzip.compress(f"tile {z}/{x}/{y}".encode() + padding, mtime=0)
                 tiles[zxy_to_tileid(z, x, y)] = (f"{z}/{x}/{y}", data)
     with open(path, "wb") as f:
         writer = Writer(f)

@@ -5,7 +5,7 @@ import XCTest
 
 /// `rm` and the unmount never wait on the network: a `packfs mount` daemon downloading from an
 /// origin that sits 30 s on every answer, with a refresh queued behind the download.
-final class SlowOriginTests: DaemonMountTestCase {
+final class SlowOriginMountTests: DaemonMountTestCase {
     static let delay = 30.0
 
     override class func makeServer() throws -> TestServer? {

@@ -5,7 +5,7 @@ import XCTest
 
 /// Region files written with create/open, write and close (DESIGN section 2): judged at the
 /// write that completes their JSON text, or at release / after a rest when it never completes.
-final class RegionFileTests: WriteTestCase {
+final class RegionFileWriteTests: WriteTestCase {
     func testCopyingARegionFileInChunksCreatesThePack() throws {
         let content = regionText(maxzoom: 5)
         XCTAssertNil(try copy(content, to: "gamma.region", chunk: 5))
