@@ -66,8 +66,10 @@ public final class FUSEMount: Sendable {
 
     /// Mounts and serves until the loop ends, then unmounts. Returns the signal that ended it,
     /// or 0 (`stop()` or an external unmount). Blocks the calling thread; call it once.
+    /// `mounted` runs once the kernel shows the mount, before the first request is served (the
+    /// background `packfs mount` says "up" to its parent there).
     @discardableResult
-    public func run() throws -> Int32 {
+    public func run(mounted: () -> Void = {}) throws -> Int32 {
         let userdata = Unmanaged.passRetained(Session(filesystem: filesystem, caching: options.caching, notifier: notifier))
         defer { userdata.release() }
         guard let session = makeSession(userdata.toOpaque()) else { throw Failure.invalidOptions(options.mountOptions) }
@@ -81,6 +83,7 @@ public final class FUSEMount: Sendable {
         defer { if options.handlesSignals { fuse_remove_signal_handlers(session) } }
         notifier.attach(session)
         defer { notifier.detach() }
+        mounted()
         let result = exit.serve(session, mountpoint: mountpoint, chainSignals: options.handlesSignals) {
             loop(session)
         }

@@ -30,72 +30,122 @@ struct MountCommand: ParsableCommand {
     }
 
     func run() throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: mountpoint, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure("\(mountpoint): not a directory")
+        let mountpoint = try MountPoint.prepare(self.mountpoint)
+        if !foreground {
+            return try Background.start(
+                CommandLine.arguments, database: db.database, mountpoint: self.mountpoint, at: mountpoint, log: log)
         }
-        let mountpoint = URL(fileURLWithPath: mountpoint).standardizedFileURL.path
-        if !foreground { return try Background.start(CommandLine.arguments, mountpoint: mountpoint, log: log) }
-        let database = try db.openForSession()
+        let readOnly = Self.words(options).contains("ro")
+        let database = try readOnly ? db.openForReading() : db.openForSession()
         defer { try? database.close() }
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
+            readOnly: readOnly,
             fuse: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
                 caching: KernelCaching(statelessOpen: true)))
-        parts.manager.resumeActivePacks()
+        if !readOnly { parts.manager.resumeActivePacks() }
         defer { parts.manager.stop() }
         do {
-            try parts.mount.run()
+            try parts.mount.run(mounted: Background.tellParent)
         } catch {
-            throw CommandFailure("mounting \(mountpoint) failed: \(error)")
+            throw CommandFailure("mounting \(self.mountpoint) failed: \(error)")
         }
+    }
+
+    /// `-o` options one by one (each may hold several, comma-separated).
+    static func words(_ options: [String]) -> [String] {
+        options.flatMap { $0.split(separator: ",").map(String.init) }
     }
 }
 
 /// Daemon mode without fork (a forked Swift process keeps one thread and a broken Dispatch):
-/// the command runs itself again with `-f` in a new session, waits until the mount is up, and
-/// exits 0; if the child fails first, its one-line error becomes ours.
+/// the command runs itself again with `-f` in a new session, with absolute paths (so that
+/// `umount.packfs` finds the daemon by its mountpoint), and waits for the child to say on its
+/// standard output that the kernel shows its mount, or to exit with its one-line error, which
+/// becomes ours. (Tried: watching /proc/self/mountinfo for the mountpoint, which took another
+/// daemon's mount there for ours and never matched a path holding a space.)
 enum Background {
-    static func start(_ arguments: [String], mountpoint: String, log path: String?) throws {
+    static let readyVariable = "PACKFS_MOUNT_READY"
+    static let readyLine = "mounted\n"
+
+    static func start(_ arguments: [String], database: String, mountpoint: String, at absolute: String,
+                      log path: String?) throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = Array(arguments.dropFirst()) + ["-f"]
-        // Without --log the child's stderr is an unlinked temporary file once we leave: a pipe
-        // with no reader would fail its later log lines.
-        let log = path.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("packfs-mount-\(UUID().uuidString).log")
-        if path == nil || !FileManager.default.fileExists(atPath: log.path) {
-            guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
-                throw CommandFailure("\(log.path): cannot create the mount's log")
-            }
-        }
-        defer { if path == nil { try? FileManager.default.removeItem(at: log) } }
-        let output = try FileHandle(forWritingTo: log)
-        let start = try output.seekToEnd()
+        child.arguments = absolutePaths(Array(arguments.dropFirst()), database: database, mountpoint: mountpoint,
+                                        absolute: absolute) + ["-f"]
+        child.environment = ProcessInfo.processInfo.environment.merging([readyVariable: "1"]) { $1 }
+        let log = try LogFile(path)
+        defer { log.removeIfTemporary() }
+        let ready = Pipe()
         child.standardInput = FileHandle.nullDevice
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = output
+        child.standardOutput = ready
+        child.standardError = log.handle
         try child.run()
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            if isMounted(mountpoint) { return }
-            if !child.isRunning {
-                let text = String(decoding: (try? Data(contentsOf: log))?.dropFirst(Int(clamping: start)) ?? Data(), as: UTF8.self)
-                throw CommandFailure(text.replacingOccurrences(of: "packfs: ", with: "").trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-            usleep(20_000)
-        }
-        child.terminate()
-        throw CommandFailure("\(mountpoint): the mount did not come up within 15 s")
+        // The first line, or end of file when the child exits (or closes its stdout) first.
+        let said = String(decoding: (try? ready.fileHandleForReading.read(upToCount: readyLine.utf8.count)) ?? nil ?? Data(),
+                          as: UTF8.self)
+        if said == readyLine { return }
+        child.waitUntilExit()
+        let text = log.written().replacingOccurrences(of: "packfs: ", with: "")
+        throw CommandFailure(text.isEmpty ? "\(mountpoint): the mount ended before it was up" : text)
     }
 
-    /// A FUSE mount of PackFS at `path`, per /proc/self/mountinfo.
-    static func isMounted(_ path: String) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return false }
-        return table.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 4 && fields[4] == path && line.contains(" - fuse.packfs ")
+    /// In the child, once mounted: says so to the waiting parent, then points stdout at
+    /// /dev/null (the parent stops reading; a later write must not fail).
+    static func tellParent() {
+        guard ProcessInfo.processInfo.environment[readyVariable] == "1" else { return }
+        _ = readyLine.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+        let null = open("/dev/null", O_WRONLY)
+        if null >= 0 {
+            dup2(null, STDOUT_FILENO)
+            close(null)
         }
     }
+
+    /// The arguments with the database and mountpoint (the first argument equal to each, after
+    /// the subcommand) made absolute: the child is found by them.
+    static func absolutePaths(_ arguments: [String], database: String, mountpoint: String, absolute: String) -> [String] {
+        var result = arguments
+        if let index = result.dropFirst().firstIndex(of: database) {
+            result[index] = URL(fileURLWithPath: database).standardizedFileURL.path
+        }
+        if let index = result.dropFirst().lastIndex(of: mountpoint) { result[index] = absolute }
+        return result
+    }
+}
+
+/// Where the background daemon's stderr goes: `--log FILE` (appended), or a temporary file
+/// removed once the parent leaves (a pipe with no reader would fail the daemon's later lines).
+struct LogFile {
+    let url: URL
+    let handle: FileHandle
+    let start: UInt64
+    let temporary: Bool
+
+    init(_ path: String?) throws {
+        temporary = path == nil
+        url = path.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("packfs-mount-\(UUID().uuidString).log")
+        if temporary || !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CommandFailure("\(url.path): cannot create the mount's log")
+            }
+        }
+        do {
+            handle = try FileHandle(forWritingTo: url)
+            start = try handle.seekToEnd()
+        } catch {
+            throw CommandFailure("\(url.path): cannot write the mount's log: \(error.localizedDescription)")
+        }
+    }
+
+    /// What the child wrote since `start`, trimmed.
+    func written() -> String {
+        let data = (try? Data(contentsOf: url))?.dropFirst(Int(clamping: start)) ?? Data()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func removeIfTemporary() { if temporary { try? FileManager.default.removeItem(at: url) } }
 }

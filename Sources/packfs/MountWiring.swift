@@ -13,14 +13,15 @@ struct MountParts {
     let manager: PackManager
     let mount: FUSEMount
 
+    /// `readOnly` (`-o ro`): the filesystem refuses every change and no download is run.
     init(database: OfflineDatabase, mountpoint: String, tileLimit: Int?, downloads: DownloadOptions,
-         fuse: FUSEMount.Options) {
+         readOnly: Bool = false, fuse: FUSEMount.Options) {
         let notifier = KernelNotifier()
         let caches = TreeCaches(database: database, kernel: notifier)
         manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches))
         let filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
-            controller: ManagerController(manager: manager))
+            controller: readOnly ? nil : ManagerController(manager: manager))
         mount = FUSEMount(filesystem: filesystem, mountpoint: mountpoint, options: fuse, notifier: notifier)
     }
 }

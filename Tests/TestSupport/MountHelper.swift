@@ -59,7 +59,12 @@ public final class MountHelper: @unchecked Sendable {  // `outcome` and `serving
         return table.split(separator: "\n").contains { line in
             // "id parent major:minor root mountpoint options [optional...] - type source super-options"
             let fields = line.split(separator: " ")
-            guard fields.count > 4, fields[4] == path, let dash = fields.firstIndex(of: "-"),
+            guard fields.count > 4 else { return false }
+            // mountinfo writes a space in a path as \040 (and tab, newline, backslash likewise).
+            let mountpoint = fields[4].replacingOccurrences(of: "\\040", with: " ")
+                .replacingOccurrences(of: "\\011", with: "\t").replacingOccurrences(of: "\\012", with: "\n")
+                .replacingOccurrences(of: "\\134", with: "\\")
+            guard mountpoint == path, let dash = fields.firstIndex(of: "-"),
                   dash + 1 < fields.count else { return false }
             return fields[dash + 1] == "fuse" || fields[dash + 1].hasPrefix("fuse.")
         }

@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The directory a mount goes on, checked before anything is opened: it exists and is a
+/// directory, nothing is mounted on it, and a PackFS mount whose daemon died (`kill -9`: every
+/// access then fails with ENOTCONN, "Transport endpoint is not connected") is detached first,
+/// as a restarted service needs.
+enum MountPoint {
+    /// The absolute path to mount on, or a failure that names the path and the cause.
+    static func prepare(_ path: String) throws -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var status = stat()
+        if stat(absolute, &status) != 0 {
+            let cause = errno
+            guard cause == ENOTCONN, let type = mountType(at: absolute) else {
+                throw CommandFailure("\(path): \(String(cString: strerror(cause)))")
+            }
+            guard type == "fuse.packfs" else {
+                throw CommandFailure("\(path): a \(type) mount whose server is gone is in the way (fusermount3 -u)")
+            }
+            try detachDeadMount(absolute, as: path)
+            guard stat(absolute, &status) == 0 else { throw CommandFailure("\(path): \(String(cString: strerror(errno)))") }
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw CommandFailure("\(path): not a directory") }
+        if let type = mountType(at: absolute) {
+            throw CommandFailure("\(path): already a mount point (\(type)); unmount it first")
+        }
+        return absolute
+    }
+
+    /// The file system type of the mount at `path` (the last one mounted there), if any.
+    static func mountType(at path: String) -> String? {
+        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        var found: String?
+        for line in table.split(separator: "\n") {
+            // "id parent major:minor root mountpoint options [optional...] - type source super"
+            let fields = line.split(separator: " ").map(String.init)
+            guard fields.count > 4, unescape(fields[4]) == path, let dash = fields.firstIndex(of: "-"),
+                dash + 1 < fields.count
+            else { continue }
+            found = fields[dash + 1]
+        }
+        return found
+    }
+
+    /// Whether a PackFS mount is up at `path`.
+    static func isPackFS(_ path: String) -> Bool { mountType(at: path) == "fuse.packfs" }
+
+    /// mountinfo writes a space, tab, newline and backslash in a path as \040, \011, \012, \134.
+    static func unescape(_ field: String) -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(field.utf8)
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count,
+                let code = UInt8(String(decoding: utf8[(index + 1)...(index + 3)], as: UTF8.self), radix: 8)
+            {
+                bytes.append(code)
+                index += 4
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func detachDeadMount(_ absolute: String, as path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/fusermount3")
+        process.arguments = ["-u", "-z", absolute]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+            process.waitUntilExit()
+        } catch {
+            throw CommandFailure("\(path): a dead PackFS mount is in the way and fusermount3 cannot run: \(error)")
+        }
+        guard process.terminationStatus == 0 else {
+            throw CommandFailure("\(path): a dead PackFS mount is in the way and fusermount3 -u -z failed")
+        }
+        FileHandle.standardError.write(Data("packfs: \(path): detached the mount of a PackFS daemon that had died\n".utf8))
+    }
+}
