@@ -10,6 +10,9 @@ public enum StyleError: Error, Equatable, CustomStringConvertible {
     case unsupportedScheme(url: String, field: String)
     /// A relative reference with no http(s) document URL to resolve it against (a plain path).
     case unresolvableReference(reference: String, field: String, base: String)
+    /// A document fetched as a style that is none: what it lacks, and what it looks like instead
+    /// ("a TileJSON"), when that shows.
+    case notAStyle(url: String, missing: [String], looksLike: String?)
 
     public var description: String {
         switch self {
@@ -22,6 +25,9 @@ public enum StyleError: Error, Equatable, CustomStringConvertible {
         case .unresolvableReference(let reference, let field, let base):
             return "\(reference) (\(field)): a plain path is only resolved against an http(s)"
                 + " document URL, not \(base)"
+        case .notAStyle(let url, let missing, let looksLike):
+            return "\(url): not a MapLibre style (no \(missing.joined(separator: ", ")))"
+                + (looksLike.map { "; it looks like \($0)" } ?? "")
         }
     }
 }

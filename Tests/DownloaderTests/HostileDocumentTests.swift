@@ -40,6 +40,22 @@ final class HostileDocumentTests: XCTestCase {
         }
     }
 
+    /// A TileJSON, a GeoJSON or a sprite index named as the style is refused, saying so (it made
+    /// a pack `complete` with nothing in it).
+    func testADocumentThatIsNoStyleIsRefusedSayingWhatItLooksLike() throws {
+        let cases = [("tiles/helsinki.json", "a TileJSON"), ("data/trails.geojson", "GeoJSON"), ("sprites/bright.json", "a sprite index")]
+        for (path, kind) in cases {
+            let url = base + "/" + path
+            let text = try String(contentsOf: ProjectPaths.world.appendingPathComponent(path), encoding: .utf8)
+            XCTAssertThrowsError(try plan(Data(text.replacingOccurrences(of: "{base}", with: base).utf8), at: url, maxZoom: 6)) {
+                XCTAssertEqual(String(describing: $0), "\(url): not a MapLibre style (no \"version\": 8, \"sources\", \"layers\"); it looks like \(kind)")
+            }
+        }
+        XCTAssertThrowsError(try plan(Data(#"{"version":8,"sources":{}}"#.utf8), at: base + "/s.json", maxZoom: 6)) {
+            XCTAssertEqual(String(describing: $0), "\(base)/s.json: not a MapLibre style (no \"layers\")")
+        }
+    }
+
     func testEveryBadStyleFailsNamingTheFieldAndTheStyle() throws {
         let cases = try HostileCorpus.cases("style")
         XCTAssertGreaterThanOrEqual(cases.count, 60)
@@ -58,7 +74,7 @@ final class HostileDocumentTests: XCTestCase {
         for item in cases {
             let url = base + "/hostile/" + item.file
             let source = "\"openmaptiles\": {\"type\": \"vector\", \"url\": \"\(url)\"}"
-            let style = Data("{\"version\": 8, \"sources\": {\(source)}}".utf8)
+            let style = Data("{\"version\": 8, \"sources\": {\(source)}, \"layers\": []}".utf8)
             judge(item, url: url) {
                 // Unbounded: every zoom the document allows, "maxzoom": 255 included.
                 let tileJSON = [url: try item.data(base: base)]

@@ -81,6 +81,7 @@ public struct Estimate: Sendable {
     ) throws -> Estimate {
         let styleData = try document(definition.styleURL, .style)
         let style = try Style(data: styleData, url: definition.styleURL)
+        try style.requireStyleDocument()
         var fetched = [definition.styleURL: storedSize(styleData)]
         var sources: [TileSource] = []
         for declared in style.tileSources {

@@ -9,6 +9,7 @@ extension PackDownload {
         let styleURL = definition.styleURL
         let style = try document(url: styleURL, kind: .style)
         let walk = try Style(data: style, url: styleURL)
+        try walk.requireStyleDocument()
         var fetched = [styleURL: Estimate.storedSize(style)]
         var sources: [TileSource] = []
         for declared in walk.tileSources {

@@ -66,6 +66,33 @@ public struct Style: Sendable {
         }
     }
 
+    /// Refuses a document that is no style: MapLibre reads one only with `"version": 8`,
+    /// `sources` and `layers`. A TileJSON, a GeoJSON or a sprite index given as a region's style
+    /// would otherwise make a pack that is `complete` with nothing in it.
+    public func requireStyleDocument() throws {
+        var missing: [String] = []
+        if members["version"]?.number != 8 { missing.append("\"version\": 8") }
+        if members["sources"]?.object == nil { missing.append("\"sources\"") }
+        if members["layers"]?.array == nil { missing.append("\"layers\"") }
+        guard !missing.isEmpty else { return }
+        throw StyleError.notAStyle(url: url, missing: missing, looksLike: Self.kind(of: members))
+    }
+
+    /// What a document that is no style looks like, where its members say it.
+    private static func kind(of members: [String: JSONValue]) -> String? {
+        if members["tiles"] != nil || members["tilejson"] != nil { return "a TileJSON" }
+        if let type = members["type"]?.string, ["FeatureCollection", "Feature"].contains(type) || members["coordinates"] != nil {
+            return "GeoJSON"
+        }
+        let entries = members.values.compactMap(\.object)
+        if !entries.isEmpty, entries.count == members.count,
+            entries.allSatisfy({ $0["x"] != nil && $0["y"] != nil && $0["width"] != nil })
+        {
+            return "a sprite index"
+        }
+        return nil
+    }
+
     /// The tiled sources, in document order.
     public var tileSources: [StyleSource] { sources.filter { $0.tileType != nil } }
 
