@@ -61,9 +61,12 @@ final class Session: Sendable {
 }
 
 /// A name argument from the kernel (never nil in practice; the bridge does not trap if it is).
+/// Bytes that are not UTF-8 are refused (EINVAL), never repaired: `String(cString:)` would turn
+/// them into U+FFFD and create a pack under a name nobody gave.
 func name(_ pointer: UnsafePointer<CChar>?) throws -> String {
     guard let pointer else { throw FilesystemError.invalid("missing name") }
-    return String(cString: pointer)
+    guard let name = String(validatingCString: pointer) else { throw FilesystemError.invalid("the name is not valid UTF-8") }
+    return name
 }
 
 extension Inode {

@@ -2,7 +2,7 @@
 import XCTest
 
 /// Free names for merged packs: `name-2`, `name-3`..., twins up to normalisation count as taken,
-/// and a long name is shortened to fit 255 bytes.
+/// and a long name is shortened to fit PackName's 248 bytes.
 final class MergeNamesTests: XCTestCase {
     func testAFreeNameStaysAndATakenOneGetsTheFirstFreeSuffix() {
         XCTAssertEqual(MergeNames.free("trip", taken: ["city"]), "trip")
@@ -15,10 +15,10 @@ final class MergeNamesTests: XCTestCase {
     }
 
     func testALongNameIsShortenedByWholeCharacters() {
-        let base = String(repeating: "\u{E4}", count: 127)  // 254 bytes
+        let base = String(repeating: "\u{E4}", count: 124)  // 248 bytes
         let name = MergeNames.free(base, taken: [base])
-        XCTAssertLessThanOrEqual(name.utf8.count, 255)
-        XCTAssertEqual(name, String(repeating: "\u{E4}", count: 126) + "-2")
+        XCTAssertLessThanOrEqual(name.utf8.count, 248)
+        XCTAssertEqual(name, String(repeating: "\u{E4}", count: 123) + "-2")
         XCTAssertTrue(MergeNames.isSuffixed(name, of: base))
     }
 

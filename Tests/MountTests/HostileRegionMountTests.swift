@@ -57,4 +57,29 @@ final class HostileRegionMountTests: HostileMountTestCase {
         assertServing()
         assertUnchanged(first, good)
     }
+
+    /// A name of 248 bytes is the longest: its region file lists with `ls -l` (which fails on a
+    /// name over 255 bytes); a rename to 249 bytes is refused. A name whose bytes are not UTF-8
+    /// is refused at create, never made into U+FFFD.
+    func testNameLengthsAndBytesThatAreNoUTF8() throws {
+        try mountPackFS()
+        let longest = String(repeating: "n", count: 248)
+        XCTAssertEqual(writeFile(packs + "/\(longest).region", region(style: server.baseURL + "/styles/bright.json")), 0)
+        let listing = try Command.run("/bin/ls", ["-l", packs])
+        XCTAssertEqual(listing.status, 0, listing.text)
+        XCTAssertTrue(listing.text.contains(longest + ".region"), listing.text)
+        // The directory's new name fits a file name but would make one that does not.
+        XCTAssertEqual(errnoOf { rename(packs + "/\(longest)", packs + "/\(longest)x") }, EINVAL)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/\(longest).region"))
+        var path = Array((packs + "/").utf8) + [0xFF, 0xFE] + Array(".region".utf8) + [0]
+        let fd = path.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        }
+        let refused = errno
+        if fd >= 0 { close(fd) }
+        XCTAssertEqual(fd, -1)
+        XCTAssertEqual(refused, EINVAL)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: packs).contains { $0.contains("\u{FFFD}") })
+        assertServing()
+    }
 }

@@ -16,11 +16,11 @@ enum MergeNames {
     }
 
     /// `base-<serial>`, `base` shortened (by whole characters) so that the name stays within
-    /// PackName's 255 bytes.
+    /// PackName.maxBytes.
     static func suffixed(_ base: String, _ serial: Int) -> String {
         let suffix = "-\(serial)"
         var stem = Substring(base)
-        while stem.utf8.count + suffix.utf8.count > 255, !stem.isEmpty { stem.removeLast() }
+        while stem.utf8.count + suffix.utf8.count > PackName.maxBytes, !stem.isEmpty { stem.removeLast() }
         return stem + suffix
     }
 

@@ -1,20 +1,32 @@
-/// Pack names: 1-255 bytes of UTF-8 without `/`, NUL or a leading `.` (so that every name is a
-/// valid directory entry and never hides as a dot file), not ending in `.region` or `.error` (the
-/// pack `x.region` would show where pack `x`'s region file is).
+import Foundation
+
+/// Pack names (DESIGN section 3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file
+/// name's 255 bytes (`ls -l` and `tar` fail on longer ones); without `/` or control characters
+/// (U+0000-U+001F, U+007F: a newline or a tab breaks `packfs list`'s table and every script that
+/// reads `ls`); not starting with `.` (a dot file hides); not ending in `.region` or `.error` (the
+/// pack `x.region` would show where pack `x`'s region file is). Invalid UTF-8 never reaches here:
+/// the FUSE bridge refuses such a name, and Swift strings hold none.
 ///
 /// A name is its bytes: two names are the same only when their bytes are (`same`), as the kernel
 /// compares directory entries. Swift's `==` calls NFC and NFD spellings of one text equal, so a
 /// lookup by `==` would give a directory a second name; a new name that differs from an existing
 /// one only in normalisation is refused instead (`StoreError.normalisationTwin`).
 public enum PackName {
+    /// The longest name, in bytes: 255 less the 7 of ".region".
+    public static let maxBytes = 248
+
     public static func validate(_ name: String) throws {
         let bytes = name.utf8.count
         guard bytes >= 1 else { throw StoreError.invalidPackName(name, reason: "empty") }
-        guard bytes <= 255 else {
-            throw StoreError.invalidPackName(name, reason: "\(bytes) bytes; at most 255")
+        guard bytes <= maxBytes else {
+            throw StoreError.invalidPackName(
+                name, reason: "\(bytes) bytes; at most \(maxBytes), so that \"<name>.region\" fits in 255")
         }
         guard !name.contains("/") else { throw StoreError.invalidPackName(name, reason: "contains '/'") }
-        guard !name.contains("\0") else { throw StoreError.invalidPackName(name, reason: "contains NUL") }
+        if let control = name.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            let code = String(format: "U+%04X", control.value)
+            throw StoreError.invalidPackName(name, reason: "contains the control character \(code)")
+        }
         guard !name.hasPrefix(".") else {
             throw StoreError.invalidPackName(name, reason: "starts with '.'")
         }
