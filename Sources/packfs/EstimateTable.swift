@@ -13,30 +13,45 @@ enum EstimateTable {
                 "\(zoom.zoom)", "\(zoom.tiles)", zoom.bytes.map(humanBytes) ?? "?", describe(zoom.basis, tiles: zoom.tiles)))
         }
         let unknown = source.unknownTiles > 0 ? plural(source.unknownTiles, "tile") + " of unknown size" : ""
-        lines.append(row("all", "\(source.tiles)", humanBytes(source.bytes), unknown))
+        lines.append(row("all", "\(source.tiles)", bytes(source.bytes, unknown: source.unknownTiles), unknown))
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func resources(_ groups: [ResourceTally]) -> String {
         var lines = ["resources", row("group", "count", "bytes", "how")]
         for group in groups {
-            lines.append(row(group.group.rawValue, "\(group.count)", humanBytes(group.bytes), describe(group)))
+            lines.append(row(group.group.rawValue, "\(group.count)", bytes(group.bytes, unknown: group.unknown), describe(group)))
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func total(_ estimate: Estimate) -> String {
-        var line = "total: \(estimate.tiles) tiles and \(estimate.resources) resources "
-            + "(\(estimate.tiles + estimate.resources) to download), about \(humanBytes(estimate.bytes))"
-        line += unknownSizes(tiles: estimate.unknownTiles, resources: estimate.unknownResources)
-        return line + "\nrequests: \(estimate.requests)"
+        let line = "total: \(estimate.tiles) tiles and \(estimate.resources) resources "
+            + "(\(estimate.tiles + estimate.resources) to download), "
+        let size = sizes(known: estimate.bytes, tiles: estimate.unknownTiles, resources: estimate.unknownResources)
+        return line + size + "\nrequests: \(estimate.requests)"
     }
 
     /// One line from a recorded estimate (`progress.json`'s): counts, bytes, what is unknown.
     static func summary(_ estimate: JSONValue) -> String {
         func count(_ key: String) -> Int { estimate[key]?.number.map { Int(exactly: $0.rounded()) ?? 0 } ?? 0 }
-        let line = "\(count("tiles")) tiles and \(count("resources")) resources, about \(humanBytes(Int64(count("bytes"))))"
-        return line + unknownSizes(tiles: count("unknown_tiles"), resources: count("unknown_resources"))
+        let known = Int64(count(estimate["known_bytes"] == nil ? "bytes" : "known_bytes"))
+        return "\(count("tiles")) tiles and \(count("resources")) resources, "
+            + sizes(known: known, tiles: count("unknown_tiles"), resources: count("unknown_resources"))
+    }
+
+    /// "about 1.2 MiB", "about 1.2 MiB plus 3 tiles of unknown size", or "size unknown" when
+    /// nothing is known: an unknown size is never shown as a number.
+    private static func sizes(known: Int64, tiles: Int, resources: Int) -> String {
+        let unknown = unknownSizes(tiles: tiles, resources: resources)
+        if known == 0 && !unknown.isEmpty { return "size unknown (" + unknown.dropFirst(" plus ".count) + ")" }
+        return "about \(humanBytes(known))" + unknown
+    }
+
+    /// A byte figure for a table cell: "?" when nothing of it is known, ">= X" when part is.
+    private static func bytes(_ known: Int64, unknown: Int) -> String {
+        guard unknown > 0 else { return humanBytes(known) }
+        return known == 0 ? "?" : ">= " + humanBytes(known)
     }
 
     static func describe(_ basis: ByteBasis, tiles: Int) -> String {

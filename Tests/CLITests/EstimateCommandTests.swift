@@ -82,10 +82,12 @@ final class EstimateCommandTests: CLITestCase {
         let actual = try download(region, into: db, name: "helsinki")
         let ratio = try compare(estimate, actual, label: "from a previous pack's stored tiles", seconds: seconds)
         XCTAssertTrue((0.75...1.25).contains(ratio), "estimated/actual \(ratio)")
-        // The download recorded the same estimate from the database when it planned the pack.
+        // The download recorded an estimate from the database when it planned the pack, and
+        // again from what it stored once it was done.
         let recorded = try XCTUnwrap(JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))?["estimate"])
         XCTAssertEqual(recorded["tiles"], .number(25))
-        XCTAssertEqual(recorded["sources"], estimate["sources"])
+        XCTAssertEqual(recorded["unknown_tiles"], .number(0))
+        XCTAssertEqual(recorded["sources"]?.array?.map { $0["id"] }, estimate["sources"]?.array?.map { $0["id"] })
         let status = try packfs("status", db, "helsinki").stdout
         XCTAssertTrue(status.contains("estimate:   25 tiles and 297 resources, about 1."), status)
     }
@@ -100,6 +102,14 @@ final class EstimateCommandTests: CLITestCase {
         }
         let none = try packfs("estimate", try region(helsinki), "--samples", "0")
         XCTAssertTrue(none.stdout.contains("plus 25 tiles and 295 resources of unknown size"), none.stdout)
+        // A size nothing measured is "?" (or ">= what is known"), never "0 B".
+        let allRow = try XCTUnwrap(none.stdout.split(separator: "\n").first { $0.hasPrefix("  all ") })
+        XCTAssertTrue(allRow.contains(" ? ") || allRow.contains(">= "), String(allRow))
+        XCTAssertFalse(none.stdout.contains(" 0 B"), none.stdout)
+        let json = try estimateJSON(try region(helsinki), "--samples", "0")
+        XCTAssertEqual(json["bytes"], .null)
+        XCTAssertEqual(json["tile_bytes"], .null)
+        XCTAssertNotNil(json["known_bytes"]?.number)
         XCTAssertEqual(try packfs("estimate", try region(helsinki), "--samples", "-1").status, 2)
         let missing = try packfs("estimate", try region(helsinki), "--db", temp.path("absent.db"))
         XCTAssertEqual(missing.status, 1)

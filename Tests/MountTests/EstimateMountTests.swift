@@ -30,8 +30,16 @@ final class EstimateMountTests: DaemonMountTestCase {
             XCTAssertEqual(estimate["tiles"], progress["required_tiles"])
             XCTAssertEqual(estimate["required_resources"], progress["required_resources"])
         }
-        let first = try XCTUnwrap(seen.last?["estimate"])
+        let first = try XCTUnwrap(during.first?["estimate"])
         XCTAssertEqual(first["unknown_tiles"], first["tiles"], "a fresh database knows no tile sizes")
+        XCTAssertEqual(first["bytes"], .null, "an unknown size is shown as unknown, never as a number")
+        XCTAssertNotNil(first["known_bytes"]?.number)
+        // Once the run is over its estimate is made again from what it stored.
+        let ended = try XCTUnwrap(seen.last)
+        let again = try XCTUnwrap(ended["estimate"])
+        XCTAssertEqual(again["unknown_tiles"], .number(0), "\(again)")
+        let endedBytes = try XCTUnwrap(again["bytes"]?.number), endedStored = try XCTUnwrap(ended["completed_bytes"]?.number)
+        XCTAssertTrue((0.75...1.25).contains(endedBytes / endedStored), "estimated \(endedBytes), stored \(endedStored)")
 
         // The whole region next: its estimate comes from the quarter's stored tiles and resources.
         try copyRegion(try regionFile("helsinki.json"), to: "helsinki")

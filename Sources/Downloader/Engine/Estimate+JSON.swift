@@ -2,8 +2,10 @@ import PackStore
 
 /// The estimate as `packfs estimate --json` prints it and `progress.json` shows it (its
 /// `estimate` member): counts first (`tiles`, `resources`, `required_resources` as before bytes
-/// were estimated), then `bytes` (tiles and resources whose size is known or estimated) and what
-/// was unknown, then each source zoom by zoom and each resource group, every figure with its basis.
+/// were estimated), then the bytes and what was unknown, then each source zoom by zoom and each
+/// resource group, every figure with its basis. A byte figure with any part of unknown size is
+/// null (an unknown figure is never shown as a number); `known_bytes` beside it sums the parts
+/// whose size is known or estimated.
 extension Estimate {
     public var json: JSONValue { json(zoomRows: true) }
 
@@ -20,7 +22,9 @@ extension Estimate {
     private func json(zoomRows: Bool) -> JSONValue {
         .object([
             "tiles": number(tiles), "resources": number(resources), "required_resources": number(resources + tiles),
-            "bytes": number(bytes), "tile_bytes": number(tileBytes), "resource_bytes": number(resourceBytes),
+            "bytes": figure(bytes, unknown: unknownTiles + unknownResources), "known_bytes": number(bytes),
+            "tile_bytes": figure(tileBytes, unknown: unknownTiles),
+            "resource_bytes": figure(resourceBytes, unknown: unknownResources),
             "unknown_tiles": number(unknownTiles), "unknown_resources": number(unknownResources),
             "sources": .array(sources.map { $0.json(zoomRows: zoomRows) }),
             "resource_groups": .array(resourceGroups.map(\.json)),
@@ -31,8 +35,8 @@ extension Estimate {
 extension Estimate.Source {
     func json(zoomRows: Bool) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "id": .string(id), "url_template": .string(urlTemplate), "tiles": number(tiles), "bytes": number(bytes),
-            "unknown_tiles": number(unknownTiles),
+            "id": .string(id), "url_template": .string(urlTemplate), "tiles": number(tiles),
+            "bytes": figure(bytes, unknown: unknownTiles), "known_bytes": number(bytes), "unknown_tiles": number(unknownTiles),
             "minzoom": zooms.map { number($0.lowerBound) } ?? .null,
             "maxzoom": zooms.map { number($0.upperBound) } ?? .null,
         ]
@@ -68,7 +72,8 @@ extension ByteBasis {
 extension ResourceTally {
     var json: JSONValue {
         .object([
-            "group": .string(group.rawValue), "count": number(count), "bytes": number(bytes),
+            "group": .string(group.rawValue), "count": number(count), "bytes": figure(bytes, unknown: unknown),
+            "known_bytes": number(bytes),
             "fetched": number(fetched), "stored": number(stored), "sampled": number(sampled),
             "estimated": number(estimated), "unknown": number(unknown),
         ])
@@ -76,3 +81,6 @@ extension ResourceTally {
 }
 
 private func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
+
+/// `value`, or null when `unknown` rows of unknown size are left out of it.
+private func figure(_ value: Int64, unknown: Int) -> JSONValue { unknown > 0 ? .null : number(value) }

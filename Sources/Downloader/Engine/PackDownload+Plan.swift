@@ -5,7 +5,8 @@ import StyleModel
 /// Planning: the style and TileJSONs (fetched, or read back when stored), then the plan, and the
 /// convergence of a redefined pack to it.
 extension PackDownload {
-    func makePlan() throws -> DownloadPlan {
+    /// The plan, and the style it was made from (the estimate is made again from it at the end).
+    func makePlan() throws -> (DownloadPlan, Style) {
         let styleURL = definition.styleURL
         let style = try document(url: styleURL, kind: .style)
         let walk = try Style(data: style, url: styleURL)
@@ -30,7 +31,17 @@ extension PackDownload {
         required.requiredTiles = plan.tileCount
         required.requiredIsPrecise = true
         lock.unlock()
-        return plan
+        return (plan, walk)
+    }
+
+    /// Once the run is over, the estimate it recorded when planning is made again from the
+    /// database: what had no size then (an empty database knows no tile's) has one now, so
+    /// `progress.json` and `packfs status` no longer show the planning's guess for good. A failure
+    /// here keeps the earlier estimate; the run's own outcome stands.
+    func recordEstimateAgain(_ plan: DownloadPlan, style: Style) {
+        guard let estimate = try? Estimate.make(plan: plan, style: style, definition: definition, fetched: [:], database: database)
+        else { return }
+        try? database.setEstimate(estimate.recordedJSON, of: region)
     }
 
     /// A document's content: stored and current (not being refreshed, or already revalidated

@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import StyleModel
 
 /// One run of a pack's download (or refresh), from planning to the last batch written.
 ///
@@ -75,9 +76,11 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// Runs to completion, error or suspension and returns the pack's final status.
     @discardableResult
     public func run() -> PackStatus {
+        var planned: (plan: DownloadPlan, style: Style)?
         do {
             try start()
-            let plan = try makePlan()
+            let (plan, style) = try makePlan()
+            planned = (plan, style)
             if !isStopped { try converge(to: plan) }
             try fetch(plan)
             waitUntilIdle()
@@ -89,7 +92,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             client.shutdown()
             lock.withLock { endStatistics = client.statistics }
         }
-        return finish()
+        let status = finish()
+        if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
+        return status
     }
 
     /// Stops the run; what is stored stays and the next run resumes from it.
