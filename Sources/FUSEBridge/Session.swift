@@ -56,7 +56,7 @@ final class Session: Sendable {
     }
 
     static func log(_ operation: StaticString, _ error: Error) {
-        FileHandle.standardError.write(Data("packfs: \(operation) failed with EIO: \(error)\n".utf8))
+        StandardError.write("packfs: \(operation) failed with EIO: \(error)\n")
     }
 }
 

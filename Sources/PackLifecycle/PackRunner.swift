@@ -76,6 +76,6 @@ struct PackRunner: Sendable {
 
     /// One line on stderr: the mount's log.
     func log(_ line: String) {
-        FileHandle.standardError.write(Data("packfs: \(line)\n".utf8))
+        StandardError.write("packfs: \(line)\n")
     }
 }

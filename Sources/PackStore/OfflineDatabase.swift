@@ -31,23 +31,43 @@ public final class OfflineDatabase: Sendable {
 
     /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
     /// `.readOnly`), and migrating versions 2-5. Refuses anything else without modifying it.
-    public static func open(path: String, mode: Mode = .command) throws -> OfflineDatabase {
+    /// `creating`: an absent (or empty) file becomes a fresh database. Only the commands that make
+    /// a database pass it (`mount`, `download`, `import`, `reset`): every other says the file does
+    /// not exist, and creates nothing.
+    public static func open(path: String, mode: Mode = .command, creating: Bool = true) throws -> OfflineDatabase {
         if mode == .readOnly {
-            guard case .offline = try FileInspection.inspect(path: path, recovering: false) else {
-                throw StoreError.fileNotFound(path: path)
+            switch try FileInspection.inspect(path: path, recovering: false) {
+            case .absent: throw StoreError.fileNotFound(path: path)
+            case .empty: throw emptyFile(path)
+            case .offline: break
             }
             return OfflineDatabase(
-                path: path, mode: mode, writer: try queue(path, readonly: true), lock: nil)
+                path: path, mode: mode, writer: try opening(path) { try queue(path, readonly: true) }, lock: nil)
         }
         // The lock first: only its holder may roll back what a dead process left (recovering).
-        let lock = try FileLock(path: path)
+        let lock = try FileLock(path: path, creating: creating)
         do {
             let inspection = try FileInspection.inspect(path: path, recovering: true)
-            let writer = try openWriter(path: path, mode: mode, inspection: inspection)
+            if !creating, inspection == .empty { throw emptyFile(path) }
+            let writer = try opening(path) { try openWriter(path: path, mode: mode, inspection: inspection) }
             return OfflineDatabase(path: path, mode: mode, writer: writer, lock: lock)
         } catch {
             lock.release()
             throw error
+        }
+    }
+
+    private static func emptyFile(_ path: String) -> StoreError {
+        .cannotOpen(path: path, reason: "holds no offline database (it is empty); it was left untouched")
+    }
+
+    /// SQLite's failures while opening (a full disk switching to WAL, a read-only file system)
+    /// as store errors that name the file.
+    private static func opening<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError.sqlite("\(path): \(error.message ?? error.description)")
         }
     }
 

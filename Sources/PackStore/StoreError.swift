@@ -4,6 +4,8 @@ import Foundation
 /// message (`description`) is enough for a user to act on.
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     case fileNotFound(path: String)
+    /// The file cannot be opened or read as a file: a directory, no permission, a read-only disk.
+    case cannotOpen(path: String, reason: String)
     case notSQLite(path: String)
     case notOfflineDatabase(path: String, missing: [String])
     case unsupportedSchemaVersion(path: String, version: Int)
@@ -26,6 +28,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .fileNotFound(let path):
             return "\(path): no such offline database"
+        case .cannotOpen(let path, let reason):
+            return "\(path): \(reason)"
         case .notSQLite(let path):
             return "\(path) is not an SQLite database; it was left untouched"
         case .notOfflineDatabase(let path, let missing):

@@ -19,7 +19,7 @@ struct DownloadCommand: ParsableCommand {
     func run() throws {
         let file = try readRegionFile(region)
         try PackName.validate(name)
-        let database = try db.openForDownload()
+        let database = try db.openForDownload(creating: true)
         defer { try? database.close() }
         let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
         let download = PackDownload(
@@ -38,7 +38,7 @@ struct RefreshCommand: ParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     func run() throws {
-        let database = try db.openForDownload()
+        let database = try db.openForDownload(creating: false)
         defer { try? database.close() }
         let pack = try database.pack(named: name)
         guard let definition = pack.definition else {

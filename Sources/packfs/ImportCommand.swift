@@ -25,7 +25,7 @@ struct ImportCommand: ParsableCommand {
     /// that cannot be imported.
     func run() throws {
         let source = try importing()
-        let database = try db.openForChange()
+        let database = try db.openForChange(creating: true)
         defer { try? database.close() }
         output.print(try source.write(into: database))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PackStore
 
 #if canImport(Glibc)
     import Glibc
@@ -83,6 +84,6 @@ enum MountPoint {
         guard process.terminationStatus == 0 else {
             throw CommandFailure("\(path): a dead PackFS mount is in the way and fusermount3 -u -z failed")
         }
-        FileHandle.standardError.write(Data("packfs: \(path): detached the mount of a PackFS daemon that had died\n".utf8))
+        StandardError.write("packfs: \(path): detached the mount of a PackFS daemon that had died\n")
     }
 }

@@ -90,8 +90,8 @@ final class TreeEvents: PackEventSink {
         do {
             try invalidate()
         } catch {
-            FileHandle.standardError.write(Data(
-                "packfs: pack \(region.rawValue): cached content may stay stale (cannot list what changed: \(error))\n".utf8))
+            StandardError.write(
+                "packfs: pack \(region.rawValue): cached content may stay stale (cannot list what changed: \(error))\n")
         }
     }
 }

@@ -18,17 +18,18 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .session)
     }
 
-    /// Opens for `download` and `refresh`: exclusive, created when absent, in the file's journal
+    /// Opens for `download` (`creating`) and `refresh`: exclusive, in the file's journal
     /// mode (DELETE, MapLibre's, for a file PackFS made). Nothing here needs WAL's concurrent
     /// readers, and WAL writes every page twice (log, then checkpoint, then a last checkpoint
     /// at close): DELETE took 7% off the benchmark download's CPU.
-    func openForDownload() throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .command)
+    func openForDownload(creating: Bool) throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .command, creating: creating)
     }
 
-    /// Opens for a change: refused while another PackFS process holds the database.
-    func openForChange() throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .command)
+    /// Opens for a change: refused while another PackFS process holds the database. Only
+    /// `import` creates an absent file: every other command says it does not exist.
+    func openForChange(creating: Bool = false) throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .command, creating: creating)
     }
 }
 

@@ -46,7 +46,7 @@ struct PackFSCommand: ParsableCommand {
         }
         if code.rawValue == ExitCode.validationFailure.rawValue {
             let line = message(for: error).replacingOccurrences(of: "\n", with: " ")
-            FileHandle.standardError.write(Data("packfs: \(line) (see 'packfs help')\n".utf8))
+            StandardError.write("packfs: \(line) (see 'packfs help')\n")
             Foundation.exit(2)
         }
         fail(String(describing: error))
@@ -54,7 +54,7 @@ struct PackFSCommand: ParsableCommand {
 
     static func fail(_ message: String) -> Never {
         let line = message.replacingOccurrences(of: "\n", with: " ")
-        FileHandle.standardError.write(Data("packfs: \(line)\n".utf8))
+        StandardError.write("packfs: \(line)\n")
         Foundation.exit(1)
     }
 }

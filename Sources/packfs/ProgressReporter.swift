@@ -18,7 +18,7 @@ enum ProgressReporter {
         }
         let status = download.run()
         signals.forEach { $0.cancel() }
-        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if terminal { StandardError.write("\n") }
         return status
     }
 
@@ -33,7 +33,7 @@ enum ProgressReporter {
                 guard terminal || final || now.timeIntervalSince(shown) >= 1 else { return }
                 shown = now
                 let line = describe(progress, name: name, width: terminal ? 30 : 0)
-                FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
+                StandardError.write((terminal ? "\r\u{1B}[K" + line : line + "\n"))
             }
         }
 

@@ -109,7 +109,7 @@ extension PackFilesystem {
             try database.settleDrops(of: region)
         } catch {
             // Unsettled drops are undone at the next mount: the files come back, nothing is lost.
-            FileHandle.standardError.write(Data("packfs: settling files removed from a pack failed: \(error)\n".utf8))
+            StandardError.write("packfs: settling files removed from a pack failed: \(error)\n")
         }
     }
 

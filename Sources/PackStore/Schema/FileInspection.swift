@@ -1,6 +1,10 @@
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What a file on disk is, found out without writing a byte to it. Opening for real happens only
 /// after this says the file is absent, empty, or an offline database PackFS can read.
 enum FileInspection: Equatable {
@@ -13,10 +17,16 @@ enum FileInspection: Equatable {
     /// write does at open (SQLite's own crash recovery, restoring the last committed state). A
     /// read-only caller gets `.interruptedTransaction` instead.
     static func inspect(path: String, recovering: Bool) throws -> FileInspection {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            return .absent
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return .absent }
+            throw StoreError.cannotOpen(path: path, reason: reason(errno))
         }
-        if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError.cannotOpen(
+                path: path, reason: status.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "not a regular file")
+        }
+        if status.st_size == 0 { return .empty }
         try checkHeader(path: path)
         do {
             return try classify(path: path, readonly: true)
@@ -56,11 +66,7 @@ enum FileInspection: Equatable {
     /// file as zeros and finds out only when a query reaches it, so a file cut after its schema
     /// would open, and a mount would write to it before any read failed.
     private static func checkHeader(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError.corrupt(path: path, detail: "cannot be read")
-        }
-        defer { try? handle.close() }
-        let header = [UInt8](handle.readData(ofLength: 100))
+        let header = try readHeader(path)
         guard header.starts(with: Array("SQLite format 3\0".utf8)) else { throw StoreError.notSQLite(path: path) }
         guard header.count == 100 else {
             throw StoreError.corrupt(path: path, detail: "\(header.count) bytes, shorter than an SQLite header")
@@ -68,9 +74,42 @@ enum FileInspection: Equatable {
         // A hot journal or a WAL beside the file holds pages the file lacks until SQLite's own
         // recovery puts them back: its size says nothing then.
         let companions = ["-journal", "-wal"].filter { FileManager.default.fileExists(atPath: path + $0) }
-        let size = (try? handle.seekToEnd()).map { Int64(clamping: $0) } ?? 0
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int64(status.st_size) : 0
         if companions.isEmpty, let detail = SQLiteHeader(header).problem(fileSize: size) {
             throw StoreError.corrupt(path: path, detail: detail)
+        }
+    }
+
+    /// The file's first 100 bytes (fewer if it is shorter), read with POSIX calls: Foundation's
+    /// `FileHandle.readData(ofLength:)` traps on a read error (EISDIR, EIO).
+    private static func readHeader(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.cannotOpen(path: path, reason: reason(errno)) }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 100)
+        var count = 0
+        while count < header.count {
+            let read = header.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.read(fd, base + count, buffer.count - count)
+            }
+            if read == 0 { break }
+            if read < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.cannotOpen(path: path, reason: reason(errno))
+            }
+            count += read
+        }
+        return Array(header.prefix(count))
+    }
+
+    /// The words for an errno in a message ("is a directory", "permission denied").
+    static func reason(_ code: Int32) -> String {
+        switch code {
+        case EISDIR: return "is a directory"
+        case ENOTDIR: return "a part of the path is not a directory"
+        default: return String(cString: strerror(code)).lowercased()
         }
     }
 

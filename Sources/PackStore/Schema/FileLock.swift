@@ -11,10 +11,14 @@ import Foundation
 final class FileLock: Sendable {
     private let descriptor: Int32
 
-    init(path: String) throws {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    /// `creating`: an absent file is created (the commands that make a database); otherwise it
+    /// is `fileNotFound`, and nothing is created.
+    init(path: String, creating: Bool) throws {
+        let fd = open(path, O_RDWR | O_CLOEXEC | (creating ? O_CREAT : 0), 0o644)
         guard fd >= 0 else {
-            throw StoreError.sqlite("cannot open \(path): \(String(cString: strerror(errno)))")
+            let cause = errno
+            if cause == ENOENT && !creating { throw StoreError.fileNotFound(path: path) }
+            throw StoreError.cannotOpen(path: path, reason: FileInspection.reason(cause))
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)

@@ -1,0 +1,27 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Lines for the user or the log on stderr, written with POSIX `write`. Foundation's
+/// `FileHandle.write(_:)` traps on any error (EPIPE when the reader is gone, ENOSPC or EIO when
+/// stderr is a log file on a full or failing disk): a message must never kill the process that
+/// tries to report something. What cannot be written is dropped.
+public enum StandardError {
+    public static func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.write(STDERR_FILENO, base + offset, buffer.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}
