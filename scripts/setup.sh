@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
-# Installs what PackFS needs to build and test on a fresh Debian machine (run as root, or with sudo).
+# Installs what PackFS needs on a fresh Debian machine (run as root, or with sudo):
+#   setup.sh            to build and run it (the main job, scripts/demo.sh, scripts/package.sh)
+#   setup.sh --tests    and to test it: Mesa EGL and pymgl (MapLibre Native) for the render tests,
+#                       Chromium, its driver, selenium and maplibre (MapLibre GL JS) for the web
+#                       tests, the reference tile-cover and PMTiles/MBTiles readers, strace.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libdeflate-dev libsqlite3-dev sqlite3 nginx-light pkg-config curl openssl python3-pip
-  libegl-mesa0 libgl1-mesa-dri  # headless rendering for the render tests (Mesa EGL, surfaceless)
-  chromium chromium-driver)  # the web-map test: MapLibre GL JS in headless Chromium (Tests/web)
+packages=(libfuse3-dev fuse3 libcurl4-openssl-dev zlib1g-dev libdeflate-dev libsqlite3-dev sqlite3 nginx-light
+  pkg-config curl openssl python3-pip)
+tests=false
+[ "${1:-}" = --tests ] && tests=true
+if $tests; then
+  packages+=(libegl-mesa0 libgl1-mesa-dri  # headless rendering for the render tests (Mesa EGL, surfaceless)
+    chromium chromium-driver  # the web-map test: MapLibre GL JS in headless Chromium (Tests/web)
+    strace)
+fi
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# Independent references for the tile-cover tests (test-only).
-python3 -c "import mercantile, supermercado" 2>/dev/null || pip install -q mercantile supermercado
-# MapLibre Native for the render test (Tests/render/render_compare.py; test-only).
-python3 -c "import pymgl" 2>/dev/null || pip install -q pymgl
-# Independent readers of what `packfs export` writes, and the browser test's driver and MapLibre GL JS
-# (test-only): pmtiles, pymbtiles, selenium, maplibre (ships maplibre/srcjs/maplibre-gl.js).
-python3 -c "import pmtiles, pymbtiles, selenium, maplibre" 2>/dev/null || pip install -q pmtiles pymbtiles selenium maplibre
+if $tests; then
+  # Independent references for the tile-cover tests.
+  python3 -c "import mercantile, supermercado" 2>/dev/null || pip install -q mercantile supermercado
+  # MapLibre Native for the render test (Tests/render/render_compare.py).
+  python3 -c "import pymgl" 2>/dev/null || pip install -q pymgl
+  # Independent readers of what `packfs export` writes, and the browser test's driver and MapLibre
+  # GL JS: pmtiles, pymbtiles, selenium, maplibre (ships maplibre/srcjs/maplibre-gl.js).
+  python3 -c "import pmtiles, pymbtiles, selenium, maplibre" 2>/dev/null || pip install -q pmtiles pymbtiles selenium maplibre
+fi
 # A Debian nginx package may start a system-wide server on port 80; PackFS's tests run their own.
 if command -v swift >/dev/null 2>&1; then :; elif [ -x /opt/swift/usr/bin/swift ]; then
   echo "note: add /opt/swift/usr/bin to PATH" >&2

@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
-./scripts/setup.sh
+./scripts/setup.sh --tests
 jobs="${PACKFS_TEST_JOBS:-3}"
 logs="$(mktemp -d /tmp/packfs-tests.XXXXXX)"
 started=$(date +%s)

@@ -10,11 +10,15 @@ struct PackFSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "packfs",
         abstract: "Offline map packs (MapLibre Native's offline database) as a filesystem.",
+        version: PackFSCommand.version,
         subcommands: [
             ListCommand.self, StatusCommand.self, RemoveCommand.self, CacheCommand.self,
             ResetCommand.self, MountCommand.self, DownloadCommand.self, RefreshCommand.self, EstimateCommand.self,
             ExportCommand.self, ImportCommand.self,
         ])
+
+    /// The release, as `packfs --version` prints it and the Debian package is named.
+    static let version = "0.9.0"
 
     static func main() {
         limitMallocArenas()

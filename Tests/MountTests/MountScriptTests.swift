@@ -85,6 +85,49 @@ final class MountScriptTests: XCTestCase {
         return nil
     }
 
+    /// `scripts/package.sh` builds the Debian package; installed with dpkg, its binary needs no
+    /// Swift library, `mount -t fuse.packfs` mounts through its helper, a tile reads, its
+    /// `umount.packfs` unmounts, and `dpkg -r` takes every file away again. (The class's other
+    /// tests install a helper of their own: one class, so never at the same time.)
+    func testTheDebianPackageInstallsMountsReadsAndUnmounts() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/bin/dpkg"), getuid() == 0 else {
+            if isCI { return XCTFail("dpkg and root are needed to install the package") }
+            throw XCTSkip("dpkg and root are needed to install the package")
+        }
+        let built = try Command.runApart(ProjectPaths.root.path + "/scripts/package.sh", [], timeout: 1800)
+        XCTAssertEqual(built.status, 0, built.stderr)
+        let deb = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb), built.stdout)
+        let installed = try Command.run("/usr/bin/dpkg", ["-i", deb])
+        defer { _ = try? Command.run("/usr/bin/dpkg", ["-r", "packfs"]) }
+        XCTAssertEqual(installed.status, 0, installed.text)
+        XCTAssertEqual(try Command.run("/usr/bin/packfs", ["--version"]).text.trimmingCharacters(in: .whitespacesAndNewlines), "0.9.0")
+        let libraries = try Command.run("/usr/bin/ldd", ["/usr/bin/packfs"]).text
+        XCTAssertFalse(libraries.contains("libswift") || libraries.contains("Foundation"), libraries)
+        for file in ["/sbin/mount.fuse.packfs", "/usr/sbin/umount.packfs", "/lib/systemd/system/packfs@.service",
+                     "/usr/share/man/man1/packfs.1.gz", "/usr/share/man/man8/mount.fuse.packfs.8.gz",
+                     "/usr/share/bash-completion/completions/packfs", "/usr/share/zsh/vendor-completions/_packfs"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: file), "the package installs \(file)")
+        }
+        let land = ProjectPaths.fixtures.appendingPathComponent("mbtiles/land.mbtiles").path
+        let imported = try Command.run("/usr/bin/packfs", ["import", db, land, "--name", "land"])
+        XCTAssertEqual(imported.status, 0, imported.text)
+        let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
+        let mounted = try Command.run("/bin/mount", ["-t", "fuse.packfs", db, mount.path], environment: environment)
+        XCTAssertEqual(mounted.status, 0, mounted.text)
+        let tile = try XCTUnwrap(FileManager.default.subpaths(atPath: mount.path + "/packs/land")?.first { $0.hasSuffix(".pbf") })
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: mount.path + "/packs/land/" + tile))
+        let size = try FileManager.default.attributesOfItem(atPath: mount.path + "/packs/land/" + tile)[.size] as? Int
+        XCTAssertFalse(bytes.isEmpty)
+        XCTAssertEqual(bytes.count, size)
+        let unmounted = try Command.run("/usr/sbin/umount.packfs", [mount.path], environment: environment)
+        XCTAssertEqual(unmounted.status, 0, unmounted.text)
+        XCTAssertFalse(mount.isMounted)
+        XCTAssertEqual(try Command.run("/usr/bin/dpkg", ["-r", "packfs"]).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/usr/bin/packfs"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/sbin/mount.fuse.packfs"))
+    }
+
     func testMountHelperRefusesUnknownArguments() throws {
         let bad = try run(script("mount.packfs"), [db, mount.path, "--bogus"])
         XCTAssertEqual(bad.status, 2)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the Debian package and prints its path: packfs_<version>_<arch>.deb in dist/.
+#
+# It holds a release binary linked with the Swift runtime statically (--static-swift-stdlib: the
+# device needs no Swift), /sbin/mount.fuse.packfs (mount -t fuse.packfs, fstab), umount.packfs,
+# the systemd unit packfs@.service, man pages packfs(1) (from the argument parser's help) and
+# mount.fuse.packfs(8), and bash and zsh completions (the argument parser's). Depends: names the
+# Debian packages of the libraries the binary links (its NEEDED entries, found with ldd and
+# dpkg -S), and fuse3.
+#
+#   scripts/package.sh [--scratch-path DIR]    (default .build-package)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+scratch=.build-package
+[ "${1:-}" = --scratch-path ] && scratch=$2
+./scripts/setup.sh >&2
+swift build -c release --product packfs --static-swift-stdlib --scratch-path "$scratch" >&2
+binary="$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/packfs"
+if ldd "$binary" | grep -q libswift; then echo "package.sh: $binary links a Swift library" >&2; exit 1; fi
+version=$("$binary" --version)
+arch=$(dpkg --print-architecture)
+root=$(mktemp -d /tmp/packfs-package.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+chmod 0755 "$root"  # the package's "/": mktemp's 0700 would be its mode
+
+install -D -m 0755 "$binary" "$root/usr/bin/packfs"
+strip --strip-unneeded "$root/usr/bin/packfs"
+install -D -m 0755 mount-scripts/mount.packfs "$root/sbin/mount.fuse.packfs"
+install -D -m 0755 mount-scripts/umount.packfs "$root/usr/sbin/umount.packfs"
+install -D -m 0644 mount-scripts/packfs@.service "$root/lib/systemd/system/packfs@.service"
+mkdir -p "$root/usr/share/man/man1" "$root/usr/share/man/man8"
+python3 scripts/package/manpage.py "$binary" "$version" | gzip -9n > "$root/usr/share/man/man1/packfs.1.gz"
+gzip -9n < scripts/package/mount.fuse.packfs.8 > "$root/usr/share/man/man8/mount.fuse.packfs.8.gz"
+ln -s mount.fuse.packfs.8.gz "$root/usr/share/man/man8/umount.packfs.8.gz"
+install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions"
+"$binary" --generate-completion-script bash > "$root/usr/share/bash-completion/completions/packfs"
+"$binary" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_packfs"
+
+# The Debian packages of the libraries the binary links itself (its NEEDED entries, where ldd
+# finds them), and fuse3 for fusermount3.
+needed=$(readelf -d "$binary" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
+depends=$(for name in $needed; do
+  library=$(ldd "$binary" | awk -v name="$name" '$1 == name { print $3 }')
+  [ -n "$library" ] || continue
+  dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library" 2>/dev/null || true
+done | cut -d: -f1 | sort -u | tr '\n' ' ')
+depends="fuse3, $(echo $depends | sed 's/ /, /g')"
+size=$(du -sk "$root" | cut -f1)
+mkdir -p "$root/DEBIAN"
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: packfs
+Version: $version
+Architecture: $arch
+Maintainer: PackFS developers <packfs@localhost>
+Installed-Size: $size
+Depends: $depends
+Section: utils
+Priority: optional
+Homepage: https://github.com/packfs/packfs
+Description: offline map packs as a filesystem
+ PackFS mounts the SQLite offline database of MapLibre Native (and the Mapbox Maps SDK's legacy
+ offline API) with FUSE: every pack is a directory of tiles, style.json, glyphs and sprites;
+ writing a region file downloads a pack; rm removes it.
+CONTROL
+mkdir -p dist
+deb="dist/packfs_${version}_${arch}.deb"
+dpkg-deb --root-owner-group --build "$root" "$deb" >&2
+echo "$(pwd)/$deb"
