@@ -77,7 +77,7 @@ let package = Package(
             dependencies: ["Interchange", "PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "MountTests",
             dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -22,6 +22,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case regionNotFound(RegionID)
     case invalidDefinition(field: String, reason: String)
     case invalidData(String)
+    /// A resource preloaded into the ambient cache that is larger than the cache's limit.
+    case overAmbientLimit(url: String, bytes: Int, limit: Int64)
     case sqlite(String)
 
     public var description: String {
@@ -60,6 +62,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             return "\(field): \(reason)"
         case .invalidData(let detail):
             return "invalid stored data: \(detail)"
+        case .overAmbientLimit(let url, let bytes, let limit):
+            return "\(url): \(bytes) bytes stored, over the ambient cache's limit of \(limit) bytes"
+                + " (`packfs cache DB limit BYTES` raises it)"
         case .sqlite(let detail):
             return "database error: \(detail)"
         }

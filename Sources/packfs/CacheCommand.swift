@@ -10,30 +10,46 @@ struct CacheCommand: ParsableCommand {
             clear       delete every ambient row
             invalidate  mark ambient rows for revalidation
             limit BYTES set the limit (suffixes K, M, G: powers of 1024) and trim to it
+            preload URL FILE
+                        store FILE's bytes under URL in the ambient cache, as if a renderer
+                        had fetched it (MGLOfflineStorage's preloadData), with --expires,
+                        --modified, --etag and --must-revalidate as its cache headers
             """)
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
-        case size, clear, invalidate, limit
+        case size, clear, invalidate, limit, preload
     }
 
     @OptionGroup var db: DatabaseOptions
-    @Argument(help: "size, clear, invalidate or limit.") var action: Action
-    @Argument(help: "With limit: the new limit in bytes.") var bytes: String?
+    @Argument(help: "size, clear, invalidate, limit or preload.") var action: Action
+    @Argument(help: "With limit: the new limit in bytes. With preload: URL and FILE.") var values: [String] = []
+    @OptionGroup var preloading: PreloadOptions
     @OptionGroup var output: OutputOptions
 
+    /// With limit: the limit (`validate` refused text that is none).
+    var bytes: String? { action == .limit ? values.first : nil }
+
     func validate() throws {
-        if action == .limit {
-            guard let bytes else { throw ValidationError("cache limit needs BYTES") }
+        switch action {
+        case .limit:
+            guard values.count == 1, let bytes else { throw ValidationError("cache limit needs BYTES") }
             guard ByteCount.parse(bytes) != nil else {
                 throw ValidationError("cache limit: \"\(bytes)\" is not a byte count (e.g. 52428800, 50M)")
             }
-        } else if bytes != nil {
-            throw ValidationError("cache \(action.rawValue) takes no BYTES")
+        case .preload:
+            guard values.count == 2 else { throw ValidationError("cache preload needs URL and FILE") }
+            try preloading.validate(url: values[0])
+        case .size, .clear, .invalidate:
+            guard values.isEmpty else { throw ValidationError("cache \(action.rawValue) takes no arguments") }
+        }
+        if action != .preload && preloading.isSet {
+            throw ValidationError("--expires, --modified, --etag, --must-revalidate, --kind and --disk-quota go with preload")
         }
     }
 
     func run() throws {
         if action == .size { return try printSize() }
+        if action == .preload { return try preload(url: values[0], file: values[1]) }
         let database = try db.openForChange()
         defer { try? database.close() }
         switch action {
@@ -44,7 +60,7 @@ struct CacheCommand: ParsableCommand {
         case .invalidate:
             let rows = try database.invalidateAmbient()
             output.json ? printJSON(.object(["invalidated": .number(Double(rows))])) : print("invalidated \(rows) ambient rows")
-        case .size: break
+        case .size, .preload: break
         }
     }
 
@@ -64,7 +80,7 @@ struct CacheCommand: ParsableCommand {
         }
     }
 
-    private func report(_ eviction: EvictionReport) {
+    func report(_ eviction: EvictionReport) {
         if output.json {
             printJSON(.object([
                 "removed_resources": .number(Double(eviction.resources)),

@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+
+/// What `preload` stored and what making room for it evicted.
+public struct PreloadReport: Equatable, Sendable {
+    public var id: ResourceID
+    /// Bytes as stored (compressed when that is smaller, DESIGN section 1).
+    public var storedBytes: Int
+    public var evicted: EvictionReport
+}
+
+extension OfflineDatabase {
+    /// MGLOfflineStorage's `preloadData:forURL:modificationDate:expirationDate:eTag:mustRevalidate:`:
+    /// `content` goes into the ambient cache under `url`, as if a renderer had fetched it (a row a
+    /// pack holds already gets the new bytes and headers, as MapLibre's put does). One transaction:
+    /// the ambient cache is trimmed to its limit (least recently accessed first, so never the row
+    /// just stored) and `diskQuota` is enforced, or nothing is written. A resource larger than
+    /// the ambient limit is refused: it would be evicted the moment it was stored.
+    public func preload(
+        url: String, kind: ResourceKind, content: Data, headers: CacheHeaders, diskQuota: Int64?
+    ) throws -> PreloadReport {
+        let stored = StoredData.encoding(content)
+        let report = try wrap {
+            try write { batch -> PreloadReport in
+                let limit = try AmbientCache.limit(batch.database)
+                guard Int64(stored.storedSize) <= limit else {
+                    throw StoreError.overAmbientLimit(url: url, bytes: stored.storedSize, limit: limit)
+                }
+                let id = try batch.putResource(url: url, kind: kind, data: stored, headers: headers)
+                var evicted = try AmbientCache.trim(batch.database, to: limit)
+                if let diskQuota {
+                    let more = try batch.enforce(diskQuota: diskQuota)
+                    evicted.resources += more.resources
+                    evicted.tiles += more.tiles
+                    evicted.bytes += more.bytes
+                }
+                return PreloadReport(id: id, storedBytes: stored.storedSize, evicted: evicted)
+            }
+        }
+        try incrementalVacuum()
+        return report
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import PackStore
+
+/// The kind of resource a URL names, read off its shape alone (`packfs cache preload`, which is
+/// given a URL and bytes and nothing else): `mapbox://` URLs by MapLibre's own forms (styles,
+/// fonts, sprites, tilesets), others by the file name the style spec's conventions give them (a
+/// glyph range `0-255.pbf`, `sprite@2x.png`, `*.geojson`). What says nothing is `.unknown`, the
+/// kind MapLibre's `preloadData` itself stores every resource under: a resource is found by its
+/// URL whatever its kind.
+public enum ResourceKindGuess {
+    public static func kind(of url: String) -> ResourceKind {
+        if MapboxURL.isMapbox(url) { return mapboxKind(url) }
+        guard let components = URLComponents(string: url) else { return .unknown }
+        let name = (components.path as NSString).lastPathComponent.lowercased()
+        let stem = (name as NSString).deletingPathExtension
+        switch (name as NSString).pathExtension {
+        case "pbf" where stem.range(of: #"^\d+-\d+$"#, options: .regularExpression) != nil: return .glyphs
+        case "json" where stem.hasPrefix("sprite") || components.path.lowercased().contains("/sprites/"):
+            return .spriteJSON
+        case "png" where stem.hasPrefix("sprite") || components.path.lowercased().contains("/sprites/"):
+            return .spriteImage
+        case "geojson": return .source
+        case "json" where stem.contains("style") || components.path.lowercased().contains("/styles/"): return .style
+        case "json" where stem.contains("tiles") || components.path.lowercased().contains("/tiles/"): return .source
+        case "png", "jpg", "jpeg", "webp", "gif": return .image
+        default: return .unknown
+        }
+    }
+
+    /// mapbox://styles/..., mapbox://fonts/..., mapbox://sprites/...(.json|.png), mapbox://ids.
+    private static func mapboxKind(_ url: String) -> ResourceKind {
+        let rest = url.dropFirst(MapboxURL.scheme.count)
+        let path = rest.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        if path.hasPrefix("styles/") { return .style }
+        if path.hasPrefix("fonts/") { return .glyphs }
+        if path.hasPrefix("sprites/") { return path.hasSuffix(".png") ? .spriteImage : .spriteJSON }
+        if path.hasPrefix("tiles/") { return .unknown }
+        return path.contains("/") ? .unknown : .source
+    }
+}
