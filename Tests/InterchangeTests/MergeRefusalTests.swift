@@ -13,11 +13,11 @@ final class MergeRefusalTests: MergeTestCase {
         try makeTarget()
         try makeSide()
         let (bytes, rows) = (try fileBytes(targetPath), try dump())
-        // The target holds 2 tiles; the side brings 5 it lacks (its ambient tile included).
-        assertRefused(MergeOptions(maxTiles: 6), saying: "merging would add 5 tiles to the 2 the database holds; the tile limit is 6")
+        // The target holds 2 tiles; the side's packs bring 4 it lacks (its ambient tile stays behind).
+        assertRefused(MergeOptions(maxTiles: 5), saying: "merging would add 4 tiles to the 2 the database holds; the tile limit is 5")
         XCTAssertEqual(try fileBytes(targetPath), bytes)
         XCTAssertEqual(try dump(), rows)
-        XCTAssertEqual(try DatabaseMerge(path: sidePath, options: MergeOptions(maxTiles: 7)).write(into: target).tiles.new, 5)
+        XCTAssertEqual(try DatabaseMerge(path: sidePath, options: MergeOptions(maxTiles: 6)).write(into: target).tiles.new, 4)
     }
 
     func testAnErrorHalfwayRollsEverythingBack() throws {
@@ -109,7 +109,7 @@ final class MergeRefusalTests: MergeTestCase {
         try makeSide(version: 5)
         let before = try fileBytes(sidePath)
         let report = try DatabaseMerge(path: sidePath).write(into: target)
-        XCTAssertEqual(report.tiles, MergeReport.RowCounts(new: 5, updated: 1, present: 1, skipped: 0, linked: 7))
+        XCTAssertEqual(report.tiles, MergeReport.RowCounts(new: 4, updated: 1, present: 1, skipped: 0, linked: 7, ambient: 1))
         XCTAssertEqual(try target.packs().map(\.name), ["trip", "trip-2", "city", "region-4"])
         XCTAssertEqual(try fileBytes(sidePath), before, "migrated on a copy")
         let version = try Command.run("/usr/bin/sqlite3", [sidePath, "PRAGMA user_version"])

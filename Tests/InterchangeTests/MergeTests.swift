@@ -20,12 +20,13 @@ final class MergeTests: MergeTestCase {
         XCTAssertEqual(report.packs.map(\.name), ["trip-2", "city", "region-4"])
         XCTAssertEqual(report.packs.map(\.sideName), ["trip", "city", "region-3"])
         XCTAssertEqual(report.packs.map(\.added), [true, true, true])
-        XCTAssertEqual(report.tiles, MergeReport.RowCounts(new: 5, updated: 1, present: 1, skipped: 0, linked: 7))
-        XCTAssertEqual(report.resources, MergeReport.RowCounts(new: 2, updated: 0, present: 1, skipped: 0, linked: 3))
+        XCTAssertEqual(report.tiles, MergeReport.RowCounts(new: 4, updated: 1, present: 1, skipped: 0, linked: 7, ambient: 1))
+        XCTAssertEqual(report.resources, MergeReport.RowCounts(new: 1, updated: 0, present: 1, skipped: 0, linked: 3, ambient: 1))
         let totals = try target.databaseCounts()
-        XCTAssertEqual([totals.packs, totals.tiles, totals.resources], [4, 7, 3])
-        XCTAssertEqual(try target.ambientUsage().tiles, 1, "the side's ambient tile, held by no pack")
-        XCTAssertEqual(try target.ambientUsage().resources, 1)
+        XCTAssertEqual([totals.packs, totals.tiles, totals.resources], [4, 6, 2])
+        XCTAssertEqual(try target.ambientUsage().tiles, 0, "the side's ambient tile stays behind, as MapLibre's merge leaves it")
+        XCTAssertEqual(try target.ambientUsage().resources, 0)
+        XCTAssertTrue(report.lines.contains { $0.contains("1 left behind (the file's ambient cache)") }, "\(report.lines)")
 
         XCTAssertEqual(try members("trip").tiles, 2, "the target's own pack is as it was")
         XCTAssertEqual(try members("trip").resources, 1)
@@ -93,8 +94,8 @@ final class MergeTests: MergeTestCase {
         XCTAssertEqual(try dump(), before)
         XCTAssertEqual(again.packs.map(\.added), [false, false, false])
         XCTAssertEqual(again.packs.map(\.name), ["trip-2", "city", "region-4"])
-        XCTAssertEqual(again.tiles, MergeReport.RowCounts(new: 0, updated: 0, present: 7, skipped: 0, linked: 0))
-        XCTAssertEqual(again.resources, MergeReport.RowCounts(new: 0, updated: 0, present: 3, skipped: 0, linked: 0))
+        XCTAssertEqual(again.tiles, MergeReport.RowCounts(new: 0, updated: 0, present: 6, skipped: 0, linked: 0, ambient: 1))
+        XCTAssertEqual(again.resources, MergeReport.RowCounts(new: 0, updated: 0, present: 2, skipped: 0, linked: 0, ambient: 1))
         XCTAssertTrue(again.lines.contains("already present: pack \"trip-2\" (\"trip\" in \(sidePath))"), "\(again.lines)")
     }
 
@@ -125,34 +126,36 @@ final class MergeTests: MergeTestCase {
         XCTAssertEqual(try target.status(of: try target.pack(named: "done").id), status)
     }
 
-    func testTheSidesAmbientRowsAreTrimmedToTheTargetsLimit() throws {
+    /// The target's own ambient cache is trimmed to its limit as any write trims it; the side's
+    /// ambient rows never arrive, whatever either limit says.
+    func testTheTargetsAmbientCacheIsTrimmedAndTheSidesNeverArrives() throws {
         try makeTarget()
         try makeSide()
+        try target.write { batch in
+            _ = try batch.putTile(key(5, 0, 0), data: .encoding(Data("the target's own ambient tile".utf8)), headers: CacheHeaders())
+        }
         try target.setAmbientLimit(1)
         let report = try DatabaseMerge(path: sidePath).write(into: target)
-        XCTAssertEqual(report.evicted.tiles, 1)
-        XCTAssertEqual(report.evicted.resources, 1)
+        XCTAssertEqual(report.evicted, EvictionReport(), "the target's ambient tile went with the limit, before the merge")
         XCTAssertEqual(try target.ambientUsage().tiles, 0)
         XCTAssertEqual(try target.databaseCounts().tiles, 6, "every pack tile stays")
-    }
-
-    func testTheSidesOwnAmbientLimitIsNotTheTargets() throws {
         let sideDatabase = try OfflineDatabase.open(path: sidePath, mode: .command)
         try sideDatabase.setAmbientLimit(0)
         try sideDatabase.write { batch in
             _ = try batch.putTile(key(3, 0, 0), data: .encoding(Data("ambient".utf8)), headers: CacheHeaders())
         }
         try sideDatabase.close()
-        let report = try DatabaseMerge(path: sidePath).write(into: target)
-        XCTAssertEqual(report.evicted, EvictionReport())
-        XCTAssertEqual(try target.ambientUsage().tiles, 1)
+        try target.setAmbientLimit(1 << 20)
+        XCTAssertEqual(try DatabaseMerge(path: sidePath).write(into: target).tiles.new, 0)
+        XCTAssertEqual(try target.ambientUsage().tiles, 0)
     }
 
     func testTheReportPrintsAsJSON() throws {
         try makeTarget()
         try makeSide()
         let json = try DatabaseMerge(path: sidePath).write(into: target).json
-        XCTAssertEqual(json["tiles"]?["new"], .number(5))
+        XCTAssertEqual(json["tiles"]?["new"], .number(4))
+        XCTAssertEqual(json["tiles"]?["ambient"], .number(1))
         XCTAssertEqual(json["resources"]?["present"], .number(1))
         XCTAssertEqual(json["packs"]?.array?.compactMap { $0["name"]?.string }, ["trip-2", "city", "region-4"])
         XCTAssertEqual(json["packs"]?.array?.first?["side_name"], .string("trip"))

@@ -14,8 +14,9 @@ import PackStore
 ///    (`MergedTable`); memberships added; the ambient cache trimmed to its limit. Any error
 ///    rolls all of it back.
 ///
-/// Unlike MapLibre, the side's ambient rows come along (as ambient cache), the side's own
-/// PackFS pack states come with its packs, and versions 2 to 5 are migrated rather than refused.
+/// As in MapLibre's merge, only what the side's packs hold comes (the side's ambient cache stays
+/// behind). Unlike MapLibre, the side's own PackFS pack states come with its packs, and versions
+/// 2 to 5 are migrated rather than refused.
 public final class DatabaseMerge: PackImport {
     /// The file to merge, as given.
     public let path: String

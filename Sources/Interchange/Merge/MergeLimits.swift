@@ -2,7 +2,8 @@ import GRDB
 
 /// The database-wide tile caps a merge must respect, the downloader's: `--max-tiles` over every
 /// tile, and MapLibre's Mapbox limit over tiles with a `mapbox://` template. As with a download,
-/// every stored tile counts, ambient ones too (MapLibre's merge counts only the side's pack tiles).
+/// every stored tile counts, ambient ones too; of the side, the tiles its packs hold (the only
+/// ones a merge takes).
 public struct MergeOptions: Sendable {
     /// Tiles in the whole database at most after the merge; nil for no cap.
     public var maxTiles: Int?
@@ -23,7 +24,8 @@ enum MergeLimits {
         let new = try totals(db, sql: """
             SELECT COUNT(*), COALESCE(SUM(st.url_template LIKE 'mapbox://%'), 0)
             FROM (SELECT DISTINCT url_template, pixel_ratio, z, x, y FROM side.tiles st
-                  WHERE \(MergeSQL.wellTypedTile)) st
+                  WHERE \(MergeSQL.wellTypedTile)
+                    AND EXISTS (SELECT 1 FROM side.region_tiles sm WHERE sm.tile_id = st.id)) st
             WHERE NOT EXISTS (SELECT 1 FROM main.tiles t WHERE \(MergeSQL.sameTile))
             """)
         if let max = options.maxTiles, new.all > 0, stored.all + new.all > max {

@@ -24,9 +24,12 @@ public struct MergeReport: InterchangeSummary, Equatable {
         public var skipped = 0
         /// Memberships added: (pack, row) pairs the target's packs did not hold yet.
         public var linked = 0
+        /// Side rows no side pack holds (its ambient cache), left behind as MapLibre's merge leaves them.
+        public var ambient = 0
 
-        public init(new: Int = 0, updated: Int = 0, present: Int = 0, skipped: Int = 0, linked: Int = 0) {
+        public init(new: Int = 0, updated: Int = 0, present: Int = 0, skipped: Int = 0, linked: Int = 0, ambient: Int = 0) {
             (self.new, self.updated, self.present, self.skipped, self.linked) = (new, updated, present, skipped, linked)
+            self.ambient = ambient
         }
     }
 
@@ -35,7 +38,8 @@ public struct MergeReport: InterchangeSummary, Equatable {
     public var packs: [PackEntry] = []
     public var tiles = RowCounts()
     public var resources = RowCounts()
-    /// What trimming the ambient cache to its limit removed after the side's ambient rows came in.
+    /// What trimming the ambient cache to its limit removed after the merge (rows that were the
+    /// target's newer copies of side rows may have left a pack meanwhile: none in practice).
     public var evicted = EvictionReport()
 
     /// Lines for a person: one per pack, one per table.
@@ -47,6 +51,7 @@ public struct MergeReport: InterchangeSummary, Equatable {
         for (label, counts) in [("tiles", tiles), ("resources", resources)] {
             var line = "\(label): \(counts.new) new, \(counts.updated) newer than the stored ones, \(counts.present) already present"
             if counts.skipped > 0 { line += ", \(counts.skipped) skipped (keys of the wrong type)" }
+            if counts.ambient > 0 { line += ", \(counts.ambient) left behind (the file's ambient cache)" }
             lines.append(line)
         }
         if evicted.tiles + evicted.resources > 0 {
@@ -61,7 +66,7 @@ public struct MergeReport: InterchangeSummary, Equatable {
         func rows(_ counts: RowCounts) -> JSONValue {
             .object([
                 "new": number(counts.new), "updated": number(counts.updated), "present": number(counts.present),
-                "skipped": number(counts.skipped), "linked": number(counts.linked),
+                "skipped": number(counts.skipped), "linked": number(counts.linked), "ambient": number(counts.ambient),
             ])
         }
         return .object([

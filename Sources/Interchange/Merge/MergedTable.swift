@@ -3,7 +3,8 @@ import GRDB
 /// One of the two tables of rows a merge moves (tiles or resources), and the set-based SQL that
 /// moves it: rows newer in the side file replace the target's in place (row ids kept), rows the
 /// target lacks are inserted, then each side pack's memberships are added to its target pack
-/// (`INSERT OR IGNORE`). Side rows no side pack holds arrive as ambient cache.
+/// (`INSERT OR IGNORE`). Only rows a side pack holds come, as MapLibre's merge takes them (its SQL
+/// joins `side.region_tiles`): the side file's ambient cache stays behind, counted as `ambient`.
 struct MergedTable {
     let table: String
     let membership: String
@@ -29,8 +30,10 @@ struct MergedTable {
 
     func merge(_ db: Database, now: Int64) throws -> MergeReport.RowCounts {
         var counts = MergeReport.RowCounts()
+        let held = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM side.\(table) \(side) WHERE \(inSidePack)") ?? 0
         let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM side.\(table)") ?? 0
-        let usable = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM side.\(table) \(side) WHERE \(wellTyped)") ?? 0
+        let usable = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM side.\(table) \(side) WHERE \(wellTyped) AND \(inSidePack)") ?? 0
         try db.execute(sql: updateSQL, arguments: [now])
         counts.updated = db.changesCount
         try db.execute(sql: insertSQL, arguments: [now])
@@ -38,8 +41,14 @@ struct MergedTable {
         try db.execute(sql: linkSQL)
         counts.linked = db.changesCount
         counts.present = max(0, usable - counts.new - counts.updated)
-        counts.skipped = all - usable
+        counts.skipped = held - usable
+        counts.ambient = all - held
         return counts
+    }
+
+    /// The side row is held by a side pack (through the side's membership index on its column).
+    private var inSidePack: String {
+        "EXISTS (SELECT 1 FROM side.\(membership) sm WHERE sm.\(memberColumn) = \(side).id)"
     }
 
     /// A side value for a target column: MapLibre's NOT NULL columns get their defaults when an
@@ -62,7 +71,7 @@ struct MergedTable {
         return """
             UPDATE main.\(table) AS \(target) SET \(sets.joined(separator: ", "))
             FROM side.\(table) AS \(side)
-            WHERE \(sameRow) AND \(wellTyped) AND \(MergeSQL.sideIsNewer(side, target))
+            WHERE \(sameRow) AND \(wellTyped) AND \(inSidePack) AND \(MergeSQL.sideIsNewer(side, target))
             """
     }
 
@@ -73,7 +82,7 @@ struct MergedTable {
         return """
             INSERT INTO main.\(table) (\(columns.joined(separator: ", ")))
             SELECT \(columns.map(value).joined(separator: ", ")) FROM side.\(table) \(side)
-            WHERE \(wellTyped) AND NOT EXISTS (SELECT 1 FROM main.\(table) \(target) WHERE \(sameRow))
+            WHERE \(wellTyped) AND \(inSidePack) AND NOT EXISTS (SELECT 1 FROM main.\(table) \(target) WHERE \(sameRow))
             ORDER BY \(side).id
             ON CONFLICT DO NOTHING
             """
