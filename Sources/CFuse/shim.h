@@ -7,6 +7,9 @@
 #include <fuse3/fuse_lowlevel.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -80,3 +83,39 @@ static inline int packfs_install_wake_handler(void) {
 
 // The first exit signal since the chain was made, or 0.
 static inline int packfs_exit_signal_received(void) { return packfs_exit_chain_state()->received; }
+
+// libfuse's own messages (an unknown -o option, a mount that failed). While a mount is being set
+// up they are kept (appended: libfuse writes one message in pieces), so that the mount's error can say it in its one line (printed
+// as well, it ran into that line); otherwise they go to stderr as libfuse prints them. Set up on
+// one thread before any worker runs.
+struct packfs_fuse_log {
+    int capturing;
+    char last[512];
+};
+
+static inline struct packfs_fuse_log *packfs_fuse_log_state(void) {
+    static struct packfs_fuse_log state;
+    return &state;
+}
+
+static inline void packfs_fuse_log_handler(enum fuse_log_level level, const char *format, va_list arguments) {
+    (void)level;
+    struct packfs_fuse_log *state = packfs_fuse_log_state();
+    if (state->capturing) {
+        size_t used = strnlen(state->last, sizeof state->last);
+        if (used + 1 < sizeof state->last) vsnprintf(state->last + used, sizeof state->last - used, format, arguments);
+        return;
+    }
+    vfprintf(stderr, format, arguments);
+}
+
+/// Starts (1) or ends (0) keeping libfuse's messages; starting forgets the last one.
+static inline void packfs_fuse_log_capture(int on) {
+    struct packfs_fuse_log *state = packfs_fuse_log_state();
+    if (on) state->last[0] = 0;
+    state->capturing = on;
+    fuse_set_log_func(packfs_fuse_log_handler);
+}
+
+/// The messages kept ("" when none).
+static inline const char *packfs_fuse_log_last(void) { return packfs_fuse_log_state()->last; }

@@ -30,18 +30,27 @@ public final class FUSEMount: Sendable {
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
-        case invalidOptions([String])
-        case mountFailed(String)
+        /// libfuse refused the options; `detail` is what it said (an unknown option).
+        case invalidOptions([String], detail: String)
+        /// The kernel refused the mount; `detail` is what libfuse said.
+        case mountFailed(String, detail: String)
         case signalHandlersFailed
         case loopFailed(errno: Int32)
 
         public var description: String {
             switch self {
-            case .invalidOptions(let options): return "libfuse rejected the options \(options)"
-            case .mountFailed(let path): return "cannot mount on \(path) (see the message above)"
+            case .invalidOptions(let options, let detail):
+                return "libfuse rejected the options \(options.joined(separator: ","))" + Self.said(detail)
+            case .mountFailed(let path, let detail): return "cannot mount on \(path)" + Self.said(detail)
             case .signalHandlersFailed: return "cannot install the signal handlers"
             case .loopFailed(let code): return "the FUSE session failed: \(String(cString: strerror(code)))"
             }
+        }
+
+        /// libfuse's message, on the same line: ": fuse: unknown option(s): `-o x'".
+        private static func said(_ detail: String) -> String {
+            let line = detail.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+            return line.isEmpty ? "" : ": " + line
         }
     }
 
@@ -72,9 +81,17 @@ public final class FUSEMount: Sendable {
     public func run(mounted: () -> Void = {}) throws -> Int32 {
         let userdata = Unmanaged.passRetained(Session(filesystem: filesystem, caching: options.caching, notifier: notifier))
         defer { userdata.release() }
-        guard let session = makeSession(userdata.toOpaque()) else { throw Failure.invalidOptions(options.mountOptions) }
+        packfs_fuse_log_capture(1)
+        guard let session = makeSession(userdata.toOpaque()) else {
+            packfs_fuse_log_capture(0)
+            throw Failure.invalidOptions(options.mountOptions, detail: String(cString: packfs_fuse_log_last()))
+        }
         defer { fuse_session_destroy(session) }
-        guard fuse_session_mount(session, mountpoint) == 0 else { throw Failure.mountFailed(mountpoint) }
+        guard fuse_session_mount(session, mountpoint) == 0 else {
+            packfs_fuse_log_capture(0)
+            throw Failure.mountFailed(mountpoint, detail: String(cString: packfs_fuse_log_last()))
+        }
+        packfs_fuse_log_capture(0)
         defer {
             fuse_session_unmount(session)
             notifier.waitUntilIdle()

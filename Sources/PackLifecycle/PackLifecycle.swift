@@ -45,8 +45,9 @@ public protocol PackEventSink: AnyObject, Sendable {
 public enum LifecycleError: Error, Equatable, CustomStringConvertible {
     /// The pack cannot run: it is in state `error` with `reason`, and the log said so.
     case packFailed(name: String, reason: String)
-    /// The pack is being removed: nothing more runs for it.
-    case packRemoved(RegionID)
+    /// The pack is being removed: nothing more runs for it. Its name, when it can still be read
+    /// (never the row id, which means nothing to a user).
+    case packRemoved(name: String?)
     /// The manager stopped (the mount is ending): nothing more runs until the next mount.
     case stopped
     /// The pack was imported from an MBTiles or PMTiles file (`ImportedFiles`): no server holds it.
@@ -55,7 +56,8 @@ public enum LifecycleError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .packFailed(let name, let reason): return "pack \(name): \(reason)"
-        case .packRemoved(let region): return "pack \(region.rawValue) is being removed"
+        case .packRemoved(let name):
+            return (name.map { "pack \($0)" } ?? "the pack") + " is being removed; write its region file again once it is gone"
         case .stopped: return "the mount is stopping; the pack runs at the next mount"
         case .imported(let name):
             return "pack \(name) was imported from a file: there is no server to download or refresh it from"

@@ -114,7 +114,7 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         // Refused: the lane closed for a removal, or for the stop, after which a download stays
         // recorded `active` for the next mount and a new refresh is refused (one recorded
         // before stays recorded).
-        guard lock.withLock({ stopped }) else { throw LifecycleError.packRemoved(region) }
+        guard lock.withLock({ stopped }) else { throw LifecycleError.packRemoved(name: try? database.pack(id: region).name) }
         if mode == .refresh { throw LifecycleError.stopped }
     }
 

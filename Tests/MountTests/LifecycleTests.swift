@@ -85,7 +85,8 @@ final class LifecycleTests: MountedTestCase {
         let fuse = FUSEMount(filesystem: MemoryFilesystem(), mountpoint: other.path,
                              options: FUSEMount.Options(mountOptions: ["no_such_option"], handlesSignals: false))
         XCTAssertThrowsError(try fuse.run()) { error in
-            XCTAssertEqual(error as? FUSEMount.Failure, .invalidOptions(["no_such_option"]))
+            XCTAssertEqual(error as? FUSEMount.Failure, .invalidOptions(["no_such_option"], detail: "fuse: unknown option(s): `-o no_such_option'\n"))
+            XCTAssertEqual(String(describing: error).split(separator: "\n").count, 1, "one line")
         }
     }
 

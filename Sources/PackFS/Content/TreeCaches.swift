@@ -25,9 +25,11 @@ public final class TreeCaches: Sendable {
         self.kernel = kernel
     }
 
-    /// The layout of `pack`, parsed at most once a second (`LayoutCache`).
+    /// The layout of `pack` (`LayoutCache`): parsed at most once a second while the pack
+    /// downloads, and once for good when it is complete.
     func layout(of pack: Pack) throws -> PackLayout {
-        try layouts.layout(for: pack) { try PackLayout.load($0, from: database) }
+        let complete = (try? database.status(of: pack.id).state == .complete) ?? false
+        return try layouts.layout(for: pack, complete: complete) { try PackLayout.load($0, from: database) }
     }
 
     /// Forgets the cached sizes, contents and layout of one pack (after a change in it: a
@@ -98,16 +100,26 @@ public final class TreeCaches: Sendable {
 /// its first raster tile (which fixes the source's extension) moments after its style.
 final class LayoutCache: Sendable {
     static let lifetime: TimeInterval = 1
-    private let entries = LockedState<[RegionID: (layout: PackLayout, loaded: Date)]>([:])
+    private struct Entry {
+        var layout: PackLayout
+        var loaded: Date
+        /// Whether the pack was complete when the layout was read: a complete pack's stored
+        /// style and TileJSONs no longer change, so its layout is kept until `remove`; one read
+        /// while it downloaded is read again once it is complete, however young (the TileJSON may
+        /// have come after it: a tile asked for the moment `progress.json` said "complete" was
+        /// not found while the run's end had not reached `forgetPack` yet).
+        var complete: Bool
+    }
+    private let entries = LockedState<[RegionID: Entry]>([:])
 
-    func layout(for pack: Pack, load: (Pack) throws -> PackLayout) throws -> PackLayout {
-        if let entry = entries.withLock({ $0[pack.id] }), entry.layout.pack == pack,
-            Date().timeIntervalSince(entry.loaded) < Self.lifetime
+    func layout(for pack: Pack, complete: Bool, load: (Pack) throws -> PackLayout) throws -> PackLayout {
+        if let entry = entries.withLock({ $0[pack.id] }), entry.layout.pack == pack, entry.complete == complete,
+            complete || Date().timeIntervalSince(entry.loaded) < Self.lifetime
         {
             return entry.layout
         }
         let layout = try load(pack)
-        entries.withLock { $0[pack.id] = (layout, Date()) }
+        entries.withLock { $0[pack.id] = Entry(layout: layout, loaded: Date(), complete: complete) }
         return layout
     }
 

@@ -111,7 +111,12 @@ extension PackFilesystem {
         guard let submission = drafts.submission(name: name) else { return }
         let reason = refusal(of: submission)
         recordRegionFileVerdict(name: submission.name, reason: reason)
-        if let pack = try? database.pack(named: submission.name) { caches.forgetPack(pack.id) }
+        let pack = try? database.pack(named: submission.name)
+        if let pack { caches.forgetPack(pack.id) }
+        // A refused new file written without an open (no release will come) goes at once:
+        // `<name>.error` says why, and nothing is left to show under the name or to stand in
+        // the way of `rm` for the 2 s a settle would take.
+        if reason != nil, pack == nil, drafts.isImplicit(name: submission.name) { drafts.discard(name: submission.name) }
         packsChanged(submission.name + Self.regionSuffix, submission.name, submission.name + ".error")
         if let reason { throw FilesystemError.invalid(reason) }
     }

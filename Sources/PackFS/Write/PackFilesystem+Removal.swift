@@ -20,7 +20,11 @@ extension PackFilesystem {
                 rejections.clear(name: String(name.dropLast(".error".count)))
                 packsChanged(name)
             case .pack(let region, .regionFile): try removePack(region, request)
-            case .draft: throw FilesystemError.busy
+            case .draft:
+                // `rm` of a region file still being written: its text goes unjudged, as the
+                // bytes of an unlinked file go. Nothing was stored for it.
+                drafts.discard(name: String(name.dropLast(Self.regionSuffix.count)))
+                packsChanged(name)
             default:
                 guard target.region != nil else { throw try refusal(under: parent) }
                 try keepDirectory(try node(parent), request)

@@ -213,6 +213,17 @@ final class RegionDrafts: Sendable {
         }
     }
 
+    /// Drops `name`'s draft whatever its state (`rm` of a region file being written, a text just
+    /// refused): its handles are forgotten, and a later write through one of them is refused.
+    func discard(name: String) {
+        state.withLock { state in
+            state.byName[name] = nil
+            state.nameByHandle = state.nameByHandle.filter { $0.value != name }
+            state.implicitByName[name] = nil
+            state.lastImplicitChange[name] = nil
+        }
+    }
+
     /// Whether `name`'s draft has an implicit handle (one no release will close).
     func isImplicit(name: String) -> Bool { state.withLock { $0.implicitByName[name] != nil } }
 
