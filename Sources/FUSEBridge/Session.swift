@@ -40,7 +40,10 @@ final class Session: Sendable {
             do {
                 reply = try work(session, caller(req))
             } catch let error as FilesystemError {
-                if case .io = error { log(operation, error) }
+                switch error {
+                case .io, .noSpace: log(operation, error)
+                default: break
+                }
                 reply = .error(error.errno)
             } catch {
                 log(operation, error)
@@ -56,7 +59,7 @@ final class Session: Sendable {
     }
 
     static func log(_ operation: StaticString, _ error: Error) {
-        StandardError.write("packfs: \(operation) failed with EIO: \(error)\n")
+        StandardError.write("packfs: \(operation) failed: \(error)\n")
     }
 }
 

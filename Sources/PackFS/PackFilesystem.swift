@@ -157,6 +157,8 @@ public final class PackFilesystem: Filesystem, Sendable {
             return try body(Request(self))
         } catch let error as FilesystemError {
             throw error
+        } catch StoreError.diskFull(let path) {
+            throw FilesystemError.noSpace("\(path): the disk is full")
         } catch {
             throw FilesystemError.io(String(describing: error))
         }

@@ -67,7 +67,7 @@ public final class OfflineDatabase: Sendable {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw StoreError.sqlite("\(path): \(error.message ?? error.description)")
+            throw storeError(error, path: path)
         }
     }
 
@@ -125,14 +125,24 @@ public final class OfflineDatabase: Sendable {
         // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
         let settled = Result { if mode == .session { try settleDrops() } }
         readers.close()
-        try writer.close()
-        if mode == .session {
-            let queue = try Self.queue(path, readonly: false)
-            _ = try queue.writeWithoutTransaction { db in
-                try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+        let closed = Result {
+            try wrap {
+                try writer.close()
+                if mode == .session {
+                    let queue = try Self.queue(path, readonly: false)
+                    _ = try queue.writeWithoutTransaction { db in
+                        try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+                    }
+                    try queue.close()
+                }
             }
-            try queue.close()
         }
+        if mode == .session, FileManager.default.fileExists(atPath: path + "-wal") {
+            // SQLite keeps the log when it cannot copy it back (a full disk): nothing is lost,
+            // the next open applies it, but the file is not one file yet, and the user must know.
+            throw StoreError.walLeft(path: path)
+        }
+        try closed.get()
         try settled.get()
     }
 
@@ -157,7 +167,13 @@ public final class OfflineDatabase: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.sqlite("\(path): \(error.message ?? error.description)")
+            throw Self.storeError(error, path: path)
         }
+    }
+
+    /// A full disk is said as such (ENOSPC on the mount); any other SQLite failure names the file.
+    static func storeError(_ error: DatabaseError, path: String) -> StoreError {
+        if error.resultCode == .SQLITE_FULL { return .diskFull(path: path) }
+        return .sqlite("\(path): \(error.message ?? error.description)")
     }
 }

@@ -14,6 +14,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// roll it back.
     case interruptedTransaction(path: String)
     case inUse(path: String)
+    /// SQLite's SQLITE_FULL: the disk holding the database is full; the change was rolled back.
+    case diskFull(path: String)
+    /// A session closed without folding its write-ahead log back into the file (a full disk).
+    case walLeft(path: String)
     case invalidPackName(String, reason: String)
     case duplicatePackName(String)
     /// A new name whose bytes differ from an existing pack's name only in Unicode normalisation.
@@ -45,6 +49,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .interruptedTransaction(let path):
             return "\(path) holds a transaction a process left unfinished when it died; any command that"
                 + " changes the database (mount, download, remove) rolls it back"
+        case .diskFull(let path):
+            return "\(path): the disk is full (database or disk is full); nothing of this change was stored"
+        case .walLeft(let path):
+            return "\(path): could not be made one file again (is its disk full?): its last changes are safe in"
+                + " \(path)-wal, beside it, which the next open applies; keep the two files together"
         case .inUse(let path):
             return "\(path) is in use by another PackFS process (mounted or downloading)"
         case .invalidPackName(let name, let reason):

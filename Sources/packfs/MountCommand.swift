@@ -37,7 +37,7 @@ struct MountCommand: ParsableCommand {
         }
         let readOnly = Self.words(options).contains("ro")
         let database = try readOnly ? db.openForReading() : db.openForSession()
-        defer { try? database.close() }
+        defer { report(closing: database) }
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
             readOnly: readOnly,
@@ -50,6 +50,16 @@ struct MountCommand: ParsableCommand {
             try parts.mount.run(mounted: Background.tellParent)
         } catch {
             throw CommandFailure("mounting \(self.mountpoint) failed: \(error)")
+        }
+    }
+
+    /// A database that did not close cleanly (a full disk keeps its log beside it) says so in
+    /// the log: an unmount has nobody else to tell.
+    private func report(closing database: OfflineDatabase) {
+        do {
+            try database.close()
+        } catch {
+            StandardError.write("packfs: \(error)\n")
         }
     }
 

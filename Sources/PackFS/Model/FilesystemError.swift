@@ -30,6 +30,8 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
     /// An extended attribute PackFS does not keep; ENOTSUP so that `cp -a` and `mv` into
     /// `packs/` skip it quietly, as they do on file systems without xattrs.
     case notSupported
+    /// The database's disk is full: the change was not made (its transaction rolled back).
+    case noSpace(String)
     /// Anything unexpected; the bridge logs the cause.
     case io(String)
 
@@ -50,6 +52,7 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
         case .tooLarge: return EFBIG
         case .busy: return EBUSY
         case .notSupported: return ENOTSUP
+        case .noSpace: return ENOSPC
         case .io: return EIO
         }
     }
@@ -58,6 +61,7 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalid(let reason): return "invalid: \(reason)"
         case .io(let cause): return "I/O error: \(cause)"
+        case .noSpace(let cause): return "no space: \(cause)"
         default: return "errno \(errno)"
         }
     }
