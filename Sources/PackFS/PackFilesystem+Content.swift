@@ -79,6 +79,11 @@ extension PackFilesystem {
     /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache, the file's
     /// pages in use and free, and the disk quota.
     private func statusJSON() throws -> Data {
+        // A file deleted or replaced under the mount: the figures cannot be read any more, and
+        // what the user must know is that, and what happens to the data.
+        if let problem = database.fileProblem {
+            return Data((JSONValue.object(["problem": .string(problem)]).compactText + "\n").utf8)
+        }
         let counts = try database.databaseCounts()
         let disk = try database.diskUsage()
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
@@ -100,6 +105,7 @@ extension PackFilesystem {
                 "free_bytes": number(disk.freeBytes),
                 "quota": diskQuota.map(number) ?? .null,
             ]),
+            "problem": .null,
         ])
         return Data((status.compactText + "\n").utf8)
     }

@@ -18,6 +18,9 @@ public final class OfflineDatabase: Sendable {
     /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
     let readers: ReaderPool
     private let lock: FileLock?
+    /// The file the writer opened (nil read-only): a write into one deleted or replaced since is
+    /// refused (`FileIdentity`).
+    let identity: FileIdentity?
     /// Set by the first `close()`: a second one (or `deinit` after one) does nothing.
     private let closed = LockedState(false)
 
@@ -27,6 +30,7 @@ public final class OfflineDatabase: Sendable {
         self.writer = writer
         self.lock = lock
         self.readers = ReaderPool(path: path)
+        identity = lock == nil ? nil : FileIdentity.of(path)
     }
 
     /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
@@ -123,6 +127,7 @@ public final class OfflineDatabase: Sendable {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
         defer { lock?.release() }
         // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
+        if mode != .readOnly, fileProblem != nil { return try closeWithoutItsFile() }
         let settled = Result { if mode == .session { try settleDrops() } }
         readers.close()
         let closed = Result {
@@ -148,11 +153,41 @@ public final class OfflineDatabase: Sendable {
 
     deinit { try? close() }
 
+    /// The file was deleted or replaced while open: what the writer still sees (its log
+    /// included) is copied into a new file at the path, or beside it when another file is there
+    /// now, and the old one's log goes with the writer. Nothing is written to a file at the path
+    /// that is not this database's. Throws `fileGone` saying where the copy is.
+    private func closeWithoutItsFile() throws {
+        readers.close()
+        let target = recoveryPath()
+        let staging = target + ".partial-\(UUID().uuidString)"
+        let copied = Result {
+            let copy = try DatabaseQueue(path: staging)
+            try writer.backup(to: copy)
+            try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+            try copy.close()
+        }
+        // The copy holds everything; the old file's log and index go with it. When the path is
+        // free, the ones left beside it are the old file's (SQLite keeps a deleted file's log):
+        // they must not meet the copy. When another file is there, they may be its own.
+        try? writer.close()
+        if target == path {
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        guard case .success = copied, rename(staging, target) == 0 else {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw StoreError.fileGone("\(path) was deleted or replaced while in use, and what it held could not be saved")
+        }
+        throw StoreError.fileGone(
+            "\(path) was deleted or replaced while in use; what it held was saved to \(target)")
+    }
+
     /// Runs `body` in one write transaction: all of it commits, or none of it does. The rows it
     /// stores are stamped `accessed` now, or at `notBefore` if that is later (a refresh's rows:
     /// PendingRefresh.swift).
     public func write<T>(notBefore: Int64? = nil, _ body: (StoreBatch) throws -> T) throws -> T {
         let now = max(unixNow(), notBefore ?? 0)
+        try requireOwnFile()
         return try wrap { try writer.write { db in try body(StoreBatch(db: db, now: now, statuses: statuses)) } }
     }
 

@@ -14,6 +14,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// roll it back.
     case interruptedTransaction(path: String)
     case inUse(path: String)
+    /// The database's file was deleted or replaced while a session held it open (`FileIdentity`).
+    case fileGone(String)
     /// SQLite's SQLITE_FULL: the disk holding the database is full; the change was rolled back.
     case diskFull(path: String)
     /// A session closed without folding its write-ahead log back into the file (a full disk).
@@ -49,6 +51,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .interruptedTransaction(let path):
             return "\(path) holds a transaction a process left unfinished when it died; any command that"
                 + " changes the database (mount, download, remove) rolls it back"
+        case .fileGone(let problem):
+            return problem
         case .diskFull(let path):
             return "\(path): the disk is full (database or disk is full); nothing of this change was stored"
         case .walLeft(let path):

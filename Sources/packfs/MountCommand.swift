@@ -38,6 +38,7 @@ struct MountCommand: ParsableCommand {
         let readOnly = Self.words(options).contains("ro")
         let database = try readOnly ? db.openForReading() : db.openForSession()
         defer { report(closing: database) }
+        try database.openReaders(threads)
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
             readOnly: readOnly,

@@ -28,6 +28,7 @@ extension OfflineDatabase {
             packList.invalidate()
             statuses.invalidateAll()
         }
+        try requireOwnFile()
         return try wrap {
             try writer.writeWithoutTransaction { db in
                 try db.execute(sql: "ATTACH DATABASE ? AS side", arguments: [path])

@@ -22,6 +22,13 @@ final class ReaderPool: @unchecked Sendable {  // `idle` (SQLite handles) and `c
         return try body(connection)
     }
 
+    /// Opens `count` connections ahead of need: a mount's readers then keep reading the file
+    /// they opened if it is deleted under them (a connection opened later finds nothing there).
+    func warm(_ count: Int) throws {
+        let opened = try (0..<min(count, maxIdle)).map { _ in try ReadConnection(path: path) }
+        lock.withLock { idle.append(contentsOf: opened) }
+    }
+
     /// Closes the idle connections and refuses new ones: the session's `close()` must be the
     /// file's last user to take it out of WAL mode.
     func close() {

@@ -1,0 +1,59 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which file a database opened: its device and inode. A mount holds its file for days; if the
+/// file is deleted (or another put in its place) meanwhile, the connections keep the old one open
+/// and every change would go into a file nobody can see (and a new empty one would appear at
+/// the path when the session closed). Checked before each write, it turns that into an error
+/// that says what happened (`StoreError.fileGone`).
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path` now; nil when there is none.
+    static func of(_ path: String) -> FileIdentity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+}
+
+extension OfflineDatabase {
+    /// Why the file at `path` is no longer the one this database opened, or nil while it is.
+    public var fileProblem: String? {
+        guard let identity else { return nil }
+        guard let now = FileIdentity.of(path) else {
+            return "\(path) was deleted while in use: changes are refused; what it held is saved when it closes"
+        }
+        guard now == identity else {
+            return "\(path) was replaced by another file while in use: changes are refused; what it held is"
+                + " saved beside it when it closes"
+        }
+        return nil
+    }
+
+    /// Opens the mount's read connections ahead of need (one per FUSE thread): they keep reading
+    /// the file they opened should it be deleted while mounted.
+    public func openReaders(_ count: Int) throws { try readers.warm(count) }
+
+    /// Throws `fileGone` when the file at `path` is not the one this database opened.
+    func requireOwnFile() throws {
+        if let problem = fileProblem { throw StoreError.fileGone(problem) }
+    }
+
+    /// Where a session whose file went saves what it held: the path itself when it is free, else
+    /// beside it (`<path>.recovered`, `<path>.recovered-2`...).
+    func recoveryPath() -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return path }
+        var candidate = path + ".recovered"
+        var serial = 1
+        while FileManager.default.fileExists(atPath: candidate) {
+            serial += 1
+            candidate = path + ".recovered-\(serial)"
+        }
+        return candidate
+    }
+}
