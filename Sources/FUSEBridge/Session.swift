@@ -41,12 +41,13 @@ final class Session: Sendable {
                 reply = try work(session, caller(req))
             } catch let error as FilesystemError {
                 switch error {
-                case .io, .noSpace: log(operation, error)
+                case .io: log(operation, "EIO", error)
+                case .noSpace: log(operation, "ENOSPC", error)
                 default: break
                 }
                 reply = .error(error.errno)
             } catch {
-                log(operation, error)
+                log(operation, "EIO", error)
                 reply = .error(EIO)
             }
             reply.send(req, file: file)
@@ -58,8 +59,10 @@ final class Session: Sendable {
         return Caller(uid: context.pointee.uid, gid: context.pointee.gid, pid: context.pointee.pid)
     }
 
-    static func log(_ operation: StaticString, _ error: Error) {
-        StandardError.write("packfs: \(operation) failed: \(error)\n")
+    /// One line per failure the user cannot see the cause of: the operation, the errno the
+    /// caller got, and why.
+    static func log(_ operation: StaticString, _ errno: String, _ error: Error) {
+        StandardError.write("packfs: \(operation) failed with \(errno): \(error)\n")
     }
 }
 
