@@ -64,7 +64,7 @@ extension PackFilesystem {
             }
             return .source(region, SourceRef(index: index, primary: false), .directory)
         case (.glyphs, _):
-            if let stack = try fontStacks(layout).first(where: { $0.name == name }) { return .fontStack(region, stack.id) }
+            if let stack = try request.fontStacks(region).first(where: { $0.name == name }) { return .fontStack(region, stack.id) }
             guard let id = vacancies.stack(region: region, named: name) else { throw FilesystemError.notFound }
             return .fontStack(region, id)
         case (.sprites, _):
@@ -152,8 +152,13 @@ extension PackFilesystem {
     private func glyphChild(named name: String, stack: ResourceID, in region: RegionID, _ request: Request)
         throws -> Node
     {
+        if let held = try request.fontStacks(region).first(where: { $0.id == stack }) {
+            guard let range = held.ranges.first(where: { $0.file.name == name }) else { throw FilesystemError.notFound }
+            return .resource(region, range.id)
+        }
+        // A stack emptied by `rm` (or whose lowest range went), by the name it had.
         let layout = try request.layout(region)
-        guard let stackName = try fontStackName(stack, in: layout),
+        guard let stackName = vacancies.stackName(region: region, id: stack),
             let file = layout.fontStacks.first(where: { $0.name == stackName })?.files.first(where: { $0.name == name }),
             let id = try database.packResourceID(url: file.url, in: region)
         else { throw FilesystemError.notFound }
@@ -204,7 +209,7 @@ extension PackFilesystem {
     }
 
     /// The directory name of the stack named by row `id` (or emptied by `rm`, by the name it had).
-    func fontStackName(_ id: ResourceID, in layout: PackLayout) throws -> String? {
-        try fontStacks(layout).first(where: { $0.id == id })?.name ?? vacancies.stackName(region: layout.pack.id, id: id)
+    func fontStackName(_ id: ResourceID, in region: RegionID, _ request: Request) throws -> String? {
+        try request.fontStacks(region).first(where: { $0.id == id })?.name ?? vacancies.stackName(region: region, id: id)
     }
 }

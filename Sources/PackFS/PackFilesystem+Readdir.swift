@@ -55,7 +55,7 @@ extension PackFilesystem {
                 return (source.declared.directoryName, .source(region, ref, .directory), Int64(3 + index))
             }
         case .pack(let region, .glyphs):
-            all = try fontStacks(try request.layout(region)).map {
+            all = try request.fontStacks(region).map {
                 ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue)
             }
         case .pack(let region, .sprites): all = try spriteChildren(region, request)
@@ -156,7 +156,7 @@ extension PackFilesystem {
     }
 
     private func rangeChildren(_ region: RegionID, stack: ResourceID, _ request: Request) throws -> [Child] {
-        let stacks = try fontStacks(try request.layout(region))
+        let stacks = try request.fontStacks(region)
         // An emptied stack (or one whose lowest range went) is found by the name it had.
         let vacated = vacancies.stackName(region: region, id: stack)
         guard let stack = stacks.first(where: { $0.id == stack }) ?? stacks.first(where: { $0.name == vacated }) else {

@@ -19,6 +19,7 @@ final class Request {
         var pack: Pack
         var layout: PackLayout?
         var isComplete: Bool?
+        var fontStacks: [PackFilesystem.FontStack]?
     }
 
     init(_ filesystem: PackFilesystem) { self.filesystem = filesystem }
@@ -44,6 +45,16 @@ final class Request {
         let layout = try filesystem.caches.layout(of: pack)
         if memo?.region == region { memo?.layout = layout }
         return layout
+    }
+
+    /// The pack's font stacks with the ranges it holds (`PackFilesystem.fontStacks`), read once
+    /// per request: a stack's listing looks up each of its files, up to 256 in one request.
+    func fontStacks(_ region: RegionID) throws -> [PackFilesystem.FontStack] {
+        let layout = try layout(region)
+        if let stacks = memo?.fontStacks, memo?.region == region { return stacks }
+        let stacks = try filesystem.fontStacks(layout)
+        if memo?.region == region { memo?.fontStacks = stacks }
+        return stacks
     }
 
     /// The layout and the source `ref` names; `.stale` when the style no longer has it.

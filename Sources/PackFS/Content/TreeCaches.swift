@@ -98,7 +98,12 @@ public final class TreeCaches: Sendable {
 
 /// Parsed layouts by pack, kept for a second: a pack being downloaded gains its TileJSON and
 /// its first raster tile (which fixes the source's extension) moments after its style.
-final class LayoutCache: Sendable {
+///
+/// One thread at a time parses a pack's layout: the others wait for its result, or, where a
+/// layout only older than the lifetime is kept, take that one meanwhile. (Parsing a style and
+/// its glyph files is the dearest thing a lookup does: eight FUSE threads each parsing it
+/// again the moment it expired made a glyph read under ThreadSanitizer take 10 s.)
+final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `generation` are guarded by `condition`
     static let lifetime: TimeInterval = 1
     private struct Entry {
         var layout: PackLayout
@@ -110,21 +115,59 @@ final class LayoutCache: Sendable {
         /// not found while the run's end had not reached `forgetPack` yet).
         var complete: Bool
     }
-    private let entries = LockedState<[RegionID: Entry]>([:])
+    private enum Claim {
+        case kept(PackLayout)
+        case load(generation: Int)
+    }
+    private let condition = NSCondition()
+    private var entries: [RegionID: Entry] = [:]
+    /// Packs whose layout a thread is parsing now.
+    private var loading: Set<RegionID> = []
+    /// Counts `remove`s: a parse that began before one does not keep its result.
+    private var generation = 0
 
     func layout(for pack: Pack, complete: Bool, load: (Pack) throws -> PackLayout) throws -> PackLayout {
-        if let entry = entries.withLock({ $0[pack.id] }), entry.layout.pack == pack, entry.complete == complete,
-            complete || Date().timeIntervalSince(entry.loaded) < Self.lifetime
-        {
-            return entry.layout
+        let loadingGeneration: Int
+        switch claim(pack, complete: complete) {
+        case .kept(let layout): return layout
+        case .load(let generation): loadingGeneration = generation
+        }
+        defer {
+            condition.withLock {
+                loading.remove(pack.id)
+                condition.broadcast()
+            }
         }
         let layout = try load(pack)
-        entries.withLock { $0[pack.id] = Entry(layout: layout, loaded: Date(), complete: complete) }
+        condition.withLock {
+            if generation == loadingGeneration { entries[pack.id] = Entry(layout: layout, loaded: Date(), complete: complete) }
+        }
         return layout
     }
 
-    func remove(_ region: RegionID) { entries.withLock { $0[region] = nil } }
+    /// A layout to use now, or the caller's turn to parse one.
+    private func claim(_ pack: Pack, complete: Bool) -> Claim {
+        condition.withLock {
+            while true {
+                let entry = entries[pack.id].flatMap { $0.layout.pack == pack && $0.complete == complete ? $0 : nil }
+                if let entry, complete || Date().timeIntervalSince(entry.loaded) < Self.lifetime { return .kept(entry.layout) }
+                if !loading.contains(pack.id) {
+                    loading.insert(pack.id)
+                    return .load(generation: generation)
+                }
+                if let entry { return .kept(entry.layout) }  // expired: another thread is reading it again
+                condition.wait()
+            }
+        }
+    }
+
+    func remove(_ region: RegionID) {
+        condition.withLock {
+            entries[region] = nil
+            generation += 1
+        }
+    }
 
     /// The layout kept for `region`, if any (whatever its age).
-    func cached(_ region: RegionID) -> PackLayout? { entries.withLock { $0[region]?.layout } }
+    func cached(_ region: RegionID) -> PackLayout? { condition.withLock { entries[region]?.layout } }
 }

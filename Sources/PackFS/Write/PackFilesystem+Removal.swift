@@ -122,7 +122,7 @@ extension PackFilesystem {
         switch directory {
         case .column(let region, let ref, let z, let x): vacancies.vacate(region: region, source: ref.index, z: z, x: x)
         case .fontStack(let region, let id):
-            guard let name = try fontStackName(id, in: try request.layout(region)) else { return }
+            guard let name = try fontStackName(id, in: region, request) else { return }
             vacancies.vacate(region: region, stack: id, name: name)
         default: break
         }

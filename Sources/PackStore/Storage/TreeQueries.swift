@@ -149,18 +149,4 @@ extension OfflineDatabase {
         }
         return try id.flatMap { try packTile(TileID(rawValue: $0), in: set.region) }
     }
-
-    /// Row ids and URLs of the pack's resources of one kind, by row id (through the membership
-    /// index: as many rows as the pack holds resources, never the whole table). A row whose id
-    /// or URL does not decode names no file and is left out.
-    public func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)] {
-        try read { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: TreeSQL.resourcesOfKind), arguments: [region.rawValue, kind.rawValue]
-            ).compactMap { row in
-                guard let id: Int64 = row.lenient("id"), let url: String = row.lenient("url") else { return nil }
-                return (id: ResourceID(rawValue: id), url: url)
-            }
-        }
-    }
 }

@@ -22,6 +22,7 @@ extension OfflineDatabase {
         static let sizesTableExists = ReadQuery(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(StoreBatch.sizesTable)'")
         static let holdsResource = ReadQuery(TreeSQL.holdsResource)
+        static let resourcesOfKind = ReadQuery(TreeSQL.resourcesOfKind)
     }
 
     /// The row of a tile with content that the pack holds, or nil.
@@ -109,6 +110,22 @@ extension OfflineDatabase {
             .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)), .int(Int64(after)),
             .int(lastRow), .int(set.region.rawValue), .int(Int64(limit)),
         ]
+    }
+
+    /// Row ids and URLs of the pack's resources of one kind, by row id (through the membership
+    /// index: as many rows as the pack holds resources, never the whole table). A row whose id
+    /// does not decode names no file and is left out. On a raw connection: a glyph lookup asks
+    /// for the pack's glyphs (a few hundred rows), and through GRDB copying the rows was half
+    /// of a glyph directory's listing.
+    public func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)] {
+        var found: [(id: ResourceID, url: String)] = []
+        try readers.withConnection { connection in
+            try connection.each(TreeRead.resourcesOfKind, [.int(region.rawValue), .int(Int64(kind.rawValue))]) { row in
+                if let id = row.integer(0), let url = row.text(1) { found.append((id: ResourceID(rawValue: id), url: url)) }
+                return true
+            }
+        }
+        return found
     }
 
     /// The row of the resource stored under `url`, if `region` holds it.

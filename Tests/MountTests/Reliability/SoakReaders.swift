@@ -21,6 +21,8 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
         var missing = 0
         var listings = 0
         var failures: [String] = []
+        /// The longest read or listing that ended, and its path: how close the run came to a hang.
+        var slowest: (seconds: TimeInterval, path: String) = (0, "")
     }
 
     private let targets: [Target]
@@ -79,7 +81,7 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
         begin(reader, target.path)
         let outcome = Self.readFile(target.path, cold: cold)
         lock.withLock {
-            current[reader] = nil
+            end(reader)
             stats.reads += 1
             switch outcome {
             case .success(let data) where data == target.expected: stats.exact += 1
@@ -94,7 +96,7 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
         begin(reader, directory + "/")
         let code = Self.listDirectory(directory)
         lock.withLock {
-            current[reader] = nil
+            end(reader)
             stats.listings += 1
             if code != 0 && code != ENOENT { stats.failures.append("readdir \(directory): \(String(cString: strerror(code)))") }
         }
@@ -102,6 +104,13 @@ final class SoakReaders: @unchecked Sendable {  // `stats` and `current` are gua
 
     private func begin(_ reader: Int, _ path: String) {
         lock.withLock { current[reader] = (path, Date()) }
+    }
+
+    /// Called holding `lock`.
+    private func end(_ reader: Int) {
+        guard let (path, started) = current.removeValue(forKey: reader) else { return }
+        let seconds = Date().timeIntervalSince(started)
+        if seconds > stats.slowest.seconds { stats.slowest = (seconds, path) }
     }
 
     struct Errno: Error {

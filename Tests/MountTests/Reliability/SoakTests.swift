@@ -92,6 +92,7 @@ final class SoakTests: CrashRigTestCase {
         XCTAssertEqual(activities.failures.prefix(10), [], "activities")
         let cycles = activities.cycles
         let samples = memory.all
+        print(String(format: "soak: slowest read %.2f s (%@)", reads.slowest.seconds, reads.slowest.path))
         print("soak: slowest cycles \(activities.slowest.mapValues { String(format: "%.1f s", $0) })")
         let step = max(1, samples.count / 12)
         print("soak: RSS KiB every \(Double(step) / 2) s: \(stride(from: 0, to: samples.count, by: step).map { samples[$0].rss })")
