@@ -87,16 +87,20 @@ extension PackFilesystem {
         let counts = try database.databaseCounts()
         let disk = try database.diskUsage()
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
+        // Figures not counted yet (a database an app filled: counted once, in the background)
+        // are null, and `counting` says so.
+        func counted<T: BinaryInteger>(_ value: T) -> JSONValue { counts.counted ? number(value) : .null }
         let status: JSONValue = .object([
             "packs": number(counts.packs),
             "bytes": number(counts.bytes),
-            "resources": number(counts.resources),
-            "tiles": number(counts.tiles),
+            "resources": counted(counts.resources),
+            "tiles": counted(counts.tiles),
+            "counting": .bool(!counts.counted),
             "tile_limit": tileLimit.map(number) ?? .null,
             "ambient_cache": .object([
-                "bytes": number(counts.ambient.bytes),
-                "resources": number(counts.ambient.resources),
-                "tiles": number(counts.ambient.tiles),
+                "bytes": counted(counts.ambient.bytes),
+                "resources": counted(counts.ambient.resources),
+                "tiles": counted(counts.ambient.tiles),
                 "limit": number(counts.ambientLimit),
             ]),
             "disk": .object([

@@ -23,6 +23,9 @@ public final class OfflineDatabase: Sendable {
     let identity: FileIdentity?
     /// Set by the first `close()`: a second one (or `deinit` after one) does nothing.
     private let closed = LockedState(false)
+    /// Set once a write committed with `Counting`'s tables and triggers in the file.
+    private let counting = LockedState(false)
+    let backgroundCount = BackgroundCount()
 
     private init(path: String, mode: Mode, writer: any DatabaseWriter, lock: FileLock?) {
         self.path = path
@@ -125,6 +128,7 @@ public final class OfflineDatabase: Sendable {
     /// journal mode first, so the file is a single self-contained file again.
     public func close() throws {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
+        stopCounting()
         defer { lock?.release() }
         // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
         if mode != .readOnly, fileProblem != nil { return try closeWithoutItsFile() }
@@ -188,7 +192,20 @@ public final class OfflineDatabase: Sendable {
     public func write<T>(notBefore: Int64? = nil, _ body: (StoreBatch) throws -> T) throws -> T {
         let now = max(unixNow(), notBefore ?? 0)
         try requireOwnFile()
-        return try wrap { try writer.write { db in try body(StoreBatch(db: db, now: now, statuses: statuses)) } }
+        return try wrap {
+            try writer.write { db in
+                try keepCounting(db)
+                return try body(StoreBatch(db: db, now: now, statuses: statuses))
+            }
+        }
+    }
+
+    /// Makes `Counting`'s tables and triggers in the first write transaction, before any row
+    /// changes: from then on every change is counted as it is made.
+    func keepCounting(_ db: Database) throws {
+        guard !counting.withLock({ $0 }) else { return }
+        try Counting.install(db)
+        db.afterNextTransaction(onCommit: { [counting] _ in counting.withLock { $0 = true } })
     }
 
     /// Runs `body` with a consistent read snapshot (never waits for a writer in a session).

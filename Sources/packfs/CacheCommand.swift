@@ -67,8 +67,15 @@ struct CacheCommand: ParsableCommand {
     private func printSize() throws {
         let database = try db.openForReading()
         defer { try? database.close() }
-        let usage = try database.ambientUsage()
         let limit = try database.ambientLimit()
+        guard let usage = try database.ambientUsage() else {
+            if output.json {
+                printJSON(.object(["bytes": .null, "limit": .number(Double(limit)), "resources": .null, "tiles": .null, "counting": .bool(true)]))
+            } else {
+                print("ambient cache: \(notCountedYet); limit \(humanBytes(limit)) (\(limit) bytes)")
+            }
+            return
+        }
         if output.json {
             printJSON(.object([
                 "bytes": .number(Double(usage.bytes)), "limit": .number(Double(limit)),

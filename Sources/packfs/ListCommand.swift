@@ -18,17 +18,23 @@ struct ListCommand: ParsableCommand {
         }
         print(pad("NAME", 24) + pad("STATE", 10) + pad("TILES", 16) + pad("RESOURCES", 16) + "SIZE")
         for (pack, progress) in rows {
-            let tiles = "\(progress.counts.tiles)/\(progress.requiredTiles)"
-            let resources = "\(progress.completedResources)/\(progress.requiredResources)"
+            let counted = progress.counted
+            let tiles = "\(counted ? "\(progress.counts.tiles)" : "?")/\(progress.requiredTiles)"
+            let resources = "\(counted ? "\(progress.completedResources)" : "?")/\(progress.requiredResources)"
             print(pad(pack.name, 24) + pad(progress.status.state.rawValue, 10) + pad(tiles, 16)
-                + pad(resources, 16) + humanBytes(progress.completedBytes))
+                + pad(resources, 16) + (counted ? humanBytes(progress.completedBytes) : "?"))
         }
+        if rows.contains(where: { !$0.1.counted }) { print("?: \(notCountedYet)") }
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }
+
+/// What a command says of figures a database does not keep yet (an app filled it): a read-only
+/// command never counts them itself, which would take as long as the packs are large.
+let notCountedYet = "not counted yet (an app wrote this database); a mount counts them once, in the background"
 
 /// A pack as the commands print it: name, id, definition, metadata and MapLibre's progress.
 struct PackReport {

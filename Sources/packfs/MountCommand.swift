@@ -45,7 +45,10 @@ struct MountCommand: ParsableCommand {
             fuse: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
                 caching: KernelCaching(statelessOpen: true)))
-        if !readOnly { parts.manager.resumeActivePacks() }
+        if !readOnly {
+            parts.manager.resumeActivePacks()
+            database.startCounting { StandardError.write("packfs: \($0)\n") }
+        }
         defer { parts.manager.stop() }
         do {
             try parts.mount.run(mounted: Background.tellParent)

@@ -48,6 +48,7 @@ enum ProgressReporter {
             }
             return "\(name): \(bar)\(String(format: "%5.1f", fraction * 100))% \(done)/\(progress.requiredResources) resources,"
                 + " \(progress.counts.tiles)/\(progress.requiredTiles) tiles, \(humanBytes(progress.completedBytes))"
+                + (progress.counted ? "" : " (still being counted)")
         }
     }
 }

@@ -20,7 +20,7 @@ struct StatusCommand: ParsableCommand {
             var report = PackReport(pack: pack, progress: progress).json.object ?? [:]
             report["database"] = .object([
                 "file_bytes": .number(Double(disk.fileBytes)), "used_bytes": .number(Double(disk.usedBytes)),
-                "free_bytes": .number(Double(disk.freeBytes)), "ambient_bytes": .number(Double(ambient.bytes)),
+                "free_bytes": .number(Double(disk.freeBytes)), "ambient_bytes": ambient.map { .number(Double($0.bytes)) } ?? .null,
                 "ambient_limit": .number(Double(try database.ambientLimit())),
             ])
             printJSON(.object(report))
@@ -29,13 +29,17 @@ struct StatusCommand: ParsableCommand {
         print("name:       \(pack.name)")
         print("state:      \(progress.status.state.rawValue)")
         if let error = progress.status.error { print("error:      \(error)") }
-        print("tiles:      \(progress.counts.tiles) of \(progress.requiredTiles) (\(humanBytes(progress.counts.tileBytes)))")
-        print("resources:  \(progress.completedResources) of \(progress.requiredResources)"
-            + (progress.status.requiredIsPrecise ? "" : " (estimate)") + " (\(humanBytes(progress.completedBytes)))")
+        let counted = progress.counted
+        print("tiles:      \(counted ? "\(progress.counts.tiles)" : "?") of \(progress.requiredTiles)"
+            + (counted ? " (\(humanBytes(progress.counts.tileBytes)))" : ""))
+        print("resources:  \(counted ? "\(progress.completedResources)" : "?") of \(progress.requiredResources)"
+            + (progress.status.requiredIsPrecise ? "" : " (estimate)") + (counted ? " (\(humanBytes(progress.completedBytes)))" : ""))
+        if !counted { print("counts:     \(notCountedYet)") }
         if let estimate = progress.estimate { print("estimate:   \(EstimateTable.summary(estimate))") }
         print("definition: \(pack.definitionText)")
         if let metadata = pack.metadata { print("metadata:   \(metadata.compactText)") }
         print("database:   \(humanBytes(disk.usedBytes)) in use of a \(humanBytes(disk.fileBytes)) file"
-            + " (\(humanBytes(disk.freeBytes)) free; ambient cache \(humanBytes(ambient.bytes)) of \(humanBytes(try database.ambientLimit())))")
+            + " (\(humanBytes(disk.freeBytes)) free; ambient cache \(ambient.map { humanBytes($0.bytes) } ?? "?")"
+            + " of \(humanBytes(try database.ambientLimit())))")
     }
 }

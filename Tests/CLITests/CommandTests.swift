@@ -59,12 +59,12 @@ final class CommandTests: CLITestCase {
         XCTAssertEqual(try packfs("cache", db, "limit", "1M").status, 0)
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientLimit(), 1_048_576)
         try packfs("remove", db, "helsinki")
-        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientUsage().tiles, 2)
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientUsage()?.tiles, 2)
         let invalidated = try packfs("cache", db, "invalidate", "--json")
         XCTAssertEqual(JSONValue.parse(Data(invalidated.stdout.utf8))?["invalidated"], .number(2))
         let cleared = try packfs("cache", db, "clear", "--json")
         XCTAssertEqual(JSONValue.parse(Data(cleared.stdout.utf8))?["removed_tiles"], .number(2))
-        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientUsage().tiles, 0)
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).ambientUsage()?.tiles, 0)
     }
 
     func testFailuresAreOneLineWithExitStatusOne() throws {

@@ -70,7 +70,7 @@ final class DiskQuotaCommandTests: CLITestCase {
 
         let database = try OfflineDatabase.open(path: db, mode: .readOnly)
         defer { try? database.close() }
-        let left = try database.ambientUsage().bytes
+        let left = try XCTUnwrap(database.ambientUsage()?.bytes)
         XCTAssertLessThan(left, ambient - (2 << 20), "ambient cache evicted to make room")
         XCTAssertGreaterThan(left, 0, "and no more than needed")
         XCTAssertLessThanOrEqual(try database.diskUsage().usedBytes, quota)

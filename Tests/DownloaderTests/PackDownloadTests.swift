@@ -97,7 +97,7 @@ final class PackDownloadTests: PackDownloadTestCase {
         XCTAssertFalse(left.withLock { $0 }.isEmpty)
         XCTAssertTrue(keys.allSatisfy { $0.z <= 10 })
         XCTAssertEqual(try database.progress(of: RegionID(1)).requiredTiles, keys.count)
-        XCTAssertGreaterThan(try database.ambientUsage().tiles, 0, "dropped tiles became ambient cache")
+        XCTAssertGreaterThan(try XCTUnwrap(database.ambientUsage()?.tiles), 0, "dropped tiles became ambient cache")
     }
 
     func testRefreshRevalidatesEverythingAndStoresOnlyWhatChanged() throws {

@@ -24,8 +24,8 @@ final class MergeTests: MergeTestCase {
         XCTAssertEqual(report.resources, MergeReport.RowCounts(new: 1, updated: 0, present: 1, skipped: 0, linked: 3, ambient: 1))
         let totals = try target.databaseCounts()
         XCTAssertEqual([totals.packs, totals.tiles, totals.resources], [4, 6, 2])
-        XCTAssertEqual(try target.ambientUsage().tiles, 0, "the side's ambient tile stays behind, as MapLibre's merge leaves it")
-        XCTAssertEqual(try target.ambientUsage().resources, 0)
+        XCTAssertEqual(try target.ambientUsage()?.tiles, 0, "the side's ambient tile stays behind, as MapLibre's merge leaves it")
+        XCTAssertEqual(try target.ambientUsage()?.resources, 0)
         XCTAssertTrue(report.lines.contains { $0.contains("1 left behind (the file's ambient cache)") }, "\(report.lines)")
 
         XCTAssertEqual(try members("trip").tiles, 2, "the target's own pack is as it was")
@@ -137,7 +137,7 @@ final class MergeTests: MergeTestCase {
         try target.setAmbientLimit(1)
         let report = try DatabaseMerge(path: sidePath).write(into: target)
         XCTAssertEqual(report.evicted, EvictionReport(), "the target's ambient tile went with the limit, before the merge")
-        XCTAssertEqual(try target.ambientUsage().tiles, 0)
+        XCTAssertEqual(try target.ambientUsage()?.tiles, 0)
         XCTAssertEqual(try target.databaseCounts().tiles, 6, "every pack tile stays")
         let sideDatabase = try OfflineDatabase.open(path: sidePath, mode: .command)
         try sideDatabase.setAmbientLimit(0)
@@ -147,7 +147,7 @@ final class MergeTests: MergeTestCase {
         try sideDatabase.close()
         try target.setAmbientLimit(1 << 20)
         XCTAssertEqual(try DatabaseMerge(path: sidePath).write(into: target).tiles.new, 0)
-        XCTAssertEqual(try target.ambientUsage().tiles, 0)
+        XCTAssertEqual(try target.ambientUsage()?.tiles, 0)
     }
 
     func testTheReportPrintsAsJSON() throws {

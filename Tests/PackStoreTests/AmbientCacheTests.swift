@@ -27,11 +27,11 @@ final class AmbientCacheTests: StoreTestCase {
 
     func testEvictionUnderOneMegabyteKeepsEveryPackTile() throws {
         let (database, pack) = try populate()
-        let before = try database.ambientUsage()
+        let before = try XCTUnwrap(database.ambientUsage())
         XCTAssertEqual(before.tiles, 96)
         XCTAssertEqual(before.bytes, 96 * 32 * 1024)
         let report = try database.setAmbientLimit(1024 * 1024)
-        let after = try database.ambientUsage()
+        let after = try XCTUnwrap(database.ambientUsage())
         XCTAssertLessThanOrEqual(after.bytes, 1024 * 1024)
         XCTAssertEqual(after.tiles, 32, "exactly enough evicted")
         XCTAssertEqual(report.tiles, 64)
@@ -56,7 +56,7 @@ final class AmbientCacheTests: StoreTestCase {
         let reopened = try OfflineDatabase.open(path: path)
         let report = try reopened.clearAmbient()
         XCTAssertEqual(report.tiles, 96)
-        XCTAssertEqual(try reopened.ambientUsage().tiles, 0)
+        XCTAssertEqual(try reopened.ambientUsage()?.tiles, 0)
         XCTAssertEqual(try reopened.progress(of: pack.id).counts.tiles, 64)
         try reopened.close()
         let sizeAfter = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int

@@ -228,7 +228,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         guard due else { return }
         var progress = writer.progress
         if let final {
-            progress = progress.map { PackProgress(status: final, counts: $0.counts) } ?? (try? database.progress(of: region))
+            progress = progress.map { PackProgress(status: final, counts: $0.counted ? $0.counts : nil) } ?? (try? database.progress(of: region))
         }
         if let progress { onProgress(progress) }
     }

@@ -51,7 +51,7 @@ enum AmbientCache {
     /// Deletes least recently accessed ambient rows until the ambient bytes fit in `limit`.
     static func trim(_ db: Database, to limit: Int64) throws -> EvictionReport {
         var report = EvictionReport()
-        var bytes = try usage(db).bytes
+        var bytes = try Counting.totals(db)?.ambient.bytes ?? usage(db).bytes
         while bytes > limit {
             let rows = try Row.fetchAll(db, sql: "\(unreferenced) ORDER BY accessed, id LIMIT 256")
             if rows.isEmpty { break }
@@ -115,7 +115,8 @@ enum Settings {
 }
 
 extension OfflineDatabase {
-    public func ambientUsage() throws -> AmbientUsage { try read(AmbientCache.usage) }
+    /// The ambient cache's kept size (`Counting`); nil while it is still being counted.
+    public func ambientUsage() throws -> AmbientUsage? { try read { try Counting.totals($0)?.ambient } }
 
     public func ambientLimit() throws -> Int64 { try read(AmbientCache.limit) }
 

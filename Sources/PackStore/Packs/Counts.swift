@@ -12,6 +12,8 @@ public struct PackCounts: Equatable, Sendable {
 /// Database-wide figures for `status.json` and `packfs list`.
 public struct DatabaseCounts: Equatable, Sendable {
     public var packs: Int
+    /// False while the figures below are still being counted (`Counting`): they read 0 then.
+    public var counted: Bool
     public var resources: Int
     public var tiles: Int
     /// Size of the file in use (pages minus free pages).
@@ -21,7 +23,8 @@ public struct DatabaseCounts: Equatable, Sendable {
 }
 
 extension OfflineDatabase {
-    /// Counts through the membership tables' unique (region_id, ...) indexes: no table scan.
+    /// Counts through the membership tables' unique (region_id, ...) indexes: no table scan, but
+    /// as long as the pack is large (`Counting` keeps these figures; this counts them once).
     static func counts(of region: RegionID, _ db: Database) throws -> PackCounts {
         var counts = PackCounts()
         (counts.resources, counts.resourceBytes) = try count(db, """
@@ -43,24 +46,27 @@ extension OfflineDatabase {
         return try (row.decode(forColumn: "n"), row.decode(forColumn: "bytes"))
     }
 
+    /// The kept figures (`Counting`) and the file's size: constant time, whatever the database
+    /// holds. Packs are few: they are counted.
     public func databaseCounts() throws -> DatabaseCounts {
         try read { db in
             let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
             let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            let totals = try Counting.totals(db)
             return DatabaseCounts(
-                packs: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM regions") ?? 0,
-                resources: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? 0,
-                tiles: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0,
-                bytes: (pages - free) * size, ambient: try AmbientCache.usage(db),
+                packs: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM regions") ?? 0, counted: totals != nil,
+                resources: totals?.resources ?? 0, tiles: totals?.tiles ?? 0,
+                bytes: (pages - free) * size, ambient: totals?.ambient ?? AmbientUsage(resources: 0, tiles: 0, bytes: 0),
                 ambientLimit: try AmbientCache.limit(db))
         }
     }
 }
 
 extension StoreBatch {
-    /// `OfflineDatabase.counts(of:_:)` inside a write transaction: what it is about to change.
+    /// The pack's figures inside a write transaction, before it changes them: the kept ones, or
+    /// (a pack not counted yet) counted now.
     public func counts(of region: RegionID) throws -> PackCounts {
-        try OfflineDatabase.counts(of: region, db)
+        try Counting.counts(of: region, db) ?? OfflineDatabase.counts(of: region, db)
     }
 }

@@ -2,14 +2,19 @@
 /// Byte counts are stored sizes; `completed_resources` counts tiles too, as MapLibre does.
 public struct PackProgress: Equatable, Sendable {
     public var status: PackStatus
+    /// What the pack holds; zeros while `counted` is false.
     public var counts: PackCounts
+    /// False while the pack's figures are still being counted (`Counting`): a database an app
+    /// filled, until the mount has counted it once.
+    public var counted: Bool
     /// What the pack was estimated to need when its download was planned (`PackEstimate.swift`);
     /// nil before the first plan and for packs an app made.
     public var estimate: JSONValue?
 
-    public init(status: PackStatus, counts: PackCounts, estimate: JSONValue? = nil) {
+    public init(status: PackStatus, counts: PackCounts?, estimate: JSONValue? = nil) {
         self.status = status
-        self.counts = counts
+        self.counts = counts ?? PackCounts()
+        counted = counts != nil
         self.estimate = estimate
     }
 
@@ -20,20 +25,23 @@ public struct PackProgress: Equatable, Sendable {
     public var requiredResources: Int { max(status.requiredResources, completedResources) }
     public var requiredTiles: Int { max(status.requiredTiles, counts.tiles) }
 
-    /// MapLibre's fields, and `estimate` once one was recorded (absent before).
+    /// MapLibre's fields, and `estimate` once one was recorded (absent before). Figures still
+    /// being counted are null, and `counting` says so.
     public var json: JSONValue {
+        func known(_ value: some BinaryInteger) -> JSONValue { counted ? .number(Double(value)) : .null }
         var fields: [String: JSONValue] = [
             "state": .string(status.state.rawValue),
-            "completed_resources": .number(Double(completedResources)),
-            "completed_bytes": .number(Double(completedBytes)),
-            "completed_tiles": .number(Double(counts.tiles)),
-            "completed_tile_bytes": .number(Double(counts.tileBytes)),
+            "completed_resources": known(completedResources),
+            "completed_bytes": known(completedBytes),
+            "completed_tiles": known(counts.tiles),
+            "completed_tile_bytes": known(counts.tileBytes),
             "required_resources": .number(Double(requiredResources)),
             "required_tiles": .number(Double(requiredTiles)),
             "required_resources_is_precise": .bool(status.requiredIsPrecise),
             "error": status.error.map(JSONValue.string) ?? .null,
         ]
         if let estimate { fields["estimate"] = estimate }
+        if !counted { fields["counting"] = .bool(true) }
         return .object(fields)
     }
 }
@@ -42,7 +50,7 @@ extension OfflineDatabase {
     public func progress(of region: RegionID) throws -> PackProgress {
         try read { db in
             PackProgress(
-                status: try Self.status(of: region, db), counts: try Self.counts(of: region, db),
+                status: try Self.status(of: region, db), counts: try Counting.counts(of: region, db),
                 estimate: try Self.estimate(of: region, db))
         }
     }

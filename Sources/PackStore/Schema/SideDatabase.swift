@@ -35,6 +35,7 @@ extension OfflineDatabase {
                 defer { try? db.execute(sql: "DETACH DATABASE side") }
                 var result: T?
                 try db.inTransaction {
+                    try keepCounting(db)
                     result = try body(StoreBatch(db: db), db)
                     return .commit
                 }

@@ -71,9 +71,10 @@ extension OfflineDatabase {
     }
 
     /// Tiles in the whole database, and those with a `mapbox://` template (MapLibre's limit
-    /// counts those).
+    /// counts those): kept figures (`Counting`), or counted now while they are not kept yet.
     public func tileTotals() throws -> (all: Int, mapbox: Int) {
         try read { db in
+            if let totals = try Counting.totals(db) { return (totals.tiles, totals.mapboxTiles) }
             let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0
             let mapbox = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles WHERE url_template LIKE 'mapbox://%'") ?? 0
             return (all, mapbox)

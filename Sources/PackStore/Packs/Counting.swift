@@ -1,0 +1,305 @@
+import Foundation
+import GRDB
+
+/// Figures kept current as the data changes, so that `status.json`, `progress.json`, `packfs
+/// list` and `packfs status` read a row instead of counting a pack, let alone the database
+/// (a 10-million-tile file took 18 s to count).
+///
+/// Two tables: `packfs_pack_counts` (a row per pack: its resources and tiles and their stored
+/// bytes) and `packfs_totals` (one row: every resource and tile, the `mapbox://` tiles the Mapbox
+/// limit counts, and the ambient cache). Triggers on MapLibre's four tables keep them current in
+/// the transaction that changes the data, whichever program writes: PackFS, or an app's MapLibre
+/// on the same file later. They are made by the first write PackFS makes to a file (a database
+/// nobody wrote to stays exactly MapLibre's). A row that is missing, or marked `counting`, is
+/// not known yet: a database an app filled before PackFS wrote to it is counted once, in the
+/// background, while it is mounted (`countWhatIsNotCounted`), and until then every figure says
+/// it is still being counted.
+enum Counting {
+    static let packTable = "packfs_pack_counts"
+    static let totalsTable = "packfs_totals"
+
+    /// The stored length of a row's data ("no content" is 0).
+    private static func size(_ row: String) -> String { "COALESCE(LENGTH(\(row).data), 0)" }
+
+    static let statements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS packfs_pack_counts (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          resources INTEGER NOT NULL DEFAULT 0,
+          resource_bytes INTEGER NOT NULL DEFAULT 0,
+          tiles INTEGER NOT NULL DEFAULT 0,
+          tile_bytes INTEGER NOT NULL DEFAULT 0,
+          counting INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS packfs_totals (
+          id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+          resources INTEGER NOT NULL DEFAULT 0,
+          tiles INTEGER NOT NULL DEFAULT 0,
+          mapbox_tiles INTEGER NOT NULL DEFAULT 0,
+          ambient_resources INTEGER NOT NULL DEFAULT 0,
+          ambient_tiles INTEGER NOT NULL DEFAULT 0,
+          ambient_bytes INTEGER NOT NULL DEFAULT 0,
+          counting INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        // A new pack holds nothing yet: counted from its first row.
+        """
+        CREATE TRIGGER IF NOT EXISTS packfs_count_region_insert AFTER INSERT ON regions
+        BEGIN INSERT OR IGNORE INTO packfs_pack_counts (region_id) VALUES (new.id); END
+        """,
+    ] + rowTriggers(table: "tiles", members: "region_tiles", key: "tile_id", plural: "tiles", mapbox: true)
+        + rowTriggers(table: "resources", members: "region_resources", key: "resource_id", plural: "resources", mapbox: false)
+
+    /// The triggers of one kind of row (`tiles` or `resources`) and its membership table. A new
+    /// row is ambient until a pack takes it; a membership moves its bytes from the ambient cache
+    /// into the pack (the first one) and back (the last one); a change of data moves every
+    /// holder's bytes. (Foreign keys keep a row with members from being deleted.)
+    private static func rowTriggers(table: String, members: String, key: String, plural: String, mapbox: Bool) -> [String] {
+        let bytes = plural == "tiles" ? "tile_bytes" : "resource_bytes"
+        let mapboxNew = mapbox ? ", mapbox_tiles = mapbox_tiles + (new.url_template LIKE 'mapbox://%')" : ""
+        let mapboxOld = mapbox ? ", mapbox_tiles = mapbox_tiles - (old.url_template LIKE 'mapbox://%')" : ""
+        let heldSize = "COALESCE((SELECT LENGTH(data) FROM \(table) WHERE id = %@), 0)"
+        let newSize = String(format: heldSize, "new.\(key)")
+        let oldSize = String(format: heldSize, "old.\(key)")
+        return [
+            """
+            CREATE TRIGGER IF NOT EXISTS packfs_count_\(table)_insert AFTER INSERT ON \(table)
+            BEGIN
+              UPDATE packfs_totals SET \(plural) = \(plural) + 1\(mapboxNew),
+                ambient_\(plural) = ambient_\(plural) + 1, ambient_bytes = ambient_bytes + \(size("new"));
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS packfs_count_\(table)_delete AFTER DELETE ON \(table)
+            BEGIN
+              UPDATE packfs_totals SET \(plural) = \(plural) - 1\(mapboxOld);
+              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) - 1,
+                ambient_bytes = ambient_bytes - \(size("old"))
+                WHERE NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = old.id);
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS packfs_count_\(table)_update AFTER UPDATE OF data ON \(table)
+            WHEN \(size("old")) != \(size("new"))
+            BEGIN
+              UPDATE packfs_pack_counts SET \(bytes) = \(bytes) + \(size("new")) - \(size("old"))
+                WHERE region_id IN (SELECT region_id FROM \(members) WHERE \(key) = new.id);
+              UPDATE packfs_totals SET ambient_bytes = ambient_bytes + \(size("new")) - \(size("old"))
+                WHERE NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = new.id);
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS packfs_count_\(members)_insert AFTER INSERT ON \(members)
+            BEGIN
+              UPDATE packfs_pack_counts SET \(plural) = \(plural) + 1, \(bytes) = \(bytes) + \(newSize)
+                WHERE region_id = new.region_id;
+              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) - 1, ambient_bytes = ambient_bytes - \(newSize)
+                WHERE NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = new.\(key) AND region_id != new.region_id);
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS packfs_count_\(members)_delete AFTER DELETE ON \(members)
+            BEGIN
+              UPDATE packfs_pack_counts SET \(plural) = \(plural) - 1, \(bytes) = \(bytes) - \(oldSize)
+                WHERE region_id = old.region_id;
+              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) + 1, ambient_bytes = ambient_bytes + \(oldSize)
+                WHERE EXISTS (SELECT 1 FROM \(table) WHERE id = old.\(key))
+                  AND NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = old.\(key));
+            END
+            """,
+        ]
+    }
+
+    /// Makes the tables and triggers inside the caller's write transaction, if they are not
+    /// there yet. What is known at once is counted at once: an empty database's totals, and
+    /// every pack that holds nothing; the rest waits for `countWhatIsNotCounted`.
+    static func install(_ db: Database) throws {
+        guard try !db.tableExists(totalsTable) else { return }
+        for statement in statements { try db.execute(sql: statement) }
+        let filled = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tiles) OR EXISTS (SELECT 1 FROM resources)")
+        if filled == false { try db.execute(sql: "INSERT INTO packfs_totals (id) VALUES (1)") }
+        try db.execute(sql: """
+            INSERT INTO packfs_pack_counts (region_id)
+              SELECT id FROM regions r WHERE NOT EXISTS (SELECT 1 FROM region_tiles WHERE region_id = r.id)
+                AND NOT EXISTS (SELECT 1 FROM region_resources WHERE region_id = r.id)
+            """)
+    }
+}
+
+/// A mount's background count (`OfflineDatabase.startCounting`).
+final class BackgroundCount: Sendable {
+    let stopped = LockedState(false)
+    let group = DispatchGroup()
+}
+
+/// Database-wide figures kept by `Counting`.
+public struct DatabaseTotals: Equatable, Sendable {
+    public var resources: Int
+    public var tiles: Int
+    /// Tiles with a `mapbox://` template (MapLibre's limit counts those).
+    public var mapboxTiles: Int
+    public var ambient: AmbientUsage
+}
+
+extension Counting {
+    /// What a count is of: the whole database, or one pack.
+    enum Target: Sendable {
+        case totals
+        case pack(RegionID)
+    }
+
+    /// The pack's kept figures; nil while they are not counted (or the row is damaged: PackFS's
+    /// own bookkeeping, counted again by the next mount).
+    static func counts(of region: RegionID, _ db: Database) throws -> PackCounts? {
+        guard try db.tableExists(packTable),
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM packfs_pack_counts WHERE region_id = ? AND counting = 0"),
+                arguments: [region.rawValue])
+        else { return nil }
+        func value<T: DatabaseValueConvertible>(_ column: String) -> T? { try? row.decode(forColumn: column) }
+        guard let resources: Int = value("resources"), let resourceBytes: Int64 = value("resource_bytes"),
+            let tiles: Int = value("tiles"), let tileBytes: Int64 = value("tile_bytes")
+        else { return nil }
+        var counts = PackCounts()
+        (counts.resources, counts.resourceBytes, counts.tiles, counts.tileBytes) = (resources, resourceBytes, tiles, tileBytes)
+        return counts
+    }
+
+    /// The kept totals; nil while they are not counted.
+    static func totals(_ db: Database) throws -> DatabaseTotals? {
+        guard try db.tableExists(totalsTable),
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM packfs_totals WHERE id = 1 AND counting = 0")
+        else { return nil }
+        func value(_ column: String) -> Int? { try? row.decode(forColumn: column) }
+        guard let resources = value("resources"), let tiles = value("tiles"), let mapbox = value("mapbox_tiles"),
+            let ambientResources = value("ambient_resources"), let ambientTiles = value("ambient_tiles"),
+            let ambientBytes = value("ambient_bytes")
+        else { return nil }
+        return DatabaseTotals(
+            resources: resources, tiles: tiles, mapboxTiles: mapbox,
+            ambient: AmbientUsage(resources: ambientResources, tiles: ambientTiles, bytes: Int64(ambientBytes)))
+    }
+
+    /// Packs with no current figures (never counted, or a count cut short by a crash).
+    static func uncountedPacks(_ db: Database) throws -> [RegionID] {
+        guard try db.tableExists(packTable) else { return [] }
+        return try Int64.fetchAll(db, sql: """
+            SELECT id FROM regions r
+              WHERE NOT EXISTS (SELECT 1 FROM packfs_pack_counts c WHERE c.region_id = r.id AND c.counting = 0)
+            """).map(RegionID.init(rawValue:))
+    }
+
+    /// Starts a count (in the transaction that commits just before its snapshot): a zero row
+    /// marked `counting`, to which the triggers add every change from now on.
+    static func begin(_ target: Target, _ db: Database) throws {
+        switch target {
+        case .totals:
+            try db.execute(sql: "DELETE FROM packfs_totals")
+            try db.execute(sql: "INSERT INTO packfs_totals (id, counting) VALUES (1, 1)")
+        case .pack(let region):
+            try db.execute(sql: "DELETE FROM packfs_pack_counts WHERE region_id = ?", arguments: [region.rawValue])
+            try db.execute(
+                sql: "INSERT INTO packfs_pack_counts (region_id, counting) SELECT id, 1 FROM regions WHERE id = ?",
+                arguments: [region.rawValue])
+        }
+    }
+
+    /// What the snapshot holds (the slow part: a scan of the pack, or of the whole database).
+    static func measure(_ target: Target, _ db: Database) throws -> [Int64] {
+        switch target {
+        case .totals:
+            let tiles = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*), COALESCE(SUM(url_template LIKE 'mapbox://%'), 0) FROM tiles
+                """)
+            let resources = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? 0
+            let ambient = try AmbientCache.usage(db)
+            return [resources, tiles?[0] ?? 0, tiles?[1] ?? 0, Int64(ambient.resources), Int64(ambient.tiles), ambient.bytes]
+        case .pack(let region):
+            let counts = try OfflineDatabase.counts(of: region, db)
+            return [Int64(counts.resources), counts.resourceBytes, Int64(counts.tiles), counts.tileBytes]
+        }
+    }
+
+    /// Adds the snapshot's figures to the changes counted since, and marks the row current.
+    static func finish(_ target: Target, _ measured: [Int64], _ db: Database) throws {
+        switch target {
+        case .totals:
+            try db.execute(sql: """
+                UPDATE packfs_totals SET resources = resources + ?, tiles = tiles + ?, mapbox_tiles = mapbox_tiles + ?,
+                  ambient_resources = ambient_resources + ?, ambient_tiles = ambient_tiles + ?,
+                  ambient_bytes = ambient_bytes + ?, counting = 0
+                WHERE id = 1 AND counting = 1
+                """, arguments: StatementArguments(measured))
+        case .pack(let region):
+            try db.execute(sql: """
+                UPDATE packfs_pack_counts SET resources = resources + ?, resource_bytes = resource_bytes + ?,
+                  tiles = tiles + ?, tile_bytes = tile_bytes + ?, counting = 0
+                WHERE region_id = ? AND counting = 1
+                """, arguments: StatementArguments(measured + [region.rawValue]))
+        }
+    }
+}
+
+extension OfflineDatabase {
+    /// Counts what no kept figure covers yet (a database an app filled, or one PackFS wrote
+    /// before it kept figures): the totals, then each pack. Each count reads a snapshot taken as
+    /// its zero row commits, off the writer: downloads and readers go on meanwhile, and the
+    /// triggers add what they change to the zero row. Run by a mount in the background; a count
+    /// cut short (unmount, crash) is started again by the next one.
+    func countWhatIsNotCounted() throws {
+        guard mode == .session, let pool = writer as? DatabasePool else { return }
+        if try read({ try Counting.totals($0) }) == nil { try count(.totals, pool) }
+        for region in try read(Counting.uncountedPacks) where !backgroundCount.stopped.withLock({ $0 }) {
+            try count(.pack(region), pool)
+        }
+    }
+
+    /// Starts `countWhatIsNotCounted` on a thread of its own (a mount's); `close()` stops it.
+    /// `log` gets a failure (the next mount counts again).
+    public func startCounting(log: @escaping @Sendable (String) -> Void) {
+        guard mode == .session else { return }
+        backgroundCount.group.enter()
+        Thread.detachNewThread { [self] in
+            defer { backgroundCount.group.leave() }
+            do {
+                try countWhatIsNotCounted()
+            } catch {
+                if !backgroundCount.stopped.withLock({ $0 }) { log("counting the database's figures failed: \(error)") }
+            }
+        }
+    }
+
+    /// Ends a background count at `close()`: a scan under way is interrupted (its row stays
+    /// marked `counting`, and the next mount counts again).
+    func stopCounting() {
+        backgroundCount.stopped.withLock { $0 = true }
+        guard backgroundCount.group.wait(timeout: .now()) == .timedOut else { return }
+        writer.interrupt()
+        backgroundCount.group.wait()
+    }
+
+    private func count(_ target: Counting.Target, _ pool: DatabasePool) throws {
+        try requireOwnFile()
+        let measured = LockedState<Result<[Int64], Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        try wrap {
+            try pool.writeWithoutTransaction { db in
+                try db.inTransaction {
+                    try Counting.install(db)
+                    try Counting.begin(target, db)
+                    return .commit
+                }
+                pool.asyncConcurrentRead { snapshot in
+                    measured.withLock { $0 = Result { try Counting.measure(target, try snapshot.get()) } }
+                    done.signal()
+                }
+            }
+        }
+        done.wait()
+        guard let result = measured.withLock({ $0 }), !backgroundCount.stopped.withLock({ $0 }) else { return }
+        let figures = try wrap { try result.get() }
+        try write { batch in try Counting.finish(target, figures, batch.database) }
+    }
+}
