@@ -62,13 +62,17 @@ extension PackFilesystem {
             guard try request.layout(region).source(ref) != nil else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region, request))
         case .fontStack(let region, let id):
+            // A pack being removed is gone at once, while its rows go in the background.
+            _ = try request.pack(region)
             guard try database.packHolds(resource: id, in: region) || vacancies.stackName(region: region, id: id) != nil
             else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region, request))
         case .tile(let region, let id):
+            _ = try request.pack(region)
             guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }
             return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
         case .resource(let region, let id):
+            _ = try request.pack(region)
             guard try database.packHolds(resource: id, in: region) else { throw FilesystemError.stale }
             return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
         }

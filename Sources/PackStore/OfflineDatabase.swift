@@ -26,6 +26,7 @@ public final class OfflineDatabase: Sendable {
     /// Set once a write committed with `Counting`'s tables and triggers in the file.
     private let counting = LockedState(false)
     let backgroundCount = BackgroundCount()
+    let remover = BackgroundRemover()
 
     private init(path: String, mode: Mode, writer: any DatabaseWriter, lock: FileLock?) {
         self.path = path
@@ -128,6 +129,7 @@ public final class OfflineDatabase: Sendable {
     /// journal mode first, so the file is a single self-contained file again.
     public func close() throws {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
+        remover.stop()
         stopCounting()
         defer { lock?.release() }
         // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.

@@ -48,6 +48,7 @@ struct MountCommand: ParsableCommand {
         if !readOnly {
             parts.manager.resumeActivePacks()
             database.startCounting { StandardError.write("packfs: \($0)\n") }
+            database.resumeRemovals()
         }
         defer { parts.manager.stop() }
         do {

@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import TestSupport
 import XCTest
 
 /// Removing a pack gives its space back to the file system (DESIGN section 1: the database is
@@ -47,6 +48,9 @@ final class RemovalSpaceTests: StoreTestCase {
         let database = try OfflineDatabase.open(path: path, mode: mode)
         _ = try database.setAmbientLimit(0)
         try database.removePack(try database.pack(named: "big").id)
+        XCTAssertThrowsError(try database.pack(named: "big"), "gone at once", file: file, line: line)
+        // A mount deletes the rows in the background (Removals.swift); a command before it returns.
+        XCTAssertTrue(try eventually { try database.removalsSettled() }, "the removal settled", file: file, line: line)
         try database.close()
         let size = try fileSize(path)
         print("removal (\(mode)): \(full) bytes with the pack, \(size) after, \(baseline) never holding it")

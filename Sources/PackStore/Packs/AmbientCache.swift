@@ -64,6 +64,22 @@ enum AmbientCache {
         return report
     }
 
+    /// One bounded step of `trim`: deletes up to 256 least recently accessed ambient rows while
+    /// the ambient bytes exceed `limit`; false once they fit (a removal's background trim, a
+    /// transaction per step).
+    static func trimStep(_ db: Database, to limit: Int64) throws -> Bool {
+        var bytes = try Counting.totals(db)?.ambient.bytes ?? usage(db).bytes
+        guard bytes > limit else { return false }
+        var report = EvictionReport()
+        let rows = try Row.fetchAll(db, sql: "\(unreferenced) ORDER BY accessed, id LIMIT 256")
+        for row in rows where bytes > limit {
+            let size: Int64 = try row.decode(forColumn: "size") ?? 0
+            try delete(row, db, into: &report)
+            bytes -= size
+        }
+        return !rows.isEmpty && bytes > limit
+    }
+
     /// Deletes every ambient row.
     static func clear(_ db: Database) throws -> EvictionReport {
         var report = EvictionReport()

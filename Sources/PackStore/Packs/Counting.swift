@@ -186,8 +186,8 @@ extension Counting {
     static func uncountedPacks(_ db: Database) throws -> [RegionID] {
         guard try db.tableExists(packTable) else { return [] }
         return try Int64.fetchAll(db, sql: """
-            SELECT id FROM regions r
-              WHERE NOT EXISTS (SELECT 1 FROM packfs_pack_counts c WHERE c.region_id = r.id AND c.counting = 0)
+            SELECT id FROM regions r \(try Removals.visible(db))
+              \(try Removals.visible(db).isEmpty ? "WHERE" : "AND") NOT EXISTS (SELECT 1 FROM packfs_pack_counts c WHERE c.region_id = r.id AND c.counting = 0)
             """).map(RegionID.init(rawValue:))
     }
 

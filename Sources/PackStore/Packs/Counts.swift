@@ -55,7 +55,8 @@ extension OfflineDatabase {
             let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
             let totals = try Counting.totals(db)
             return DatabaseCounts(
-                packs: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM regions") ?? 0, counted: totals != nil,
+                packs: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM regions \(Removals.visible(db))") ?? 0,
+                counted: totals != nil,
                 resources: totals?.resources ?? 0, tiles: totals?.tiles ?? 0,
                 bytes: (pages - free) * size, ambient: totals?.ambient ?? AmbientUsage(resources: 0, tiles: 0, bytes: 0),
                 ambientLimit: try AmbientCache.limit(db))

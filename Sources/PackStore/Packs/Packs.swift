@@ -19,7 +19,8 @@ extension OfflineDatabase {
     }
 
     static func packs(_ db: Database) throws -> [Pack] {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, definition, description FROM regions ORDER BY id")
+        // A pack being removed (Removals.swift) is gone already.
+        let rows = try Row.fetchAll(db, sql: "SELECT id, definition, description FROM regions \(Removals.visible(db)) ORDER BY id")
         var taken = Set<String>()
         // An app's file may hold any type in any column (SQLite checks none without STRICT): a
         // column that does not decode reads as absent, and a row without an integer id is skipped.
@@ -154,22 +155,6 @@ extension OfflineDatabase {
         try db.execute(
             sql: "UPDATE regions SET description = ? WHERE id = ?",
             arguments: [PackDescription.encode(fields), id.rawValue])
-    }
-
-    /// Removes a pack in one transaction: its region row goes, the cascade drops its memberships,
-    /// what no other pack uses becomes ambient cache and is trimmed to the ambient limit. The
-    /// freed pages are then returned to the file system.
-    @discardableResult
-    public func removePack(_ id: RegionID) throws -> EvictionReport {
-        // The cascade took the pack's status row with it.
-        defer { statuses.invalidate(id) }
-        let report = try writePacks { batch -> EvictionReport in
-            try batch.database.execute(sql: "DELETE FROM regions WHERE id = ?", arguments: [id.rawValue])
-            guard batch.database.changesCount == 1 else { throw StoreError.regionNotFound(id) }
-            return try AmbientCache.trim(batch.database, to: AmbientCache.limit(batch.database))
-        }
-        try incrementalVacuum()
-        return report
     }
 
     /// Throws when a pack has `name`, or a name that differs from it only in normalisation.

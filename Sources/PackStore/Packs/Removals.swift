@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+
+/// Removing a pack without making anyone wait for its rows (`packfs_removals`).
+///
+/// `removePack` only marks the pack: from that commit on it is gone for every reader (`packs`
+/// leaves it out, its name is free), and the mark is all the transaction writes, whatever the
+/// pack's size. Its rows then go in bounded transactions (`finishRemovals`): memberships a few
+/// thousand at a time, then the region row (its bookkeeping goes with it through the cascade),
+/// the ambient cache trimmed to its limit and the freed pages returned, a step at a time, so
+/// that the writer is never held for long and readers of other packs never wait. A mount does
+/// this on a thread of its own; a crash leaves the mark, and the next mount (or `packfs remove`)
+/// goes on where it stopped.
+enum Removals {
+    static let table = "packfs_removals"
+    /// Memberships deleted per transaction: about 20-50 ms of the writer, triggers included.
+    static let batchRows = 5_000
+    /// Pages returned to the file system per `incremental_vacuum` step (16 MiB of 4 KiB pages).
+    static let vacuumPages = 4_096
+
+    static let statements = [
+        """
+        CREATE TABLE IF NOT EXISTS packfs_removals (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          since INTEGER NOT NULL
+        )
+        """,
+    ]
+
+    /// `WHERE` clause leaving out packs being removed (none when the table is not there yet).
+    static func visible(_ db: Database) throws -> String {
+        try db.tableExists(table) ? "WHERE id NOT IN (SELECT region_id FROM packfs_removals)" : ""
+    }
+
+    static func marked(_ db: Database) throws -> [RegionID] {
+        guard try db.tableExists(table) else { return [] }
+        return try Int64.fetchAll(db, sql: "SELECT region_id FROM packfs_removals ORDER BY since, region_id")
+            .map(RegionID.init(rawValue:))
+    }
+
+    /// One bounded step of `region`'s removal; false once the pack is gone.
+    static func step(_ region: RegionID, _ db: Database) throws -> Bool {
+        for members in ["region_tiles", "region_resources"] {
+            try db.execute(sql: """
+                DELETE FROM \(members) WHERE rowid IN (SELECT rowid FROM \(members) WHERE region_id = ? LIMIT ?)
+                """, arguments: [region.rawValue, batchRows])
+            if db.changesCount > 0 { return true }
+        }
+        try db.execute(sql: "DELETE FROM regions WHERE id = ?", arguments: [region.rawValue])
+        return false
+    }
+}
+
+/// A mount's remover: one thread, woken by each removal, that finishes them.
+final class BackgroundRemover: @unchecked Sendable {  // `wanted`, `stopped`, `running` and `busy` are guarded by `condition`
+    private let condition = NSCondition()
+    private var wanted = false
+    private var stopped = false
+    private var running = false
+    /// A round is under way.
+    private var busy = false
+
+    /// No round under way or asked for.
+    var idle: Bool { condition.withLock { !busy && !wanted } }
+
+    /// Starts the thread on the first call; later calls wake it.
+    func wake(_ work: @escaping @Sendable (_ stopped: @escaping @Sendable () -> Bool) -> Void) {
+        let start = condition.withLock { () -> Bool in
+            wanted = true
+            condition.broadcast()
+            guard !running, !stopped else { return false }
+            running = true
+            return true
+        }
+        guard start else { return }
+        Thread.detachNewThread { [self] in
+            while nextRound() {
+                work { self.condition.withLock { self.stopped } }
+                condition.withLock { busy = false }
+            }
+            condition.withLock {
+                running = false
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// true: run a round; false: stop.
+    private func nextRound() -> Bool {
+        condition.withLock {
+            while !wanted && !stopped { condition.wait() }
+            if stopped { return false }
+            wanted = false
+            busy = true
+            return true
+        }
+    }
+
+    /// Stops the thread after its current step, and waits for it.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+            while running { condition.wait() }
+        }
+    }
+}
+
+extension OfflineDatabase {
+    /// Marks the pack removed, at once whatever its size: it is gone for every reader from
+    /// here on. Its rows go after (`finishRemovals`): on a mount's own thread, or, in a command,
+    /// before this returns.
+    public func removePack(_ id: RegionID) throws {
+        defer { statuses.invalidate(id) }
+        try writePacks { batch in
+            let db = batch.database
+            guard try Self.packs(db).contains(where: { $0.id == id }) else { throw StoreError.regionNotFound(id) }
+            for statement in Removals.statements { try db.execute(sql: statement) }
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO packfs_removals (region_id, since) VALUES (?, ?)",
+                arguments: [id.rawValue, batch.now])
+        }
+        guard mode == .session else { return try finishRemovals() }
+        remover.wake { [weak self] stopped in self?.finishRemovalsLogging(stopped) }
+    }
+
+    /// Packs removed whose rows are still being deleted.
+    public func pendingRemovals() throws -> Int { try read(Removals.marked).count }
+
+    /// Whether every removal is finished, its ambient trim and its freed pages included.
+    public func removalsSettled() throws -> Bool { try pendingRemovals() == 0 && remover.idle }
+
+    /// Goes on with removals a crash or an unmount cut short (a mount calls it at start).
+    public func resumeRemovals() {
+        guard mode == .session, (try? read(Removals.marked).isEmpty) == false else { return }
+        remover.wake { [weak self] stopped in self?.finishRemovalsLogging(stopped) }
+    }
+
+    private func finishRemovalsLogging(_ stopped: () -> Bool) {
+        do {
+            try finishRemovals(stopped: stopped)
+        } catch {
+            if !stopped() { StandardError.write("packfs: removing a pack's rows failed (the next mount goes on): \(error)\n") }
+        }
+    }
+
+    /// Deletes the rows of every marked pack in bounded transactions, then trims the ambient
+    /// cache and returns the freed pages, a step at a time. `stopped` ends it between steps.
+    public func finishRemovals(stopped: () -> Bool = { false }) throws {
+        var removedAny = false
+        for region in try read(Removals.marked) {
+            while !stopped(), try write({ try Removals.step(region, $0.database) }) {}
+            if stopped() { return }
+            removedAny = true
+        }
+        guard removedAny else { return }
+        while !stopped(), try write({ try AmbientCache.trimStep($0.database, to: AmbientCache.limit($0.database)) }) {}
+        while !stopped(), try incrementalVacuumStep() {}
+    }
+
+    /// Returns up to `Removals.vacuumPages` free pages; false once none is left.
+    func incrementalVacuumStep() throws -> Bool {
+        try wrap {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA incremental_vacuum(\(Removals.vacuumPages))")
+                return try (Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0) > 0
+            }
+        }
+    }
+}
