@@ -51,6 +51,9 @@ extension PackFilesystem {
         // Its own attributes never change (the listing is read afresh at every opendir).
         case .packs: return (directory(inode, 0o755), .immutable)
         case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
+        case .scratch(let serial):
+            guard let file = scratches.file(serial) else { throw FilesystemError.stale }
+            return (liveFile(inode, file.mode, file.content), .live)
         case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode, request)
         case .source(let region, let ref, let part):

@@ -14,6 +14,9 @@ extension PackFilesystem {
         case .draft(let serial):
             guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
             return draft.content
+        case .scratch(let serial):
+            guard let file = scratches.file(serial) else { throw FilesystemError.stale }
+            return file.content
         case .pack(let region, .regionFile):
             // While the file is open for writing it reads as written so far, as on a disk.
             let pack = try request.pack(region)

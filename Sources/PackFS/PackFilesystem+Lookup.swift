@@ -19,7 +19,7 @@ extension PackFilesystem {
         case .column(let region, let ref, let z, let x):
             return try tileChild(named: name, in: region, ref, z: z, x: x, request)
         case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region, request)
-        case .status, .rejection, .draft, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
+        case .status, .rejection, .draft, .scratch, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }
@@ -38,9 +38,12 @@ extension PackFilesystem {
         if name.hasSuffix(".region"), let draft = drafts.draft(named: String(name.dropLast(7))) {
             return .draft(draft.serial)
         }
-        guard let pack = packs.first(where: { PackName.same($0.name, name) }) else { throw FilesystemError.notFound }
-        request.found(pack)
-        return .pack(pack.id, .directory)
+        if let pack = packs.first(where: { PackName.same($0.name, name) }) {
+            request.found(pack)
+            return .pack(pack.id, .directory)
+        }
+        guard let scratch = scratches.file(named: name) else { throw FilesystemError.notFound }
+        return .scratch(scratch.serial)
     }
 
     private func packChild(named name: String, of part: PackPart, in region: RegionID, _ request: Request)

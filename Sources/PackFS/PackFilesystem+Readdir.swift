@@ -84,6 +84,9 @@ extension PackFilesystem {
         for draft in drafts.all where !packNames.contains(draft.name) {
             children.append((draft.name + ".region", .draft(draft.serial), (1 << 41) + Int64(draft.serial)))
         }
+        for scratch in scratches.all where !packNames.contains(scratch.name) {
+            children.append((scratch.name, .scratch(scratch.serial), (1 << 42) + Int64(scratch.serial)))
+        }
         for rejection in rejections.all {
             children.append((rejection.name + ".error", .rejection(rejection.serial), (1 << 40) + Int64(rejection.serial)))
         }
@@ -171,14 +174,14 @@ extension PackFilesystem {
         case .root, .packs, .zoom, .column, .fontStack: return true
         case .pack(_, let part): return [.directory, .sources, .glyphs, .sprites].contains(part)
         case .source(_, _, let part): return part == .directory
-        case .status, .rejection, .draft, .tile, .resource: return false
+        case .status, .rejection, .draft, .scratch, .tile, .resource: return false
         }
     }
 
     static func parent(of node: Node) -> Node {
         switch node {
         case .root, .status, .packs: return .root
-        case .rejection, .draft, .pack(_, .directory), .pack(_, .regionFile): return .packs
+        case .rejection, .draft, .scratch, .pack(_, .directory), .pack(_, .regionFile): return .packs
         case .pack(let region, _): return .pack(region, .directory)
         case .source(let region, _, _): return .pack(region, .sources)
         case .zoom(let region, let ref, _):

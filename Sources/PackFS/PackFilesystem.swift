@@ -33,6 +33,8 @@ public final class PackFilesystem: Filesystem, Sendable {
     let dropSettler = DropSettler()
     let removedPacks = RemovedPacks()
     let statWalkers = StatWalkers()
+    /// Other files in `packs/` (`sed -i`'s temporary file), in memory.
+    let scratches = ScratchFiles()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
     /// How long a region file written without an open (no release will come) may rest with

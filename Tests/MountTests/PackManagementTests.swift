@@ -126,6 +126,38 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertEqual(pack.definition?.maxZoom, 2)
     }
 
+    /// `sed -i` writes a temporary file beside the region file, gives it the old mode, and renames
+    /// it over the region file: the temporary file is a scratch file of `packs/`, and the rename
+    /// redefines the pack (issue 21, item 15). A refused edit fails the rename and says why; an
+    /// editor's swap file is written, read and removed like a file on a disk.
+    func testSedInPlaceRedefinesThePackThroughAScratchFile() throws {
+        try mountPackFS()
+        try copyRegion(try helsinki("a.json", maxZoom: 1), to: "a")
+        waitForState("a")
+        let text = try String(contentsOfFile: packs + "/a.region", encoding: .utf8)
+        XCTAssertTrue(text.contains("\"maxzoom\": 1"), text)
+        let sed = try run("/bin/sed", ["-i", "s/\"maxzoom\": 1/\"maxzoom\": 2/", packs + "/a.region"])
+        XCTAssertEqual(sed.status, 0, sed.text)
+        XCTAssertTrue(try String(contentsOfFile: packs + "/a.region", encoding: .utf8).contains("\"maxzoom\": 2"))
+        waitForState("a")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).sorted(), ["a", "a.region"], "no scratch file left")
+
+        let refused = try run("/bin/sed", ["-i", "s/\"maxzoom\": 2/\"maxzoom\": 99/", packs + "/a.region"])
+        XCTAssertNotEqual(refused.status, 0, refused.text)
+        XCTAssertTrue(try String(contentsOfFile: packs + "/a.error", encoding: .utf8).contains("zoom"))
+        XCTAssertTrue(try String(contentsOfFile: packs + "/a.region", encoding: .utf8).contains("\"maxzoom\": 2"), "kept")
+        XCTAssertTrue(refused.text.contains("Invalid argument"), refused.text)
+        // sed removes its file when the rename fails, as the scratch file lets it.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).sorted(), ["a", "a.error", "a.region"])
+        let scratch = packs + "/.a.region.swp"
+        try Data("draft".utf8).write(to: URL(fileURLWithPath: scratch))
+        XCTAssertEqual(FileManager.default.contents(atPath: scratch), Data("draft".utf8), "an editor's swap file keeps its bytes")
+        XCTAssertEqual(try run("/bin/rm", [scratch]).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch))
+        unmountPackFS()
+        XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).pack(named: "a").definition?.maxZoom, 2)
+    }
+
     func testRenameTouchRemoveAndRecursiveRemove() throws {
         try mountPackFS()
         try copyInPacksAAndB()

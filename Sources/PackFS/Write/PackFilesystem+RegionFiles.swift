@@ -31,7 +31,9 @@ extension PackFilesystem {
     {
         try serving { request in
             guard try node(parent) == .packs else { throw try refusal(under: parent) }
-            guard let packName = Self.packName(ofRegionFile: name) else { throw FilesystemError.notPermitted }
+            guard let packName = Self.packName(ofRegionFile: name) else {
+                return try createScratch(name: name, mode: mode, flags: flags, request)
+            }
             // The file's name, refused at its creation: the pack's definition validates it again
             // only when its text is judged, and by then a draft would have shown in `packs/`.
             do { try PackName.validate(packName) } catch { throw FilesystemError.invalid(String(describing: error)) }
@@ -68,6 +70,7 @@ extension PackFilesystem {
         case .draft(let serial):
             guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
             name = draft.name
+        case .scratch(let serial): return try openScratch(serial, flags: flags)
         default:
             throw try refusal(at: inode)
         }
@@ -77,6 +80,7 @@ extension PackFilesystem {
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
         try serving { request in
+            if case .scratch(let serial) = try node(inode) { return try scratches.write(serial, offset: offset, data: data) }
             let handle = handle == 0 ? try implicitHandle(inode, request) : handle
             guard let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
             let written = try drafts.write(handle: handle, offset: offset, data: data)
@@ -109,14 +113,27 @@ extension PackFilesystem {
     /// stored) is forgotten by the caches; other packs' entries stay.
     func judgeDraft(named name: String) throws {
         guard let submission = drafts.submission(name: name) else { return }
+        do {
+            try judgeText(submission)
+        } catch {
+            // A refused new file written without an open (no release will come) goes at once:
+            // `<name>.error` says why, and nothing is left to show under the name or to stand
+            // in the way of `rm` for the 2 s a settle would take.
+            if (try? database.pack(named: name)) == nil, drafts.isImplicit(name: name) {
+                drafts.discard(name: name)
+                packsChanged(name + Self.regionSuffix)
+            }
+            throw error
+        }
+    }
+
+    /// Hands a region file's text to the pack manager (a draft's, or a scratch file renamed to
+    /// `<name>.region`): its verdict goes to `<name>.error`, the pack's caches are forgotten, and
+    /// a refusal is thrown as EINVAL.
+    func judgeText(_ submission: RegionDrafts.Submission) throws {
         let reason = refusal(of: submission)
         recordRegionFileVerdict(name: submission.name, reason: reason)
-        let pack = try? database.pack(named: submission.name)
-        if let pack { caches.forgetPack(pack.id) }
-        // A refused new file written without an open (no release will come) goes at once:
-        // `<name>.error` says why, and nothing is left to show under the name or to stand in
-        // the way of `rm` for the 2 s a settle would take.
-        if reason != nil, pack == nil, drafts.isImplicit(name: submission.name) { drafts.discard(name: submission.name) }
+        if let pack = try? database.pack(named: submission.name) { caches.forgetPack(pack.id) }
         packsChanged(submission.name + Self.regionSuffix, submission.name, submission.name + ".error")
         if let reason { throw FilesystemError.invalid(reason) }
     }

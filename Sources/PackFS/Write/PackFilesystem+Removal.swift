@@ -20,6 +20,9 @@ extension PackFilesystem {
                 rejections.clear(name: String(name.dropLast(".error".count)))
                 packsChanged(name)
             case .pack(let region, .regionFile): try removePack(region, request)
+            case .scratch(let serial):
+                scratches.remove(serial)
+                packsChanged(name)
             case .draft:
                 // `rm` of a region file still being written: its text goes unjudged, as the
                 // bytes of an unlinked file go. Nothing was stored for it.

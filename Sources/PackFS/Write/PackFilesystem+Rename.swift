@@ -17,6 +17,7 @@ extension PackFilesystem {
                 try renamePack(region, to: target, request)
             case .pack(let region, .directory): try renamePack(region, to: newName, request)
             case .draft: throw FilesystemError.busy
+            case .scratch(let serial): try renameScratch(serial, to: newName)
             default: throw FilesystemError.notPermitted
             }
         }

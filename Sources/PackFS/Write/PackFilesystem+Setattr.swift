@@ -10,6 +10,10 @@ extension PackFilesystem {
         try serving { request in
             let node = try node(inode)
             guard changes != AttributeChanges() else { return try timedAttributes(of: node, inode: inode, request) }
+            if case .scratch(let serial) = node {
+                try setScratchAttributes(serial, changes)
+                return try timedAttributes(of: node, inode: inode, request)
+            }
             guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
             if let size = changes.size, try !drafts.resize(name: name, to: size) {

@@ -1,0 +1,57 @@
+import Foundation
+import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Scratch files in `packs/` (`ScratchFiles`): what lets `sed -i packs/x.region` and editors
+/// that write a temporary file beside the one they save work on the mount. They are created,
+/// written, truncated, chmod-ed, listed and removed like files on a disk; renamed to
+/// `<name>.region`, the text is judged as a region file written there: taken, the pack is
+/// defined and the scratch file is gone; refused, the rename fails with EINVAL, `<name>.error`
+/// says why and the scratch file stays.
+extension PackFilesystem {
+    func createScratch(name: String, mode: UInt32, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {
+        guard controller != nil, ScratchFiles.admits(name) else { throw FilesystemError.notPermitted }
+        if let existing = try existingChild(named: name, of: .packs, request) {
+            guard case .scratch(let serial) = existing else { throw FilesystemError.exists }
+            if flags & O_EXCL != 0 { throw FilesystemError.exists }
+            if flags & O_TRUNC != 0 { try scratches.resize(serial, to: 0) }
+            return (try entry(for: existing, request), Self.writeOptions(0))
+        }
+        let file = try scratches.create(name: name, mode: UInt16(truncatingIfNeeded: mode))
+        packsChanged(name)
+        return (try entry(for: .scratch(file.serial), request), Self.writeOptions(0))
+    }
+
+    func openScratch(_ serial: UInt32, flags: Int32) throws -> OpenOptions {
+        if flags & O_TRUNC != 0 { try scratches.resize(serial, to: 0) }
+        return Self.writeOptions(0)
+    }
+
+    /// size, mode and times as on a disk; an owner other than the mount's is refused.
+    func setScratchAttributes(_ serial: UInt32, _ changes: AttributeChanges) throws {
+        guard changes.uid.map({ $0 == uid }) ?? true, changes.gid.map({ $0 == gid }) ?? true else {
+            throw FilesystemError.notPermitted
+        }
+        if let size = changes.size { try scratches.resize(serial, to: size) }
+        if let mode = changes.mode { try scratches.setMode(serial, UInt16(truncatingIfNeeded: mode)) }
+    }
+
+    /// `mv` of a scratch file: to `<name>.region` its text is judged as that region file's;
+    /// to another name that is no region file, error file or pack it is renamed.
+    func renameScratch(_ serial: UInt32, to newName: String) throws {
+        guard let file = scratches.file(serial) else { throw FilesystemError.stale }
+        guard let packName = Self.packName(ofRegionFile: newName) else {
+            guard ScratchFiles.admits(newName), (try? database.pack(named: newName)) == nil else { throw FilesystemError.notPermitted }
+            try scratches.rename(serial, to: newName)
+            return packsChanged(file.name, newName)
+        }
+        do { try PackName.validate(packName) } catch { throw FilesystemError.invalid(String(describing: error)) }
+        if drafts.draft(named: packName) != nil { throw FilesystemError.busy }
+        try judgeText(RegionDrafts.Submission(name: packName, content: file.content))
+        scratches.remove(serial)
+        packsChanged(file.name)
+    }
+}
