@@ -183,7 +183,9 @@ final class RegionFileWriteTests: WriteTestCase {
         let create = { (parent: Inode, name: String, flags: Int32) in
             self.error { _ = try self.fs.create(parent: parent, name: name, mode: 0o644, flags: flags, caller: self.caller) }
         }
-        XCTAssertEqual(create(packs, "notes.txt", O_WRONLY), .notPermitted)
+        XCTAssertNil(create(packs, "notes.txt", O_WRONLY), "any other file in packs/ is a scratch file (sed -i's)")
+        XCTAssertEqual(create(packs, "notes.error", O_WRONLY), .notPermitted)
+        XCTAssertEqual(create(packs, "notes.txt", O_WRONLY | O_CREAT | O_EXCL), .exists)
         XCTAssertEqual(create(.root, "x.region", O_WRONLY), .notPermitted)
         XCTAssertEqual(create(try walker.lookup("packs/alpha").attributes.inode, "x.region", O_WRONLY), .readOnly)
         guard case .invalid? = create(packs, ".hidden.region", O_WRONLY) else { return XCTFail("dot name accepted") }
