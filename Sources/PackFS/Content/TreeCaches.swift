@@ -26,10 +26,12 @@ public final class TreeCaches: Sendable {
     }
 
     /// The layout of `pack` (`LayoutCache`): parsed at most once a second while the pack
-    /// downloads, and once for good when it is complete.
+    /// downloads (`active`), and once for good otherwise: only a download changes a pack's
+    /// stored style and TileJSONs under the mount (every other change forgets the layout), and an
+    /// app's pack, which PackFS never downloads, has a layout as dear as a scan of its template.
     func layout(of pack: Pack) throws -> PackLayout {
-        let complete = (try? database.status(of: pack.id).state == .complete) ?? false
-        return try layouts.layout(for: pack, complete: complete) { try PackLayout.load($0, from: database) }
+        let settled = (try? database.status(of: pack.id).state != .active) ?? false
+        return try layouts.layout(for: pack, complete: settled) { try PackLayout.load($0, from: database) }
     }
 
     /// Forgets the cached sizes, contents and layout of one pack (after a change in it: a
@@ -108,11 +110,11 @@ final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `gen
     private struct Entry {
         var layout: PackLayout
         var loaded: Date
-        /// Whether the pack was complete when the layout was read: a complete pack's stored
-        /// style and TileJSONs no longer change, so its layout is kept until `remove`; one read
-        /// while it downloaded is read again once it is complete, however young (the TileJSON may
-        /// have come after it: a tile asked for the moment `progress.json` said "complete" was
-        /// not found while the run's end had not reached `forgetPack` yet).
+        /// Whether the pack was settled (not downloading) when the layout was read: a settled
+        /// pack's stored style and TileJSONs do not change, so its layout is kept until `remove`;
+        /// one read while it downloaded is read again once it is settled, however young (the
+        /// TileJSON may have come after it: a tile asked for the moment `progress.json` said
+        /// "complete" was not found while the run's end had not reached `forgetPack` yet).
         var complete: Bool
     }
     private enum Claim {
