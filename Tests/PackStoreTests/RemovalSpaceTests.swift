@@ -39,6 +39,35 @@ final class RemovalSpaceTests: StoreTestCase {
         XCTAssertGreaterThan(size, baseline + (4 << 20), "the ambient cache kept what its limit allows")
     }
 
+    /// Issue 20, item 4: rows count for what they cost on disk, "no content" rows included. A
+    /// removed pack of 40,000 "no content" tiles (404s: no data bytes at all) leaves the file,
+    /// its log folded back, no larger than one that never held it plus the ambient limit plus 5%.
+    func testNoContentRowsCountAgainstTheAmbientLimit() throws {
+        let baseline = try makeDatabase(temp.path("baseline.db"), big: false)
+        let path = temp.path("empty-tiles.db")
+        _ = try makeDatabase(path, big: false)
+        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let limit: Int64 = 1 << 20
+        _ = try database.setAmbientLimit(limit)
+        let pack = try database.createPack(name: "misses", definition: sampleDefinition())
+        try database.write { batch in
+            for index in 0..<40_000 {
+                let key = tileKey(16, index % 200, index / 200, template: "http://127.0.0.1:8181/tiles/world/{z}/{x}/{y}.pbf")
+                let headers = CacheHeaders(etag: "\"5f3c-\(index)\"")
+                try batch.link(tile: batch.putTile(key, data: StoredData(bytes: nil, compressed: false), headers: headers), to: pack.id)
+            }
+        }
+        try database.removePack(pack.id)
+        XCTAssertTrue(try eventually { try database.removalsSettled() })
+        let ambient = try XCTUnwrap(database.ambientUsage())
+        XCTAssertLessThanOrEqual(ambient.bytes, limit)
+        XCTAssertGreaterThan(ambient.tiles, 1000, "the limit keeps what it allows")
+        try database.close()
+        let size = try fileSize(path)
+        print("40,000 no-content tiles removed: \(size) bytes, \(baseline) never holding them, limit \(limit)")
+        XCTAssertLessThanOrEqual(Double(size), Double(baseline + limit) * 1.05)
+    }
+
     private func assertRemovalReturnsSpace(mode: OfflineDatabase.Mode, file: StaticString = #filePath, line: UInt = #line) throws {
         let baseline = try makeDatabase(temp.path("baseline.db"), big: false)
         let path = temp.path("removed.db")

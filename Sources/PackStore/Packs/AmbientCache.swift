@@ -12,22 +12,35 @@ public struct EvictionReport: Equatable, Sendable {
 public struct AmbientUsage: Equatable, Sendable {
     public var resources: Int
     public var tiles: Int
-    /// Stored bytes of their `data`.
+    /// What they cost on disk (`AmbientCache.cost`): their data and their rows.
     public var bytes: Int64
 }
 
-/// The ambient cache: resources and tiles that no pack holds. Its size is the stored bytes of
-/// those rows; it is trimmed to a limit (default 50 MiB) least recently accessed first. Pack
+/// The ambient cache: resources and tiles that no pack holds. Its size is what those rows cost on
+/// disk (`cost`), "no content" rows included; it is trimmed to a limit (default 50 MiB) least
+/// recently accessed first. Pack
 /// rows are never candidates: every query here starts from "no membership row".
 enum AmbientCache {
     static let defaultLimit: Int64 = 50 * 1024 * 1024
     static let limitKey = "ambient_limit"
 
+    /// What a row costs on disk, "no content" rows included (a removed pack of a million 404
+    /// tiles left 200 MB that a limit on data bytes never saw): its data, a sixteenth more for
+    /// the unfilled end of its last overflow page, its key three times (the row, the unique
+    /// index, and the room both leave in pages a trim thinned out), its ETag, and 160 bytes of
+    /// header, numbers and index entries. Measured: a fresh tile row with a 49-byte template and
+    /// a 15-byte ETag takes 193 bytes, and 276 once a trim to the limit left every eighth row
+    /// of a removed pack scattered over half-empty pages; this says 322.
+    static func cost(_ row: String, key: String) -> String {
+        let data = "COALESCE(LENGTH(\(row).data), 0)"
+        return "(\(data) + \(data) / 16 + 3 * COALESCE(LENGTH(\(row).\(key)), 0) + COALESCE(LENGTH(\(row).etag), 0) + 160)"
+    }
+
     static let unreferenced = """
-        SELECT 0 AS tbl, id, LENGTH(data) AS size, accessed FROM resources r
+        SELECT 0 AS tbl, id, \(cost("r", key: "url")) AS size, accessed FROM resources r
           WHERE NOT EXISTS (SELECT 1 FROM region_resources WHERE resource_id = r.id)
         UNION ALL
-        SELECT 1 AS tbl, id, LENGTH(data) AS size, accessed FROM tiles t
+        SELECT 1 AS tbl, id, \(cost("t", key: "url_template")) AS size, accessed FROM tiles t
           WHERE NOT EXISTS (SELECT 1 FROM region_tiles WHERE tile_id = t.id)
         """
 

@@ -53,30 +53,31 @@ enum Counting {
         + rowTriggers(table: "resources", members: "region_resources", key: "resource_id", plural: "resources", mapbox: false)
 
     /// The triggers of one kind of row (`tiles` or `resources`) and its membership table. A new
-    /// row is ambient until a pack takes it; a membership moves its bytes from the ambient cache
-    /// into the pack (the first one) and back (the last one); a change of data moves every
-    /// holder's bytes. (Foreign keys keep a row with members from being deleted.)
+    /// row is ambient until a pack takes it; a membership adds it to the pack, and the first one
+    /// takes it out of the ambient cache (the last one going puts it back); a change of data
+    /// changes every holder's bytes. (Foreign keys keep a row with members from being deleted.)
     private static func rowTriggers(table: String, members: String, key: String, plural: String, mapbox: Bool) -> [String] {
         let bytes = plural == "tiles" ? "tile_bytes" : "resource_bytes"
+        let urlColumn = table == "tiles" ? "url_template" : "url"
         let mapboxNew = mapbox ? ", mapbox_tiles = mapbox_tiles + (new.url_template LIKE 'mapbox://%')" : ""
         let mapboxOld = mapbox ? ", mapbox_tiles = mapbox_tiles - (old.url_template LIKE 'mapbox://%')" : ""
-        let heldSize = "COALESCE((SELECT LENGTH(data) FROM \(table) WHERE id = %@), 0)"
-        let newSize = String(format: heldSize, "new.\(key)")
-        let oldSize = String(format: heldSize, "old.\(key)")
+        // A pack counts its rows' stored bytes (MapLibre's completed_bytes); the ambient cache
+        // what its rows cost on disk (`AmbientCache.cost`).
+        func held(_ id: String, _ measure: String) -> String { "COALESCE((SELECT \(measure) FROM \(table) x WHERE x.id = \(id)), 0)" }
+        let cost = { (row: String) in AmbientCache.cost(row, key: urlColumn) }
         return [
             """
             CREATE TRIGGER IF NOT EXISTS packfs_count_\(table)_insert AFTER INSERT ON \(table)
             BEGIN
               UPDATE packfs_totals SET \(plural) = \(plural) + 1\(mapboxNew),
-                ambient_\(plural) = ambient_\(plural) + 1, ambient_bytes = ambient_bytes + \(size("new"));
+                ambient_\(plural) = ambient_\(plural) + 1, ambient_bytes = ambient_bytes + \(cost("new"));
             END
             """,
             """
             CREATE TRIGGER IF NOT EXISTS packfs_count_\(table)_delete AFTER DELETE ON \(table)
             BEGIN
               UPDATE packfs_totals SET \(plural) = \(plural) - 1\(mapboxOld);
-              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) - 1,
-                ambient_bytes = ambient_bytes - \(size("old"))
+              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) - 1, ambient_bytes = ambient_bytes - \(cost("old"))
                 WHERE NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = old.id);
             END
             """,
@@ -86,25 +87,33 @@ enum Counting {
             BEGIN
               UPDATE packfs_pack_counts SET \(bytes) = \(bytes) + \(size("new")) - \(size("old"))
                 WHERE region_id IN (SELECT region_id FROM \(members) WHERE \(key) = new.id);
-              UPDATE packfs_totals SET ambient_bytes = ambient_bytes + \(size("new")) - \(size("old"))
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS packfs_count_\(table)_cost AFTER UPDATE OF data, etag ON \(table)
+            WHEN \(cost("old")) != \(cost("new"))
+            BEGIN
+              UPDATE packfs_totals SET ambient_bytes = ambient_bytes + \(cost("new")) - \(cost("old"))
                 WHERE NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = new.id);
             END
             """,
             """
             CREATE TRIGGER IF NOT EXISTS packfs_count_\(members)_insert AFTER INSERT ON \(members)
             BEGIN
-              UPDATE packfs_pack_counts SET \(plural) = \(plural) + 1, \(bytes) = \(bytes) + \(newSize)
+              UPDATE packfs_pack_counts SET \(plural) = \(plural) + 1, \(bytes) = \(bytes) + \(held("new.\(key)", size("x")))
                 WHERE region_id = new.region_id;
-              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) - 1, ambient_bytes = ambient_bytes - \(newSize)
+              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) - 1,
+                ambient_bytes = ambient_bytes - \(held("new.\(key)", cost("x")))
                 WHERE NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = new.\(key) AND region_id != new.region_id);
             END
             """,
             """
             CREATE TRIGGER IF NOT EXISTS packfs_count_\(members)_delete AFTER DELETE ON \(members)
             BEGIN
-              UPDATE packfs_pack_counts SET \(plural) = \(plural) - 1, \(bytes) = \(bytes) - \(oldSize)
+              UPDATE packfs_pack_counts SET \(plural) = \(plural) - 1, \(bytes) = \(bytes) - \(held("old.\(key)", size("x")))
                 WHERE region_id = old.region_id;
-              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) + 1, ambient_bytes = ambient_bytes + \(oldSize)
+              UPDATE packfs_totals SET ambient_\(plural) = ambient_\(plural) + 1,
+                ambient_bytes = ambient_bytes + \(held("old.\(key)", cost("x")))
                 WHERE EXISTS (SELECT 1 FROM \(table) WHERE id = old.\(key))
                   AND NOT EXISTS (SELECT 1 FROM \(members) WHERE \(key) = old.\(key));
             END
