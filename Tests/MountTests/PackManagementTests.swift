@@ -211,7 +211,12 @@ final class PackManagementTests: DaemonMountTestCase {
             if signal == SIGTERM { try copyRegion(try helsinki("region.json"), to: "helsinki") }
             XCTAssertTrue(try eventually { try server.arrivals().count >= start + 10 }, "a download under way")
             kill(daemon.processIdentifier, signal)
-            daemon.waitUntilExit()
+            // With a deadline: a daemon that ignored the signal fails the test instead of hanging it.
+            guard eventually(timeout: 120, { !daemon.isRunning }) else {
+                kill(daemon.processIdentifier, SIGKILL)
+                daemon.waitUntilExit()
+                return XCTFail("the daemon did not end on signal \(signal)")
+            }
             XCTAssertEqual(daemon.terminationStatus, 0, "signal \(signal)")
             XCTAssertFalse(mount.isMounted, "signal \(signal)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "DELETE journal mode again")

@@ -98,6 +98,8 @@ final class PackManagerTests: LifecycleTestCase {
         try waitForState(pack, .complete)
         try manager.remove(pack.id)
         XCTAssertThrowsError(try database.pack(id: pack.id)) { XCTAssertEqual($0 as? StoreError, .regionNotFound(pack.id)) }
+        // Gone at once; its rows go in the background (Removals.swift).
+        try wait(for: "the removal's rows") { try self.database.removalsSettled() }
         XCTAssertEqual(try database.tileKeys(of: pack.id), [])
         XCTAssertEqual(try database.resourceURLs(of: pack.id), [])
         XCTAssertThrowsError(try manager.refresh(pack.id)) { XCTAssertEqual($0 as? StoreError, .regionNotFound(pack.id)) }

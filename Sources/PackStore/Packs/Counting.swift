@@ -270,7 +270,7 @@ extension OfflineDatabase {
     public func startCounting(log: @escaping @Sendable (String) -> Void) {
         guard mode == .session else { return }
         backgroundCount.group.enter()
-        Thread.detachNewThread { [self] in
+        QuietThread.start { [self] in
             defer { backgroundCount.group.leave() }
             do {
                 try countWhatIsNotCounted()

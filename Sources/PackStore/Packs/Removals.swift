@@ -73,7 +73,7 @@ final class BackgroundRemover: @unchecked Sendable {  // `wanted`, `stopped`, `r
             return true
         }
         guard start else { return }
-        Thread.detachNewThread { [self] in
+        QuietThread.start { [self] in
             while nextRound() {
                 work { self.condition.withLock { self.stopped } }
                 condition.withLock { busy = false }

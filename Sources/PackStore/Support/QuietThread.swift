@@ -1,0 +1,22 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A thread of the store's own (the mount's background count and remover) that never takes the
+/// signals that end a mount (SIGINT, SIGTERM, SIGHUP): those belong to the threads that serve the
+/// mount. A signal the kernel hands to a thread blocked where ThreadSanitizer cannot deliver it
+/// (a wait inside libdispatch) waits for that thread, and was lost when the thread ended: the
+/// daemon then never ended on SIGTERM.
+enum QuietThread {
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread {
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
+            body()
+        }
+    }
+}
