@@ -44,7 +44,9 @@ struct StoreSnapshot {
             stored.insert(tilePath(row, base))
         }
         var packs: [String: PackSnapshot] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, description FROM regions") {
+        // A pack marked removed is gone (its rows go in the background: Removals.swift).
+        let removed = try db.tableExists("packfs_removals") ? "WHERE id NOT IN (SELECT region_id FROM packfs_removals)" : ""
+        for row in try Row.fetchAll(db, sql: "SELECT id, description FROM regions \(removed)") {
             let id: Int64 = row["id"]
             let name = packName(row["description"]) ?? "region-\(id)"
             packs[name] = try pack(id, db, base: base)
