@@ -9,31 +9,54 @@ extension OfflineDatabase {
     static let walkPage = 2_000
 
     /// The pack's tile sets (template and key pixel ratio), in template order. A skip scan finds
-    /// each distinct set of the table in one seek, then asks whether the pack holds any of it.
+    /// each distinct template, then each of its pixel ratios, in one index seek each (the one
+    /// query over both, `(template, ratio) > (?, ?)`, walked every entry of the current template:
+    /// 2 s at 10,000,000 tiles), then asks whether the pack holds any tile of the set: from the
+    /// pack's own memberships when it is small beside the database (so that a pack costs itself,
+    /// not the packs before it in the index: the last of ten 1,000,000-tile packs took 3.5 s),
+    /// else from the template's tiles.
     public func packTileSets(of region: RegionID) throws -> [TileColumnSet] {
         try read { db in
-            let next = try db.cachedStatement(sql: """
-                SELECT url_template, pixel_ratio FROM tiles
-                  WHERE typeof(url_template) = 'text' AND typeof(pixel_ratio) = 'integer'
-                    AND (url_template > ? OR (url_template = ? AND pixel_ratio > ?))
-                  ORDER BY url_template, pixel_ratio LIMIT 1
+            let nextTemplate = try db.cachedStatement(sql: "SELECT url_template FROM tiles WHERE url_template > ? ORDER BY url_template LIMIT 1")
+            let nextRatio = try db.cachedStatement(sql: """
+                SELECT pixel_ratio FROM tiles WHERE url_template = ? AND pixel_ratio > ? ORDER BY pixel_ratio LIMIT 1
                 """)
-            let held = try db.cachedStatement(sql: """
-                SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND data IS NOT NULL
-                  AND \(TreeSQL.member) LIMIT 1
-                """)
+            let held = try db.cachedStatement(sql: try Self.packHoldsSetSQL(region, db))
             var sets: [TileColumnSet] = []
-            var last = ("", Int.min)
-            while let row = try Row.fetchOne(next, arguments: [last.0, last.0, last.1]) {
-                let template: String = try row.stored(at: 0, "tiles.url_template")
-                let ratio: Int = try row.stored(at: 1, "tiles.pixel_ratio")
-                last = (template, ratio)
-                if try Int.fetchOne(held, arguments: [template, ratio, region.rawValue]) != nil {
-                    sets.append(TileColumnSet(region: region, urlTemplate: template, pixelRatio: ratio))
+            // Text sorts above every number and below every blob: from "" the scan meets only text
+            // templates, and ends at the first blob. A ratio that is no integer ends its template's.
+            var template = ""
+            while let value = try DatabaseValue.fetchOne(nextTemplate, arguments: [template]),
+                case .string(let text) = value.storage
+            {
+                template = text
+                var ratio = Int64.min
+                while let value = try DatabaseValue.fetchOne(nextRatio, arguments: [text, ratio]), case .int64(let next) = value.storage {
+                    ratio = next
+                    guard let pixelRatio = Int(exactly: next),
+                        try Int.fetchOne(held, arguments: [text, next, region.rawValue]) != nil
+                    else { continue }
+                    sets.append(TileColumnSet(region: region, urlTemplate: text, pixelRatio: pixelRatio))
                 }
             }
             return sets
         }
+    }
+
+    /// Whether the pack holds a tile with content of (template, ratio): through its memberships
+    /// (CROSS JOIN keeps SQLite to that order) when its kept tile count is under a quarter of
+    /// the database's, else through the template's index entries.
+    private static func packHoldsSetSQL(_ region: RegionID, _ db: Database) throws -> String {
+        if let pack = try Counting.counts(of: region, db), let totals = try Counting.totals(db), pack.tiles * 4 < totals.tiles {
+            return """
+                SELECT 1 FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id
+                  WHERE t.url_template = ? AND t.pixel_ratio = ? AND rt.region_id = ? AND t.data IS NOT NULL LIMIT 1
+                """
+        }
+        return """
+            SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND data IS NOT NULL
+              AND EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ? AND rt.tile_id = t.id) LIMIT 1
+            """
     }
 
     /// Calls `body` with every tile with content of `set` in its pack, by z, then x, then y as
