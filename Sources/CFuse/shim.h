@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 // A wake-up for the thread that ends the loop (FUSEBridge's ExitRequest). libfuse's SIGINT, SIGTERM
@@ -24,6 +25,10 @@ struct packfs_exit_chain {
     volatile sig_atomic_t received;
     struct sigaction chained[3];
 };
+
+// Names the calling thread (what /proc/<pid>/task/<tid>/comm shows). prctl, not Foundation's
+// Thread.name, which names the thread through a pthread_t its creator may not have stored yet.
+static inline int packfs_name_this_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 static const int packfs_exit_signals[3] = {SIGHUP, SIGINT, SIGTERM};
 

@@ -61,7 +61,10 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
     /// reader raises SIGPIPE, which ends the process unless ignored).
     private func watch(wake: Int32, mountpoint: String) {
         defer { close(wake) }
-        Thread.current.name = Self.threadName
+        // Not Foundation's `Thread.current.name`: it names the OS thread through the pthread_t its
+        // creator stores after pthread_create returns, which a new thread that runs first has
+        // not got yet (under load the watcher kept no name, and LifecycleTests found none).
+        _ = packfs_name_this_thread(Self.threadName)
         var kicked = false
         var byte: UInt8 = 0
         while true {
