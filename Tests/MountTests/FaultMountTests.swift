@@ -80,7 +80,10 @@ final class FaultMountTests: DaemonMountTestCase {
         print("pack a read whole \(passesWhileActive) times while b downloaded through faults")
         XCTAssertGreaterThan(passesWhileActive, 0, "pack a read whole while b was downloading")
 
-        XCTAssertEqual(progress("b")?["state"], .string("complete"), "\(String(describing: progress("b")))")
+        // Waited for, not read once: the run rewrites the pack's estimate just after `complete`,
+        // and a read of progress.json between its size and its bytes can come short (see the
+        // closing note of issue 20's stop: live files under stateless opens).
+        waitForState("b", timeout: 30)
         XCTAssertEqual(try originFiles("b"), files)
         for path in files {
             XCTAssertEqual(FileManager.default.contents(atPath: "\(packs)/b/\(path)"),
