@@ -92,9 +92,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             client.shutdown()
             lock.withLock { endStatistics = client.statistics }
         }
-        let status = finish()
-        if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
-        return status
+        return finish(planned)
     }
 
     /// Stops the run; what is stored stays and the next run resumes from it.
@@ -189,12 +187,16 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         return status
     }
 
-    private func finish() -> PackStatus {
+    private func finish(_ planned: (plan: DownloadPlan, style: Style)?) -> PackStatus {
         do {
             try writer.finish()
         } catch {
             stop(.failed(Self.writeFailure(error)))
         }
+        // Before the final state: a reader that sees `complete` sees the estimate made again
+        // from what was stored (made after it, a progress.json read at `complete` had the
+        // planning's guess in two CI runs).
+        if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
         // A status that cannot be written (a full disk) leaves the row `active`, and a refresh
