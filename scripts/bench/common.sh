@@ -27,26 +27,27 @@ serve_tiles() {
 # next pass reads from the disk, or asks the FUSE daemon, for every file.
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
-# mount_db DB MOUNTPOINT: mounts DB (the daemon detaches). The daemon of an earlier mount of DB
-# may still be closing the database (it holds the database's lock until then): retried for 10 s.
+# mount_db DB MOUNTPOINT [OPTION...]: mounts DB (the daemon detaches), with the options given
+# (planet.sh passes --log). The daemon of an earlier mount of DB may still be closing the database
+# (it holds the database's lock until then): retried for 10 s.
 mount_db() {
-  for _ in $(seq 100); do "$packfs" mount "$1" "$2" 2>/dev/null && return; sleep 0.1; done
-  "$packfs" mount "$1" "$2"
+  for _ in $(seq 100); do "$packfs" mount "$@" 2>/dev/null && return; sleep 0.1; done
+  "$packfs" mount "$@"
 }
 
 # daemon_pid DB MOUNTPOINT: the pid of the daemon serving DB on MOUNTPOINT (it runs again as
 # "packfs mount DB MOUNTPOINT -f" once detached).
 daemon_pid() { pgrep -f -- " mount $1 $2( |$)" | head -1; }
 
-# unmount_db DB MOUNTPOINT: unmounts and waits until the daemon has exited (10 s at most), so
-# that the next mount, above all a timed one, does not wait for it.
+# unmount_db DB MOUNTPOINT [SECONDS]: unmounts and waits until the daemon has exited (SECONDS, 10
+# by default), so that the next mount, above all a timed one, does not wait for it.
 unmount_db() {
   local pid
   pid=$(daemon_pid "$1" "$2")
   fusermount3 -u "$2"
   [ -n "$pid" ] || return 0
-  for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-  echo "the daemon of $2 (pid $pid) has not exited 10 s after its unmount" >&2
+  for _ in $(seq $(( ${3:-10} * 20 ))); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+  echo "the daemon of $2 (pid $pid) has not exited ${3:-10} s after its unmount" >&2
   return 1
 }
 

@@ -52,28 +52,16 @@ db=$work/planet.db mnt=$work/mnt log=$work/daemon.log
 trap 'fusermount3 -u "$mnt" 2>/dev/null || true' EXIT
 template='http://bench.invalid/{z}/{x}/{y}.pbf'
 
-# mount_logged: mount_db with the daemon's messages appended to $log (an error of the count or of
-# the removal is in nobody's terminal otherwise), retried the same way.
-mount_logged() {
-  for _ in $(seq 100); do "$packfs" mount "$db" "$mnt" --log "$log" 2>/dev/null && return; sleep 0.1; done
-  "$packfs" mount "$db" "$mnt" --log "$log"
-}
 # packs_visible: `ls MNT/packs` shows the $visible packs there are (10 s at most).
 packs_visible() {
   for _ in $(seq 1000); do [ "$(ls "$mnt/packs" | grep -c '^p[0-9]*$')" = "$visible" ] && return; sleep 0.01; done
   echo "$mnt/packs does not show the $visible packs 10 s after the mount" >&2; return 1
 }
-mount_usable() { mount_logged; packs_visible; }
-# unmount_wait: unmount_db's unmount, with a longer wait for the daemon's exit: after a removal
-# its close folds hundreds of MB of write-ahead log back into the file (unmount_db waits 10 s).
-unmount_wait() {
-  local pid
-  pid=$(daemon_pid "$db" "$mnt")
-  fusermount3 -u "$mnt"
-  [ -n "$pid" ] || return 0
-  for _ in $(seq 6000); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  echo "the daemon of $mnt (pid $pid) has not exited 600 s after its unmount" >&2; return 1
-}
+# The daemon's messages go to $log: an error of the count or of the removal is in nobody's terminal otherwise.
+mount_usable() { mount_db "$db" "$mnt" --log "$log"; packs_visible; }
+# unmount_wait: unmount_db with a longer wait for the daemon's exit: after a removal its close
+# folds hundreds of MB of write-ahead log back into the file.
+unmount_wait() { unmount_db "$db" "$mnt" 600; }
 # poll SECONDS CHECK...: runs CHECK every 0.2 s until it succeeds (0) or SECONDS pass (1).
 poll() {
   local deadline=$((SECONDS + $1))
