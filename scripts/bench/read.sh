@@ -35,7 +35,7 @@ declare -A root=([files]="$work/world/tiles" [mount]="$work/mnt/packs/bench" [ba
 run() { "$work/read_tiles" "${root[$1]}" "$work/list.txt" "$threads" "${3:-1}" >>"$work/runs/$1-$2"; }
 cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-3}
 passes=${PACKFS_BENCH_PASSES:-9}
-mount_pack() { mount_db "$work/packs.db" "$work/mnt"; }
+mount_pack() { mount_db "$work/packs.db" "$work/mnt" ${PACKFS_BENCH_MOUNT_OPTIONS:-}; }
 unmount_pack() { unmount_db "$work/packs.db" "$work/mnt"; }
 # peak_memory: the mounted daemon's peak resident set so far, in KiB, appended to runs/memory.
 peak_memory() { vm_hwm "$work/packs.db" "$work/mnt" >>"$work/runs/memory"; }

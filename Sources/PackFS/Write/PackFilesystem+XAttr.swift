@@ -1,7 +1,8 @@
 import Foundation
 import PackStore
 
-/// The two extended attributes of a pack's region file. Unknown names read as ENODATA; setting
+/// The two extended attributes of a pack's region file. Unknown `user.` names read as ENODATA,
+/// names of other namespaces as ENOTSUP (none is kept); setting
 /// one is ENOTSUP (PackFS keeps no arbitrary attributes, and `cp -a`/`mv` skip ENOTSUP quietly)
 /// except inside a pack, where every change is EROFS. `user.packfs.progress` is read-only
 /// (EPERM), and neither can be removed (EPERM). A region file still being written for a new
@@ -17,7 +18,11 @@ extension PackFilesystem {
     public func getxattr(inode: Inode, name: String) throws -> Data {
         try serving { request in
             // The name first: `ls -l` asks every file for security.selinux and
-            // system.posix_acl_access, and those are answered without decoding the inode.
+            // system.posix_acl_access. PackFS keeps attributes in the `user.` namespace only, and
+            // says so for the others (ENOTSUP, not ENODATA): ls then stops asking the mount's
+            // files (it remembers a device that lacks the support), which saves `ls -lR` of a
+            // 1,000,000-tile pack a round trip per file.
+            guard name.hasPrefix("user.") else { throw FilesystemError.notSupported }
             guard let attribute = PackAttribute(rawValue: name), let region = try regionOfRegionFile(inode, request)
             else { throw FilesystemError.noAttribute }
             switch attribute {

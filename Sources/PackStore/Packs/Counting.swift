@@ -125,7 +125,9 @@ enum Counting {
     /// there yet. What is known at once is counted at once: an empty database's totals, and
     /// every pack that holds nothing; the rest waits for `countWhatIsNotCounted`.
     static func install(_ db: Database) throws {
-        guard try !db.tableExists(totalsTable) else { return }
+        let countsExisted = try db.tableExists(totalsTable)
+        try Extents.install(db, countsExisted: countsExisted)
+        guard !countsExisted else { return }
         for statement in statements { try db.execute(sql: statement) }
         let filled = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tiles) OR EXISTS (SELECT 1 FROM resources)")
         if filled == false { try db.execute(sql: "INSERT INTO packfs_totals (id) VALUES (1)") }
@@ -215,8 +217,14 @@ extension Counting {
         }
     }
 
+    /// What a count found in its snapshot: the figures, and for a pack its extents.
+    struct Measured: Sendable {
+        var figures: [Int64]
+        var extents: [Extents.Row] = []
+    }
+
     /// What the snapshot holds (the slow part: a scan of the pack, or of the whole database).
-    static func measure(_ target: Target, _ db: Database) throws -> [Int64] {
+    static func measure(_ target: Target, _ db: Database) throws -> Measured {
         switch target {
         case .totals:
             let tiles = try Row.fetchOne(db, sql: """
@@ -224,15 +232,19 @@ extension Counting {
                 """)
             let resources = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? 0
             let ambient = try AmbientCache.usage(db)
-            return [resources, tiles?[0] ?? 0, tiles?[1] ?? 0, Int64(ambient.resources), Int64(ambient.tiles), ambient.bytes]
+            return Measured(figures: [
+                resources, tiles?[0] ?? 0, tiles?[1] ?? 0, Int64(ambient.resources), Int64(ambient.tiles), ambient.bytes,
+            ])
         case .pack(let region):
             let counts = try OfflineDatabase.counts(of: region, db)
-            return [Int64(counts.resources), counts.resourceBytes, Int64(counts.tiles), counts.tileBytes]
+            return Measured(
+                figures: [Int64(counts.resources), counts.resourceBytes, Int64(counts.tiles), counts.tileBytes],
+                extents: try Extents.measure(region, db))
         }
     }
 
     /// Adds the snapshot's figures to the changes counted since, and marks the row current.
-    static func finish(_ target: Target, _ measured: [Int64], _ db: Database) throws {
+    static func finish(_ target: Target, _ measured: Measured, _ db: Database) throws {
         switch target {
         case .totals:
             try db.execute(sql: """
@@ -240,13 +252,15 @@ extension Counting {
                   ambient_resources = ambient_resources + ?, ambient_tiles = ambient_tiles + ?,
                   ambient_bytes = ambient_bytes + ?, counting = 0
                 WHERE id = 1 AND counting = 1
-                """, arguments: StatementArguments(measured))
+                """, arguments: StatementArguments(measured.figures))
         case .pack(let region):
             try db.execute(sql: """
                 UPDATE packfs_pack_counts SET resources = resources + ?, resource_bytes = resource_bytes + ?,
                   tiles = tiles + ?, tile_bytes = tile_bytes + ?, counting = 0
                 WHERE region_id = ? AND counting = 1
-                """, arguments: StatementArguments(measured + [region.rawValue]))
+                """, arguments: StatementArguments(measured.figures + [region.rawValue]))
+            // The row was still being counted (not removed meanwhile): its extents are complete.
+            if db.changesCount > 0 { try Extents.merge(measured.extents, into: region, db) }
         }
     }
 }
@@ -291,7 +305,7 @@ extension OfflineDatabase {
 
     private func count(_ target: Counting.Target, _ pool: DatabasePool) throws {
         try requireOwnFile()
-        let measured = LockedState<Result<[Int64], Error>?>(nil)
+        let measured = LockedState<Result<Counting.Measured, Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         try wrap {
             try pool.writeWithoutTransaction { db in

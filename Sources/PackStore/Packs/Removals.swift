@@ -46,6 +46,7 @@ enum Removals {
                 """, arguments: [region.rawValue, batchRows])
             if db.changesCount > 0 { return true }
         }
+        try Extents.remove(region, db)
         try db.execute(sql: "DELETE FROM regions WHERE id = ?", arguments: [region.rawValue])
         return false
     }

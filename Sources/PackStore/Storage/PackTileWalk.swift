@@ -17,6 +17,7 @@ extension OfflineDatabase {
     /// else from the template's tiles.
     public func packTileSets(of region: RegionID) throws -> [TileColumnSet] {
         try read { db in
+            if try Self.extentsReady(region, db) { return try Self.extentTileSets(of: region, db) }
             let nextTemplate = try db.cachedStatement(sql: "SELECT url_template FROM tiles WHERE url_template > ? ORDER BY url_template LIMIT 1")
             let nextRatio = try db.cachedStatement(sql: """
                 SELECT pixel_ratio FROM tiles WHERE url_template = ? AND pixel_ratio > ? ORDER BY pixel_ratio LIMIT 1
@@ -62,15 +63,65 @@ extension OfflineDatabase {
     /// Calls `body` with every tile with content of `set` in its pack, by z, then x, then y as
     /// stored (a TMS source's rows are the server's: flip them for XYZ). Rows whose coordinates
     /// are not integers name no tile and are skipped, as the mount skips them.
+    /// With the pack's extents complete, only its columns are read, each between its lowest
+    /// and highest row (the `tiles` index alone walked every later pack's tiles of the template
+    /// after the pack's last: 51 s for a 1,000,000-tile pack of a 10,000,000-tile file).
     public func forEachPackTile(
         _ set: TileColumnSet, _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
     ) throws {
+        if let columns = try extentColumns(of: set) {
+            for column in columns { try forEachTile(set, in: column, body) }
+            return
+        }
         var after = (z: Int.min, x: Int.min, y: Int.min)
         while true {
             let page = try tilePage(set, after: after)
             for tile in page { try body(tile.z, tile.x, tile.y, tile.data) }
             guard page.count == Self.walkPage, let last = page.last else { return }
             after = (last.z, last.x, last.y)
+        }
+    }
+
+    /// The set's columns by z then x, each with its rows' extent; nil without complete extents.
+    private func extentColumns(of set: TileColumnSet) throws -> [(z: Int, x: Int, rows: ClosedRange<Int>)]? {
+        try read { db in
+            guard try Self.extentsReady(set.region, db) else { return nil }
+            return try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT z, x, min_y, max_y FROM packfs_pack_extents
+                      WHERE region_id = ? AND url_template = ? AND pixel_ratio = ? ORDER BY z, x
+                    """),
+                arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]
+            ).compactMap { row in
+                guard let z: Int = row[0], let x: Int = row[1], let low: Int = row[2], let high: Int = row[3], low <= high
+                else { return nil }
+                return (z, x, low...high)
+            }
+        }
+    }
+
+    /// `forEachPackTile` in one column, a page at a time.
+    private func forEachTile(
+        _ set: TileColumnSet, in column: (z: Int, x: Int, rows: ClosedRange<Int>),
+        _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
+    ) throws {
+        var low = column.rows.lowerBound
+        while true {
+            let page = try read { db in
+                try Row.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT y, data, compressed FROM tiles t
+                          WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
+                            AND data IS NOT NULL AND \(TreeSQL.member)
+                          ORDER BY y LIMIT ?
+                        """),
+                    arguments: [set.urlTemplate, set.pixelRatio, column.z, column.x, low, column.rows.upperBound,
+                                set.region.rawValue, Self.walkPage]
+                ).map { row in (y: try row.stored(at: 0, "tiles.y") as Int, data: try Self.storedData(row, of: "tiles")) }
+            }
+            for tile in page { try body(column.z, column.x, tile.y, tile.data) }
+            guard page.count == Self.walkPage, let last = page.last, last.y < column.rows.upperBound else { return }
+            low = last.y + 1
         }
     }
 

@@ -43,13 +43,13 @@ extension OfflineDatabase {
               AND data IS NOT NULL AND \(member) LIMIT 1
             """
         static let columnProbe = """
-            SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
+            SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
               AND data IS NOT NULL AND \(member) LIMIT 1
             """
         static func rows(descending: Bool) -> String {
             """
             SELECT y, id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
-              AND y \(descending ? "<" : ">") ? AND y BETWEEN 0 AND ? AND typeof(y) = 'integer'
+              AND y \(descending ? "<" : ">") ? AND y BETWEEN ? AND ? AND typeof(y) = 'integer'
               AND data IS NOT NULL AND \(member)
               ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
             """
@@ -67,7 +67,7 @@ extension OfflineDatabase {
                     WHEN t.compressed = 0 AND substr(t.data, 1, 2) != x'1F8B' THEN length(t.data) END
                   FROM tiles t \(sizesTable ? "LEFT JOIN packfs_tile_sizes s ON s.tile_id = t.id" : "")
                   WHERE t.url_template = ? AND t.pixel_ratio = ? AND t.z = ? AND t.x = ?
-                    AND t.y \(descending ? "<" : ">") ? AND t.y BETWEEN 0 AND ? AND typeof(t.y) = 'integer'
+                    AND t.y \(descending ? "<" : ">") ? AND t.y BETWEEN ? AND ? AND typeof(t.y) = 'integer'
                     AND (\(recorded) IS NOT NULL OR t.data IS NOT NULL) AND \(member)
                   ORDER BY t.y \(descending ? "DESC" : "ASC") LIMIT ?
                 """
@@ -103,7 +103,8 @@ extension OfflineDatabase {
 
     /// The zoom levels with content, ascending.
     public func tileZooms(_ set: TileColumnSet) throws -> [Int] {
-        try read { db in
+        if let zooms = try extentZooms(set) { return zooms }
+        return try read { db in
             let statement = try db.cachedStatement(sql: TreeSQL.nextZoom)
             var zooms: [Int] = []
             // Each answer is above the last: the loop ends however the rows compare.
@@ -119,7 +120,8 @@ extension OfflineDatabase {
 
     /// Up to `limit` x values with content at zoom `z`, ascending, each above `after`.
     public func tileColumns(_ set: TileColumnSet, z: Int, after: Int, limit: Int) throws -> [Int] {
-        try read { db in
+        if let columns = try extentColumns(set, z: z, after: after, limit: limit) { return columns }
+        return try read { db in
             let statement = try db.cachedStatement(sql: TreeSQL.nextColumn)
             var columns: [Int] = []
             while columns.count < limit, let x = try Int.fetchOne(

@@ -47,19 +47,42 @@ extension OfflineDatabase {
 
     /// Whether the set has a tile with content at zoom `z` (one probe: a lookup of `<z>/`).
     public func hasTiles(_ set: TileColumnSet, z: Int) throws -> Bool {
-        let arguments: [ReadArgument] = [
-            .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(set.region.rawValue),
-        ]
-        return try first(TreeRead.zoomProbe, arguments) { _ in true } ?? false
+        try readers.withConnection { connection in
+            if try extentsReady(set.region, connection) {
+                return try connection.first(ExtentRead.zoomProbe, Self.setArguments(set) + [.int(Int64(z))]) { _ in true } ?? false
+            }
+            let arguments: [ReadArgument] = [
+                .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(set.region.rawValue),
+            ]
+            return try connection.first(TreeRead.zoomProbe, arguments) { _ in true } ?? false
+        }
     }
 
     /// Whether the set has a tile with content in column z/x (one probe: a lookup of `<z>/<x>/`).
     public func hasTiles(_ set: TileColumnSet, z: Int, x: Int) throws -> Bool {
-        let arguments: [ReadArgument] = [
-            .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)),
-            .int(set.region.rawValue),
-        ]
-        return try first(TreeRead.columnProbe, arguments) { _ in true } ?? false
+        try readers.withConnection { connection in
+            guard let rows = try rowRange(set, z: z, x: x, inGrid: false, connection) else { return false }
+            let arguments: [ReadArgument] = [
+                .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)),
+                .int(rows.lowerBound), .int(rows.upperBound), .int(set.region.rawValue),
+            ]
+            return try connection.first(TreeRead.columnProbe, arguments) { _ in true } ?? false
+        }
+    }
+
+    /// The rows of column z/x worth reading for the pack: the pack's extent when it is known
+    /// (nil when the pack holds nothing there), else all; `inGrid`, only those of the zoom's
+    /// grid (0 to 2^z - 1: an app's file may hold others, which no path names). A column is
+    /// listed, and looks up, when it holds any row, as the listing of columns finds it.
+    func rowRange(_ set: TileColumnSet, z: Int, x: Int, inGrid: Bool, _ connection: ReadConnection) throws
+        -> ClosedRange<Int64>?
+    {
+        let grid = inGrid ? 0...Int64((1 << min(max(z, 0), 62)) - 1) : Int64.min...Int64.max
+        switch try columnExtent(set, z: z, x: x, connection) {
+        case .none: return grid
+        case .some(.none): return nil
+        case .some(.some(let extent)): return extent.overlaps(grid) ? extent.clamped(to: grid) : nil
+        }
     }
 
     /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`
@@ -74,7 +97,8 @@ extension OfflineDatabase {
         var rows: [(y: Int, id: TileID)] = []
         rows.reserveCapacity(max(limit, 0))
         try readers.withConnection { connection in
-            try connection.each(TreeRead.rows[descending ? 1 : 0], Self.rowArguments(set, z, x, after, limit)) { row in
+            guard let range = try rowRange(set, z: z, x: x, inGrid: true, connection) else { return }
+            try connection.each(TreeRead.rows[descending ? 1 : 0], Self.rowArguments(set, z, x, after, range, limit)) { row in
                 rows.append((y: Int(row.int64(0)), id: TileID(rawValue: row.int64(1))))
                 return true
             }
@@ -87,8 +111,9 @@ extension OfflineDatabase {
     public func tileRowsWithSizes(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID, size: Int?)]
     {
-        let arguments = Self.rowArguments(set, z, x, after, limit)
-        return try readers.withConnection { connection in
+        try readers.withConnection { connection in
+            guard let range = try rowRange(set, z: z, x: x, inGrid: true, connection) else { return [] }
+            let arguments = Self.rowArguments(set, z, x, after, range, limit)
             let sized = try connection.first(TreeRead.sizesTableExists, []) { _ in true } ?? false
             var rows: [(y: Int, id: TileID, size: Int?)] = []
             rows.reserveCapacity(max(limit, 0))
@@ -102,13 +127,12 @@ extension OfflineDatabase {
         }
     }
 
-    private static func rowArguments(_ set: TileColumnSet, _ z: Int, _ x: Int, _ after: Int, _ limit: Int)
-        -> [ReadArgument]
-    {
-        let lastRow = Int64((1 << min(max(z, 0), 62)) - 1)
-        return [
+    private static func rowArguments(
+        _ set: TileColumnSet, _ z: Int, _ x: Int, _ after: Int, _ rows: ClosedRange<Int64>, _ limit: Int
+    ) -> [ReadArgument] {
+        [
             .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)), .int(Int64(after)),
-            .int(lastRow), .int(set.region.rawValue), .int(Int64(limit)),
+            .int(rows.lowerBound), .int(rows.upperBound), .int(set.region.rawValue), .int(Int64(limit)),
         ]
     }
 
