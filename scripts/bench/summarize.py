@@ -37,9 +37,9 @@ TARGETS = [
      ("<", 5, "max")),
     ("walk.rm_s", "{big_tiles}: removal of the pack (`rm packs/big.region`), fresh mount", "(absolute)", "s",
      ("<", 10, "max")),
-    ("walk.bare_du_s", "{big_tiles}: `du -s` of the same tree on bare_tree.c (the kernel's floor), fresh process",
+    ("walk.bare_du_s", "{big_tiles}: `du -s` of the same tree on bare_fuse.c --tree (the kernel's floor), fresh process",
      "(absolute)", "s", None),
-    ("walk.bare_lsR_s", "{big_tiles}: `ls -lR` of the same tree on bare_tree.c, fresh process", "(absolute)", "s", None),
+    ("walk.bare_lsR_s", "{big_tiles}: `ls -lR` of the same tree on bare_fuse.c --tree, fresh process", "(absolute)", "s", None),
     ("download.db_mbtiles", "database size / MBTiles of the same tiles (download.sh's database)",
      "MBTiles: standard schema, tiles gzipped as served, VACUUMed", "ratio", ("<=", 1.05, "max")),
 ]

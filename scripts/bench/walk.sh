@@ -57,25 +57,25 @@ fresh() {
   printf ' %9.3f' "$t"
 }
 
-# The floor (issue 20): the same tree, names and sizes, answered from memory by bare_tree.c with
+# The floor (issue 20): the same tree, names and sizes, answered from memory by bare_fuse.c with
 # the kernel settings PackFS asks for, in a fresh process with caches dropped: `du -s` and `ls
 # -lR` of it cost the kernel's FUSE round trips alone. Its listing is the mount's own tree.
 cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
-"$cc" -O2 -o "$work/bare_tree" scripts/bench/bare_tree.c $(pkg-config --cflags --libs fuse3)
+"$cc" -O2 -o "$work/bare_fuse" scripts/bench/bare_fuse.c $(pkg-config --cflags --libs fuse3)
 cp "$work/big.db" "$db"
 mount_usable
 find "$pack" -printf '%y %s %P\n' >"$work/tree.txt"
 unmount_db "$db" "$mnt"
 bare=$work/bare
 mkdir -p "$bare"
-# bare NAME COMMAND: COMMAND timed on a fresh bare_tree (pack pointing at it), as walk.bare_NAME_s.
+# bare NAME COMMAND: COMMAND timed on a fresh bare_fuse (pack pointing at it), as walk.bare_NAME_s.
 bare() {
   local t saved=$pack
   drop_caches
-  "$work/bare_tree" "$work/tree.txt" "$bare" &
+  "$work/bare_fuse" --tree "$work/tree.txt" "$bare" &
   local pid=$!
   for _ in $(seq 600); do mountpoint -q "$bare" && break; sleep 0.1; done
-  mountpoint -q "$bare" || { echo "bare_tree did not mount" >&2; exit 1; }
+  mountpoint -q "$bare" || { echo "bare_fuse did not mount" >&2; exit 1; }
   pack=$bare
   drop_caches
   timed t "$2"
