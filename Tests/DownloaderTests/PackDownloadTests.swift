@@ -141,6 +141,10 @@ final class PackDownloadTests: PackDownloadTestCase {
         XCTAssertEqual(first.run().state, .inactive)
         XCTAssertEqual(try database.status(of: pack.id).state, .inactive)
         let stored = try database.resourceURLs(of: pack.id).count + database.tileKeys(of: pack.id).count
+        // The suspended run recorded how far its tiles were committed (at most what it stored).
+        let point = try XCTUnwrap(try database.resumePoint(of: pack.id))
+        let position = try XCTUnwrap(point.position)
+        XCTAssertLessThanOrEqual(position, try database.tileKeys(of: pack.id).count)
         try database.close()
         XCTAssertGreaterThan(stored, 0)
         XCTAssertLessThan(stored, 322)
@@ -148,7 +152,12 @@ final class PackDownloadTests: PackDownloadTestCase {
         XCTAssertEqual(storedPaths.count, stored)
         // Requests cancelled in flight are logged as the server finishes them.
         let before = try faults.settledAccessLog().count
-        XCTAssertEqual(try download(helsinki(faults.baseURL)).state, .complete)
+        let reopened = try OfflineDatabase.open(path: path, mode: .session)
+        let second = PackDownload(database: reopened, region: pack.id, definition: helsinki(faults.baseURL))
+        XCTAssertEqual(second.run().state, .complete)
+        XCTAssertEqual(second.resumedFrom, position, "the resumed run starts at the recorded point")
+        XCTAssertEqual(try reopened.resumePoint(of: pack.id), ResumePoint(plan: point.plan, since: 0, position: nil))
+        try reopened.close()
         let after = Array(try faults.accessLog().dropFirst(before))
         XCTAssertEqual(after.filter { storedPaths.contains($0.uri) }.map(\.uri), [], "stored before suspension, fetched again")
         XCTAssertEqual(after.count, 322 - stored)

@@ -59,6 +59,12 @@ vm_hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$(daemon_pid "$1" "$2")/status"; }
 # for a NAME "# WORD", a parameter of the run (a tile count) that the summary's labels show.
 record() { [ -z "${PACKFS_BENCH_RESULTS:-}" ] || echo "$1 $2" >>"$PACKFS_BENCH_RESULTS"; }
 
+# since START: seconds from START (an $EPOCHREALTIME) to now.
+since() {
+  local us=$(( 10#${EPOCHREALTIME//[.,]/} - 10#${1//[.,]/} ))
+  printf '%d.%06d' $((us / 1000000)) $((us % 1000000))
+}
+
 # timed VAR COMMAND...: runs COMMAND (a function too) and sets VAR to its wall seconds, read
 # from bash's own clock right before and after it (no process started for the timing).
 timed() {

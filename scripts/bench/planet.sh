@@ -68,10 +68,6 @@ poll() {
   shift
   until "$@"; do [ "$SECONDS" -lt "$deadline" ] || return 1; sleep 0.2; done
 }
-since() {  # since START: seconds from START (an $EPOCHREALTIME) to now
-  local us=$(( 10#${EPOCHREALTIME//[.,]/} - 10#${1//[.,]/} ))
-  printf '%d.%06d' $((us / 1000000)) $((us % 1000000))
-}
 
 # The figures, in the table's order: name, label, unit, whether the ratio column applies.
 figures=(

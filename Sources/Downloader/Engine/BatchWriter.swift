@@ -40,13 +40,17 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     private let maxDelay: TimeInterval
     private let queue = DispatchQueue(label: "packfs.batch-writer")
     private let lock = NSLock()
-    private var pending: [WriteItem] = []
+    /// Each item with the plan chunk of a tile's write (`ResumeLedger`), if it has one.
+    private var pending: [(item: WriteItem, chunk: Int?)] = []
     private var flushQueued = false
     private var failure: Error?
     private var tally: PackCounts?
     private var committed: PackProgress?
-    /// Called on the writer thread after each commit with the items it held.
-    var onCommit: (([WriteItem]) -> Void)?
+    /// Called on the writer thread after each commit with the chunks of the tile writes it held
+    /// (one entry per write that named one).
+    var onCommit: (([Int]) -> Void)?
+    /// Written in the same transaction as each batch (the run's resume point, once it has one).
+    var resumePoint: (() -> ResumePoint?)?
     /// Written in the same transaction as each batch, so state and content never disagree.
     var status: (() -> PackStatus)?
     /// A refresh's `since`: its rows are stamped no earlier (PendingRefresh.swift). Set before
@@ -66,10 +70,10 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         self.maxDelay = maxDelay
     }
 
-    /// Thread-safe; returns at once.
-    func add(_ item: WriteItem) {
+    /// Thread-safe; returns at once. `chunk`: the plan chunk a tile's write completes.
+    func add(_ item: WriteItem, chunk: Int? = nil) {
         lock.lock()
-        pending.append(item)
+        pending.append((item, chunk))
         let count = pending.count
         let flushNow = count >= maxItems && !flushQueued
         if flushNow { flushQueued = true }
@@ -141,7 +145,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// Commits `items` in one transaction. A batch over the disk quota is committed in halves, the
     /// first before the second, as far as they fit: the pack keeps all the quota allows, and the
     /// quota error still ends the run.
-    private func commit(_ items: [WriteItem]) throws {
+    private func commit(_ items: [(item: WriteItem, chunk: Int?)]) throws {
         do {
             try commitOnce(items)
         } catch let quota as DiskQuotaExceeded where items.count > 1 {
@@ -155,11 +159,12 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         }
     }
 
-    private func commitOnce(_ items: [WriteItem]) throws {
+    private func commitOnce(_ items: [(item: WriteItem, chunk: Int?)]) throws {
         let progress = try database.write(notBefore: notBefore) { batch -> PackProgress? in
             var counts = try tally ?? batch.counts(of: region)
-            for item in items { try write(item, batch, &counts) }
+            for (item, _) in items { try write(item, batch, &counts) }
             if let diskQuota { try batch.enforce(diskQuota: diskQuota) }
+            if let point = resumePoint?() { try batch.setResumePoint(point, of: region) }
             let status = status?()
             if let status { try batch.setStatus(status, of: region) }
             tally = counts
@@ -168,7 +173,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         lock.lock()
         committed = progress
         lock.unlock()
-        onCommit?(items)
+        onCommit?(items.compactMap(\.chunk))
     }
 
     /// Writes one item and adds what it changed to `counts`.

@@ -23,5 +23,6 @@ enum FetchTag: Sendable {
     /// The style or a TileJSON: needed before the rest can be planned.
     case document(url: String, kind: ResourceKind)
     case resource(url: String, kind: ResourceKind)
-    case tile(TileKey)
+    /// `chunk`: the plan chunk the tile belongs to (`ResumeLedger`).
+    case tile(TileKey, chunk: Int)
 }

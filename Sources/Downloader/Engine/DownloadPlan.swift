@@ -46,16 +46,47 @@ struct DownloadPlan {
         mapboxTileCount = mapbox
     }
 
-    /// Every (key, stored-form URL, is-mapbox) in order: source by source, zoom by zoom.
-    /// `body` returns false to stop early.
-    func forEachTile(_ body: (TileKey, String, Bool) throws -> Bool) rethrows {
+    /// Every (key, stored-form URL, is-mapbox) in order: source by source, zoom by zoom, from
+    /// the `start`-th on (0: all). A start is reached by counts (whole zooms) and row runs (whole
+    /// spans), not tile by tile. `body` returns false to stop early.
+    func forEachTile(from start: Int = 0, _ body: (TileKey, String, Bool) throws -> Bool) rethrows {
+        var skip = max(start, 0)
         for set in tileSets {
-            for z in set.zooms {
-                for tile in TileCover(area, zoom: z, within: set.source.bounds) {
-                    let (key, url) = set.source.tile(z: z, x: tile.x, y: tile.y, pixelRatio: pixelRatio)
-                    guard try body(key, url, set.source.isMapbox) else { return }
+            for (z, count) in zip(set.zooms, set.counts) {
+                if skip >= count {
+                    skip -= count
+                    continue
+                }
+                for span in TileCover(area, zoom: z, within: set.source.bounds).spans {
+                    if skip >= span.x.count {
+                        skip -= span.x.count
+                        continue
+                    }
+                    for x in span.x.dropFirst(skip) {
+                        let (key, url) = set.source.tile(z: z, x: x, y: span.y, pixelRatio: pixelRatio)
+                        guard try body(key, url, set.source.isMapbox) else { return }
+                    }
+                    skip = 0
                 }
             }
         }
+    }
+
+    /// Names the plan: the same definition, tile sets (template, scheme, zooms, bounds, counts)
+    /// and resources give the same text, and a change of any gives another (FNV-1a, 64 bits, of
+    /// their description). A resume point is only used for the plan it was recorded for.
+    func fingerprint(of definition: RegionDefinition) -> String {
+        var text = definition.mapLibreJSON + "\n"
+        for set in tileSets {
+            let source = set.source
+            text += "\(source.urlTemplate) \(source.scheme) \(set.zooms) \(String(describing: source.bounds)) \(set.counts)\n"
+        }
+        for resource in resources { text += "\(resource.kind.rawValue) \(resource.url)\n" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return "v1:" + String(hash, radix: 16) + ":\(tileCount)"
     }
 }

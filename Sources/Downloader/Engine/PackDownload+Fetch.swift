@@ -7,7 +7,8 @@ import StyleModel
 extension PackDownload {
     static let chunkSize = 256
 
-    func fetch(_ plan: DownloadPlan) throws {
+    /// Fetches the plan's resources, then its tiles from the `start`-th on (a resume point).
+    func fetch(_ plan: DownloadPlan, from start: Int) throws {
         let resources = plan.resources.filter { !handledDocuments.contains($0.url) }
         for start in stride(from: 0, to: resources.count, by: Self.chunkSize) {
             guard !isStopped else { return }
@@ -15,15 +16,17 @@ extension PackDownload {
         }
         let totals = try database.tileTotals()
         var chunk: [(key: TileKey, url: String, isMapbox: Bool)] = []
-        try plan.forEachTile { key, url, isMapbox in
+        var chunkStart = start
+        try plan.forEachTile(from: start) { key, url, isMapbox in
             chunk.append((key, url, isMapbox))
             if chunk.count == Self.chunkSize {
-                try fetchTiles(chunk, totals: totals)
+                try fetchTiles(chunk, start: chunkStart, totals: totals)
+                chunkStart += chunk.count
                 chunk.removeAll(keepingCapacity: true)
             }
             return !isStopped
         }
-        if !isStopped { try fetchTiles(chunk, totals: totals) }
+        if !isStopped { try fetchTiles(chunk, start: chunkStart, totals: totals) }
     }
 
     private func fetchResources(_ chunk: [StyleResource]) throws {
@@ -41,18 +44,23 @@ extension PackDownload {
         submit(requests)
     }
 
-    private func fetchTiles(_ chunk: [(key: TileKey, url: String, isMapbox: Bool)], totals: (all: Int, mapbox: Int)) throws {
+    /// One chunk of the plan's tiles, the first at plan position `start`: each is adopted or
+    /// requested, and its write names the chunk (`ResumeLedger`).
+    private func fetchTiles(
+        _ chunk: [(key: TileKey, url: String, isMapbox: Bool)], start: Int, totals: (all: Int, mapbox: Int)
+    ) throws {
         let stored = try database.storedTiles(chunk.map(\.key).filter(templateHasTiles))
         var requests: [HTTPRequest<FetchTag>] = []
+        ledger.opened(start: start, count: chunk.count)
         for tile in chunk {
             if let row = stored[tile.key], isCurrent(accessed: row.accessed) {
-                writer.add(.adoptedTile(tile.key))
+                writer.add(.adoptedTile(tile.key), chunk: start)
                 continue
             }
             if stored[tile.key] == nil { try countNewTile(isMapbox: tile.isMapbox, totals: totals) }
             let url = try options.urlPolicy.requestURL(for: tile.url, kind: .tile)
             let validators = stored[tile.key].map { HTTPValidators($0.headers) }
-            requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key)))
+            requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key, chunk: start)))
         }
         submit(requests)
     }
@@ -98,8 +106,8 @@ extension PackDownload {
             lock.unlock()
         case .resource(let url, let kind):
             handleResource(url: url, kind: kind, completion)
-        case .tile(let key):
-            handleTile(key, completion)
+        case .tile(let key, let chunk):
+            handleTile(key, chunk: chunk, completion)
         }
     }
 
@@ -118,7 +126,7 @@ extension PackDownload {
         }
     }
 
-    private func handleTile(_ key: TileKey, _ completion: HTTPCompletion<FetchTag>) {
+    private func handleTile(_ key: TileKey, chunk: Int, _ completion: HTTPCompletion<FetchTag>) {
         // Validators were sent exactly when the tile was stored.
         let replaces = completion.request.validators != nil
         guard let answer = answer(completion) else { return }
@@ -127,11 +135,12 @@ extension PackDownload {
             writer.add(
                 .tile(
                     key, data: response.stored, size: StoredData.servedSize(of: response.content),
-                    headers: response.headers, replaces: replaces))
+                    headers: response.headers, replaces: replaces),
+                chunk: chunk)
         case .notModified(let headers):
-            writer.add(.revalidatedTile(key, headers: headers))
+            writer.add(.revalidatedTile(key, headers: headers), chunk: chunk)
         case .noContent(_, let headers):
-            writer.add(.tile(key, data: .noContent, size: nil, headers: headers, replaces: replaces))
+            writer.add(.tile(key, data: .noContent, size: nil, headers: headers, replaces: replaces), chunk: chunk)
         }
     }
 

@@ -40,10 +40,15 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     var required = PackStatus(state: .active)
     /// Guarded by `lock`: `stop()` reads it from any thread while `run()` sets it.
     private var runClient: HTTPClient<FetchTag>?
+    /// Where in the plan this run began fetching tiles (guarded by `lock`): 0, or the recorded
+    /// resume point of an interrupted run of the same plan.
+    private var startedAt = 0
     /// The client's totals once `run()` shut it down (guarded by `lock`).
     private var endStatistics = HTTPStatistics()
     /// Writes what the run fetches, on its own thread; its callbacks are set by `start()`.
     let writer: BatchWriter
+    /// How far into the plan the run's tiles are committed (its resume point).
+    let ledger = ResumeLedger()
     var documents: [String: HTTPOutcome] = [:]
     /// The style and TileJSONs, fetched or adopted while planning (not again by `fetch`).
     var handledDocuments = Set<String>()
@@ -81,8 +86,14 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             try start()
             let (plan, style) = try makePlan()
             planned = (plan, style)
-            if !isStopped { try converge(to: plan) }
-            try fetch(plan)
+            let fingerprint = plan.fingerprint(of: definition)
+            let recorded = try database.resumePoint(of: region)
+            // The pack was made to converge to this very plan by an earlier run.
+            if !isStopped, recorded?.plan != fingerprint { try converge(to: plan) }
+            let start = resumePosition(recorded, plan: plan, fingerprint: fingerprint)
+            lock.withLock { startedAt = start }
+            ledger.begin(plan: fingerprint, since: refreshSince ?? 0, at: start)
+            try fetch(plan, from: start)
             waitUntilIdle()
         } catch {
             stop(.failed(error))
@@ -126,6 +137,10 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         return client
     }
 
+    /// The plan position this run's tiles started at: the tiles before it were stored and in
+    /// the pack when it began (a resume), and were not looked up again.
+    public var resumedFrom: Int { lock.withLock { startedAt } }
+
     /// The HTTP totals of this run so far (attempts, retries, stalls...); final once `run()` returned.
     public var statistics: HTTPStatistics {
         lock.withLock { runClient?.statistics ?? endStatistics }
@@ -150,7 +165,11 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
 
     private func start() throws {
         writer.status = { [unowned self] in self.currentStatus() }
-        writer.onCommit = { [unowned self] _ in self.reportProgress() }
+        writer.onCommit = { [unowned self] chunks in
+            self.ledger.committed(chunks)
+            self.reportProgress()
+        }
+        writer.resumePoint = { [unowned self] in self.ledger.point }
         writer.diskQuota = options.diskQuota
         writer.onFailure = { [unowned self] error in self.stop(.failed(Self.writeFailure(error))) }
         if mode == .refresh {
@@ -204,11 +223,25 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         // Nothing stored is lost, and the status still reaches the caller below.
         try? database.write { batch in
             try batch.setStatus(status, of: region)
+            // Complete: nothing to resume; the plan stays, as the one the pack converged to.
+            if status.state == .complete, var point = ledger.point {
+                point.position = nil
+                try batch.setResumePoint(point, of: region)
+            }
             // Done: the next refresh asks for everything again.
             if status.state == .complete, let since = refreshSince { try batch.endRefresh(of: region, since: since) }
         }
         reportProgress(final: status)
         return status
+    }
+
+    /// Where fetching starts: the recorded position when it is about this plan and, for a
+    /// refresh, this refresh (a download adopts whatever is stored, whoever stored it); else 0.
+    func resumePosition(_ recorded: ResumePoint?, plan: DownloadPlan, fingerprint: String) -> Int {
+        guard let recorded, recorded.plan == fingerprint, let position = recorded.position,
+            mode == .download || recorded.since == refreshSince
+        else { return 0 }
+        return min(position, plan.tileCount)
     }
 
     /// Whether a stored row needs no request: a download adopts whatever is stored; a refresh

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Downloading a country (issue 20, item 7): a region of N tiles (default 10,000,000: a square block
+# of z16 tiles) written as a region file into a mount, from nginx on loopback, whose every tile
+# URL answers the same small body (so that the server holds one file, not N); PackFS stores each
+# tile as its own row all the same. While it downloads, every 0.5 s: `cat progress.json` timed,
+# and the daemon's resident set. At 90% of the tiles the daemon is killed (SIGKILL); then the
+# database is mounted again, and the time from that mount to the first request for a tile not
+# stored yet (nginx's log, millisecond times) is the resume's figure, with the whole resume until
+# the pack is complete. Prints: the download's rate, the daemon's peak memory (VmHWM) before the
+# kill and after the resume, progress.json's median and slowest read, and the resume's times.
+# With PACKFS_BENCH_RESULTS=FILE (all.sh's convention), also appends country.* figures to FILE.
+# Needs root (FUSE). usage: country.sh [TILES]
+set -euo pipefail
+tiles=${1:-10000000}
+[[ $tiles =~ ^[0-9]+$ ]] && [ "$tiles" -ge 1000 ] || { echo "usage: country.sh [TILES] (1000 at least)" >&2; exit 2; }
+work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-country}
+source "$(dirname "$0")/common.sh"
+build_packfs
+fusermount3 -u "$work/mnt" 2>/dev/null || true
+rm -rf "$work" && mkdir -p "$work/mnt" "$work/www/tiles" "$work/tmp"
+work=$(cd "$work" && pwd)
+db=$work/country.db mnt=$work/mnt
+
+# The server: a style, its TileJSON and one tile body for every /tiles/ path.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+base=http://127.0.0.1:$port
+printf '\x1a\x10bench tile body, the same for every tile of the country' >"$work/www/tile.pbf"
+cat >"$work/www/style.json" <<EOF
+{"version": 8, "sources": {"country": {"type": "vector", "url": "$base/tiles.json"}}, "layers": []}
+EOF
+cat >"$work/www/tiles.json" <<EOF
+{"tilejson": "3.0.0", "tiles": ["$base/tiles/{z}/{x}/{y}.pbf"], "minzoom": 0, "maxzoom": 16}
+EOF
+cat >"$work/nginx.conf" <<EOF
+$([ "$(id -u)" = 0 ] && echo "user root;")
+daemon off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/error.log warn;
+events { worker_connections 4096; }
+http {
+    log_format times '\$msec \$status \$uri';
+    access_log $work/access.log times buffer=64k flush=100ms;
+    client_body_temp_path $work/tmp;
+    proxy_temp_path $work/tmp;
+    fastcgi_temp_path $work/tmp;
+    uwsgi_temp_path $work/tmp;
+    scgi_temp_path $work/tmp;
+    keepalive_requests 100000000;
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+        location /tiles/ { default_type application/x-protobuf; try_files /tile.pbf =404; }
+        location / { default_type application/json; }
+    }
+}
+EOF
+/usr/sbin/nginx -p "$work" -c "$work/nginx.conf" &
+server=$!
+trap 'fusermount3 -u "$mnt" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -sf "$base/style.json" >/dev/null && break; sleep 0.1; done
+
+# The region: a square block of z16 tiles south-east of Helsinki, at least $tiles of them (bounds
+# just inside the block's edges, as gen_tiles.py makes them).
+region=$(python3 - "$tiles" "$base" <<'EOF'
+import math, sys
+count, base = int(sys.argv[1]), sys.argv[2]
+z, side = 16, math.ceil(math.sqrt(count))
+n = 2 ** z
+x0, y0 = int((20.0 + 180) / 360 * n), 18000
+lon = lambda x: x / n * 360 - 180
+lat = lambda y: math.degrees(math.atan(math.sinh(math.pi * (1 - 2 * y / n))))
+e = 1e-9
+print('{"style_url":"%s/style.json","min_zoom":16.0,"max_zoom":16.0,"pixel_ratio":1.0,'
+      '"include_ideographs":false,"bounds":[%.12f,%.12f,%.12f,%.12f]}'
+      % (base, lat(y0 + side) + e, lon(x0) + e, lat(y0) - e, lon(x0 + side) - e))
+print(side * side, file=sys.stderr)
+EOF
+)
+planned=$(python3 -c "import math; print(math.ceil(math.sqrt($tiles)) ** 2)")
+progress=$mnt/packs/country/progress.json
+completed() { grep -o '"completed_tiles":[0-9]*' "$progress" 2>/dev/null | cut -d: -f2 || echo 0; }
+state() { grep -o '"state":"[a-z]*"' "$progress" 2>/dev/null | cut -d'"' -f4 || true; }
+# sample: one timed read of progress.json (ms) to progress.ms, and the daemon's VmRSS (KiB) to rss.
+sample() {
+  local started=$EPOCHREALTIME
+  cat "$progress" >/dev/null 2>&1 || true
+  local us=$(( 10#${EPOCHREALTIME//[.,]/} - 10#${started//[.,]/} ))
+  echo "$((us / 1000)).$(printf '%03d' $((us % 1000)))" >>"$work/progress.ms"
+  awk '/^VmRSS/ { print $2 }' "/proc/$(daemon_pid "$db" "$mnt")/status" >>"$work/rss" 2>/dev/null || true
+}
+
+echo "country: $planned tiles (z16), nginx on loopback, $(nproc) cores"
+"$packfs" reset "$db" >/dev/null
+mount_db "$db" "$mnt"
+pid=$(daemon_pid "$db" "$mnt")
+started=$EPOCHREALTIME
+echo "$region" >"$mnt/packs/country.region"
+target=$(( planned * 9 / 10 ))
+while [ "$(completed)" -lt "$target" ]; do
+  sample
+  [ "$(state)" != error ] || { echo "the download failed: $(cat "$progress")" >&2; exit 1; }
+  sleep 0.5
+done
+at_kill=$(completed)
+elapsed=$(since "$started")
+hwm1=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status")
+kill -KILL "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt"
+sleep 0.2  # nginx's log buffer (flush=100ms)
+requests_before=$(wc -l <"$work/access.log")
+
+# The resume: mount again; the daemon resumes the active pack by itself.
+resumed=$EPOCHREALTIME
+mount_db "$db" "$mnt"
+pid=$(daemon_pid "$db" "$mnt")
+until [ "$(state)" = complete ]; do
+  sample
+  [ "$(state)" != error ] || { echo "the resumed download failed: $(cat "$progress")" >&2; exit 1; }
+  sleep 0.5
+done
+resume_total=$(since "$resumed")
+hwm2=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status")
+final=$(completed)
+sleep 0.2
+# The first tile request after the remount: nginx's $msec against the mount's start.
+first_new=$(tail -n +"$((requests_before + 1))" "$work/access.log" | awk '$3 ~ /^\/tiles\// { print $1; exit }')
+resume_first=$(python3 -c "print(f'{$first_new - ${resumed/,/.}:.3f}')")
+unmount_db "$db" "$mnt" 60
+[ "$final" = "$planned" ] || { echo "the pack holds $final of $planned tiles" >&2; exit 1; }
+
+rate=$(python3 -c "print(round($at_kill / $elapsed))")
+read -r p50 pmax < <(sort -n "$work/progress.ms" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[NR] }')
+rss_max=$(sort -n "$work/rss" | tail -1)
+figure() { record "country.$1" "$2"; printf '  %-64s %s\n' "$3" "$2 $4"; }
+record "# country_tiles" "$planned"
+figure rate "$rate" "download rate until the kill" tiles/s
+figure tiles_at_kill "$at_kill" "tiles stored when the daemon was killed" tiles
+figure memory_mb "$(awk "BEGIN { print $hwm1 / 1024 }")" "daemon peak memory (VmHWM) until the kill" MB
+figure memory_resume_mb "$(awk "BEGIN { print $hwm2 / 1024 }")" "daemon peak memory (VmHWM) of the resume" MB
+figure rss_max_mb "$(awk "BEGIN { print $rss_max / 1024 }")" "largest resident set sampled, both daemons" MB
+figure progress_median_ms "$p50" "cat progress.json, median ($(wc -l <"$work/progress.ms") reads)" ms
+figure progress_max_ms "$pmax" "cat progress.json, slowest" ms
+figure resume_first_request_s "$resume_first" "resume: from the mount to the first new tile request" s
+figure resume_total_s "$resume_total" "resume: from the mount to complete ($((planned - at_kill)) tiles)" s
+echo "targets (issue 20): peak memory < 64 MB, progress.json < 50 ms throughout"
