@@ -93,7 +93,7 @@ extension PackFilesystem {
             return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
         case .progress:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
-        case .style:
+        case .style, .webStyle:
             guard try request.isComplete(region) else {
                 return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
             }

@@ -27,6 +27,10 @@ extension PackFilesystem {
             let layout = try request.layout(region)
             guard let style = layout.style else { throw FilesystemError.stale }
             return rewriter(layout.pack).style(style, sources: layout.sources)
+        case .pack(let region, .webStyle):
+            let layout = try request.layout(region)
+            guard let style = layout.style, let web = webRewriter(layout.pack) else { throw FilesystemError.stale }
+            return web.style(style, sources: layout.sources)
         case .source(let region, let ref, .tileJSON): return remember(try tileJSON(region, ref, request), inode)
         case .source(let region, let ref, .data):
             guard let url = try request.source(region, ref).1.declared.url else { throw FilesystemError.stale }
@@ -57,6 +61,16 @@ extension PackFilesystem {
     /// URLs into `MOUNTPOINT/packs/<name>/` as `file://` (percent-encoded: MapLibre decodes them).
     func rewriter(_ pack: Pack) -> StyleRewriter {
         StyleRewriter(base: StyleRewriter.fileURL(path: mountpoint + "/packs/" + pack.name) + "/")
+    }
+
+    static let webStyleName = "web-style.json"
+
+    /// URLs under `--web-base`, where a web server publishes the mountpoint: absolute, as MapLibre
+    /// GL JS needs them (it resolves nothing relative to the style). nil without a web base.
+    func webRewriter(_ pack: Pack) -> StyleRewriter? {
+        guard let webBase else { return nil }
+        let base = webBase.hasSuffix("/") ? String(webBase.dropLast()) : webBase
+        return StyleRewriter(base: base + "/packs/" + Tokens.percentEncode(pack.name) + "/")
     }
 
     /// The region file a user would write to make this pack again.

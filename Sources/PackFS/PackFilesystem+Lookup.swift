@@ -54,6 +54,9 @@ extension PackFilesystem {
         case (.directory, "style.json"):
             guard try holdsStyle(layout) else { throw FilesystemError.notFound }
             return .pack(region, .style)
+        case (.directory, Self.webStyleName):
+            guard webBase != nil, try holdsStyle(layout) else { throw FilesystemError.notFound }
+            return .pack(region, .webStyle)
         case (.directory, "progress.json"): return .pack(region, .progress)
         case (.directory, "sources"): return .pack(region, .sources)
         case (.directory, "glyphs"): return .pack(region, .glyphs)
@@ -75,7 +78,7 @@ extension PackFilesystem {
                 let id = try database.packResourceID(url: file.url, in: region)
             else { throw FilesystemError.notFound }
             return .resource(region, id)
-        case (.regionFile, _), (.style, _), (.progress, _):
+        case (.regionFile, _), (.style, _), (.webStyle, _), (.progress, _):
             throw FilesystemError.notDirectory
         }
     }

@@ -96,12 +96,13 @@ extension PackFilesystem {
     private func packChildren(_ region: RegionID, _ request: Request) throws -> [Child] {
         let layout = try request.layout(region)
         var children: [Child] = try holdsStyle(layout) ? [("style.json", .pack(region, .style), 3)] : []
+        if webBase != nil, !children.isEmpty { children.append((Self.webStyleName, .pack(region, .webStyle), 4)) }
         children += [
-            ("progress.json", .pack(region, .progress), 4), ("sources", .pack(region, .sources), 5),
-            ("glyphs", .pack(region, .glyphs), 6), ("sprites", .pack(region, .sprites), 7),
+            ("progress.json", .pack(region, .progress), 5), ("sources", .pack(region, .sources), 6),
+            ("glyphs", .pack(region, .glyphs), 7), ("sprites", .pack(region, .sprites), 8),
         ]
         if let primary = layout.primary {
-            children += try zoomChildren(region, SourceRef(index: primary, primary: true), base: 8, request)
+            children += try zoomChildren(region, SourceRef(index: primary, primary: true), base: 9, request)
         }
         return children
     }

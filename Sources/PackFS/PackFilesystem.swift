@@ -37,6 +37,9 @@ public final class PackFilesystem: Filesystem, Sendable {
     let scratches = ScratchFiles()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
+    /// `--web-base`: where a web server publishes the mountpoint; each pack then also shows
+    /// `web-style.json`, its style with every URL absolute under it (nil: not shown).
+    let webBase: String?
     /// How long a region file written without an open (no release will come) may rest with
     /// undecided text before it is judged as it stands.
     let settleDelay: TimeInterval
@@ -46,9 +49,10 @@ public final class PackFilesystem: Filesystem, Sendable {
     public init(
         database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,
         caches: TreeCaches? = nil,
-        controller: (any PackController)? = nil, settleDelay: TimeInterval = 2
+        controller: (any PackController)? = nil, settleDelay: TimeInterval = 2, webBase: String? = nil
     ) {
         self.database = database
+        self.webBase = webBase
         self.settleDelay = settleDelay
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit

@@ -23,10 +23,19 @@ struct MountCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Append the daemon's messages to FILE (in the background; with -f they go to stderr).",
                                valueName: "FILE"))
     var log: String?
+    @Option(name: .customLong("web-base"), help: ArgumentHelp(
+        "Where a web server publishes MOUNTPOINT (http(s)://host/path): each pack also shows web-style.json, its style with every URL absolute under it.",
+        valueName: "URL"))
+    var webBase: String?
     @OptionGroup var network: NetworkOptions
 
     func validate() throws {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
+        if let webBase {
+            guard let url = URLComponents(string: webBase), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false, url.query == nil, url.fragment == nil
+            else { throw ValidationError("--web-base \"\(webBase)\" is not an http(s) URL without a query (e.g. https://maps.example/packfs)") }
+        }
     }
 
     func run() throws {
@@ -41,7 +50,7 @@ struct MountCommand: ParsableCommand {
         try database.openReaders(threads)
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
-            readOnly: readOnly,
+            readOnly: readOnly, webBase: webBase,
             fuse: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
                 caching: KernelCaching(statelessOpen: true)))

@@ -15,13 +15,13 @@ struct MountParts {
 
     /// `readOnly` (`-o ro`): the filesystem refuses every change and no download is run.
     init(database: OfflineDatabase, mountpoint: String, tileLimit: Int?, downloads: DownloadOptions,
-         readOnly: Bool = false, fuse: FUSEMount.Options) {
+         readOnly: Bool = false, webBase: String? = nil, fuse: FUSEMount.Options) {
         let notifier = KernelNotifier()
         let caches = TreeCaches(database: database, kernel: notifier)
         manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches))
         let filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
-            controller: readOnly ? nil : ManagerController(manager: manager))
+            controller: readOnly ? nil : ManagerController(manager: manager), webBase: webBase)
         mount = FUSEMount(filesystem: filesystem, mountpoint: mountpoint, options: fuse, notifier: notifier)
     }
 }

@@ -90,6 +90,17 @@ final class CommandTests: CLITestCase {
         }
     }
 
+    /// `mount --web-base` takes an http(s) URL without a query: anything else is a usage error
+    /// naming the value, before anything is read, created or mounted.
+    func testAWebBaseThatIsNoHTTPURLIsAUsageError() throws {
+        for base in ["file:///srv/packfs", "maps.example/packfs", "https://", "https://maps.example/p?x=1"] {
+            let outcome = try packfs("mount", db, temp.path("mnt"), "--web-base", base)
+            XCTAssertEqual(outcome.status, 2, "\(base): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains("--web-base \"\(base)\""), outcome.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "nothing created")
+    }
+
     /// The retry options of every network command: a value out of range is a usage error that
     /// names the range, before anything is read or created.
     func testRetryOptionsOutOfRangeAreUsageErrors() throws {

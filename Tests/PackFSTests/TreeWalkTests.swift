@@ -114,6 +114,24 @@ final class TreeWalkTests: XCTestCase {
         XCTAssertGreaterThan(checked, 300)
     }
 
+    /// `--web-base`: `web-style.json` beside `style.json`, the same style with every URL absolute
+    /// under the base (the pack's name encoded); without a base there is no such file.
+    func testAWebBaseAddsAWebStyleWithAbsoluteURLs() throws {
+        XCTAssertFalse(try walker.files(under: "packs/helsinki").keys.contains("packs/helsinki/web-style.json"))
+        fs = PackFilesystem(database: database, mountpoint: mountpoint, webBase: "https://maps.example/packfs/")
+        let files = try walker.files(under: "packs/helsinki")
+        let web = try XCTUnwrap(JSONValue.parse(try XCTUnwrap(files["packs/helsinki/web-style.json"]).content))
+        let local = try XCTUnwrap(JSONValue.parse(try XCTUnwrap(files["packs/helsinki/style.json"]).content))
+        let base = "https://maps.example/packfs/packs/helsinki/"
+        XCTAssertEqual(web["glyphs"], .string(base + "glyphs/{fontstack}/{range}.pbf"))
+        XCTAssertEqual(web["sprite"], .string(base + "sprites/default"))
+        for (id, source) in try XCTUnwrap(web["sources"]?.object) {
+            let template = try XCTUnwrap(source["tiles"]?.array?.first?.string, id)
+            XCTAssertEqual(template, base + "sources/\(id)/{z}/{x}/{y}." + (id == "relief" ? "png" : "pbf"))
+        }
+        XCTAssertEqual(web["layers"], local["layers"], "only the URLs differ")
+    }
+
     func testStyleURLsPointIntoTheMountAndResolveToFiles() throws {
         let files = try walker.files(under: "packs/helsinki")
         let style = try XCTUnwrap(JSONValue.parse(try XCTUnwrap(files["packs/helsinki/style.json"]).content))

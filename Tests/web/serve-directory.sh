@@ -4,18 +4,22 @@
 # /etc/nginx; nginx runs in the foreground as this script's own process (exec), and gets SIGTERM
 # when the process that launched it dies.
 #
-# usage: serve-directory.sh --root DIR --state STATE --port PORT
+# usage: serve-directory.sh --root DIR --state STATE --port PORT [--alias PREFIX DIRECTORY]
 #   STATE  created if needed; gets nginx.conf, access.log, error.log, nginx.pid
+#   --alias  also serves DIRECTORY (a PackFS mountpoint) under PREFIX (e.g. /packfs), with the
+#            location block README's "The mount as a web origin" shows: content types, and the
+#            CORS header a map page on another origin needs.
 # access.log: one JSON object per request: time, method, uri (as requested, still encoded),
 #   status, bytes, content_type.
 set -eu
 
-root="" state="" port=""
+root="" state="" port="" alias_prefix="" alias_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root=$2; shift 2 ;;
     --state) state=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
+    --alias) alias_prefix=$2; alias_dir=$3; shift 3 ;;
     *) echo "serve-directory.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -25,6 +29,23 @@ done
 mkdir -p "$state/tmp"
 state=$(cd "$state" && pwd)
 root=$(cd "$root" && pwd)
+alias_block=""
+if [ -n "$alias_prefix" ]; then
+  alias_block="location $alias_prefix/ {
+            alias $alias_dir/;
+            types {
+                application/json json;
+                application/x-protobuf pbf;
+                image/png png;
+                image/jpeg jpg;
+                image/webp webp;
+            }
+            default_type application/octet-stream;
+            add_header Access-Control-Allow-Origin * always;
+            gzip on;
+            gzip_types application/json application/x-protobuf;
+        }"
+fi
 user_line=""
 [ "$(id -u)" = 0 ] && user_line="user root;"
 
@@ -64,6 +85,7 @@ http {
         listen 127.0.0.1:$port;
         root $root;
         location / { }
+        $alias_block
     }
 }
 CONF

@@ -53,7 +53,8 @@ public final class TreeCaches: Sendable {
         guard let kernel else { return }
         let members = try database.memberIDs(of: region)
         var nodes = members.tiles.map { Node.tile(region, $0) } + members.resources.map { Node.resource(region, $0) }
-        nodes += [.pack(region, .style), .pack(region, .directory), .pack(region, .glyphs), .pack(region, .sprites)]
+        nodes += [.pack(region, .style), .pack(region, .webStyle), .pack(region, .directory), .pack(region, .glyphs),
+                  .pack(region, .sprites)]
         for node in nodes {
             if let inode = try? InodeCodec.encode(node) { kernel.invalidate(inode: inode) }
         }

@@ -38,6 +38,8 @@ enum Node: Hashable, Sendable {
 /// The nodes that hang directly off one pack, one inode each.
 enum PackPart: UInt64, Sendable, CaseIterable {
     case directory, regionFile, style, progress, sources, glyphs, sprites
+    /// `web-style.json` (`--web-base`): style.json with every URL absolute under the web base.
+    case webStyle
 }
 
 /// A source's directory and its files: a tiled source's `tiles.json`, a GeoJSON source's

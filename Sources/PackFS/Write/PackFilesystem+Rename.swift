@@ -47,6 +47,7 @@ extension PackFilesystem {
     private func forgetPackNameContent(_ region: RegionID, _ request: Request) throws {
         guard let kernelCache else { return }
         kernelCache.invalidate(inode: try InodeCodec.encode(.pack(region, .style)))
+        kernelCache.invalidate(inode: try InodeCodec.encode(.pack(region, .webStyle)))
         for index in try request.layout(region).sources.indices {
             let ref = SourceRef(index: index, primary: false)
             kernelCache.invalidate(inode: try InodeCodec.encode(.source(region, ref, .tileJSON)))
