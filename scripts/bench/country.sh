@@ -82,14 +82,15 @@ planned=$(python3 -c "import math; print(math.ceil(math.sqrt($tiles)) ** 2)")
 progress=$mnt/packs/country/progress.json
 completed() { grep -o '"completed_tiles":[0-9]*' "$progress" 2>/dev/null | cut -d: -f2 || echo 0; }
 state() { grep -o '"state":"[a-z]*"' "$progress" 2>/dev/null | cut -d'"' -f4 || true; }
-# sample: one timed read of progress.json (ms) to progress.ms, and the daemon's VmRSS (KiB) to $rss
-# (the baseline's daemon is left out: it is the code path this benchmark shows replaced).
-rss=$work/rss
+# sample: one timed read of progress.json to progress.ms ("MS PHASE WHEN", WHEN in ms since the
+# epoch), and the daemon's VmRSS (KiB) to $rss (the baseline's daemon is left out of both figures:
+# it is the code path this benchmark shows replaced).
+rss=$work/rss phase=download
 sample() {
   local started=$EPOCHREALTIME
   cat "$progress" >/dev/null 2>&1 || true
   local us=$(( 10#${EPOCHREALTIME//[.,]/} - 10#${started//[.,]/} ))
-  echo "$((us / 1000)).$(printf '%03d' $((us % 1000)))" >>"$work/progress.ms"
+  echo "$((us / 1000)).$(printf '%03d' $((us % 1000))) $phase $(( 10#${started//[.,]/} / 1000 ))" >>"$work/progress.ms"
   awk '/^VmRSS/ { print $2 }' "/proc/$(daemon_pid "$db" "$mnt")/status" >>"$rss" 2>/dev/null || true
 }
 
@@ -147,14 +148,15 @@ resume() {
   [ -n "$first_new" ] || { echo "no tile request after the remount of $db" >&2; exit 1; }
   first=$(python3 -c "print(f'{$first_new - ${started/,/.}:.3f}')")
 }
+phase=resume
 resume "$work/country.db"
 read -r resume_first resume_total hwm2 <<<"$first $total $hwm"
-rss=/dev/null
+rss=/dev/null phase=baseline
 resume "$work/baseline.db"
 read -r base_first base_total hwm3 <<<"$first $total $hwm"
 
 rate=$(python3 -c "print(round($at_kill / $elapsed))")
-read -r p50 pmax < <(sort -n "$work/progress.ms" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[NR] }')
+read -r p50 pmax < <(awk '$2 != "baseline"' "$work/progress.ms" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[NR] }')
 rss_max=$(sort -n "$work/rss" | tail -1)
 figure() { record "country.$1" "$2"; printf '  %-64s %s\n' "$3" "$2 $4"; }
 record "# country_tiles" "$planned"
@@ -163,7 +165,7 @@ figure tiles_at_kill "$at_kill" "tiles stored when the daemon was killed" tiles
 figure memory_mb "$(awk "BEGIN { print $hwm1 / 1024 }")" "daemon peak memory (VmHWM) until the kill" MB
 figure memory_resume_mb "$(awk "BEGIN { print $hwm2 / 1024 }")" "daemon peak memory (VmHWM) of the resume" MB
 figure rss_max_mb "$(awk "BEGIN { print $rss_max / 1024 }")" "largest resident set sampled (download and resume)" MB
-figure progress_median_ms "$p50" "cat progress.json, median ($(wc -l <"$work/progress.ms") reads)" ms
+figure progress_median_ms "$p50" "cat progress.json, median ($(awk '$2 != "baseline"' "$work/progress.ms" | wc -l) reads)" ms
 figure progress_max_ms "$pmax" "cat progress.json, slowest" ms
 figure resume_first_request_s "$resume_first" "resume: from the mount to the first new tile request" s
 figure resume_total_s "$resume_total" "resume: from the mount to complete ($((planned - at_kill)) tiles)" s
