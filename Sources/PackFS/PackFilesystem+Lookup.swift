@@ -49,6 +49,15 @@ extension PackFilesystem {
     private func packChild(named name: String, of part: PackPart, in region: RegionID, _ request: Request)
         throws -> Node
     {
+        // The pack's fixed names need only the pack, not its layout: a layout made from the
+        // tiles (an app's pack, no style) costs a pass over the index until the pack is counted,
+        // and `cat progress.json` must not wait for it.
+        if part == .directory, let fixed = [
+            "progress.json": PackPart.progress, "sources": .sources, "glyphs": .glyphs, "sprites": .sprites,
+        ][name] {
+            _ = try request.pack(region)
+            return .pack(region, fixed)
+        }
         let layout = try request.layout(region)
         switch (part, name) {
         case (.directory, "style.json"):

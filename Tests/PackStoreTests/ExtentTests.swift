@@ -140,6 +140,8 @@ final class ExtentTests: StoreTestCase {
         XCTAssertFalse(try ready(small, session), "packs counted before extents are counted again")
         let set = TileColumnSet(region: small, urlTemplate: template, pixelRatio: 1)
         XCTAssertEqual(try listed(set, session), try session.read { try truth(small, $0) }, "through the index meanwhile")
+        XCTAssertEqual(try session.packTileSets(of: small), [set], "an uncounted pack's sets, through its memberships")
+        XCTAssertEqual(try session.packTileSets(of: big), [TileColumnSet(region: big, urlTemplate: template, pixelRatio: 1)])
         session.startCounting { XCTFail($0) }
         XCTAssertTrue(eventually(timeout: 60) { (try? self.ready(small, session)) == true && (try? self.ready(big, session)) == true })
         try assertCovered(session)
