@@ -52,9 +52,7 @@ extension PackFilesystem {
         // The pack's fixed names need only the pack, not its layout: a layout made from the
         // tiles (an app's pack, no style) costs a pass over the index until the pack is counted,
         // and `cat progress.json` must not wait for it.
-        if part == .directory, let fixed = [
-            "progress.json": PackPart.progress, "sources": .sources, "glyphs": .glyphs, "sprites": .sprites,
-        ][name] {
+        if part == .directory, let fixed = Self.fixedPackParts[name] {
             _ = try request.pack(region)
             return .pack(region, fixed)
         }
@@ -66,10 +64,6 @@ extension PackFilesystem {
         case (.directory, Self.webStyleName):
             guard webBase != nil, try holdsStyle(layout) else { throw FilesystemError.notFound }
             return .pack(region, .webStyle)
-        case (.directory, "progress.json"): return .pack(region, .progress)
-        case (.directory, "sources"): return .pack(region, .sources)
-        case (.directory, "glyphs"): return .pack(region, .glyphs)
-        case (.directory, "sprites"): return .pack(region, .sprites)
         case (.directory, _):
             guard let primary = layout.primary else { throw FilesystemError.notFound }
             return try zoomChild(named: name, in: region, SourceRef(index: primary, primary: true), request)
@@ -189,6 +183,11 @@ extension PackFilesystem {
         guard let url = layout.style?.url else { return false }
         return try database.packResourceID(url: url, in: layout.pack.id) != nil
     }
+
+    /// The names in a pack's directory that need no layout to look up.
+    static let fixedPackParts: [String: PackPart] = [
+        "progress.json": .progress, "sources": .sources, "glyphs": .glyphs, "sprites": .sprites,
+    ]
 
     /// A z, x or y written the canonical way (digits, no leading zero, no sign), or nil.
     static func coordinate(_ text: String) -> Int? {

@@ -33,9 +33,6 @@ final class ResumeLedger: @unchecked Sendable {  // everything is guarded by `lo
         lock.withLock { plan.map { ResumePoint(plan: $0, since: since, position: committedThrough) } }
     }
 
-    /// Every tile before this position is committed.
-    var position: Int { lock.withLock { committedThrough } }
-
     /// A chunk of `count` tiles starting at plan position `start` is about to be submitted.
     func opened(start: Int, count: Int) {
         guard count > 0 else { return }
