@@ -4,6 +4,7 @@
 //   PackStore <- StyleModel <- Downloader <- PackLifecycle <- packfs
 //                StyleModel <- PackFS <- FUSEBridge <- packfs
 //                StyleModel <- Interchange <- packfs
+//   PackStore <- PMTilesFormat <- Downloader, Interchange
 import PackageDescription
 
 let package = Package(
@@ -29,16 +30,18 @@ let package = Package(
             // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
+        // PMTiles v3's bytes: header, directories, tile ids; no I/O (files and HTTP ranges are the callers').
+        .target(name: "PMTilesFormat", dependencies: ["PackStore"]),
         // What a style means for a pack: one model for the downloader and the mount.
         .target(name: "StyleModel", dependencies: ["PackStore"]),
-        .target(name: "Downloader", dependencies: ["PackStore", "StyleModel", "CCurl", "CZlib", "CDeflate"]),
+        .target(name: "Downloader", dependencies: ["PackStore", "StyleModel", "PMTilesFormat", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "PackFS", dependencies: ["PackStore", "StyleModel"]),
         .target(name: "FUSEBridge", dependencies: ["PackFS", "PackStore", "CFuse"]),
         // Packs over time: start, suspend, resume, redefine, refresh, remove; no FUSE.
         .target(name: "PackLifecycle", dependencies: ["PackStore", "StyleModel", "Downloader"]),
         // Packs in and out: MBTiles, PMTiles, web directories, other offline databases; no FUSE.
         .target(name: "Interchange", dependencies: [
-            "PackStore", "StyleModel", .product(name: "GRDB", package: "GRDB.swift"),
+            "PackStore", "StyleModel", "PMTilesFormat", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .executableTarget(name: "packfs", dependencies: [
             "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "CMalloc",
@@ -59,7 +62,10 @@ let package = Package(
             resources: [.copy("Reference")]),
         .testTarget(name: "StyleModelTests", dependencies: ["StyleModel", "PackStore", "TestSupport"]),
         .testTarget(
-            name: "DownloaderTests", dependencies: ["Downloader", "StyleModel", "PackStore", "TestSupport"],
+            name: "DownloaderTests",
+            dependencies: [
+                "Downloader", "StyleModel", "PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Reference"]),
         .testTarget(
             name: "PackFSTests",
@@ -74,7 +80,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "InterchangeTests",
-            dependencies: ["Interchange", "PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Interchange", "PackStore", "StyleModel", "PMTilesFormat", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -40,6 +40,10 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libcurl could not be initialised, or the client's configuration is unusable.
     case setup(String)
 
+    /// A PMTiles archive (`pmtiles://` source) that cannot be read as one: bytes that break the
+    /// spec, a compression PackFS does not decode, a range the server did not answer.
+    case archive(url: String, reason: String)
+
     // A pack's run.
     /// A 304 to a refresh whose stored copy cannot be read back.
     case emptyStoredCopy(url: String)
@@ -73,6 +77,7 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cancelled(let url): return "cancelled \(url)"
         case .noAnswer(let url): return "no answer for \(url)"
         case .setup(let reason): return "HTTP client setup failed: \(reason)"
+        case .archive(let url, let reason): return "PMTiles archive \(url): \(reason)"
         case .emptyStoredCopy(let url): return "\(url): answered 304 Not Modified, but the stored copy is empty"
         case .tileLimit(let limit, let needed?):
             return "the region needs \(needed) tiles; the tile limit is \(limit) (--max-tiles)"

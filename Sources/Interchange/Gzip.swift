@@ -14,9 +14,3 @@ enum Gzip {
 
     static func isGzip(_ data: Data) -> Bool { data.starts(with: [0x1F, 0x8B]) }
 }
-
-extension Data {
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-}

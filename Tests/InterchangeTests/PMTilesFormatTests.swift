@@ -1,4 +1,5 @@
 import Foundation
+@testable import PMTilesFormat
 import PackStore
 import XCTest
 

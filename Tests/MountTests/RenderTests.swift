@@ -32,9 +32,17 @@ final class RenderTests: DaemonMountTestCase {
         try renderCompare(style: "variety.json", pixelRatio: 2)
     }
 
+    /// A pack whose vector tiles came from a PMTiles archive by range requests
+    /// (`pmtiles://`): drawn from the mount as the z/x/y origin's style is drawn (the renderer
+    /// here predates MapLibre Native's own PMTiles support, and the tiles are the same).
+    func testAPackFromAPMTilesArchiveRendersFromTheMount() throws {
+        try renderCompare(style: "bright-pmtiles.json", pixelRatio: 1, reference: "bright.json")
+    }
+
     /// Downloads the fixture `style` (central Helsinki, zooms 0-14), mounts the database and
-    /// compares MapLibre Native's pictures of the origin's style and of the mount's style.json.
-    private func renderCompare(style: String, pixelRatio: Double) throws {
+    /// compares MapLibre Native's pictures of the origin's style (`reference`, by default the
+    /// same) and of the mount's style.json.
+    private func renderCompare(style: String, pixelRatio: Double, reference: String? = nil) throws {
         let region = try regionFile("helsinki.region", style: server.url("/styles/" + style),
                                     extra: "\"pixel_ratio\": \(pixelRatio)")
         let download = try packfs(["download", db, "helsinki", region], timeout: 120)
@@ -51,7 +59,8 @@ final class RenderTests: DaemonMountTestCase {
         // Kept after the test (not under the mount's directory) so the pictures can be looked at.
         let pictures = try TemporaryDirectory(prefix: "packfs-render")
         print("RenderTests: \(style) pictures in \(pictures.url.path)")
-        let compare = try Command.run("/usr/bin/env", ["python3", Self.script, server.url("/styles/" + style),
+        let origin = server.url("/styles/" + (reference ?? style))
+        let compare = try Command.run("/usr/bin/env", ["python3", Self.script, origin,
                                                        "file://" + stylePath, pictures.url.path],
                                       environment: ["EGL_PLATFORM": "surfaceless"], timeout: 300)
         print(compare.text)

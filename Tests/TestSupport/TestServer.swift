@@ -18,6 +18,10 @@ public struct AccessLogEntry: Equatable, Sendable {
     public var fault: String?
     /// nginx only: "HTTP/1.1" or "HTTP/2.0".
     public var httpProtocol: String?
+    /// nginx only: the request's Range and If-Match headers ("" when none), and the body bytes sent.
+    public var range = ""
+    public var ifMatch = ""
+    public var bytes = 0
 }
 
 /// A real HTTP server process on a free 127.0.0.1 port, serving Fixtures/world with `{base}`
@@ -41,8 +45,9 @@ public final class TestServer: Sendable {
     public let accessLogPath: String
     /// Fault server only: a line per request as it arrives (the access log's come as answers leave).
     public var arrivalLogPath: String { directory.path("arrivals.log") }
-    /// Where `{base}` was replaced: the bytes each path serves (before transfer compression).
-    private let servedRoot: URL?
+    /// nginx only: the copy of the world it serves, `{base}` replaced: the bytes each path serves
+    /// (before transfer compression). A test may change a file there.
+    public let servedRoot: URL?
     private let process: Process
 
     /// With `tls`: the self-signed certificate to trust (as a CA file).
@@ -180,7 +185,10 @@ public final class TestServer: Sendable {
                 acceptEncoding: object["accept_encoding"] as? String ?? "",
                 connection: (object["connection"] as? NSNumber)?.intValue ?? 0,
                 fault: object["fault"] as? String,
-                httpProtocol: object["protocol"] as? String)
+                httpProtocol: object["protocol"] as? String,
+                range: object["range"] as? String ?? "",
+                ifMatch: object["if_match"] as? String ?? "",
+                bytes: (object["bytes"] as? NSNumber)?.intValue ?? 0)
         }
     }
 

@@ -77,7 +77,7 @@ http {
         '"status":\$status,"if_none_match":"\$http_if_none_match",'
         '"accept_encoding":"\$http_accept_encoding","content_encoding":"\$sent_http_content_encoding",'
         '"connection":\$connection,"connection_requests":\$connection_requests,'
-        '"protocol":"\$server_protocol","bytes":\$body_bytes_sent}';
+        '"protocol":"\$server_protocol","range":"\$http_range","if_match":"\$http_if_match","bytes":\$body_bytes_sent}';
     access_log $dir/access.log packfs;
     client_body_temp_path $dir/tmp/body;
     proxy_temp_path $dir/tmp/proxy;

@@ -186,12 +186,18 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             counts.resources += added ? 1 : 0
             counts.resourceBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
         case .tile(let key, let data, let size, let headers, let replaces):
-            // A new tile (most of a download) costs no lookup.
-            let old = replaces ? try batch.storedSize(of: key) : nil
+            // A new tile (most of a download) costs no lookup. A refreshed one whose bytes did
+            // not change is not written again: only its headers and access time are.
+            let old = replaces ? try batch.storedData(of: key) : nil
+            if let old, old == data {
+                try batch.revalidateTile(key, headers: headers)
+                counts.add(tile: try batch.adoptTile(key, into: region))
+                return
+            }
             let id = try batch.putTile(key, data: data, headers: headers, contentSize: size)
             let added = try batch.link(tile: id, to: region)
             counts.tiles += added ? 1 : 0
-            counts.tileBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
+            counts.tileBytes += Int64(data.storedSize - (added ? 0 : old?.storedSize ?? data.storedSize))
         case .revalidatedResource(let url, let headers):
             try batch.revalidateResource(url: url, headers: headers)
             counts.add(resource: try batch.adoptResource(url: url, into: region))

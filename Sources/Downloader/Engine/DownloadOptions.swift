@@ -25,4 +25,23 @@ enum FetchTag: Sendable {
     case resource(url: String, kind: ResourceKind)
     /// `chunk`: the plan chunk the tile belongs to (`ResumeLedger`).
     case tile(TileKey, chunk: Int)
+    /// One range of an archive's tile data, holding several tiles.
+    case archiveTiles(ArchivePiece)
+}
+
+/// The tiles one range request of an archive carries, each at its place in the range.
+struct ArchivePiece: Sendable {
+    struct Tile: Sendable {
+        var key: TileKey
+        var chunk: Int
+        /// Where the tile's bytes start in the range, and how many.
+        var start: Int
+        var length: Int
+        /// Whether a row for the key is stored (a refresh then compares bytes before writing).
+        var replaces: Bool
+    }
+
+    var sourceURL: String
+    var range: ByteRange
+    var tiles: [Tile]
 }

@@ -27,6 +27,7 @@ extension PackDownload {
             return !isStopped
         }
         if !isStopped { try fetchTiles(chunk, start: chunkStart, totals: totals) }
+        if !isStopped { try flushArchives() }
     }
 
     private func fetchResources(_ chunk: [StyleResource]) throws {
@@ -58,6 +59,7 @@ extension PackDownload {
                 continue
             }
             if stored[tile.key] == nil { try countNewTile(isMapbox: tile.isMapbox, totals: totals) }
+            if try takeArchiveTile(tile.key, chunk: start, stored: stored[tile.key] != nil) { continue }
             let url = try options.urlPolicy.requestURL(for: tile.url, kind: .tile)
             let validators = stored[tile.key].map { HTTPValidators($0.headers) }
             requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key, chunk: start)))
@@ -88,7 +90,7 @@ extension PackDownload {
         }
     }
 
-    private func submit(_ requests: [HTTPRequest<FetchTag>]) {
+    func submit(_ requests: [HTTPRequest<FetchTag>]) {
         guard !requests.isEmpty else { return }
         waitUntil(outstandingAtMost: max(0, options.window - requests.count))
         guard !isStopped, let client else { return }
@@ -108,6 +110,8 @@ extension PackDownload {
             handleResource(url: url, kind: kind, completion)
         case .tile(let key, let chunk):
             handleTile(key, chunk: chunk, completion)
+        case .archiveTiles(let piece):
+            handleArchiveTiles(piece, completion)
         }
     }
 
@@ -146,7 +150,7 @@ extension PackDownload {
 
     /// The completion's answer; nil after stopping the run on its error (a cancelled request's
     /// only ends it: the run was stopped already).
-    private func answer(_ completion: HTTPCompletion<FetchTag>) -> HTTPAnswer? {
+    func answer(_ completion: HTTPCompletion<FetchTag>) -> HTTPAnswer? {
         switch completion.outcome {
         case .success(let answer): return answer
         case .failure(.cancelled): return nil

@@ -47,6 +47,7 @@ extension PackDownload {
     /// A document's content: stored and current (not being refreshed, or already revalidated
     /// by this refresh), read back; else fetched (and stored with the pack's first batch).
     private func document(url: String, kind: ResourceKind) throws -> Data {
+        if kind == .source, ArchiveURL.archiveURL(of: url) != nil { return try archiveDocument(url) }
         handledDocuments.insert(url)
         let stored = try database.resource(url: url)
         if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
@@ -72,7 +73,7 @@ extension PackDownload {
 
     /// Submits one request and blocks until its completion arrives (or the run is stopped).
     /// A run suspended before it asks sends nothing; one suspended while it waits stops waiting.
-    private func fetchAndWait(document url: String, request: HTTPRequest<FetchTag>) throws -> HTTPOutcome {
+    func fetchAndWait(document url: String, request: HTTPRequest<FetchTag>) throws -> HTTPOutcome {
         try throwIfStopped()
         begin()
         client?.submit(request)

@@ -58,6 +58,10 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// A refresh's `since` (PendingRefresh.swift): rows accessed at or after it are done. Set
     /// by `start()`; nil for a download.
     var refreshSince: Int64?
+    /// The `pmtiles://` sources' archives, their tiles waiting for a range, and what a refresh
+    /// found unchanged (`PackDownload+Archive.swift`; the caller's thread only, but `decoders`).
+    var archives = ArchiveState()
+    let decoders = BodyDecoders()
     /// Tiles newly stored (or about to be) by this run, for the database-wide limits.
     var newTiles = 0
     var newMapboxTiles = 0
@@ -86,6 +90,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             try start()
             let (plan, style) = try makePlan()
             planned = (plan, style)
+            noteArchives(of: plan)
             let fingerprint = plan.fingerprint(of: definition)
             let recorded = try database.resumePoint(of: region)
             // The pack was made to converge to this very plan by an earlier run.

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import PackStore
 
 /// What the loop does after an attempt ends.
 enum AttemptStep {
@@ -50,6 +51,13 @@ struct AttemptClassifier {
     }
 
     func decoded(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
+        if result.isRange, (result.headers.contentEncoding ?? "identity") == "identity" {
+            // Parts of a file, cut apart by the caller: kept as received, not compressed whole.
+            let response = HTTPResponse(
+                status: result.status, content: result.body, stored: StoredData(bytes: result.body, compressed: false),
+                headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)
+            return .finish(.success(.ok(response)))
+        }
         do {
             let body = try decoder.decode(
                 result.body, contentEncoding: result.headers.contentEncoding, limit: bodyLimit, url: url)

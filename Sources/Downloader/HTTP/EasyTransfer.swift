@@ -22,6 +22,8 @@ struct AttemptResult {
     /// Where a 3xx points, made absolute by libcurl.
     var redirectURL: String?
     var newConnections: Int
+    /// The request asked for a byte range: its body is used as received, never recompressed.
+    var isRange = false
 }
 
 /// One reusable easy handle and the buffers its callbacks fill. There is one per transfer slot,
@@ -52,6 +54,8 @@ final class EasyTransfer {
     private(set) var requestSent = false
     /// Why the loop gave up on the attempt (`abandon`); it then ends as a timeout.
     private var abandonment: String?
+    /// Whether the attempt asks for a byte range.
+    private var isRange = false
 
     init(slot: Int, settings: EasySettings) throws {
         guard let handle = curl_easy_init() else { throw DownloadError.setup("curl_easy_init failed") }
@@ -103,7 +107,9 @@ final class EasyTransfer {
 
     /// Points the handle at the next request. `shared` is the header list of unconditional
     /// requests; a conditional one gets its own list, freed when the next request is prepared.
-    func prepare(url: String, validators: HTTPValidators?, shared: UnsafeMutablePointer<curl_slist>?) -> Bool {
+    func prepare(url: String, validators: HTTPValidators?, range: ByteRange?, shared: UnsafeMutablePointer<curl_slist>?)
+        -> Bool
+    {
         body = Data()
         headers = ResponseHeaderFields()
         bodyTooLarge = false
@@ -113,14 +119,20 @@ final class EasyTransfer {
         abandonment = nil
         curl_slist_free_all(ownHeaders)
         ownHeaders = nil
-        if let validators, !validators.isEmpty {
+        isRange = range != nil
+        if let range {
+            ownHeaders = RequestHeaders.ranged(range, validators: validators)
+        } else if let validators, !validators.isEmpty {
             ownHeaders = RequestHeaders.conditional(validators)
         }
+        // A reused handle keeps its last range: set (or cleared) on every request.
+        let rangeSet = range.map { packfs_easy_setopt_str(handle, CURLOPT_RANGE, $0.header) }
+            ?? packfs_easy_setopt_ptr(handle, CURLOPT_RANGE, nil)
         // Over TLS, wait for an HTTP/2 connection to multiplex on rather than opening another.
         // Not over plain http, where there is no HTTP/2 here: libcurl would hold every transfer
         // until the host's first answer, so one first request that stalls held all the others.
         let pipewait = url.utf8.starts(with: "https:".utf8) ? 1 : 0
-        return packfs_easy_setopt_str(handle, CURLOPT_URL, url) == CURLE_OK
+        return rangeSet == CURLE_OK && packfs_easy_setopt_str(handle, CURLOPT_URL, url) == CURLE_OK
             && packfs_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, ownHeaders ?? shared) == CURLE_OK
             && packfs_easy_setopt_long(handle, CURLOPT_PIPEWAIT, pipewait) == CURLE_OK
     }
@@ -145,7 +157,7 @@ final class EasyTransfer {
         let result = AttemptResult(
             code: code, message: message, status: status, headers: headers, body: body,
             bodyTooLarge: bodyTooLarge, redirectURL: redirect.map { String(cString: $0) },
-            newConnections: connects)
+            newConnections: connects, isRange: isRange)
         body = Data()
         return result
     }
@@ -208,7 +220,23 @@ enum RequestHeaders {
     }
 
     static func conditional(_ validators: HTTPValidators) -> UnsafeMutablePointer<curl_slist>? {
-        var list = curl_slist_append(nil, acceptEncoding)
+        validatorLines(validators, to: curl_slist_append(nil, acceptEncoding))
+    }
+
+    /// A range of the resource as stored, so identity: a compressed representation's offsets
+    /// are not the file's.
+    static func ranged(_ range: ByteRange, validators: HTTPValidators?) -> UnsafeMutablePointer<curl_slist>? {
+        var list = curl_slist_append(nil, "Accept-Encoding: identity")
+        if let etag = range.ifMatch, !etag.contains(where: \.isNewline) {
+            list = curl_slist_append(list, "If-Match: \(etag)")
+        }
+        return validators.map { validatorLines($0, to: list) } ?? list
+    }
+
+    private static func validatorLines(_ validators: HTTPValidators, to start: UnsafeMutablePointer<curl_slist>?)
+        -> UnsafeMutablePointer<curl_slist>?
+    {
+        var list = start
         // A stored value with a line break would inject headers; such a validator is dropped.
         if let etag = validators.etag, !etag.contains(where: \.isNewline) {
             list = curl_slist_append(list, "If-None-Match: \(etag)")

@@ -8,13 +8,37 @@ public struct HTTPRequest<Tag: Sendable>: Sendable {
     /// Validators from a stored copy; when present the request is conditional and may end
     /// `.notModified`.
     public var validators: HTTPValidators?
+    /// Only these bytes of the resource (a PMTiles archive's header, directories or tiles).
+    public var range: ByteRange?
     public var tag: Tag
 
-    public init(url: String, validators: HTTPValidators? = nil, tag: Tag) {
+    public init(url: String, validators: HTTPValidators? = nil, range: ByteRange? = nil, tag: Tag) {
         self.url = url
         self.validators = validators
+        self.range = range
         self.tag = tag
     }
+}
+
+/// `length` (at least 1) bytes of a resource from `offset`: sent as `Range`, with
+/// `Accept-Encoding: identity` (a compressed representation has other offsets). The answer is a
+/// 206 with exactly those bytes, or a 200 with the whole resource from a server that ignores
+/// ranges; the caller tells them apart by the status.
+public struct ByteRange: Sendable, Equatable {
+    public var offset: UInt64
+    public var length: UInt64
+    /// Sent as If-Match: the bytes must come from this version of the resource, else a 412
+    /// (an archive replaced in the middle of a download mixes no tiles of two versions).
+    public var ifMatch: String?
+
+    public init(offset: UInt64, length: UInt64, ifMatch: String? = nil) {
+        self.offset = offset
+        self.length = max(length, 1)
+        self.ifMatch = ifMatch
+    }
+
+    /// libcurl's CURLOPT_RANGE text: first and last byte, inclusive.
+    var header: String { "\(offset)-\(offset &+ length &- 1)" }
 }
 
 /// What a stored copy knows about its version: sent as If-None-Match / If-Modified-Since.

@@ -134,7 +134,8 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
                 continue
             }
             let transfer = transfers[slot]
-            guard transfer.prepare(url: job.url, validators: job.request.validators, shared: sharedHeaders),
+            guard transfer.prepare(
+                url: job.url, validators: job.request.validators, range: job.request.range, shared: sharedHeaders),
                   curl_multi_add_handle(multi, transfer.handle) == CURLM_OK
             else {
                 complete(job, .failure(.setup("could not start a transfer for \(job.url)")))

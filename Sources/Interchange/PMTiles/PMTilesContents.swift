@@ -1,4 +1,5 @@
 import Foundation
+import PMTilesFormat
 
 /// The distinct tile contents of an archive being written, each kept once in a scratch file as
 /// the tiles arrive (in whatever order the database gives them), so that no more than one

@@ -1,4 +1,5 @@
 import Foundation
+import PMTilesFormat
 
 /// An archive's directories, compressed and ready to write: the root, and the leaves back to
 /// back (empty when the root holds every entry).

@@ -1,4 +1,5 @@
 import Foundation
+import PMTilesFormat
 import PackStore
 import StyleModel
 

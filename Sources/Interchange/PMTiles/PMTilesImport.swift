@@ -1,4 +1,5 @@
 import Foundation
+import PMTilesFormat
 import PackStore
 
 /// `packfs import DB FILE.pmtiles`: a PMTiles archive becomes a pack of its own (`ImportedPack`),

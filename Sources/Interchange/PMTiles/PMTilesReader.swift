@@ -1,4 +1,5 @@
 import Foundation
+import PMTilesFormat
 import PackStore
 
 /// Reads a PMTiles v3 archive from a file: its header, metadata and tiles. The file is outside
@@ -46,8 +47,11 @@ public final class PMTilesReader {
 
     /// `error` as the reader reports it: bytes that break the spec make the file `damaged`.
     private static func naming(_ name: String, _ error: Error) -> Error {
-        guard case InterchangeError.malformedPMTiles(let detail) = error else { return error }
-        return InterchangeError.damaged(name, detail: detail)
+        switch error {
+        case InterchangeError.malformedPMTiles(let detail), PMTilesFormatError.malformed(let detail):
+            return InterchangeError.damaged(name, detail: detail)
+        default: return error
+        }
     }
 
     private static func check(_ section: PMTilesHeader.Section, _ what: String, fileSize: UInt64, name: String) throws {
@@ -125,7 +129,7 @@ public final class PMTilesReader {
         let bytes = try internalBytes(section, what: what)
         do {
             return try PMTilesDirectory.decode(bytes)
-        } catch InterchangeError.malformedPMTiles(let detail) {
+        } catch PMTilesFormatError.malformed(let detail) {
             throw InterchangeError.damaged(name, detail: "the \(what): \(detail)")
         }
     }

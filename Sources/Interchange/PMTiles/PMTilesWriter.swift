@@ -1,4 +1,5 @@
 import Foundation
+import PMTilesFormat
 import PackStore
 
 /// Writes a clustered PMTiles v3 archive from tiles given in any order, without holding their

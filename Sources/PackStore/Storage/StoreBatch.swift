@@ -141,6 +141,20 @@ public struct StoreBatch {
             arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
     }
 
+    /// The stored bytes of a tile (nil when no row), to tell a changed tile from a same one.
+    public func storedData(of key: TileKey) throws -> StoredData? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT data, compressed FROM tiles
+                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                """),
+            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+        else { return nil }
+        let bytes: Data? = row[0]
+        let compressed: Bool? = row[1]
+        return StoredData(bytes: bytes, compressed: compressed ?? false)
+    }
+
     public func storedSize(ofResource url: String) throws -> Int? {
         try Int.fetchOne(
             db.cachedStatement(sql: "SELECT COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),

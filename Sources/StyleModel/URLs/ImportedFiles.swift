@@ -11,8 +11,10 @@ public enum ImportedFiles {
     public static let mbtilesScheme = "mbtiles"
     public static let pmtilesScheme = "pmtiles"
 
-    /// True for a URL in an imported file's namespace.
+    /// True for a URL in an imported file's namespace (a remote archive's `pmtiles://http...`
+    /// is not: it is fetched, `ArchiveURL`).
     public static func isImported(_ url: String) -> Bool {
+        guard ArchiveURL.archiveURL(of: url) == nil else { return false }
         let scheme = URLString.scheme(of: url)
         return scheme == mbtilesScheme || scheme == pmtilesScheme
     }

@@ -9,6 +9,13 @@ enum References {
     /// `document`) names.
     static func resolve(_ reference: String, in document: String, field: String) throws -> String {
         let place = "\(field) of \(document)"
+        if let archive = ArchiveURL.archiveURL(of: reference) {
+            // Only a tiled source's `url` names an archive, and only an archive names its tiles.
+            guard (field.hasPrefix("sources.") && field.hasSuffix(".url")) || sameArchive(reference, document) else {
+                throw StyleError.unsupportedScheme(url: reference, field: place)
+            }
+            return ArchiveURL.prefix + (try resolve(archive, in: document, field: field))
+        }
         guard !reference.isEmpty else {
             throw StyleError.invalidField(url: document, field: field, reason: "empty URL")
         }
@@ -23,6 +30,11 @@ enum References {
             throw StyleError.invalidField(url: document, field: field, reason: "\"\(absolute)\" \(problem)")
         }
         return absolute
+    }
+
+    /// An archive's TileJSON (made from its metadata) names its tiles under its own URL.
+    private static func sameArchive(_ url: String, _ document: String) -> Bool {
+        ArchiveURL.archiveURL(of: document) != nil && url.hasPrefix(document + "/")
     }
 
     /// An imported file's documents (its pack's synthetic style and its TileJSON) name its tiles

@@ -31,7 +31,7 @@ public struct PMTilesHeader: Equatable, Sendable {
     }
 
     public static let size = 127
-    static let magic = Array("PMTiles".utf8)
+    public static let magic = Array("PMTiles".utf8)
 
     public var rootDirectory = Section()
     public var metadata = Section()
@@ -77,11 +77,11 @@ public struct PMTilesHeader: Equatable, Sendable {
     public init(decoding data: Data) throws {
         let bytes = [UInt8](data.prefix(Self.size))
         guard bytes.count == Self.size else {
-            throw InterchangeError.malformedPMTiles("\(bytes.count) bytes, shorter than the \(Self.size)-byte PMTiles header")
+            throw PMTilesFormatError.malformed("\(bytes.count) bytes, shorter than the \(Self.size)-byte PMTiles header")
         }
-        guard bytes.starts(with: Self.magic) else { throw InterchangeError.malformedPMTiles("no PMTiles magic number") }
+        guard bytes.starts(with: Self.magic) else { throw PMTilesFormatError.malformed("no PMTiles magic number") }
         guard bytes[7] == 3 else {
-            throw InterchangeError.malformedPMTiles("PMTiles version \(bytes[7]); PackFS reads version 3 (convert older archives with `pmtiles convert`)")
+            throw PMTilesFormatError.malformed("PMTiles version \(bytes[7]); PackFS reads version 3 (convert older archives with `pmtiles convert`)")
         }
         func u64(_ at: Int) -> UInt64 { bytes[at..<(at + 8)].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
         func section(_ at: Int) -> Section { Section(offset: u64(at), length: u64(at + 8)) }
@@ -94,7 +94,7 @@ public struct PMTilesHeader: Equatable, Sendable {
         internalCompression = try Self.compression(bytes[97], field: "internal compression")
         tileCompression = try Self.compression(bytes[98], field: "tile compression")
         guard let type = TileType(rawValue: bytes[99]) else {
-            throw InterchangeError.malformedPMTiles("header byte 99: tile type \(bytes[99]) is not one the PMTiles spec defines")
+            throw PMTilesFormatError.malformed("header byte 99: tile type \(bytes[99]) is not one the PMTiles spec defines")
         }
         tileType = type
         (minZoom, maxZoom, centerZoom) = (bytes[100], bytes[101], bytes[118])
@@ -105,7 +105,7 @@ public struct PMTilesHeader: Equatable, Sendable {
 
     private static func compression(_ byte: UInt8, field: String) throws -> Compression {
         guard let value = Compression(rawValue: byte) else {
-            throw InterchangeError.malformedPMTiles("header: \(field) \(byte) is not one the PMTiles spec defines")
+            throw PMTilesFormatError.malformed("header: \(field) \(byte) is not one the PMTiles spec defines")
         }
         return value
     }

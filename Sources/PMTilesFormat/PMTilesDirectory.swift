@@ -23,8 +23,8 @@ public struct PMTilesEntry: Equatable, Sendable {
 /// one column at a time, each value a varint: tile ids as differences from the previous one,
 /// run lengths, lengths, and offsets as offset + 1, or 0 when the entry starts where the
 /// previous one ended (so a clustered directory's offsets are almost all one byte).
-enum PMTilesDirectory {
-    static func encode(_ entries: [PMTilesEntry]) -> Data {
+public enum PMTilesDirectory {
+    public static func encode(_ entries: [PMTilesEntry]) -> Data {
         var out = Data()
         out.reserveCapacity(entries.count * 5 + 10)
         out.appendVarint(UInt64(entries.count))
@@ -45,25 +45,25 @@ enum PMTilesDirectory {
 
     /// Decodes a directory from a file; every value is checked before it is used, so a damaged
     /// directory is an error naming what is wrong with it.
-    static func decode(_ data: Data) throws -> [PMTilesEntry] {
+    public static func decode(_ data: Data) throws -> [PMTilesEntry] {
         var reader = VarintReader(data)
         let count = try reader.next()
         // Each entry takes at least one byte in each of the four columns.
         guard count <= UInt64(reader.remaining / 4) else {
-            throw InterchangeError.malformedPMTiles("a directory of \(count) entries in \(reader.remaining) bytes")
+            throw PMTilesFormatError.malformed("a directory of \(count) entries in \(reader.remaining) bytes")
         }
         var entries = [PMTilesEntry](repeating: PMTilesEntry(tileID: 0, offset: 0, length: 0, runLength: 0), count: Int(count))
         var tileID: UInt64 = 0
         for index in entries.indices {
             let (sum, overflow) = tileID.addingReportingOverflow(try reader.next())
-            guard !overflow else { throw InterchangeError.malformedPMTiles("directory entry \(index): tile id past 64 bits") }
+            guard !overflow else { throw PMTilesFormatError.malformed("directory entry \(index): tile id past 64 bits") }
             tileID = sum
             entries[index].tileID = tileID
         }
         for index in entries.indices { entries[index].runLength = try narrow(reader.next(), "run length", index) }
         for index in entries.indices {
             entries[index].length = try narrow(reader.next(), "length", index)
-            guard entries[index].length > 0 else { throw InterchangeError.malformedPMTiles("directory entry \(index): length 0") }
+            guard entries[index].length > 0 else { throw PMTilesFormatError.malformed("directory entry \(index): length 0") }
         }
         try decodeOffsets(&entries, &reader)
         return entries
@@ -76,17 +76,17 @@ enum PMTilesDirectory {
                 entries[index].offset = value - 1
                 continue
             }
-            guard index > 0 else { throw InterchangeError.malformedPMTiles("directory entry 0: offset 0, which means \"after the previous entry\"") }
+            guard index > 0 else { throw PMTilesFormatError.malformed("directory entry 0: offset 0, which means \"after the previous entry\"") }
             let previous = entries[index - 1]
             let (end, overflow) = previous.offset.addingReportingOverflow(UInt64(previous.length))
-            guard !overflow else { throw InterchangeError.malformedPMTiles("directory entry \(index): offset past 64 bits") }
+            guard !overflow else { throw PMTilesFormatError.malformed("directory entry \(index): offset past 64 bits") }
             entries[index].offset = end
         }
     }
 
     private static func narrow(_ value: UInt64, _ field: String, _ index: Int) throws -> UInt32 {
         guard let narrow = UInt32(exactly: value) else {
-            throw InterchangeError.malformedPMTiles("directory entry \(index): \(field) \(value) exceeds 32 bits")
+            throw PMTilesFormatError.malformed("directory entry \(index): \(field) \(value) exceeds 32 bits")
         }
         return narrow
     }

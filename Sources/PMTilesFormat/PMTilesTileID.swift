@@ -19,12 +19,12 @@ public struct PMTilesTileID: RawRepresentable, Hashable, Comparable, Sendable {
     /// column or row outside the zoom's grid.
     public init(z: Int, x: Int, y: Int) throws {
         guard (0...Self.deepestZoom).contains(z) else {
-            throw InterchangeError.tileOutsideGrid(
-                file: nil, tile: "\(z)/\(x)/\(y)", grid: "zooms 0 to \(Self.deepestZoom), which PMTiles ids hold")
+            throw PMTilesFormatError.tileOutsideGrid(
+                tile: "\(z)/\(x)/\(y)", grid: "zooms 0 to \(Self.deepestZoom), which PMTiles ids hold")
         }
         let size = 1 << z
         guard (0..<size).contains(x), (0..<size).contains(y) else {
-            throw InterchangeError.tileOutsideGrid(file: nil, tile: "\(z)/\(x)/\(y)", grid: "zoom \(z)'s grid")
+            throw PMTilesFormatError.tileOutsideGrid(tile: "\(z)/\(x)/\(y)", grid: "zoom \(z)'s grid")
         }
         self.rawValue = Self.firstID(ofZoom: z) + Self.hilbertDistance(order: z, x: UInt64(x), y: UInt64(y))
     }
@@ -32,7 +32,7 @@ public struct PMTilesTileID: RawRepresentable, Hashable, Comparable, Sendable {
     /// The tile this id names; throws for an id past zoom 31.
     public func tile() throws -> (z: Int, x: Int, y: Int) {
         guard let z = (0...Self.deepestZoom).first(where: { rawValue < Self.firstID(ofZoom: $0 + 1) }) else {
-            throw InterchangeError.malformedPMTiles("tile id \(rawValue) is past zoom \(Self.deepestZoom), the deepest PMTiles ids hold")
+            throw PMTilesFormatError.malformed("tile id \(rawValue) is past zoom \(Self.deepestZoom), the deepest PMTiles ids hold")
         }
         let (x, y) = Self.hilbertPoint(order: z, distance: rawValue - Self.firstID(ofZoom: z))
         return (z, Int(x), Int(y))

@@ -3,7 +3,7 @@ import Foundation
 /// Protocol Buffers' unsigned varints, as PMTiles directories are written: seven bits a byte,
 /// lowest first, the high bit set on every byte but the last.
 extension Data {
-    mutating func appendVarint(_ value: UInt64) {
+    public mutating func appendVarint(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
             append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -26,15 +26,21 @@ struct VarintReader {
     mutating func next() throws -> UInt64 {
         var value: UInt64 = 0
         for shift in stride(from: 0, to: 64, by: 7) {
-            guard position < bytes.count else { throw InterchangeError.malformedPMTiles("a varint is cut short at byte \(position)") }
+            guard position < bytes.count else { throw PMTilesFormatError.malformed("a varint is cut short at byte \(position)") }
             let byte = bytes[position]
             position += 1
             let bits = UInt64(byte & 0x7F)
             // The tenth byte holds bit 63 alone.
-            guard shift < 63 || bits <= 1 else { throw InterchangeError.malformedPMTiles("a varint at byte \(position - 1) exceeds 64 bits") }
+            guard shift < 63 || bits <= 1 else { throw PMTilesFormatError.malformed("a varint at byte \(position - 1) exceeds 64 bits") }
             value |= bits << shift
             if byte & 0x80 == 0 { return value }
         }
-        throw InterchangeError.malformedPMTiles("a varint at byte \(position - 1) runs past 10 bytes")
+        throw PMTilesFormatError.malformed("a varint at byte \(position - 1) runs past 10 bytes")
+    }
+}
+
+extension Data {
+    public mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }

@@ -1,0 +1,144 @@
+import Foundation
+import PMTilesFormat
+import PackStore
+import StyleModel
+
+/// A PMTiles archive on a server, as far as its header and directories: which bytes of its tile
+/// data hold a tile. Read with range requests through `read`, which the owner supplies (and which
+/// applies retries, `--allow-host` and the rest); leaf directories are read when a lookup first
+/// needs them and a few are kept. Used by one thread (the run's planning thread).
+final class RemoteArchive {
+    /// Header and root directory lie in the first 16 KiB (spec section 2); one request reads both.
+    static let openingLength: UInt64 = 16_384
+    /// Root, leaves, leaves of leaves: what the reference readers follow.
+    static let maxDepth = 3
+    /// Leaf directories kept: a region's tiles in plan order touch a few at a time.
+    static let keptLeaves = 64
+
+    /// A range's bytes and the response they came in.
+    struct Part {
+        var data: Data
+        var headers: CacheHeaders
+    }
+
+    /// The `pmtiles://` URL that names the archive (the stored TileJSON's URL).
+    let sourceURL: String
+    /// Where its ranges are requested (the http(s) URL after `--rewrite`).
+    let requestURL: String
+    let header: PMTilesHeader
+    /// The version the directories were read from; tile ranges ask for it (If-Match).
+    let etag: String?
+    /// The headers of the opening request, stored with the TileJSON and the tiles.
+    let headers: CacheHeaders
+    private var root: [PMTilesEntry] = []
+    private let opening: Data
+    private let read: (ByteRange) throws -> Part
+    private var leaves: [UInt64: [PMTilesEntry]] = [:]
+
+    /// Opens the archive from the answer to its opening range (`openingLength` bytes from 0).
+    init(sourceURL: String, requestURL: String, opening part: Part, read: @escaping (ByteRange) throws -> Part) throws {
+        self.sourceURL = sourceURL
+        self.requestURL = requestURL
+        self.read = read
+        opening = part.data
+        headers = part.headers
+        etag = part.headers.etag
+        do {
+            header = try PMTilesHeader(decoding: part.data)
+        } catch {
+            throw DownloadError.archive(url: sourceURL, reason: "\(error)")
+        }
+        guard [.none, .gzip, .unknown].contains(header.internalCompression) else {
+            throw DownloadError.archive(url: sourceURL, reason: "directory compression \(header.internalCompression) is not supported (gzip or none)")
+        }
+        guard [.none, .gzip, .unknown].contains(header.tileCompression) else {
+            throw DownloadError.archive(url: sourceURL, reason: "tile compression \(header.tileCompression) is not supported (gzip or none)")
+        }
+        root = try directory(header.rootDirectory, what: "root directory")
+    }
+
+    /// The entry holding tile `id` (a run that covers it), or nil when the archive lacks it.
+    func entry(for id: UInt64) throws -> PMTilesEntry? {
+        var entries = root
+        for _ in 0..<Self.maxDepth {
+            guard let found = Self.lastEntry(in: entries, atOrBefore: id) else { return nil }
+            if !found.isLeaf { return id - found.tileID < UInt64(found.runLength) ? found : nil }
+            entries = try leaf(found)
+        }
+        throw DownloadError.archive(url: sourceURL, reason: "leaf directories nest deeper than \(Self.maxDepth) levels")
+    }
+
+    /// The metadata object (`{}` when the archive has none).
+    func metadata() throws -> JSONValue {
+        guard header.metadata.length > 0 else { return .object([:]) }
+        let bytes = try section(header.metadata, what: "metadata")
+        guard let value = JSONValue.parse(bytes), value.object != nil else {
+            throw DownloadError.archive(url: sourceURL, reason: "the metadata is not a JSON object")
+        }
+        return value
+    }
+
+    /// The bytes of `range` in `response`: all of a 206, or the range's place in a 200 (a server
+    /// that ignores ranges sends the whole archive); nil when the body falls short.
+    static func bytes(of response: HTTPResponse, for range: ByteRange) -> Data? {
+        let body = response.content
+        if response.status == 206 { return body }
+        guard let start = Int(exactly: range.offset), start <= body.count else { return nil }
+        return body.subdata(in: start..<min(body.count, start + Int(clamping: range.length)))
+    }
+
+    /// The entry with the greatest tile id not above `id` (entries are sorted by tile id).
+    static func lastEntry(in entries: [PMTilesEntry], atOrBefore id: UInt64) -> PMTilesEntry? {
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].tileID <= id { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? nil : entries[low - 1]
+    }
+
+    private func leaf(_ pointer: PMTilesEntry) throws -> [PMTilesEntry] {
+        if let kept = leaves[pointer.offset] { return kept }
+        let (end, overflow) = pointer.offset.addingReportingOverflow(UInt64(pointer.length))
+        guard !overflow, end <= header.leafDirectories.length else {
+            throw DownloadError.archive(url: sourceURL, reason: "a leaf directory lies outside the leaf directories")
+        }
+        let section = PMTilesHeader.Section(offset: header.leafDirectories.offset + pointer.offset, length: UInt64(pointer.length))
+        let entries = try directory(section, what: "leaf directory at \(pointer.offset)")
+        if leaves.count >= Self.keptLeaves { leaves.removeAll(keepingCapacity: true) }
+        leaves[pointer.offset] = entries
+        return entries
+    }
+
+    private func directory(_ section: PMTilesHeader.Section, what: String) throws -> [PMTilesEntry] {
+        do {
+            return try PMTilesDirectory.decode(self.section(section, what: what))
+        } catch let error as PMTilesFormatError {
+            throw DownloadError.archive(url: sourceURL, reason: "the \(what): \(error)")
+        }
+    }
+
+    /// A section's bytes in the internal compression, decompressed: from the opening bytes when
+    /// it lies inside them, else with a request of its own.
+    private func section(_ section: PMTilesHeader.Section, what: String) throws -> Data {
+        guard let length = Int(exactly: section.length), length <= Zlib.maxInflatedBytes else {
+            throw DownloadError.archive(url: sourceURL, reason: "the \(what) is \(section.length) bytes")
+        }
+        var raw: Data
+        if section.offset + section.length <= UInt64(opening.count), let start = Int(exactly: section.offset) {
+            raw = opening.subdata(in: start..<(start + length))
+        } else {
+            raw = try read(ByteRange(offset: section.offset, length: section.length, ifMatch: etag)).data
+        }
+        guard raw.count == length else {
+            throw DownloadError.archive(url: sourceURL, reason: "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive")
+        }
+        guard header.internalCompression == .gzip else { return raw }
+        do {
+            raw = try Zlib.inflate(raw, windowBits: 31)
+        } catch {
+            throw DownloadError.archive(url: sourceURL, reason: "the \(what) does not inflate (\(error))")
+        }
+        return raw
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import PMTilesFormat
+import PackStore
+import StyleModel
+
+/// What a run knows of its `pmtiles://` sources (the caller's thread only).
+struct ArchiveState {
+    struct Pending {
+        var key: TileKey
+        var chunk: Int
+        var replaces: Bool
+    }
+
+    /// Tiles waiting per archive: looked up and merged into ranges `batch` at a time, so that
+    /// neighbours in the archive share requests.
+    static let batch = 4096
+    /// Bytes fetched for nothing, at most, against the bytes needed (`pmtiles extract`'s default).
+    static let overfetch = 0.05
+    /// One request's bytes at most: a failed request is retried whole.
+    static let maxRange: UInt64 = 4 << 20
+
+    /// Per tile template of an archive source of the plan: the archive's source URL and the
+    /// template's scheme (a style may say `tms`).
+    var templates: [String: (source: String, scheme: TileScheme)] = [:]
+    var opened: [String: RemoteArchive] = [:]
+    /// Archives a refresh found unchanged (304 to their opening range), with that answer's headers.
+    var unchanged: [String: CacheHeaders] = [:]
+    var pending: [String: [Pending]] = [:]
+}
+
+/// `pmtiles://` sources: the archive's metadata as the source's TileJSON, its tiles by merged
+/// range requests (DESIGN "Downloads"), refresh by the archive's ETag.
+extension PackDownload {
+    /// The source's TileJSON, made from the archive's header and metadata; stored under the
+    /// `pmtiles://` URL with the archive's validators. A refresh asks for the opening range with
+    /// them: a 304 leaves the archive and every tile of it as stored, for that one request.
+    func archiveDocument(_ url: String) throws -> Data {
+        handledDocuments.insert(url)
+        let stored = try database.resource(url: url)
+        if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
+            writer.add(.adoptedResource(url: url))
+            return content
+        }
+        let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
+        let opening = ByteRange(offset: 0, length: RemoteArchive.openingLength)
+        switch try fetchArchive(url, opening, validators: validators) {
+        case .notModified(let headers):
+            writer.add(.revalidatedResource(url: url, headers: headers))
+            archives.unchanged[url] = headers
+            guard let content = try stored?.data.decoded() else { throw DownloadError.emptyStoredCopy(url: url) }
+            return content
+        case .ok(let response):
+            let archive = try openArchive(url, response, opening)
+            let tileJSON = ArchiveTileJSON.make(sourceURL: url, header: archive.header, metadata: try archive.metadata())
+            writer.add(.resource(url: url, kind: .source, data: StoredData.encoding(tileJSON), headers: response.headers))
+            return tileJSON
+        case .noContent(let status, _):
+            throw DownloadError.status(status, url: try archiveRequestURL(url))
+        }
+    }
+
+    /// Notes which of the plan's tile templates are archives' (before any tile is fetched).
+    func noteArchives(of plan: DownloadPlan) {
+        for set in plan.tileSets {
+            guard let source = ArchiveURL.sourceURL(ofTemplate: set.source.urlTemplate) else { continue }
+            archives.templates[set.source.urlTemplate] = (source, set.source.scheme)
+        }
+    }
+
+    /// Takes a tile the run needs from an archive (true), or leaves it to an ordinary request.
+    func takeArchiveTile(_ key: TileKey, chunk: Int, stored: Bool) throws -> Bool {
+        guard let source = archives.templates[key.urlTemplate]?.source else { return false }
+        if stored, let headers = archives.unchanged[source] {
+            writer.add(.revalidatedTile(key, headers: headers), chunk: chunk)
+            return true
+        }
+        archives.pending[source, default: []].append(.init(key: key, chunk: chunk, replaces: stored))
+        if archives.pending[source, default: []].count >= ArchiveState.batch { try flushArchive(source) }
+        return true
+    }
+
+    /// Requests every tile still waiting.
+    func flushArchives() throws {
+        for source in archives.pending.keys.sorted() { try flushArchive(source) }
+    }
+
+    /// Looks the waiting tiles of one archive up and requests them by merged ranges; a tile the
+    /// archive lacks is "no content", as a 404 is.
+    private func flushArchive(_ source: String) throws {
+        guard let tiles = archives.pending.removeValue(forKey: source), !tiles.isEmpty, !isStopped else { return }
+        let archive = try openedArchive(source)
+        let scheme = archives.templates.values.first { $0.source == source }?.scheme ?? .xyz
+        var found: [(tile: ArchiveState.Pending, offset: UInt64, length: UInt64)] = []
+        for tile in tiles {
+            let key = tile.key
+            let id = try? PMTilesTileID(z: key.z, x: key.x, y: scheme.row(key.y, z: key.z)).rawValue
+            guard let id, let entry = try archive.entry(for: id) else {
+                writer.add(.tile(key, data: .noContent, size: nil, headers: archive.headers, replaces: tile.replaces), chunk: tile.chunk)
+                continue
+            }
+            let (end, overflow) = entry.offset.addingReportingOverflow(UInt64(entry.length))
+            guard !overflow, end <= archive.header.tileData.length else {
+                throw DownloadError.archive(url: source, reason: "tile \(key.z)/\(key.x)/\(key.y) lies outside the tile data")
+            }
+            found.append((tile, entry.offset, UInt64(entry.length)))
+        }
+        let groups = RangeMerger.merge(
+            found.map { ($0.offset, $0.length) }, overfetch: ArchiveState.overfetch, maxLength: ArchiveState.maxRange)
+        let requests = groups.map { group in
+            let tiles = group.members.map { index in
+                let (tile, offset, length) = found[index]
+                return ArchivePiece.Tile(
+                    key: tile.key, chunk: tile.chunk, start: Int(offset - group.offset), length: Int(length),
+                    replaces: tile.replaces)
+            }
+            let range = ByteRange(offset: archive.header.tileData.offset + group.offset, length: group.length, ifMatch: archive.etag)
+            return HTTPRequest<FetchTag>(
+                url: archive.requestURL, range: range, tag: .archiveTiles(ArchivePiece(sourceURL: source, range: range, tiles: tiles)))
+        }
+        submit(requests)
+    }
+
+    /// Cuts an answered range into its tiles (on a decode worker): gzip tiles are inflated for
+    /// their content and kept deflated for storage, as a gzip body is.
+    func handleArchiveTiles(_ piece: ArchivePiece, _ completion: HTTPCompletion<FetchTag>) {
+        guard let answer = answer(completion) else { return }
+        guard case .ok(let response) = answer, let body = RemoteArchive.bytes(of: response, for: piece.range),
+            UInt64(body.count) == piece.range.length
+        else {
+            return stop(.failed(DownloadError.archive(
+                url: piece.sourceURL, reason: "bytes \(piece.range.header) came back short (HTTP \(answer.status))")))
+        }
+        do {
+            try decoders.with { decoder in
+                for tile in piece.tiles {
+                    let bytes = body.subdata(in: tile.start..<(tile.start + tile.length))
+                    let coding = bytes.starts(with: [0x1F, 0x8B]) ? "gzip" : "identity"
+                    let decoded = try decoder.decode(bytes, contentEncoding: coding, limit: Zlib.maxInflatedBytes, url: piece.sourceURL)
+                    writer.add(
+                        .tile(tile.key, data: decoded.stored, size: StoredData.servedSize(of: decoded.content),
+                              headers: response.headers, replaces: tile.replaces),
+                        chunk: tile.chunk)
+                }
+            }
+        } catch {
+            stop(.failed(DownloadError.archive(url: piece.sourceURL, reason: "a tile does not inflate (\(error))")))
+        }
+    }
+
+    /// The archive, opened with its own opening range when planning did not need it (the
+    /// TileJSON was stored already).
+    private func openedArchive(_ source: String) throws -> RemoteArchive {
+        if let archive = archives.opened[source] { return archive }
+        let opening = ByteRange(offset: 0, length: RemoteArchive.openingLength)
+        guard case .ok(let response) = try fetchArchive(source, opening, validators: nil) else {
+            throw DownloadError.archive(url: source, reason: "no content for its header")
+        }
+        return try openArchive(source, response, opening)
+    }
+
+    private func openArchive(_ source: String, _ response: HTTPResponse, _ opening: ByteRange) throws -> RemoteArchive {
+        let part = RemoteArchive.Part(data: RemoteArchive.bytes(of: response, for: opening) ?? Data(), headers: response.headers)
+        let archive = try RemoteArchive(sourceURL: source, requestURL: archiveRequestURL(source), opening: part) { [unowned self] range in
+            guard case .ok(let response) = try self.fetchArchive(source, range, validators: nil),
+                let data = RemoteArchive.bytes(of: response, for: range)
+            else { throw DownloadError.archive(url: source, reason: "no content for bytes \(range.header)") }
+            return RemoteArchive.Part(data: data, headers: response.headers)
+        }
+        archives.opened[source] = archive
+        return archive
+    }
+
+    /// One range of the archive, waited for (header, metadata, directories).
+    private func fetchArchive(_ source: String, _ range: ByteRange, validators: HTTPValidators?) throws -> HTTPAnswer {
+        let url = try archiveRequestURL(source)
+        let tag = "\(source) bytes=\(range.header)"
+        let request = HTTPRequest<FetchTag>(url: url, validators: validators, range: range, tag: .document(url: tag, kind: .source))
+        return try fetchAndWait(document: tag, request: request).get()
+    }
+
+    private func archiveRequestURL(_ source: String) throws -> String {
+        guard let archive = ArchiveURL.archiveURL(of: source) else { throw DownloadError.unsupportedScheme(url: source) }
+        return try options.urlPolicy.requestURL(for: archive, kind: .source)
+    }
+}

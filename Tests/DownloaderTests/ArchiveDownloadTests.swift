@@ -1,0 +1,129 @@
+import Downloader
+import Foundation
+import GRDB
+import PackStore
+import StyleModel
+import TestSupport
+import XCTest
+
+/// `pmtiles://` sources end to end: Fixtures/world/tiles/helsinki.pmtiles (the Helsinki tiles,
+/// written by the reference Python package) served by nginx, read with range requests.
+final class ArchiveDownloadTests: PackDownloadTestCase {
+    static let archivePath = "/tiles/helsinki.pmtiles"
+
+    func region(_ base: String) -> RegionDefinition {
+        var definition = helsinki(base)
+        definition.styleURL = base + "/styles/bright-pmtiles.json"
+        return definition
+    }
+
+    func sourceURL(_ base: String) -> String { "pmtiles://" + base + Self.archivePath }
+
+    /// The requests nginx answered for the archive.
+    func archiveRequests(_ nginx: TestServer) throws -> [AccessLogEntry] {
+        try nginx.settledAccessLog().filter { $0.uri == Self.archivePath }
+    }
+
+    func testAnArchiveSourceIsReadByMergedRangesIntoTheSameTilesAsItsDirectoryTree() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let status = try download(region(nginx.baseURL))
+        XCTAssertEqual(status.state, .complete, status.error ?? "")
+        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let pack = try database.pack(named: "helsinki")
+        let template = sourceURL(nginx.baseURL) + "/{z}/{x}/{y}"
+        let tiles = try database.tileKeys(of: pack.id).filter { $0.urlTemplate == template }
+        XCTAssertEqual(tiles.count, 19, "every Helsinki tile of the region, under the archive's one key")
+        for key in tiles {
+            let stored = try XCTUnwrap(database.tile(key)?.data.decoded(), "\(key)")
+            let origin = try nginx.expectedContent("/tiles/helsinki/\(key.z)/\(key.x)/\(key.y).pbf")
+            XCTAssertEqual(stored, origin, "tile \(key.z)/\(key.x)/\(key.y): raw bytes, as the z/x/y server has them")
+        }
+        let tileJSON = try XCTUnwrap(database.resource(url: sourceURL(nginx.baseURL))?.data.decoded())
+        let json = try XCTUnwrap(JSONValue.parse(tileJSON))
+        XCTAssertEqual(json["tiles"], .array([.string(template)]))
+        XCTAssertEqual(json["maxzoom"], .number(14))
+        XCTAssertNotNil(json["vector_layers"]?.array, "the archive's metadata carries over")
+
+        let requests = try archiveRequests(nginx)
+        XCTAssertEqual(requests.map(\.status), [206, 206], "the opening range, then one merged range for 19 tiles")
+        XCTAssertEqual(requests.first?.range, "bytes=0-16383")
+        XCTAssertTrue(requests.allSatisfy { $0.acceptEncoding == "identity" })
+        XCTAssertFalse(requests[1].ifMatch.isEmpty, "tile ranges name the archive's version")
+        let needed = try tiles.reduce(0) { sum, key in
+            sum + (try archiveEntryLength(nginx, key))
+        }
+        XCTAssertLessThanOrEqual(Double(requests[1].bytes), 1.1 * Double(needed), "bytes fetched against the tiles' own")
+        XCTAssertTrue(try nginx.accessLog().allSatisfy { !$0.uri.hasPrefix("/tiles/helsinki/") })
+    }
+
+    func testRefreshOfAnUnchangedArchiveCostsOneRequest() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        XCTAssertEqual(try download(region(nginx.baseURL)).state, .complete)
+        let before = try archiveRequests(nginx).count
+        let status = try download(region(nginx.baseURL), mode: .refresh)
+        XCTAssertEqual(status.state, .complete, status.error ?? "")
+        let after = try archiveRequests(nginx).dropFirst(before)
+        XCTAssertEqual(after.map(\.status), [304], "one conditional opening range, answered Not Modified")
+        XCTAssertFalse(after.first?.ifNoneMatch.isEmpty ?? true)
+    }
+
+    func testRefreshOfAChangedArchiveRewritesOnlyTheTilesThatChanged() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        XCTAssertEqual(try download(region(nginx.baseURL)).state, .complete)
+        let served = try XCTUnwrap(nginx.servedRoot).appendingPathComponent("tiles/helsinki.pmtiles").path
+        let edit = ProjectPaths.root.appendingPathComponent("Tests/interchange/pmtiles_edit.py").path
+        let edited = try Command.run("/usr/bin/env", ["python3", edit, served, served + ".new", "14/9326/4742"])
+        XCTAssertEqual(edited.status, 0, edited.text)
+        XCTAssertEqual(rename(served + ".new", served), 0)
+        // Every rewrite of a tile's bytes from here on is logged by the database itself.
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE rewritten (z, x, y);
+                CREATE TRIGGER log_rewrites AFTER UPDATE OF data ON tiles
+                BEGIN INSERT INTO rewritten VALUES (new.z, new.x, new.y); END;
+                """)
+        }
+        try queue.close()
+
+        let status = try download(region(nginx.baseURL), mode: .refresh)
+        XCTAssertEqual(status.state, .complete, status.error ?? "")
+        let reopened = try DatabaseQueue(path: path)
+        let rewritten = try reopened.read { db in try Row.fetchAll(db, sql: "SELECT z, x, y FROM rewritten") }
+        XCTAssertEqual(rewritten.map { "\($0[0] as Int)/\($0[1] as Int)/\($0[2] as Int)" }, ["14/9326/4742"])
+        try reopened.close()
+        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let key = TileKey(urlTemplate: sourceURL(nginx.baseURL) + "/{z}/{x}/{y}", pixelRatio: 1, z: 14, x: 9326, y: 4742)
+        XCTAssertEqual(try database.tile(key)?.data.decoded(), Data("changed 14/9326/4742".utf8))
+        let requests = try archiveRequests(nginx)
+        XCTAssertTrue(requests.allSatisfy { [206, 304].contains($0.status) }, "\(requests.map(\.status))")
+    }
+
+    func testADamagedArchiveStopsThePackInErrorNamingIt() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let served = try XCTUnwrap(nginx.servedRoot).appendingPathComponent("tiles/helsinki.pmtiles")
+        try Data("PMTiles".utf8 + [7] + [UInt8](repeating: 0, count: 200)).write(to: served)
+        let status = try download(region(nginx.baseURL))
+        XCTAssertEqual(status.state, .error)
+        let error = status.error ?? ""
+        XCTAssertTrue(error.contains(sourceURL(nginx.baseURL)) && error.contains("version 7"), error)
+    }
+
+    /// The bytes the archive holds for tile `key` (gzip, as written), by the reference reader.
+    private func archiveEntryLength(_ nginx: TestServer, _ key: TileKey) throws -> Int {
+        if archiveLengths.isEmpty {
+            let reader = ProjectPaths.root.appendingPathComponent("Tests/interchange/pmtiles_read.py").path
+            let archive = try XCTUnwrap(nginx.servedRoot).appendingPathComponent("tiles/helsinki.pmtiles").path
+            let outcome = try Command.runApart("/usr/bin/env", ["python3", reader, archive])
+            let tiles = try XCTUnwrap(JSONValue.parse(Data(outcome.stdout.utf8))?["tiles"]?.object, outcome.stderr)
+            for (name, value) in tiles { archiveLengths[name] = Data(base64Encoded: value.string ?? "")?.count ?? 0 }
+        }
+        return archiveLengths["\(key.z)/\(key.x)/\(key.y)"] ?? 0
+    }
+
+    private var archiveLengths: [String: Int] = [:]
+}

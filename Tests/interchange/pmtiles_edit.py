@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Writes a copy of a PMTiles archive with the reference Python package (pmtiles.reader and
+pmtiles.writer) in which the tiles named on the command line hold other bytes: each becomes the
+gzip of "changed z/x/y" (a new version of the archive, for the refresh tests). Header fields and
+metadata are kept.
+
+usage: pmtiles_edit.py IN OUT Z/X/Y [Z/X/Y ...]
+"""
+import gzip
+import json
+import sys
+
+from pmtiles.reader import MmapSource, Reader, all_tiles
+from pmtiles.tile import zxy_to_tileid
+from pmtiles.writer import Writer
+
+
+def main(source, target, changed):
+    with open(source, "rb") as f:
+        get_bytes = MmapSource(f)
+        reader = Reader(get_bytes)
+        header = reader.header()
+        metadata = reader.metadata()
+        tiles = {zxy_to_tileid(z, x, y): (f"{z}/{x}/{y}", data) for (z, x, y), data in all_tiles(get_bytes)}
+    missing = set(changed) - {name for name, _ in tiles.values()}
+    if missing:
+        raise SystemExit(f"not in the archive: {sorted(missing)}")
+    with open(target, "wb") as f:
+        writer = Writer(f)
+        for tile_id in sorted(tiles):
+            name, data = tiles[tile_id]
+            if name in changed:
+                data = gzip.compress(f"changed {name}".encode(), mtime=0)
+            writer.write_tile(tile_id, data)
+        writer.finalize(header, metadata)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        raise SystemExit(__doc__)
+    main(sys.argv[1], sys.argv[2], set(sys.argv[3:]))
