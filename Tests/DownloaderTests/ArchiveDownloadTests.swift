@@ -20,8 +20,8 @@ final class ArchiveDownloadTests: PackDownloadTestCase {
     func sourceURL(_ base: String) -> String { "pmtiles://" + base + Self.archivePath }
 
     /// The requests nginx answered for the archive.
-    func archiveRequests(_ nginx: TestServer) throws -> [AccessLogEntry] {
-        try nginx.settledAccessLog().filter { $0.uri == Self.archivePath }
+    func archiveRequests(_ nginx: TestServer, path: String = archivePath) throws -> [AccessLogEntry] {
+        try nginx.settledAccessLog().filter { $0.uri == path }
     }
 
     func testAnArchiveSourceIsReadByMergedRangesIntoTheSameTilesAsItsDirectoryTree() throws {
@@ -111,6 +111,96 @@ final class ArchiveDownloadTests: PackDownloadTestCase {
         XCTAssertEqual(status.state, .error)
         let error = status.error ?? ""
         XCTAssertTrue(error.contains(sourceURL(nginx.baseURL)) && error.contains("version 7"), error)
+    }
+
+    /// Retries apply to ranges as to every request: resets, cut bodies, 5xx and 429 on the
+    /// archive's path still give a pack whose tiles are the archive's, byte for byte.
+    func testFaultsOnTheArchiveStillGiveAByteExactPack() throws {
+        let faults = try TestServer.faultServer([
+            "--seed", "5", "--rate-500", "0.15", "--rate-503", "0.15", "--rate-429", "0.1", "--rate-reset", "0.15",
+            "--rate-truncate", "0.15", "--retry-after", "0",
+        ])
+        server = faults
+        var options = DownloadOptions()
+        options.http.retry.baseDelay = 0.01
+        options.http.retry.maxDelay = 0.05
+        options.http.retry.maxAttempts = 40
+        let status = try download(region(faults.baseURL), options: options)
+        XCTAssertEqual(status.state, .complete, status.error ?? "")
+        let ranges = try faults.accessLog().filter { $0.uri == Self.archivePath }
+        XCTAssertGreaterThan(ranges.filter { $0.fault != nil }.count, 0, "faults hit the archive's ranges")
+        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let template = sourceURL(faults.baseURL) + "/{z}/{x}/{y}"
+        let tiles = try database.tileKeys(of: RegionID(1)).filter { $0.urlTemplate == template }
+        XCTAssertEqual(tiles.count, 19)
+        for key in tiles {
+            XCTAssertEqual(
+                try database.tile(key)?.data.decoded(),
+                try faults.expectedContent("/tiles/helsinki/\(key.z)/\(key.x)/\(key.y).pbf"), "\(key)")
+        }
+    }
+
+    /// `--allow-host` judges the archive's own host; `--rewrite` points the archive at a mirror
+    /// while its tiles keep the archive's stable key.
+    func testHostRulesAndRewritesApplyToTheArchive() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let root = try XCTUnwrap(nginx.servedRoot)
+        let mirrored = "http://mirror.invalid/helsinki.pmtiles"
+        let style = try String(contentsOf: root.appendingPathComponent("styles/bright-pmtiles.json"), encoding: .utf8)
+            .replacingOccurrences(of: nginx.baseURL + Self.archivePath, with: mirrored)
+        try style.write(to: root.appendingPathComponent("styles/mirrored.json"), atomically: true, encoding: .utf8)
+        var definition = region(nginx.baseURL)
+        definition.styleURL = nginx.baseURL + "/styles/mirrored.json"
+
+        var refused = DownloadOptions()
+        refused.urlPolicy = URLPolicy(allowedHosts: ["127.0.0.1"])
+        let status = try download(definition, options: refused)
+        XCTAssertEqual(status.state, .error)
+        XCTAssertTrue(status.error?.contains("mirror.invalid") == true && status.error?.contains("allow") == true, status.error ?? "")
+
+        var rewritten = DownloadOptions()
+        rewritten.urlPolicy = URLPolicy(rewrites: [URLRewrite(from: mirrored, to: nginx.baseURL + Self.archivePath)])
+        let second = try download(definition, name: "mirrored", options: rewritten)
+        XCTAssertEqual(second.state, .complete, second.error ?? "")
+        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let keys = try database.tileKeys(of: database.pack(named: "mirrored").id)
+        XCTAssertEqual(keys.filter { $0.urlTemplate == "pmtiles://\(mirrored)/{z}/{x}/{y}" }.count, 19)
+    }
+
+    /// An archive whose root outgrew 16 KiB (21,845 tiles, zooms 0-7, by the reference writer):
+    /// the tiles a region needs are found through its leaf directories, each read once.
+    func testTilesAreFoundThroughLeafDirectories() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let root = try XCTUnwrap(nginx.servedRoot)
+        let writer = ProjectPaths.root.appendingPathComponent("Tests/interchange/pmtiles_write.py").path
+        let written = try Command.runApart("/usr/bin/env", ["python3", writer, root.path + "/tiles/world.pmtiles", "7"])
+        XCTAssertEqual(written.status, 0, written.stderr)
+        let expected = try XCTUnwrap(JSONValue.parse(Data(written.stdout.utf8))?.object)
+        try """
+            {"version": 8, "sources": {"world": {"type": "vector", "url": "pmtiles://\(nginx.baseURL)/tiles/world.pmtiles"}},
+             "layers": []}
+            """.write(to: root.appendingPathComponent("styles/world.json"), atomically: true, encoding: .utf8)
+        let definition = RegionDefinition(
+            styleURL: nginx.baseURL + "/styles/world.json",
+            area: .bounds(Bounds(west: -10, south: 35, east: 30, north: 60)), minZoom: 0, maxZoom: 7)
+        let status = try download(definition, name: "world")
+        XCTAssertEqual(status.state, .complete, status.error ?? "")
+        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let keys = try database.tileKeys(of: database.pack(named: "world").id)
+        XCTAssertEqual(keys.count, status.requiredTiles)
+        XCTAssertGreaterThan(keys.count, 300)
+        for key in keys {
+            let stored = try XCTUnwrap(database.tile(key)?.data.decoded(), "\(key)")
+            let written = try XCTUnwrap(Data(base64Encoded: expected["\(key.z)/\(key.x)/\(key.y)"]?.string ?? ""))
+            XCTAssertEqual(stored, try Zlib.inflate(written, windowBits: 31), "\(key.z)/\(key.x)/\(key.y)")
+        }
+        let requests = try archiveRequests(nginx, path: "/tiles/world.pmtiles")
+        let ranges = Set(requests.map(\.range))
+        XCTAssertEqual(ranges.count, requests.count, "no range asked twice: \(requests.map(\.range))")
+        // Tiny tiles (150 bytes) over 8 zooms: what bounds merging here is the overfetch budget.
+        XCTAssertLessThan(requests.count, keys.count / 4, "merged: \(requests.map(\.range))")
     }
 
     /// The bytes the archive holds for tile `key` (gzip, as written), by the reference reader.

@@ -31,8 +31,12 @@ requests for PATH get these answers, in order; KIND is a fault name, a status or
 --redirect PATH=LOCATION (302; "{base}" allowed in LOCATION, which may name another host, port
 or scheme), --cache-control VALUE.
 
+A single `Range: bytes=A-B` (or `bytes=A-`) is answered 206 with those bytes and Content-Range,
+never gzipped (the faults apply to the part as to a whole body); an If-Match naming another
+version than the file's ETag is answered 412.
+
 Access log: one JSON object per request on --log: time, method, uri, status (0 when no answer),
-fault, if_none_match, accept_encoding, connection (a per-connection number), bytes. It is written
+fault, if_none_match, accept_encoding, range, connection (a per-connection number), bytes. It is written
 as the answer leaves (for hang and stall: when the server starts holding the connection);
 --arrival-log PATH also writes {time, method, uri, connection} as each request arrives, so a test
 sees a request the server is still sitting on (a slow answer, a stall).
@@ -50,6 +54,7 @@ import http.server
 import itertools
 import json
 import os
+import re
 import random
 import socket
 import socketserver
@@ -180,7 +185,7 @@ class Handler(FaultyAnswers, http.server.BaseHTTPRequestHandler):
             "time": time.time(), "method": self.command, "uri": path, "status": 0, "fault": None,
             "if_none_match": self.headers.get("If-None-Match", ""),
             "accept_encoding": self.headers.get("Accept-Encoding", ""),
-            "connection": self.connection_id, "bytes": 0,
+            "connection": self.connection_id, "bytes": 0, "range": self.headers.get("Range", ""),
         }
         self.logged = False
         world.log_arrival(self.entry)
@@ -239,8 +244,15 @@ class Handler(FaultyAnswers, http.server.BaseHTTPRequestHandler):
             headers["Cache-Control"] = world.args.cache_control
         if self.not_modified(etag, mtime):
             return self.send_simple(304, b"", None, headers)
-        body = content
-        if world.args.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
+        if not self.matches(etag):
+            return self.send_simple(412, b"precondition failed\n", "text/plain")
+        status, body = 200, content
+        wanted = self.byte_range(len(content))
+        if wanted is not None:
+            start, end = wanted
+            status, body = 206, content[start:end + 1]
+            headers["Content-Range"] = f"bytes {start}-{end}/{len(content)}"
+        elif world.args.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
             body = gzip_member(content, os.path.basename(path))
             headers["Content-Encoding"] = "gzip"
             headers["Vary"] = "Accept-Encoding"
@@ -249,8 +261,22 @@ class Handler(FaultyAnswers, http.server.BaseHTTPRequestHandler):
                 body = corrupted(body)
         content_type = CONTENT_TYPES.get(os.path.splitext(path)[1], "application/octet-stream")
         if send_body and kind in ("truncate", "length", "drip", "hang"):
-            return self.send_faulty(kind, body, self.head_bytes(200, content_type, len(body), headers))
-        self.send_simple(200, body, content_type, headers, send_body)
+            return self.send_faulty(kind, body, self.head_bytes(status, content_type, len(body), headers))
+        self.send_simple(status, body, content_type, headers, send_body)
+
+    def byte_range(self, size):
+        """(first, last) of a single `Range: bytes=a-b` or `bytes=a-` within the file; None
+        without one (or for forms this server does not serve: suffixes, several ranges)."""
+        match = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", "").strip())
+        if match is None or int(match.group(1)) >= size:
+            return None
+        last = int(match.group(2)) if match.group(2) else size - 1
+        return int(match.group(1)), min(last, size - 1)
+
+    def matches(self, etag):
+        """If-Match: the request is for this version of the file (or any, `*`)."""
+        wanted = self.headers.get("If-Match")
+        return wanted is None or any(t.strip() in ("*", etag) for t in wanted.split(","))
 
     def not_modified(self, etag, mtime):
         candidates = self.headers.get("If-None-Match")
