@@ -203,6 +203,20 @@ final class ArchiveDownloadTests: PackDownloadTestCase {
         XCTAssertLessThan(requests.count, keys.count / 4, "merged: \(requests.map(\.range))")
     }
 
+    /// `packfs estimate` reads the archive's header and directories, never its tiles: the sampled
+    /// tiles' sizes are their entries' lengths.
+    func testTheEstimateReadsTheArchiveNotItsTiles() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let estimate = try Estimate.make(for: region(nginx.baseURL), options: DownloadOptions())
+        let source = try XCTUnwrap(estimate.sources.first { $0.id == "openmaptiles" })
+        XCTAssertEqual(source.urlTemplate, sourceURL(nginx.baseURL) + "/{z}/{x}/{y}")
+        XCTAssertEqual(source.tiles, 19)
+        XCTAssertEqual(source.unknownTiles, 0)
+        XCTAssertGreaterThan(source.bytes, 100_000, "the z14 tiles are 20-125 KB")
+        XCTAssertEqual(try archiveRequests(nginx).map(\.range), ["bytes=0-16383"])
+    }
+
     /// The bytes the archive holds for tile `key` (gzip, as written), by the reference reader.
     private func archiveEntryLength(_ nginx: TestServer, _ key: TileKey) throws -> Int {
         if archiveLengths.isEmpty {

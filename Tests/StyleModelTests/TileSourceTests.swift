@@ -182,3 +182,44 @@ final class TileSourceTests: XCTestCase {
         XCTAssertEqual(Tokens.percentEncode("aZ09-_.~ /?#%é"), "aZ09-_.~%20%2f%3f%23%25%c3%a9")
     }
 }
+
+/// `pmtiles://` source URLs (MapLibre's PMTiles protocol).
+final class ArchiveURLTests: XCTestCase {
+    func testOnlyHTTPArchivesAreRemoteArchives() {
+        XCTAssertEqual(ArchiveURL.archiveURL(of: "pmtiles://https://h/a.pmtiles"), "https://h/a.pmtiles")
+        XCTAssertNil(ArchiveURL.archiveURL(of: "pmtiles://helsinki"), "an imported file's namespace")
+        XCTAssertNil(ArchiveURL.archiveURL(of: "pmtiles://file:///etc/passwd"))
+        XCTAssertNil(ArchiveURL.archiveURL(of: "https://h/a.pmtiles"))
+        XCTAssertFalse(ImportedFiles.isImported("pmtiles://https://h/a.pmtiles"))
+        XCTAssertTrue(ImportedFiles.isImported("pmtiles://helsinki/{z}/{x}/{y}"))
+        let template = ArchiveURL.template(of: "pmtiles://https://h/a.pmtiles")
+        XCTAssertEqual(template, "pmtiles://https://h/a.pmtiles/{z}/{x}/{y}")
+        XCTAssertEqual(ArchiveURL.sourceURL(ofTemplate: template), "pmtiles://https://h/a.pmtiles")
+        XCTAssertNil(ArchiveURL.sourceURL(ofTemplate: "https://h/{z}/{x}/{y}"))
+    }
+
+    func testAStyleNamesAnArchiveOnlyAsATiledSourceURL() throws {
+        let style = """
+            {"version": 8, "sources": {"a": {"type": "vector", "url": "pmtiles://https://h/a.pmtiles"}}, "layers": []}
+            """
+        let parsed = try Style(data: Data(style.utf8), url: "https://h/style.json")
+        XCTAssertEqual(parsed.tileSources.first?.url, "pmtiles://https://h/a.pmtiles")
+        let glyphs = """
+            {"version": 8, "glyphs": "pmtiles://https://h/a.pmtiles/{fontstack}/{range}", "sources": {}, "layers": []}
+            """
+        XCTAssertThrowsError(try Style(data: Data(glyphs.utf8), url: "https://h/style.json"))
+        let local = """
+            {"version": 8, "sources": {"a": {"type": "vector", "url": "pmtiles://file:///tmp/a.pmtiles"}}, "layers": []}
+            """
+        XCTAssertThrowsError(try Style(data: Data(local.utf8), url: "https://h/style.json"))
+        // An archive's TileJSON names its own tiles; an http TileJSON may not name an archive's.
+        let source = try XCTUnwrap(parsed.tileSources.first)
+        let tileJSON = #"{"tiles": ["pmtiles://https://h/a.pmtiles/{z}/{x}/{y}"]}"#
+        XCTAssertEqual(try source.tileSource(tileJSON: Data(tileJSON.utf8)).urlTemplate, "pmtiles://https://h/a.pmtiles/{z}/{x}/{y}")
+        let http = """
+            {"version": 8, "sources": {"a": {"type": "vector", "url": "https://h/tiles.json"}}, "layers": []}
+            """
+        let plain = try XCTUnwrap(Style(data: Data(http.utf8), url: "https://h/style.json").tileSources.first)
+        XCTAssertThrowsError(try plain.tileSource(tileJSON: Data(tileJSON.utf8)))
+    }
+}

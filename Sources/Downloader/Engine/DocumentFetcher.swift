@@ -35,16 +35,26 @@ final class DocumentFetcher: Sendable {
     /// One document's content; anything but a 200 fails, naming the URL.
     func fetch(_ url: String, kind: ResourceKind) throws -> Data {
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
-        guard let answer = try fetchAll([requestURL]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
+        guard let answer = try fetchAll([(requestURL, nil)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
         guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
         return response.content
+    }
+
+    /// Bytes `range` of the resource at `url` (a part of an archive), and the answer's headers.
+    func fetch(_ url: String, range: ByteRange) throws -> RemoteArchive.Part {
+        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
+        guard let answer = try fetchAll([(requestURL, range)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
+        guard case .ok(let response) = answer, let data = RemoteArchive.bytes(of: response, for: range) else {
+            throw DownloadError.status(answer.status, url: requestURL)
+        }
+        return RemoteArchive.Part(data: data, headers: response.headers)
     }
 
     /// The stored size of each URL (in stored form): "no content" (204, 404) is 0 bytes, a
     /// request that failed (or a URL the policy refuses) nil. Sent together.
     func storedSizes(_ urls: [(url: String, kind: ResourceKind)]) throws -> [Int64?] {
         let requests = urls.map { try? options.urlPolicy.requestURL(for: $0.url, kind: $0.kind) }
-        let outcomes = try fetchAll(requests.compactMap { $0 })
+        let outcomes = try fetchAll(requests.compactMap { $0.map { ($0, nil) } })
         var next = outcomes.makeIterator()
         return requests.map { request in
             guard request != nil, case .success(let answer) = next.next() else { return nil }
@@ -57,13 +67,14 @@ final class DocumentFetcher: Sendable {
     }
 
     /// Sends every request at once and waits for all of them; outcomes in request order.
-    private func fetchAll(_ urls: [String]) throws -> [HTTPOutcome] {
+    private func fetchAll(_ requests: [(url: String, range: ByteRange?)]) throws -> [HTTPOutcome] {
+        let urls = requests.map(\.url)
         let first = outcomes.lock.withLock {
             defer { outcomes.sent += urls.count }
             return outcomes.sent
         }
         for _ in urls { outcomes.group.enter() }
-        client.submit(contentsOf: urls.enumerated().map { HTTPRequest(url: $1, tag: first + $0) })
+        client.submit(contentsOf: requests.enumerated().map { HTTPRequest(url: $1.url, range: $1.range, tag: first + $0) })
         outcomes.group.wait()
         return try outcomes.lock.withLock {
             try zip(first..., urls).map { tag, url in

@@ -64,9 +64,11 @@ public struct Estimate: Sendable {
                             tileSamples: Int = defaultTileSamples) throws -> Estimate {
         let fetcher = try DocumentFetcher(options: options)
         defer { fetcher.shutdown() }
+        let archives = ArchiveSizing(fetcher: fetcher)
         var estimate = try make(
             for: definition, database: database, tileSamples: tileSamples,
-            document: { try fetcher.fetch($0, kind: $1) }, sample: { try fetcher.storedSizes($0) })
+            document: { try archives.tileJSON($0) ?? fetcher.fetch($0, kind: $1) },
+            sample: { try archives.storedSizes($0, otherwise: fetcher.storedSizes) })
         estimate.requests = fetcher.requests
         return estimate
     }
