@@ -4,6 +4,7 @@
 //   PackStore <- StyleModel <- Downloader <- PackLifecycle <- packfs
 //                StyleModel <- PackFS <- FUSEBridge <- packfs
 //                StyleModel <- Interchange <- packfs
+//                             ObjectStorage <- packfs     (CCurl only: files to S3)
 import PackageDescription
 
 let package = Package(
@@ -40,8 +41,11 @@ let package = Package(
         .target(name: "Interchange", dependencies: [
             "PackStore", "StyleModel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
+        .target(name: "ObjectStorage", dependencies: ["CCurl"]),
         .executableTarget(name: "packfs", dependencies: [
-            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "CMalloc",
+            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
+            "CMalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -75,6 +79,7 @@ let package = Package(
         .testTarget(
             name: "InterchangeTests",
             dependencies: ["Interchange", "PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
