@@ -21,7 +21,7 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The pack's name.") var name: String
-    @Argument(help: "The file or directory to write.") var out: String
+    @Argument(help: "The file or directory to write, or s3://bucket/key.pmtiles (.mbtiles) to upload.") var out: String
     @Option(help: "Export only this tiled source (its id in the pack's style).") var source: String?
     @Option(help: "Directory export: absolute URLs under this base instead of relative ones.")
     var baseURL: String?

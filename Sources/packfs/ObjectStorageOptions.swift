@@ -32,7 +32,7 @@ struct ObjectStorageOptions: ParsableArguments {
     var retryDelay: Double?
 
     @Option(help: ArgumentHelp(
-        "s3:// OUT: the directory the export is written to before its upload (default TMPDIR); removed afterwards.",
+        "s3:// OUT: where to stage the export before its upload (default TMPDIR); what it writes there is removed.",
         valueName: "DIR"))
     var staging: String?
 
@@ -70,7 +70,7 @@ struct ObjectStorageOptions: ParsableArguments {
         if let partSizeText {
             let limit = Int64(5) << 30  // S3's largest part
             guard let bytes = ByteCount.parse(partSizeText), bytes >= options.minimumPartSize, bytes <= limit else {
-                throw ValidationError("--part-size: \"\(partSizeText)\" is not a byte count from \(options.minimumPartSize) (5M) to 5G")
+                throw ValidationError("--part-size: \"\(partSizeText)\" is not a byte count from \(options.minimumPartSize) to 5G (S3's 5M to 5G)")
             }
             options.partSize = Int(bytes)
         }
