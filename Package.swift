@@ -5,6 +5,7 @@
 //                StyleModel <- PackFS <- FUSEBridge <- packfs
 //                StyleModel <- Interchange <- packfs
 //   PackStore <- PMTilesFormat <- Downloader, Interchange
+//                             ObjectStorage <- packfs     (CCurl only: files to S3)
 import PackageDescription
 
 let package = Package(
@@ -43,8 +44,11 @@ let package = Package(
         .target(name: "Interchange", dependencies: [
             "PackStore", "StyleModel", "PMTilesFormat", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
+        .target(name: "ObjectStorage", dependencies: ["CCurl"]),
         .executableTarget(name: "packfs", dependencies: [
-            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "CMalloc",
+            "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
+            "CMalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -81,6 +85,7 @@ let package = Package(
         .testTarget(
             name: "InterchangeTests",
             dependencies: ["Interchange", "PackStore", "StyleModel", "PMTilesFormat", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -3,7 +3,8 @@
 #   setup.sh            to build and run it (the main job, scripts/demo.sh, scripts/package.sh)
 #   setup.sh --tests    and to test it: Mesa EGL and pymgl (MapLibre Native) for the render tests,
 #                       Chromium, its driver, selenium and maplibre (MapLibre GL JS) for the web
-#                       tests, the reference tile-cover and PMTiles/MBTiles readers, strace.
+#                       tests, the reference tile-cover and PMTiles/MBTiles readers, moto's S3
+#                       server for the upload tests, strace.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -30,6 +31,8 @@ if $tests; then
   # Independent readers of what `packfs export` writes, and the browser test's driver and MapLibre
   # GL JS: pmtiles, pymbtiles, selenium, maplibre (ships maplibre/srcjs/maplibre-gl.js).
   python3 -c "import pmtiles, pymbtiles, selenium, maplibre" 2>/dev/null || pip install -q pmtiles pymbtiles selenium maplibre
+  # An S3-compatible server for the upload tests (S3ExportTests): moto's, run as python3 -m moto.server.
+  python3 -c "import moto.server, flask" 2>/dev/null || pip install -q "moto[server]"
 fi
 # A Debian nginx package may start a system-wide server on port 80; PackFS's tests run their own.
 if command -v swift >/dev/null 2>&1; then :; elif [ -x /opt/swift/usr/bin/swift ]; then

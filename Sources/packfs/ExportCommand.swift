@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Interchange
+import ObjectStorage
 import PackStore
 
 struct ExportCommand: ParsableCommand {
@@ -11,21 +12,33 @@ struct ExportCommand: ParsableCommand {
             OUT ending in .mbtiles: MBTiles 1.3; in .pmtiles: PMTiles v3 (one file per tiled \
             source, OUT.<source>.<ext>, when the pack has several and no --source is given); \
             ending in / or naming a directory: a z/x/y tree per source with style.json, glyphs \
-            and sprites.
+            and sprites. OUT s3://bucket/key.pmtiles (or .mbtiles): the same files, exported to a \
+            staging directory and uploaded to S3 or an S3-compatible store with a multipart upload \
+            (aborted if it fails), signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and \
+            AWS_SESSION_TOKEN), at AWS_REGION and AWS_ENDPOINT_URL unless --region and --endpoint \
+            say otherwise.
             """)
 
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The pack's name.") var name: String
-    @Argument(help: "The file or directory to write.") var out: String
+    @Argument(help: "The file or directory to write, or s3://bucket/key.pmtiles (.mbtiles) to upload.") var out: String
     @Option(help: "Export only this tiled source (its id in the pack's style).") var source: String?
     @Option(help: "Directory export: absolute URLs under this base instead of relative ones.")
     var baseURL: String?
+    @OptionGroup(title: "Export to S3") var objectStorage: ObjectStorageOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        _ = try objectStorage.upload(for: out, environment: ProcessInfo.processInfo.environment)
+    }
+
     func run() throws {
+        let upload = try objectStorage.upload(for: out, environment: ProcessInfo.processInfo.environment)
         let database = try db.openForReading()
         defer { try? database.close() }
-        output.print(try export(database.pack(named: name), database).write(to: out))
+        let pack = try database.pack(named: name)
+        guard let upload else { return output.print(try export(pack, database).write(to: out)) }
+        output.print(try upload.run { staged in try export(pack, database).write(to: staged) })
     }
 
     /// The export OUT asks for.

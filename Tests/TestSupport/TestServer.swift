@@ -55,7 +55,7 @@ public final class TestServer: Sendable {
         baseURL.hasPrefix("https:") ? directory.path("cert.pem") : nil
     }
 
-    private init(process: Process, port: Int, directory: TemporaryDirectory, accessLogPath: String, servedRoot: URL?,
+    init(process: Process, port: Int, directory: TemporaryDirectory, accessLogPath: String, servedRoot: URL?,
                  scheme: String = "http") {
         self.process = process
         self.port = port
@@ -203,13 +203,22 @@ public final class TestServer: Sendable {
         return entries
     }
 
+    /// Kills the server at once (SIGKILL: its connections end without a goodbye, as when a
+    /// machine dies) and keeps its directory (the logs). Idempotent.
+    public func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+    }
+
     /// Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Idempotent.
     public func stop() {
         Self.terminate(process)
         directory.remove()
     }
 
-    private static func launch(_ executable: String, _ arguments: [String], output: String) throws -> Process {
+    static func launch(_ executable: String, _ arguments: [String], output: String) throws -> Process {
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -221,7 +230,7 @@ public final class TestServer: Sendable {
         return process
     }
 
-    private static func waitUntilListening(port: Int, process: Process, timeout: TimeInterval) -> Bool {
+    static func waitUntilListening(port: Int, process: Process, timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, process.isRunning {
             if LoopbackPort.accepts(port) { return true }
@@ -230,13 +239,13 @@ public final class TestServer: Sendable {
         return false
     }
 
-    private static func terminate(_ process: Process) {
+    static func terminate(_ process: Process) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
+        Glibc.kill(process.processIdentifier, SIGKILL)
         // Bounded: an unbounded waitUntilExit() would turn a stuck server into a hung test run.
         let killDeadline = Date().addingTimeInterval(2)
         while process.isRunning, Date() < killDeadline { usleep(10_000) }

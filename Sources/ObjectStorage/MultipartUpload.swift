@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file to one S3 object with S3's multipart upload: CreateMultipartUpload, one UploadPart per
+/// `partSize` bytes of the file (read into one buffer of that size, never the whole file), then
+/// CompleteMultipartUpload with each part's ETag. Each request is retried on its own
+/// (`RetryPolicy`): a part that fails is sent again, never the parts before it. When the upload
+/// cannot finish, it is aborted (AbortMultipartUpload, retried too), so that S3 keeps no parts and
+/// no object; the error says whether the abort worked.
+public struct MultipartUpload {
+    public struct Options: Equatable, Sendable {
+        /// Bytes per part (the last is shorter); raised when the file would need more than
+        /// S3's 10,000 parts.
+        public var partSize = 8 << 20
+        /// The least `partSize` accepted: S3's 5 MiB for every part but the last. A test server
+        /// may allow smaller parts (moto's S3_UPLOAD_PART_MIN_SIZE).
+        public var minimumPartSize = 5 << 20
+        public var retry = RetryPolicy()
+
+        public init() {}
+    }
+
+    /// What an upload did.
+    public struct Report: Equatable, Sendable {
+        public var object: ObjectLocation
+        public var bytes: Int64
+        public var parts: Int
+        public var partSize: Int
+        /// Requests sent again after a failure, over the whole upload.
+        public var retries: Int
+        /// The object's ETag, as S3 gave it.
+        public var etag: String?
+    }
+
+    public static let maxParts = 10_000
+
+    private let configuration: S3Configuration
+    private let file: String
+    private let object: ObjectLocation
+    private let contentType: String
+    private let options: Options
+
+    public init(file: String, to object: ObjectLocation, contentType: String, configuration: S3Configuration, options: Options = Options()) {
+        self.file = file
+        self.object = object
+        self.contentType = contentType
+        self.configuration = configuration
+        self.options = options
+    }
+
+    /// Uploads the file; throws `ObjectStorageError.uploadFailed` (or `.cannotRead`,
+    /// `.configuration` before anything is sent).
+    public func run() throws -> Report {
+        guard options.partSize >= options.minimumPartSize else {
+            throw ObjectStorageError.configuration("a part size of \(options.partSize) bytes is below the \(options.minimumPartSize) S3 requires")
+        }
+        let source = try SourceFile(path: file)
+        let partSize = Self.partSize(for: source.size, asked: options.partSize)
+        let parts = max(1, Int((source.size + Int64(partSize) - 1) / Int64(partSize)))
+        var session = Session(connection: try S3Connection(configuration: configuration), object: object, retry: options.retry)
+        let uploadID: String
+        do {
+            uploadID = try session.start(contentType: contentType)
+        } catch let cause as ObjectStorageError {
+            throw ObjectStorageError.uploadFailed(object, cause: cause, aborted: nil, uploadID: nil, abortFailure: nil)
+        }
+        do {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(Int64(partSize), max(source.size, 1))), alignment: 16)
+            defer { buffer.deallocate() }
+            var etags: [String] = []
+            for part in 1...parts {
+                let offset = Int64(part - 1) * Int64(partSize)
+                let count = Int(min(Int64(partSize), source.size - offset))
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                try source.read(into: buffer, count: count, at: offset)
+                etags.append(try session.upload(part: part, of: parts, bytes: bytes, uploadID: uploadID))
+            }
+            let etag = try session.complete(uploadID: uploadID, etags: etags)
+            return Report(object: object, bytes: source.size, parts: parts, partSize: partSize, retries: session.retries, etag: etag)
+        } catch let cause as ObjectStorageError {
+            let abortFailure = session.abort(uploadID: uploadID)
+            throw ObjectStorageError.uploadFailed(
+                object, cause: cause, aborted: abortFailure == nil, uploadID: uploadID, abortFailure: abortFailure)
+        }
+    }
+
+    /// `asked`, or more when a file of `size` bytes would need more than 10,000 parts of it
+    /// (rounded up to whole MiB).
+    static func partSize(for size: Int64, asked: Int) -> Int {
+        let least = (size + Int64(maxParts) - 1) / Int64(maxParts)
+        guard least > Int64(asked) else { return asked }
+        let mebibyte = Int64(1 << 20)
+        return Int((least + mebibyte - 1) / mebibyte * mebibyte)
+    }
+}
+
+/// The requests of one upload, each sent through `perform` with its retries.
+private struct Session {
+    let connection: S3Connection
+    let object: ObjectLocation
+    let retry: RetryPolicy
+    private(set) var retries = 0
+
+    init(connection: S3Connection, object: ObjectLocation, retry: RetryPolicy) {
+        self.connection = connection
+        self.object = object
+        self.retry = retry
+    }
+
+    mutating func start(contentType: String) throws -> String {
+        let request = S3Request(method: "POST", object: object, query: "uploads=", contentType: contentType,
+                                step: "starting the multipart upload")
+        let response = try perform(request, payload: Data())
+        guard let id = S3XML.text(of: "UploadId", in: response.body), !id.isEmpty else {
+            throw ObjectStorageError.requestFailed(step: request.step, reason: "the answer holds no UploadId", attempts: 1)
+        }
+        return id
+    }
+
+    mutating func upload(part: Int, of parts: Int, bytes: UnsafeRawBufferPointer, uploadID: String) throws -> String {
+        let request = S3Request(method: "PUT", object: object, query: "partNumber=\(part)&uploadId=\(S3Encoding.component(uploadID))",
+                                step: "part \(part) of \(parts)")
+        let response = try perform(request, payload: bytes)
+        guard let etag = response.etag, !etag.isEmpty else {
+            throw ObjectStorageError.requestFailed(step: request.step, reason: "the answer holds no ETag", attempts: 1)
+        }
+        return etag
+    }
+
+    mutating func complete(uploadID: String, etags: [String]) throws -> String? {
+        let request = S3Request(method: "POST", object: object, query: "uploadId=\(S3Encoding.component(uploadID))",
+                                contentType: "application/xml", step: "completing the multipart upload")
+        return S3XML.text(of: "ETag", in: try perform(request, payload: S3XML.completion(etags: etags)).body)
+    }
+
+    /// Aborts the upload; nil when done, else why not.
+    mutating func abort(uploadID: String) -> String? {
+        let request = S3Request(method: "DELETE", object: object, query: "uploadId=\(S3Encoding.component(uploadID))",
+                                step: "aborting")
+        do {
+            _ = try perform(request, payload: Data())
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private mutating func perform(_ request: S3Request, payload: Data) throws -> S3Response {
+        try payload.withUnsafeBytes { try perform(request, payload: $0) }
+    }
+
+    /// Sends `request` until it succeeds (2xx without an error in the body: CompleteMultipartUpload
+    /// can fail with 200), fails in a way no retry mends, or runs out of attempts.
+    private mutating func perform(_ request: S3Request, payload: UnsafeRawBufferPointer) throws -> S3Response {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let reason: String, retryable: Bool
+            switch connection.send(request, payload: payload) {
+            case .success(let response):
+                let error = S3XML.error(in: response.body)
+                if (200..<300).contains(response.status), error == nil { return response }
+                reason = "HTTP \(response.status)" + (error.map { " \($0.code): \($0.message)" } ?? "")
+                retryable = RetryPolicy.retryable(status: response.status, code: error?.code)
+            case .failure(let failure):
+                reason = failure.message
+                retryable = failure.retryable
+            }
+            guard retryable, attempt < retry.maxAttempts else {
+                throw ObjectStorageError.requestFailed(step: request.step, reason: reason, attempts: attempt)
+            }
+            retries += 1
+            usleep(useconds_t(min(retry.delay(after: attempt), 3600) * 1_000_000))
+        }
+    }
+}
+
+/// The file being uploaded, read with pread (Foundation's FileHandle traps on I/O errors).
+private final class SourceFile {
+    let path: String
+    let size: Int64
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ObjectStorageError.cannotRead(path, reason: String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw ObjectStorageError.cannotRead(path, reason: reason)
+        }
+        size = Int64(info.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Fills the first `count` bytes of `buffer` from `offset`.
+    func read(into buffer: UnsafeMutableRawBufferPointer, count: Int, at offset: Int64) throws {
+        var done = 0
+        while done < count {
+            let got = pread(descriptor, buffer.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done))
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                let reason = got == 0 ? "the file ended at byte \(offset + Int64(done)), before its \(size) bytes" : String(cString: strerror(errno))
+                throw ObjectStorageError.cannotRead(path, reason: reason)
+            }
+            done += got
+        }
+    }
+}
