@@ -83,6 +83,49 @@ final class S3ExportTests: CLITestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: staging), [], "the staging directory is gone")
     }
 
+    /// The round trip of a fleet: a pack exported to a public bucket comes back as a `pmtiles://`
+    /// source of another pack (read anonymously with range requests), tile for tile. (A moto of
+    /// its own: with signatures checked, moto cannot serve anonymous reads.)
+    func testAnUploadedArchiveDownloadsBackAsAPMTilesSource() throws {
+        let db = try Self.fixture.value().db
+        let s3 = try S3Server.moto(checksSignatures: false)
+        let uploaded = try export(["s3://packs/readback/omt.pmtiles", "--source", "openmaptiles"] + smallParts, environment: s3.environment)
+        XCTAssertEqual(uploaded.status, 0, uploaded.stderr)
+        try s3.makePublic("readback/omt.pmtiles")
+        let archive = "pmtiles://\(s3.endpoint)/packs/readback/omt.pmtiles"
+        let nginx = try TestServer.nginx()
+        defer { nginx.stop() }
+        let root = try XCTUnwrap(nginx.servedRoot)
+        try """
+            {"version": 8, "sources": {"omt": {"type": "vector", "url": "\(archive)"}}, "layers": []}
+            """.write(to: root.appendingPathComponent("styles/readback.json"), atomically: true, encoding: .utf8)
+        let region = temp.path("readback.json")
+        try """
+            {"style": "\(nginx.baseURL)/styles/readback.json", "bounds": [24.93, 60.16, 24.96, 60.18], "minzoom": 0, "maxzoom": 14}
+            """.write(toFile: region, atomically: true, encoding: .utf8)
+        let copy = temp.path("copy.db")
+        let download = try packfs("download", copy, "readback", region)
+        XCTAssertEqual(download.status, 0, download.stdout + download.stderr)
+
+        let original = try OfflineDatabase.open(path: db, mode: .readOnly)
+        let copied = try OfflineDatabase.open(path: copy, mode: .readOnly)
+        let template = try XCTUnwrap(original.packTileSets(of: original.pack(named: "helsinki").id)
+            .first { $0.urlTemplate.contains("/tiles/helsinki.json") || $0.urlTemplate.contains("/helsinki/") })
+        let keys = try original.tileKeys(of: original.pack(named: "helsinki").id).filter { $0.urlTemplate == template.urlTemplate }
+        let readBack = try copied.tileKeys(of: copied.pack(named: "readback").id)
+        // An export leaves empty tiles out (here zooms 0-4): the archive's zooms start after them.
+        let nonEmpty = try keys.filter { try original.tile($0)?.data.decoded()?.isEmpty == false }
+        XCTAssertEqual(readBack.count, nonEmpty.count)
+        XCTAssertGreaterThan(nonEmpty.count, 10)
+        XCTAssertTrue(readBack.allSatisfy { $0.urlTemplate == archive + "/{z}/{x}/{y}" })
+        for key in keys {
+            var back = key
+            back.urlTemplate = archive + "/{z}/{x}/{y}"
+            let expected = try original.tile(key)?.data.decoded().flatMap { $0.isEmpty ? nil : $0 }
+            XCTAssertEqual(try copied.tile(back)?.data.decoded(), expected, "\(key.z)/\(key.x)/\(key.y)")
+        }
+    }
+
     /// A part that fails twice (500, then 503) is sent again on its own: the parts before it once
     /// each, the object whole.
     func testAFailingPartIsRetriedOnItsOwn() throws {

@@ -35,7 +35,9 @@ public final class S3Server: Sendable {
 
     deinit { server.stop() }
 
-    public static func moto(bucket: String = "packs") throws -> S3Server {
+    /// `checksSignatures` false leaves moto's authentication off: then (and only then) it serves
+    /// anonymous reads of public objects (with it on, moto 5.2 fails them with a 500).
+    public static func moto(bucket: String = "packs", checksSignatures: Bool = true) throws -> S3Server {
         let directory = try TemporaryDirectory(prefix: "packfs-moto")
         let port = try LoopbackPort.free()
         let process = try TestServer.launch(
@@ -52,7 +54,9 @@ public final class S3Server: Sendable {
             let (key, secret) = try makeUser(server.baseURL)
             let temporary = try makeRoleCredentials(server.baseURL)
             try call(server.baseURL, service: "s3", ["-X", "PUT", "\(server.baseURL)/\(bucket)"])
-            _ = try curl(["-X", "POST", "-H", "Content-Type: text/plain", "--data-binary", "0", "\(server.baseURL)/moto-api/reset-auth"])
+            if checksSignatures {
+                _ = try curl(["-X", "POST", "-H", "Content-Type: text/plain", "--data-binary", "0", "\(server.baseURL)/moto-api/reset-auth"])
+            }
             return S3Server(server: server, bucket: bucket, key: key, secret: secret, temporary: temporary)
         } catch {
             server.stop()
@@ -99,6 +103,16 @@ public final class S3Server: Sendable {
         let head = try signed(["-I", "\(endpoint)/\(bucket)/\(Self.encode(key))"])
         return head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
             .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Lets anyone read the object (PutObjectAcl public-read): a public bucket, as a CDN's origin.
+    /// Its URL is `endpoint/bucket/key`.
+    public func makePublic(_ key: String) throws {
+        let file = server.directory.path("acl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let status = try signed(["-X", "PUT", "-H", "x-amz-acl: public-read", "-o", file, "-w", "%{http_code}",
+                                 "\(endpoint)/\(bucket)/\(Self.encode(key))?acl="])
+        guard status == "200" else { throw TestServer.Failure.startFailed("PutObjectAcl \(key): HTTP \(status)") }
     }
 
     /// Every key in the bucket (ListObjectsV2).
