@@ -68,6 +68,15 @@ final class RemoteArchive {
         throw DownloadError.archive(url: sourceURL, reason: "leaf directories nest deeper than \(Self.maxDepth) levels")
     }
 
+    /// The opening request's bytes of `length` bytes at `offset` in the tile data, when it
+    /// holds all of them (a small archive's first tiles come with its header).
+    func openingBytes(tileDataOffset offset: UInt64, length: UInt64) -> Data? {
+        let (start, overflow) = header.tileData.offset.addingReportingOverflow(offset)
+        guard !overflow, start + length <= UInt64(opening.count), let from = Int(exactly: start), let count = Int(exactly: length)
+        else { return nil }
+        return opening.subdata(in: from..<(from + count))
+    }
+
     /// The metadata object (`{}` when the archive has none).
     func metadata() throws -> JSONValue {
         guard header.metadata.length > 0 else { return .object([:]) }

@@ -87,7 +87,8 @@ extension PackDownload {
     }
 
     /// Looks the waiting tiles of one archive up and requests them by merged ranges; a tile the
-    /// archive lacks is "no content", as a 404 is.
+    /// archive lacks is "no content", as a 404 is, and one the opening request brought already
+    /// is cut from it.
     private func flushArchive(_ source: String) throws {
         guard let tiles = archives.pending.removeValue(forKey: source), !tiles.isEmpty, !isStopped else { return }
         let archive = try openedArchive(source)
@@ -103,6 +104,11 @@ extension PackDownload {
             let (end, overflow) = entry.offset.addingReportingOverflow(UInt64(entry.length))
             guard !overflow, end <= archive.header.tileData.length else {
                 throw DownloadError.archive(url: source, reason: "tile \(key.z)/\(key.x)/\(key.y) lies outside the tile data")
+            }
+            if let bytes = archive.openingBytes(tileDataOffset: entry.offset, length: UInt64(entry.length)) {
+                let piece = ArchivePiece.Tile(key: key, chunk: tile.chunk, start: 0, length: bytes.count, replaces: tile.replaces)
+                try store([piece], from: bytes, headers: archive.headers, source: source)
+                continue
             }
             found.append((tile, entry.offset, UInt64(entry.length)))
         }
@@ -122,8 +128,7 @@ extension PackDownload {
         submit(requests)
     }
 
-    /// Cuts an answered range into its tiles (on a decode worker): gzip tiles are inflated for
-    /// their content and kept deflated for storage, as a gzip body is.
+    /// Cuts an answered range into its tiles (on a decode worker).
     func handleArchiveTiles(_ piece: ArchivePiece, _ completion: HTTPCompletion<FetchTag>) {
         guard let answer = answer(completion) else { return }
         guard case .ok(let response) = answer, let body = RemoteArchive.bytes(of: response, for: piece.range),
@@ -133,19 +138,31 @@ extension PackDownload {
                 url: piece.sourceURL, reason: "bytes \(piece.range.header) came back short (HTTP \(answer.status))")))
         }
         do {
-            try decoders.with { decoder in
-                for tile in piece.tiles {
-                    let bytes = body.subdata(in: tile.start..<(tile.start + tile.length))
-                    let coding = bytes.starts(with: [0x1F, 0x8B]) ? "gzip" : "identity"
-                    let decoded = try decoder.decode(bytes, contentEncoding: coding, limit: Zlib.maxInflatedBytes, url: piece.sourceURL)
-                    writer.add(
-                        .tile(tile.key, data: decoded.stored, size: StoredData.servedSize(of: decoded.content),
-                              headers: response.headers, replaces: tile.replaces),
-                        chunk: tile.chunk)
-                }
-            }
+            try store(piece.tiles, from: body, headers: response.headers, source: piece.sourceURL)
         } catch {
-            stop(.failed(DownloadError.archive(url: piece.sourceURL, reason: "a tile does not inflate (\(error))")))
+            stop(.failed(error))
+        }
+    }
+
+    /// Writes tiles cut from `body`: gzip tiles inflated for their content and kept deflated
+    /// for storage, as a gzip body is.
+    private func store(_ tiles: [ArchivePiece.Tile], from body: Data, headers: CacheHeaders, source: String) throws {
+        try decoders.with { decoder in
+            for tile in tiles {
+                let bytes = body.subdata(in: tile.start..<(tile.start + tile.length))
+                let coding = bytes.starts(with: [0x1F, 0x8B]) ? "gzip" : "identity"
+                let decoded: BodyDecoder.Decoded
+                do {
+                    decoded = try decoder.decode(bytes, contentEncoding: coding, limit: Zlib.maxInflatedBytes, url: source)
+                } catch {
+                    let key = tile.key
+                    throw DownloadError.archive(url: source, reason: "tile \(key.z)/\(key.x)/\(key.y) does not inflate (\(error))")
+                }
+                writer.add(
+                    .tile(tile.key, data: decoded.stored, size: StoredData.servedSize(of: decoded.content),
+                          headers: headers, replaces: tile.replaces),
+                    chunk: tile.chunk)
+            }
         }
     }
 
