@@ -164,9 +164,12 @@ final class ReachabilityTests: XCTestCase {
         for url in urls { XCTAssertTrue(url.hasPrefix("file:///mnt/packs/p/"), "\(place): \(url)") }
     }
 
-    /// The path on the test server a stored URL is fetched from (`mapbox://` through the rewrite).
+    /// The path on the test server a stored URL is fetched from (`mapbox://` through the rewrite);
+    /// for a tile of the fixture's archive (`bright-pmtiles.json`), the same tile's file.
     private func originPath(_ url: String) -> String {
-        url.hasPrefix("mapbox://") ? "/mapbox/" + url.dropFirst("mapbox://".count) : String(url.dropFirst(server.baseURL.count))
+        let archive = "pmtiles://" + server.baseURL + "/tiles/helsinki.pmtiles/"
+        if url.hasPrefix(archive) { return "/tiles/helsinki/" + url.dropFirst(archive.count) + ".pbf" }
+        return url.hasPrefix("mapbox://") ? "/mapbox/" + url.dropFirst("mapbox://".count) : String(url.dropFirst(server.baseURL.count))
     }
 
     /// The raw style's source for `sources/<dir>/...` or the primary view: the URL it declares.
