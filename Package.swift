@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PackStore"], path: "Tests/TestSupport"),
         // What each fuzz target does with one input; the unit tests replay findings through it.
         .target(
-            name: "FuzzBodies", dependencies: ["PackStore", "StyleModel", "Downloader", "PackFS"],
+            name: "FuzzBodies", dependencies: ["PackStore", "StyleModel", "Downloader", "PackFS", "Interchange"],
             path: "Tests/Fuzz/Bodies"),
         .testTarget(
             name: "PackStoreTests",
@@ -100,7 +100,7 @@ let package = Package(
 // each links libFuzzer's main, which no ordinary build has.
 if Context.environment["PACKFS_FUZZ"] == "1" {
     package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"))
-    for target in ["region", "style", "tilejson", "geojson", "regiontext", "database"] {
+    for target in ["region", "style", "tilejson", "geojson", "regiontext", "database", "pmtiles"] {
         package.targets.append(.executableTarget(
             name: "fuzz-\(target)", dependencies: ["FuzzBodies", "CLibFuzzer"], path: "Tests/Fuzz/Targets/\(target)"))
     }

@@ -7,7 +7,7 @@
 # (HostileTreeTests replays every file there), fix the cause, run again.
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 60 s, every target)
-#   targets: region style tilejson geojson regiontext database
+#   targets: region style tilejson geojson regiontext database pmtiles
 # CI's short form is `scripts/fuzz.sh 10`; the working corpus in .build-fuzz/corpus/ grows from run
 # to run, so long runs resume where the last one stopped.
 set -euo pipefail
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(region style tilejson geojson regiontext database)
+[ ${#targets[@]} -gt 0 ] || targets=(region style tilejson geojson regiontext database pmtiles)
 scratch=.build-fuzz
 hostile=Fixtures/hostile
 world=Fixtures/world
@@ -39,6 +39,7 @@ seeds() {
     geojson) echo "$hostile/geojson $world/data $hostile/fuzz-findings/geojson" ;;
     regiontext) echo "$scratch/seeds/regiontext $hostile/fuzz-findings/regiontext" ;;
     database) echo "$hostile/databases $hostile/fuzz-findings/database" ;;
+    pmtiles) echo "$scratch/seeds/pmtiles $hostile/fuzz-findings/pmtiles" ;;
   esac
 }
 # Inputs longer than this are cut to it (seeds too): the giant and 100,000-deep seeds are the unit
@@ -47,6 +48,7 @@ seeds() {
 max_len() {
   case "$1" in
     region | regiontext | database) echo 65536 ;;
+    pmtiles) echo 262144 ;;  # the fixture archive whole (162 KB), the leaves seed past its directories
     *) echo 32768 ;;
   esac
 }
@@ -61,6 +63,11 @@ cat > "$scratch/seeds/region/geometry.json" <<'EOF'
  "coordinates": [[[24.9, 60.1], [25.0, 60.1], [25.0, 60.2], [24.9, 60.1]]]}, "properties": {}}]}}
 EOF
 cp "$world/tiles/helsinki.json" "$scratch/seeds/tilejson/"
+# Archives: the fixture's, and one with leaf directories (zooms 0-7, the reference writer).
+mkdir -p "$scratch/seeds/pmtiles"
+cp "$world/tiles/helsinki.pmtiles" "$scratch/seeds/pmtiles/"
+[ -s "$scratch/seeds/pmtiles/leaves.pmtiles" ] ||
+  python3 Tests/interchange/pmtiles_write.py "$scratch/seeds/pmtiles/leaves.pmtiles" 7 >/dev/null
 # The region-text target reads a chunk plan first (FuzzBodies.regionText): 4 writes of 5, 64, 0
 # and the rest of the bytes.
 mkdir -p "$scratch/seeds/regiontext"

@@ -12,7 +12,7 @@ import Foundation
 public enum FuzzBodies {
     /// The targets, by the name their executable, corpus and findings directory carry.
     public enum Target: String, CaseIterable, Sendable {
-        case region, style, tilejson, geojson, regiontext, database
+        case region, style, tilejson, geojson, regiontext, database, pmtiles
     }
 
     /// A broken invariant, in words.
@@ -29,6 +29,7 @@ public enum FuzzBodies {
         case .geojson: try geoJSON(data)
         case .regiontext: try regionText(data)
         case .database: try database(data)
+        case .pmtiles: try archive(data)
         }
     }
 

@@ -52,4 +52,15 @@ final class HostileTreeTests: XCTestCase {
             }
         }
     }
+
+    /// The archive body takes the fixture archive whole (an import and a walk), and a damaged copy
+    /// of it (a directory cut short) as a handled error, nothing stored.
+    func testTheArchiveBodyReadsTheFixtureArchive() throws {
+        let archive = try Data(contentsOf: ProjectPaths.world.appendingPathComponent("tiles/helsinki.pmtiles"))
+        XCTAssertNoThrow(try FuzzBodies.run(.pmtiles, archive))
+        XCTAssertNoThrow(try FuzzBodies.run(.pmtiles, archive.prefix(180)))
+        var flipped = archive
+        flipped[130] ^= 0xFF  // inside the gzipped root directory
+        XCTAssertNoThrow(try FuzzBodies.run(.pmtiles, flipped))
+    }
 }
