@@ -127,7 +127,12 @@ final class CountingTests: StoreTestCase {
         let again = try OfflineDatabase.open(path: path, mode: .session)
         defer { try? again.close() }
         again.startCounting { XCTFail($0) }
-        XCTAssertTrue(eventually(timeout: 60) { (try? again.databaseCounts().counted) == true })
+        // The totals are counted first, then each pack: wait for all of them (CI once compared a
+        // pack whose count had not ended yet).
+        XCTAssertTrue(eventually(timeout: 60) {
+            (try? again.databaseCounts().counted) == true
+                && ((try? again.packs()) ?? []).allSatisfy { (try? again.progress(of: $0.id).counted) == true }
+        })
         try assertKeptEqualsScratch(again, "counted again")
     }
 
