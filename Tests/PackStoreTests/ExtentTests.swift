@@ -92,6 +92,10 @@ final class ExtentTests: StoreTestCase {
             XCTAssertEqual(walked, truth, "the export's walk of pack \(region)")
         }
         let set = TileColumnSet(region: small, urlTemplate: template, pixelRatio: 1)
+        // The sample (a source's image format) is one of the pack's own tiles, not the neighbour's
+        // first, and found through the extents.
+        let sample = try XCTUnwrap(try database.sampleTile(set))
+        XCTAssertTrue(try database.read { try self.truth(small, $0) }[sample.key.z]?[sample.key.x]?.contains(sample.key.y) == true)
         XCTAssertFalse(try database.hasTiles(set, z: 10, x: 501), "a column of tiles without content is not listed")
         XCTAssertFalse(try database.hasTiles(set, z: 10, x: 20), "the neighbour's column")
         XCTAssertFalse(try database.hasTiles(set, z: 12))
@@ -153,7 +157,7 @@ final class ExtentTests: StoreTestCase {
         defer { try? database.close() }
         _ = try twoPacks(database)
         typealias SQL = OfflineDatabase.ExtentSQL
-        for sql in [SQL.ready, SQL.extent, SQL.nextZoom, SQL.zoomProbe, SQL.columns, SQL.nextTemplate, SQL.nextRatio, SQL.setProbe] {
+        for sql in [SQL.ready, SQL.extent, SQL.nextZoom, SQL.zoomProbe, SQL.sample, SQL.columns, SQL.nextTemplate, SQL.nextRatio, SQL.setProbe] {
             let plan = try database.read { db in
                 // `?1`...`?6` name a parameter more than once: as many as distinct names.
                 let numbered = Set(sql.matches(of: /\?[0-9]/).map { String(sql[$0.range]) })

@@ -32,6 +32,12 @@ extension OfflineDatabase {
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND e.z = ?4 AND \(content)
               LIMIT 1
             """
+        /// Some tile with content of the set: the first the pack's extents lead to.
+        static let sample = """
+            SELECT t.id FROM packfs_pack_extents e CROSS JOIN tiles t
+              WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND \(content)
+              LIMIT 1
+            """
         static let columns = """
             SELECT e.x FROM packfs_pack_extents e
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND e.z = ?4 AND e.x > ?5
