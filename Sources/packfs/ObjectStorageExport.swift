@@ -44,6 +44,7 @@ struct ObjectStorageExport {
     }
 
     private func makeStagingDirectory() throws -> String {
+        // mkdtemp(3)'s template: it replaces the six X's with a unique name.
         var template = Array("\(stagingParent)/packfs-export-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw CommandFailure("cannot make a staging directory in \(stagingParent): \(String(cString: strerror(errno)))")

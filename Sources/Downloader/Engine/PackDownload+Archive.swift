@@ -71,7 +71,8 @@ extension PackDownload {
 
     /// Takes a tile the run needs from an archive (true), or leaves it to an ordinary request.
     func takeArchiveTile(_ key: TileKey, chunk: Int, stored: Bool) throws -> Bool {
-        guard let source = archives.templates[key.urlTemplate]?.source else { return false }
+        // Called for every tile requested: a plan without archives pays no lookup.
+        guard !archives.templates.isEmpty, let source = archives.templates[key.urlTemplate]?.source else { return false }
         if stored, let headers = archives.unchanged[source] {
             writer.add(.revalidatedTile(key, headers: headers), chunk: chunk)
             return true
