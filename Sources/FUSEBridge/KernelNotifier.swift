@@ -14,17 +14,34 @@ import PackFS
 /// the device open, so the kernel never aborts the connection that would answer the request).
 /// Between mount and unmount only: before `attach` and after `detach` they are dropped, since
 /// there is no kernel cache to clear.
-public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session`, `sending` and `held` are guarded by `condition`
+public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session` and `sending` are guarded by `condition`
     private typealias Notification = @Sendable (OpaquePointer) -> Int32
     private let queue = DispatchQueue(label: "packfs.fuse.notify")
     private let condition = NSCondition()
     private var session: OpaquePointer?
     /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
     private var sending = 0
-    /// Per thread serving a request: the notifications it made, sent after its reply.
-    private var held: [pthread_t: [Notification]] = [:]
+    /// Per thread serving a request: a `Held` with the notifications it made, sent after its
+    /// reply. Thread-specific data, so that serving a request takes no shared lock (a dictionary
+    /// by thread under `condition` cost every request two turns of one lock that all FUSE
+    /// threads contend for).
+    private let heldKey: pthread_key_t
 
-    public init() {}
+    private final class Held {
+        var notifications: [Notification] = []
+    }
+
+    public init() {
+        var key = pthread_key_t()
+        // Fails only when the process has used up its keys (PTHREAD_KEYS_MAX, 1024); then
+        // every notification goes out at once, which is what happens outside a request anyway.
+        if pthread_key_create(&key, nil) != 0 { key = .max }
+        heldKey = key
+    }
+
+    deinit {
+        if heldKey != .max { pthread_key_delete(heldKey) }
+    }
 
     public func invalidate(inode: Inode) {
         send { fuse_lowlevel_notify_inval_inode($0, inode.rawValue, 0, 0) }
@@ -58,21 +75,18 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
     /// Runs `serve` (a request's work and its reply) holding back the notifications it makes,
     /// then queues them.
     func holding(_ serve: () -> Void) {
-        let thread = pthread_self()
-        condition.withLock { held[thread] = [] }
+        guard heldKey != .max else { return serve() }
+        let held = Unmanaged.passRetained(Held())
+        pthread_setspecific(heldKey, held.toOpaque())
         serve()
-        let made = condition.withLock { held.removeValue(forKey: thread) } ?? []
+        pthread_setspecific(heldKey, nil)
+        let made = held.takeRetainedValue().notifications
         for notify in made { enqueue(notify) }
     }
 
     private func send(_ notify: @escaping Notification) {
-        let thread = pthread_self()
-        let kept = condition.withLock { () -> Bool in
-            guard held[thread] != nil else { return false }
-            held[thread]?.append(notify)
-            return true
-        }
-        if !kept { enqueue(notify) }
+        guard heldKey != .max, let raw = pthread_getspecific(heldKey) else { return enqueue(notify) }
+        Unmanaged<Held>.fromOpaque(raw).takeUnretainedValue().notifications.append(notify)
     }
 
     private func enqueue(_ notify: @escaping Notification) {

@@ -1,5 +1,6 @@
 import CFuse
 import Foundation
+import Synchronization
 
 /// The multi-threaded request loop: workers that each read a request from the device and answer
 /// it, one more started whenever none is left waiting (up to `maxWorkers`), as libfuse's loop does.
@@ -11,13 +12,15 @@ import Foundation
 /// device reported ENODEV after an unmount); the others are interrupted with a signal whose
 /// handler does nothing (read() returns EINTR, the worker sees the exit flag and returns), sent
 /// again until each has returned, since one may be between its check and its read().
-final class WorkerLoop: @unchecked Sendable {  // `workers`, `waiting`, `ended` and `failure` are guarded by `condition`
+final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failure` are guarded by `condition`
     private let session: OpaquePointer
     private let maxWorkers: Int
     private let condition = NSCondition()
     private var workers: [pthread_t] = []
-    /// Workers waiting for a request (in read()) right now.
-    private var waiting = 0
+    /// Workers waiting for a request (in read()) right now. Atomic: every request changes it
+    /// twice, and a lock there was one more that all FUSE threads contend for; the lock is taken
+    /// only when it reaches 0, to start a worker.
+    private let waiting = Atomic<Int>(0)
     private var ended = 0
     /// The first error a read reported other than the end of the session (a negative errno).
     private var failure: Int32 = 0
@@ -61,7 +64,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `waiting`, `ended` 
             return false
         }
         workers.append(thread)
-        waiting += 1
+        waiting.add(1, ordering: .relaxed)
         return true
     }
 
@@ -80,10 +83,10 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `waiting`, `ended` 
             }
             requestArrived()
             fuse_session_process_buf(session, &buffer)
-            condition.withLock { waiting += 1 }
+            waiting.add(1, ordering: .relaxed)
         }
+        waiting.subtract(1, ordering: .relaxed)
         condition.withLock {
-            waiting -= 1
             ended += 1
             condition.broadcast()
         }
@@ -91,9 +94,9 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `waiting`, `ended` 
 
     /// A worker took a request: if none is left to take the next, start one.
     private func requestArrived() {
+        guard waiting.subtract(1, ordering: .relaxed).newValue == 0 else { return }
         condition.withLock {
-            waiting -= 1
-            if waiting == 0, ended == 0, workers.count < maxWorkers { _ = startWorker() }
+            if ended == 0, workers.count < maxWorkers { _ = startWorker() }
         }
     }
 

@@ -49,7 +49,12 @@ extension PackFilesystem {
 
     /// What a renderer reads of a tile with content (`.stale` if it has none after all).
     func tileContent(_ stored: StoredData) throws -> Data {
-        guard let data = try TileFormat.content(of: stored) else { throw FilesystemError.stale }
+        try tileContent(decoded: try stored.decoded())
+    }
+
+    /// The same from stored data already decoded.
+    func tileContent(decoded: Data?) throws -> Data {
+        guard let data = try TileFormat.content(decoded: decoded) else { throw FilesystemError.stale }
         return data
     }
 

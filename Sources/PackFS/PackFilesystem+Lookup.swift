@@ -139,9 +139,16 @@ extension PackFilesystem {
         named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
     ) throws -> Entry {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
-        guard let (id, stored) = try database.packTileData(key, in: region) else { throw FilesystemError.notFound }
+        // A size already known (the kernel forgot the name, not the size) needs no inflate.
+        var known: UInt64?
+        guard
+            let (id, decoded) = try database.packTileContent(key, in: region, wantsContent: { id in
+                known = (try? InodeCodec.encode(.tile(region, id))).flatMap(cache.size)
+                return known == nil
+            })
+        else { throw FilesystemError.notFound }
         let inode = try InodeCodec.encode(.tile(region, id))
-        let size = try cache.size(inode).map(Int.init) ?? remember(tileContent(stored), inode).count
+        let size = try known.map(Int.init) ?? remember(tileContent(decoded: decoded), inode).count
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
     }
 
@@ -191,10 +198,15 @@ extension PackFilesystem {
 
     /// A z, x or y written the canonical way (digits, no leading zero, no sign), or nil.
     static func coordinate(_ text: String) -> Int? {
-        guard !text.isEmpty, text.count <= 8, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber),
-            text == "0" || !text.hasPrefix("0")
-        else { return nil }
-        return Int(text)
+        // By UTF-8 bytes: every tile lookup parses two or three of these.
+        let digits = text.utf8
+        guard (1...8).contains(digits.count), digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        var value = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 }
 

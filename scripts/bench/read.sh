@@ -7,6 +7,10 @@
 # dropped) it pays the kernel's FUSE round trips and nothing else, the floor for any FUSE
 # filesystem; warm, as a warm pass sends neither of them a message, its rate is the ceiling the
 # kernel's FUSE path sets. Each run prints mount/files, mount/bare and bare/files, cold and warm.
+# Cold passes also read a fourth tree, bare_db.c: the same pack served straight from the database
+# by the least a FUSE filesystem can do with MapLibre's format (one SQLite statement and one
+# inflate per tile, libfuse's own loop with as many threads as PackFS's default), the floor for
+# serving these tiles from this file; each run prints mount/floor and floor/files, cold.
 # Also prints the daemon's peak memory (VmHWM) against the tile bytes it served.
 # With PACKFS_BENCH_RESULTS=FILE (all.sh), also appends each round's figures to FILE.
 # Needs root (drop_caches), FUSE and a C compiler. usage: read.sh [TILES] [THREADS]
@@ -18,18 +22,20 @@ source "$(dirname "$0")/common.sh"
 build_packfs
 fusermount3 -u "$work/mnt" 2>/dev/null || true
 fusermount3 -u "$work/bare" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt" "$work/bare" "$work/runs"
+fusermount3 -u "$work/floor" 2>/dev/null || true
+rm -rf "$work" && mkdir -p "$work/mnt" "$work/bare" "$work/floor" "$work/runs"
 cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
 "$cc" -O2 -pthread -o "$work/read_tiles" scripts/bench/read_tiles.c
 "$cc" -O2 -o "$work/bare_fuse" scripts/bench/bare_fuse.c $(pkg-config --cflags --libs fuse3)
+"$cc" -O2 -pthread -o "$work/bare_db" scripts/bench/bare_db.c $(pkg-config --cflags --libs fuse3 sqlite3 libdeflate)
 serve_tiles "$work" "$tiles"
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; fusermount3 -u "$work/bare" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
+trap 'for m in mnt bare floor; do fusermount3 -u "$work/$m" 2>/dev/null || true; done; kill $server 2>/dev/null || true' EXIT
 "$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
 kill $server 2>/dev/null || true
 
 # The same tiles as ordinary files, same disk: the generated server root (raw .pbf bytes).
 (cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) > "$work/list.txt"
-declare -A root=([files]="$work/world/tiles" [mount]="$work/mnt/packs/bench" [bare]="$work/bare")
+declare -A root=([files]="$work/world/tiles" [mount]="$work/mnt/packs/bench" [bare]="$work/bare" [floor]="$work/floor")
 # run SIDE PASS [ROUNDS]: one pass over SIDE's tree, its "rate seconds bytes" line appended to
 # runs/SIDE-PASS. A warm pass reads the list 5 times, so that it lasts long enough to time.
 run() { "$work/read_tiles" "${root[$1]}" "$work/list.txt" "$threads" "${3:-1}" >>"$work/runs/$1-$2"; }
@@ -49,6 +55,20 @@ bare_mount() {
 }
 bare_unmount() { fusermount3 -u "${root[bare]}"; wait "$bare_pid" 2>/dev/null || true; }
 
+# floor_mount: a fresh bare_db process serving the pack's tiles from the database (its one tile
+# set, pack 1), with PackFS's default thread count.
+floor_mount() {
+  local template
+  template=$(sqlite3 "$work/packs.db" "SELECT url_template FROM tiles LIMIT 1")
+  "$work/bare_db" "$work/packs.db" "$template" 1 pbf "${root[floor]}" "$(default_threads)" &
+  floor_pid=$!
+  for _ in $(seq 100); do mountpoint -q "${root[floor]}" && return; sleep 0.1; done
+  echo "bare_db did not mount" >&2; exit 1
+}
+floor_unmount() { fusermount3 -u "${root[floor]}"; wait "$floor_pid" 2>/dev/null || true; }
+# default_threads: `packfs mount`'s default --threads (MountCommand.defaultThreads).
+default_threads() { local n=$((2 * $(nproc))); echo $((n < 2 ? 2 : n > 16 ? 16 : n)); }
+
 # Rounds of one pass per side, back to back, so that every side meets the same machine (a
 # background job slows a whole round); the order within a round rotates, so that no side always
 # follows the same one. Cold: page cache, dentries and inodes dropped before each pass; for the
@@ -59,11 +79,12 @@ cold_pass() {
     mount) mount_pack; drop_caches; run mount cold; peak_memory; unmount_pack ;;
     bare) bare_mount; drop_caches; run bare cold; bare_unmount ;;
     files) drop_caches; run files cold ;;
+    floor) floor_mount; drop_caches; run floor cold; floor_unmount ;;
   esac
 }
-sides=(files mount bare)
+sides=(files mount bare floor)
 for i in $(seq "$cold_rounds"); do
-  for k in 0 1 2; do cold_pass "${sides[(i + k) % 3]}"; done
+  for k in 0 1 2 3; do cold_pass "${sides[(i + k) % 4]}"; done
 done
 # Warm: the same files again and again, everything cached (one unmeasured pass first).
 mount_pack
@@ -104,6 +125,11 @@ record_rounds() {
 record "# read_tiles" "$count"; record "# threads" "$threads"
 record_rounds cold
 record_rounds warm
+while read -r files _ _ mount _ _ floor _ _; do
+  record read.cold.floor_rate "$floor"
+  record read.cold.mount_floor "$(awk "BEGIN { print $mount / $floor }")"
+  record read.cold.floor_files "$(awk "BEGIN { print $floor / $files }")"
+done < <(paste -d' ' "$work/runs/files-cold" "$work/runs/mount-cold" "$work/runs/floor-cold")
 # Memory: each cold daemon's peak, then the warm one's (runs/memory holds them in that order).
 while read -r kib; do record read.cold.daemon_mb "$(awk "BEGIN { print $kib / 1024 }")"; done \
   < <(head -n "$cold_rounds" "$work/runs/memory")
@@ -117,6 +143,8 @@ for pass in cold warm; do
     "$(rate bare-$pass)" "$(pair_ratio mount-$pass files-$pass)" "$(pair_ratio mount-$pass bare-$pass)" \
     "$(pair_ratio bare-$pass files-$pass)"
 done
+printf 'cold, against the format floor (bare_db.c, %s threads): floor %s t/s, mount/floor %s, floor/files %s\n' \
+  "$(default_threads)" "$(rate floor-cold)" "$(pair_ratio mount-cold floor-cold)" "$(pair_ratio floor-cold files-cold)"
 # Memory: the largest cold daemon (each read every tile once), and the warm one (every tile read
 # cold once, then warm passes, which send it nothing).
 tile_bytes=$(head -1 "$work/runs/files-cold" | cut -d' ' -f3)
@@ -124,6 +152,6 @@ cold_peak=$(head -n "$cold_rounds" "$work/runs/memory" | sort -n | tail -1); war
 python3 -c "print(f'daemon peak memory: cold {$cold_peak/1024:.1f} MB, warm {$warm_peak/1024:.1f} MB,' +
   f' serving {$tile_bytes/2**20:.1f} MB of tiles ({$warm_peak*1024/$tile_bytes:.2f} of them)')"
 echo "every pass (tiles/s):"
-for f in files-cold mount-cold bare-cold files-warm mount-warm bare-warm; do
+for f in files-cold mount-cold bare-cold floor-cold files-warm mount-warm bare-warm; do
   printf '  %-11s %s\n' "$f" "$(cut -d' ' -f1 "$work/runs/$f" | tr '\n' ' ')"
 done

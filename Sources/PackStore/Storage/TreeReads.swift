@@ -30,11 +30,17 @@ extension OfflineDatabase {
         try first(TreeRead.tileByKey, Self.arguments(key, region)) { TileID(rawValue: $0.int64(0)) }
     }
 
-    /// The row and stored data of a tile with content that the pack holds, or nil: finding it
-    /// proves the membership, so a lookup needs no second read.
-    public func packTileData(_ key: TileKey, in region: RegionID) throws -> (id: TileID, data: StoredData)? {
+    /// The row of a tile with content that the pack holds, and its content decoded
+    /// (`StoredData.decoded()`), or nil: finding it proves the membership, so a lookup needs no
+    /// second read. `wantsContent` is asked with the row first: false (the caller knows what it
+    /// needs of it already) leaves the content nil and undecoded. Decoded in place, from SQLite's
+    /// own buffer (`ReadRow.decoded`).
+    public func packTileContent(_ key: TileKey, in region: RegionID, wantsContent: (TileID) -> Bool)
+        throws -> (id: TileID, content: Data?)?
+    {
         try first(TreeRead.tileDataByKey, Self.arguments(key, region)) { row in
-            (TileID(rawValue: row.int64(0)), StoredData(bytes: row.blob(1), compressed: row.bool(2)))
+            let id = TileID(rawValue: row.int64(0))
+            return (id, wantsContent(id) ? try row.decoded(1, compressed: row.bool(2)) : nil)
         }
     }
 

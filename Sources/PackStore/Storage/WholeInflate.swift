@@ -10,19 +10,24 @@ import Foundation
 /// or gzip member and ignore what follows it.
 enum WholeInflate {
     static func decompress(_ input: Data, limit: Int) -> Data? {
-        // Tried: a pool of decompressors instead of one per call: no measurable change.
-        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
-        defer { libdeflate_free_decompressor(decompressor) }
-        let isGzip = input.starts(with: [0x1F, 0x8B])
+        input.withUnsafeBytes { decompress($0, limit: limit, using: nil) }
+    }
+
+    /// Inflates the bytes at `input` (a blob SQLite holds, read in place: no copy) with
+    /// `decompressor`, or with one made for the call when nil.
+    static func decompress(_ input: UnsafeRawBufferPointer, limit: Int, using decompressor: OpaquePointer?) -> Data? {
+        let owned = decompressor == nil ? libdeflate_alloc_decompressor() : nil
+        defer { if let owned { libdeflate_free_decompressor(owned) } }
+        guard let decompressor = decompressor ?? owned else { return nil }
+        let isGzip = input.count >= 2 && input[0] == 0x1F && input[1] == 0x8B
         var capacity = min(limit, max(4096, input.count &* 4))
         while capacity > 0 {
             guard let buffer = malloc(capacity) else { return nil }
             var count = 0
-            let result = input.withUnsafeBytes { raw in
+            let result =
                 isGzip
-                    ? libdeflate_gzip_decompress(decompressor, raw.baseAddress, raw.count, buffer, capacity, &count)
-                    : libdeflate_zlib_decompress(decompressor, raw.baseAddress, raw.count, buffer, capacity, &count)
-            }
+                ? libdeflate_gzip_decompress(decompressor, input.baseAddress, input.count, buffer, capacity, &count)
+                : libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, buffer, capacity, &count)
             if result == LIBDEFLATE_SUCCESS {
                 // Shrinking never fails in practice; if it did, the larger block still holds the bytes.
                 let kept = realloc(buffer, max(count, 1)) ?? buffer

@@ -8,7 +8,12 @@ public enum TileFormat {
     /// itself gzip (servers that send pre-gzipped vector tiles without Content-Encoding):
     /// MapLibre Native inflates tiles fetched over HTTP but not those it reads from `file://`.
     public static func content(of data: StoredData) throws -> Data? {
-        guard let decoded = try data.decoded() else { return nil }
+        try content(decoded: try data.decoded())
+    }
+
+    /// The same from stored data already decoded (`OfflineDatabase.packTileContent`).
+    public static func content(decoded: Data?) throws -> Data? {
+        guard let decoded else { return nil }
         guard decoded.starts(with: [0x1F, 0x8B]) else { return decoded }
         return try Zlib.decompress(decoded)
     }
