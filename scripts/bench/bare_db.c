@@ -12,6 +12,7 @@
 #define FUSE_USE_VERSION 312
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include "bare_offers.h"
 #include <libdeflate.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -127,14 +128,6 @@ static struct stat attributes(fuse_ino_t ino, size_t size) {
     return st;
 }
 
-static void init(void *userdata, struct fuse_conn_info *conn) {
-    (void)userdata;
-    unsigned wanted = FUSE_CAP_ASYNC_READ | FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_PARALLEL_DIROPS |
-                      FUSE_CAP_NO_OPEN_SUPPORT | FUSE_CAP_NO_OPENDIR_SUPPORT | FUSE_CAP_READDIRPLUS;
-    conn->want = (conn->want | (wanted & conn->capable)) &
-                 ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS_AUTO | FUSE_CAP_ATOMIC_O_TRUNC);
-}
-
 static int number(const char *text, long long *value) {
     char *end;
     *value = strtoll(text, &end, 10);
@@ -179,11 +172,6 @@ static void getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *file)
     fuse_reply_attr(req, &st, timeout);
 }
 
-static void no_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *file) {
-    (void)ino, (void)file;
-    fuse_reply_err(req, ENOSYS);
-}
-
 static void reply_range(fuse_req_t req, const char *bytes, size_t size, size_t want, off_t offset) {
     size_t start = (size_t)offset < size ? (size_t)offset : size;
     fuse_reply_buf(req, bytes + start, size - start < want ? size - start : want);
@@ -217,11 +205,6 @@ static void read_bytes(fuse_req_t req, fuse_ino_t ino, size_t want, off_t offset
     keep(ino, bytes, size);
 }
 
-static void getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size) {
-    (void)ino, (void)size;
-    fuse_reply_err(req, strncmp(name, "user.", 5) == 0 ? ENODATA : EOPNOTSUPP);
-}
-
 int main(int argc, char **argv) {
     if (argc != 6 && argc != 7) {
         fprintf(stderr, "usage: bare_db DB TEMPLATE REGION_ID EXT MOUNTPOINT [THREADS]\n");
@@ -230,9 +213,9 @@ int main(int argc, char **argv) {
     config = (struct config){argv[1], argv[2], argv[4], atoll(argv[3]), time(NULL)};
     int threads = argc == 7 ? atoi(argv[6]) : 1;
     pthread_key_create(&worker_key, NULL);
-    const struct fuse_lowlevel_ops ops = {.init = init, .lookup = lookup, .getattr = getattr, .open = no_open,
-                                          .opendir = no_open, .flush = no_open, .read = read_bytes,
-                                          .getxattr = getxattr};
+    const struct fuse_lowlevel_ops ops = {
+        .init = bare_init, .lookup = lookup, .getattr = getattr, .open = bare_no_open, .opendir = bare_no_open,
+        .flush = bare_no_open, .read = read_bytes, .getxattr = bare_getxattr};
     char *options[] = {argv[0], "-o", "fsname=bare_db"};
     struct fuse_args args = FUSE_ARGS_INIT(3, options);
     struct fuse_session *session = fuse_session_new(&args, &ops, sizeof ops, NULL);

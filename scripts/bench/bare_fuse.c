@@ -14,6 +14,7 @@
 #define FUSE_USE_VERSION 312
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include "bare_offers.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,14 +147,6 @@ static struct tree *tree_of(fuse_req_t req) { return fuse_req_userdata(req); }
 
 static int valid(const struct tree *tree, fuse_ino_t ino) { return ino >= 1 && ino < tree->count; }
 
-static void init(void *userdata, struct fuse_conn_info *conn) {
-    (void)userdata;
-    unsigned wanted = FUSE_CAP_ASYNC_READ | FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_PARALLEL_DIROPS |
-                      FUSE_CAP_NO_OPEN_SUPPORT | FUSE_CAP_NO_OPENDIR_SUPPORT | FUSE_CAP_READDIRPLUS;
-    conn->want = (conn->want | (wanted & conn->capable)) &
-                 ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS_AUTO | FUSE_CAP_ATOMIC_O_TRUNC);
-}
-
 static struct fuse_entry_param entry_of(const struct tree *tree, fuse_ino_t ino) {
     return (struct fuse_entry_param){.ino = ino, .generation = 1, .attr = attributes(tree, ino),
                                      .attr_timeout = timeout, .entry_timeout = timeout};
@@ -173,12 +166,6 @@ static void getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *file)
     if (!valid(tree, ino)) { fuse_reply_err(req, ENOENT); return; }
     struct stat st = attributes(tree, ino);
     fuse_reply_attr(req, &st, timeout);
-}
-
-// ENOSYS once turns each of these off for the connection, as PackFS does.
-static void no_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *file) {
-    (void)ino, (void)file;
-    fuse_reply_err(req, ENOSYS);
 }
 
 static void read_bytes(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
@@ -237,19 +224,14 @@ static void readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offse
     list(req, ino, size, offset, 1);
 }
 
-static void getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size) {
-    (void)ino, (void)size;
-    fuse_reply_err(req, strncmp(name, "user.", 5) == 0 ? ENODATA : EOPNOTSUPP);
-}
-
 int main(int argc, char **argv) {
     if (argc != 4) { fprintf(stderr, "usage: bare_fuse ROOT|--tree LIST MOUNTPOINT\n"); return 2; }
     static struct tree tree;
     load(&tree, strcmp(argv[1], "--tree") == 0 ? NULL : argv[1], argv[2]);
-    const struct fuse_lowlevel_ops ops = {.init = init, .lookup = lookup, .getattr = getattr,
-                                          .open = no_open, .opendir = no_open, .flush = no_open,
-                                          .read = read_bytes, .readdir = readdir,
-                                          .readdirplus = readdirplus, .getxattr = getxattr};
+    const struct fuse_lowlevel_ops ops = {
+        .init = bare_init, .lookup = lookup, .getattr = getattr, .open = bare_no_open, .opendir = bare_no_open,
+        .flush = bare_no_open, .read = read_bytes, .readdir = readdir, .readdirplus = readdirplus,
+        .getxattr = bare_getxattr};
     char *options[] = {argv[0], "-o", "fsname=bare_fuse"};
     struct fuse_args args = FUSE_ARGS_INIT(3, options);
     struct fuse_session *session = fuse_session_new(&args, &ops, sizeof ops, &tree);
