@@ -19,7 +19,7 @@ struct MountCommand: ParsableCommand {
     @Flag(name: .customShort("f"), help: "Stay in the foreground.") var foreground = false
     @Option(name: .customShort("o"), help: "FUSE mount options, comma-separated (allow_other, ...).")
     var options: [String] = []
-    @Option(help: "FUSE worker threads at most (default: 2 per core, 2 to 16).") var threads = Self.defaultThreads
+    @Option(help: "FUSE worker threads at most; unset, 2 per core (2 to 16).") var threads = Self.defaultThreads
     @Option(help: ArgumentHelp("Append the daemon's messages to FILE (in the background; with -f they go to stderr).",
                                valueName: "FILE"))
     var log: String?
