@@ -17,6 +17,8 @@ final class TreeQueryPlanTests: XCTestCase {
             SQL.rows(descending: true), SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
             SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileDataByID, SQL.resourceDataByID,
+            // A download's start on a file not counted yet.
+            OfflineDatabase.mapboxTileCount,
         ]
         for sql in queries {
             let plan = try database.read { db in
@@ -30,5 +32,35 @@ final class TreeQueryPlanTests: XCTestCase {
             }
             XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "\(sql): \(plan)")
         }
+    }
+
+    /// The indexed `mapbox://` count finds what MapLibre's plain LIKE finds, whatever the case,
+    /// and whatever an app left in the column.
+    func testTheMapboxCountEqualsMapLibresLike() throws {
+        let temp = try TemporaryDirectory(prefix: "packfs-plans")
+        defer { temp.remove() }
+        try OfflineDatabase.open(path: temp.path("mapbox.db")).close()
+        let templates = [
+            "'mapbox://a'", "'MAPBOX://b'", "'Mapbox://c'", "'mApBoX://d/{z}'", "'mapbox:/e'", "'mapboxx://f'",
+            "'http://mapbox://g'", "'Nope'", "'n'", "'M'", "'m'", "CAST('mapbox://h' AS BLOB)", "x'6d6170626f783a2f2f69'",
+            "7", "1.5",
+        ]
+        // As an app writes: plain SQL, so PackFS keeps no figures and the count is made now.
+        let (indexed, plain) = try DatabaseQueue(path: temp.path("mapbox.db")).write { db -> (Int, Int) in
+            for (row, template) in templates.enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO tiles (url_template, pixel_ratio, z, x, y, accessed) VALUES (\(template), 1, 0, 0, \(row), 0)
+                    """)
+            }
+            return (
+                try Int.fetchOne(db, sql: OfflineDatabase.mapboxTileCount) ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles WHERE url_template LIKE 'mapbox://%'") ?? -2)
+        }
+        let database = try OfflineDatabase.open(path: temp.path("mapbox.db"))
+        defer { try? database.close() }
+        XCTAssertEqual(indexed, plain)
+        XCTAssertGreaterThanOrEqual(indexed, 4)
+        XCTAssertEqual(try database.tileTotals(includingAll: false).mapbox, plain)
+        XCTAssertNil(try database.tileTotals(includingAll: false).all)
     }
 }

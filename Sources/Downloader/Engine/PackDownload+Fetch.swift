@@ -14,7 +14,7 @@ extension PackDownload {
             guard !isStopped else { return }
             try fetchResources(Array(resources[start..<min(start + Self.chunkSize, resources.count)]))
         }
-        let totals = try database.tileTotals()
+        let totals = try database.tileTotals(includingAll: options.maxTiles != nil)
         var chunk: [(key: TileKey, url: String, isMapbox: Bool)] = []
         var chunkStart = start
         try plan.forEachTile(from: start) { key, url, isMapbox in
@@ -48,7 +48,7 @@ extension PackDownload {
     /// One chunk of the plan's tiles, the first at plan position `start`: each is adopted or
     /// requested, and its write names the chunk (`ResumeLedger`).
     private func fetchTiles(
-        _ chunk: [(key: TileKey, url: String, isMapbox: Bool)], start: Int, totals: (all: Int, mapbox: Int)
+        _ chunk: [(key: TileKey, url: String, isMapbox: Bool)], start: Int, totals: (all: Int?, mapbox: Int)
     ) throws {
         let stored = try database.storedTiles(chunk.map(\.key).filter(templateHasTiles))
         var requests: [HTTPRequest<FetchTag>] = []
@@ -79,10 +79,10 @@ extension PackDownload {
     }
 
     /// The database-wide caps: reaching one stops the pack; what is stored stays.
-    private func countNewTile(isMapbox: Bool, totals: (all: Int, mapbox: Int)) throws {
+    private func countNewTile(isMapbox: Bool, totals: (all: Int?, mapbox: Int)) throws {
         newTiles += 1
         if isMapbox { newMapboxTiles += 1 }
-        if let max = options.maxTiles, totals.all + newTiles > max {
+        if let max = options.maxTiles, (totals.all ?? 0) + newTiles > max {
             throw DownloadError.tileLimit(limit: max, needed: nil)
         }
         if totals.mapbox + newMapboxTiles > options.mapboxTileLimit {

@@ -70,16 +70,28 @@ extension OfflineDatabase {
         }
     }
 
-    /// Tiles in the whole database, and those with a `mapbox://` template (MapLibre's limit
-    /// counts those): kept figures (`Counting`), or counted now while they are not kept yet.
-    public func tileTotals() throws -> (all: Int, mapbox: Int) {
+    /// Tiles in the whole database (only `includingAll`: a `--max-tiles` limit needs them), and
+    /// those with a `mapbox://` template (MapLibre's limit counts those): kept figures
+    /// (`Counting`), or counted now while they are not kept yet (a file an app filled, before the
+    /// mount's background count). Counting all is a pass over `tiles`, so it is done only when
+    /// asked for; the `mapbox://` count reads only the templates that can match.
+    public func tileTotals(includingAll: Bool) throws -> (all: Int?, mapbox: Int) {
         try read { db in
             if let totals = try Counting.totals(db) { return (totals.tiles, totals.mapboxTiles) }
-            let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0
-            let mapbox = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles WHERE url_template LIKE 'mapbox://%'") ?? 0
-            return (all, mapbox)
+            let all = includingAll ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0 : nil
+            return (all, try Int.fetchOne(db, sql: Self.mapboxTileCount) ?? 0)
         }
     }
+
+    /// MapLibre's count, `url_template LIKE 'mapbox://%'`, over the parts of the unique index on
+    /// `(url_template, ...)` where a match can sit: LIKE ignores ASCII case, so text starting with
+    /// `M` or `m`, and blobs (an app's file may hold one; LIKE reads its bytes as text), which sort
+    /// after all text. The LIKE alone is a scan of every tile.
+    static let mapboxTileCount = """
+        SELECT COUNT(*) FROM tiles WHERE (url_template >= 'M' AND url_template < 'N'
+          OR url_template >= 'm' AND url_template < 'n' OR url_template >= x'')
+          AND url_template LIKE 'mapbox://%'
+        """
 
     /// Drops tiles and resources from a pack (a redefinition no longer covers them), in one
     /// transaction; rows no other pack holds become ambient cache.
