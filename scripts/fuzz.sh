@@ -39,7 +39,7 @@ seeds() {
     geojson) echo "$hostile/geojson $world/data $hostile/fuzz-findings/geojson" ;;
     regiontext) echo "$scratch/seeds/regiontext $hostile/fuzz-findings/regiontext" ;;
     database) echo "$hostile/databases $hostile/fuzz-findings/database" ;;
-    pmtiles) echo "$scratch/seeds/pmtiles $hostile/fuzz-findings/pmtiles" ;;
+    pmtiles) echo "$scratch/seeds/pmtiles $hostile/archives $hostile/fuzz-findings/pmtiles" ;;
   esac
 }
 # Inputs longer than this are cut to it (seeds too): the giant and 100,000-deep seeds are the unit

@@ -20,17 +20,18 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import cases_archives  # noqa: E402
 import cases_binary  # noqa: E402
 import cases_geojson  # noqa: E402
 import cases_regions  # noqa: E402
 import cases_styles  # noqa: E402
 
 # The kinds, in manifest order; fuzz-findings/ is kept by hand (scripts/fuzz.sh adds to it).
-KINDS = ["regions", "styles", "tilejson", "geojson", "sprites", "glyphs", "databases", "names"]
+KINDS = ["regions", "styles", "tilejson", "geojson", "sprites", "glyphs", "databases", "names", "archives"]
 
 
 def main():
-    cases = cases_regions.cases() + cases_styles.cases() + cases_geojson.cases() + cases_binary.cases()
+    cases = cases_regions.cases() + cases_styles.cases() + cases_geojson.cases() + cases_binary.cases() + cases_archives.cases()
     seen = set()
     for kind in KINDS:
         shutil.rmtree(os.path.join(HERE, kind), ignore_errors=True)

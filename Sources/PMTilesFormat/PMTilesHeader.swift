@@ -98,9 +98,30 @@ public struct PMTilesHeader: Equatable, Sendable {
         }
         tileType = type
         (minZoom, maxZoom, centerZoom) = (bytes[100], bytes[101], bytes[118])
+        try checkSectionsAndZooms()
         minPosition = Self.position(bytes, at: 102)
         maxPosition = Self.position(bytes, at: 110)
         center = Self.position(bytes, at: 119)
+    }
+
+    /// The archive's sections by name, in header order.
+    public var sections: [(section: Section, name: String)] {
+        [(rootDirectory, "root directory"), (metadata, "metadata"), (leafDirectories, "leaf directories"), (tileData, "tile data")]
+    }
+
+    /// Every position a reader computes from the header stays below 2^63 (so sums of a section's
+    /// offset and a place inside it cannot wrap), and the zooms are ones tile ids can name.
+    private func checkSectionsAndZooms() throws {
+        for (section, name) in sections where section.end == nil {
+            throw PMTilesFormatError.malformed(
+                "header: the \(name) (\(section.length) bytes at \(section.offset)) ends past 2^63 bytes")
+        }
+        guard maxZoom <= PMTilesTileID.deepestZoom else {
+            throw PMTilesFormatError.malformed("header: max zoom \(maxZoom) is past \(PMTilesTileID.deepestZoom), the deepest PMTiles ids hold")
+        }
+        guard minZoom <= maxZoom else {
+            throw PMTilesFormatError.malformed("header: min zoom \(minZoom) is above max zoom \(maxZoom)")
+        }
     }
 
     private static func compression(_ byte: UInt8, field: String) throws -> Compression {

@@ -15,7 +15,7 @@ final class ArchiveSizing {
     func tileJSON(_ url: String) throws -> Data? {
         guard ArchiveURL.archiveURL(of: url) != nil else { return nil }
         let archive = try open(url)
-        return ArchiveTileJSON.make(sourceURL: url, header: archive.header, metadata: try archive.metadata())
+        return try archive.tileJSON()
     }
 
     /// Stored sizes of sampled tiles: an archive's from its directory entries (0 for a tile it
@@ -49,7 +49,7 @@ final class ArchiveSizing {
     /// What the tile takes stored: its entry's bytes, a gzip member's framing exchanged for zlib's.
     private func size(of tile: (z: Int, x: Int, y: Int), in archive: RemoteArchive) throws -> Int64 {
         guard let id = try? PMTilesTileID(z: tile.z, x: tile.x, y: tile.y).rawValue,
-            let entry = try archive.entry(for: id)
+            let entry = try archive.tileEntry(for: id)
         else { return 0 }
         let framing: Int64 = archive.header.tileCompression == .gzip ? 12 : 0
         return max(Int64(entry.length) - framing, 0)

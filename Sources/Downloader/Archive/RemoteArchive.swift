@@ -7,36 +7,41 @@ import StyleModel
 /// data hold a tile. Read with range requests through `read`, which the owner supplies (and which
 /// applies retries, `--allow-host` and the rest); leaf directories are read when a lookup first
 /// needs them and a few are kept. Used by one thread (the run's planning thread).
-final class RemoteArchive {
+public final class RemoteArchive {
     /// Header and root directory lie in the first 16 KiB (spec section 2); one request reads both.
-    static let openingLength: UInt64 = 16_384
+    public static let openingLength: UInt64 = 16_384
     /// Root, leaves, leaves of leaves: what the reference readers follow.
     static let maxDepth = 3
     /// Leaf directories kept: a region's tiles in plan order touch a few at a time.
     static let keptLeaves = 64
 
     /// A range's bytes and the response they came in.
-    struct Part {
-        var data: Data
-        var headers: CacheHeaders
+    public struct Part {
+        public var data: Data
+        public var headers: CacheHeaders
+
+        public init(data: Data, headers: CacheHeaders) {
+            self.data = data
+            self.headers = headers
+        }
     }
 
     /// The `pmtiles://` URL that names the archive (the stored TileJSON's URL).
-    let sourceURL: String
+    public let sourceURL: String
     /// Where its ranges are requested (the http(s) URL after `--rewrite`).
-    let requestURL: String
-    let header: PMTilesHeader
+    public let requestURL: String
+    public let header: PMTilesHeader
     /// The version the directories were read from; tile ranges ask for it (If-Match).
-    let etag: String?
+    public let etag: String?
     /// The headers of the opening request, stored with the TileJSON and the tiles.
-    let headers: CacheHeaders
+    public let headers: CacheHeaders
     private var root: [PMTilesEntry] = []
     private let opening: Data
     private let read: (ByteRange) throws -> Part
     private var leaves: [UInt64: [PMTilesEntry]] = [:]
 
     /// Opens the archive from the answer to its opening range (`openingLength` bytes from 0).
-    init(sourceURL: String, requestURL: String, opening part: Part, read: @escaping (ByteRange) throws -> Part) throws {
+    public init(sourceURL: String, requestURL: String, opening part: Part, read: @escaping (ByteRange) throws -> Part) throws {
         self.sourceURL = sourceURL
         self.requestURL = requestURL
         self.read = read
@@ -58,7 +63,7 @@ final class RemoteArchive {
     }
 
     /// The entry holding tile `id` (a run that covers it), or nil when the archive lacks it.
-    func entry(for id: UInt64) throws -> PMTilesEntry? {
+    public func entry(for id: UInt64) throws -> PMTilesEntry? {
         var entries = root
         for _ in 0..<Self.maxDepth {
             guard let found = Self.lastEntry(in: entries, atOrBefore: id) else { return nil }
@@ -68,17 +73,42 @@ final class RemoteArchive {
         throw DownloadError.archive(url: sourceURL, reason: "leaf directories nest deeper than \(Self.maxDepth) levels")
     }
 
+    /// The entry holding tile `id`, checked to lie inside the tile data; nil when the archive
+    /// lacks the tile. Throws, naming the tile, for an entry whose bytes lie outside.
+    public func tileEntry(for id: UInt64) throws -> PMTilesEntry? {
+        guard let entry = try entry(for: id) else { return nil }
+        guard header.tileData.part(at: entry.offset, length: UInt64(entry.length)) != nil else {
+            throw DownloadError.archive(
+                url: sourceURL,
+                reason: "tile \(PMTilesTileID(rawValue: id).name) (\(entry.length) bytes at \(entry.offset)) lies outside the tile data")
+        }
+        return entry
+    }
+
     /// The opening request's bytes of `length` bytes at `offset` in the tile data, when it
     /// holds all of them (a small archive's first tiles come with its header).
     func openingBytes(tileDataOffset offset: UInt64, length: UInt64) -> Data? {
-        let (start, overflow) = header.tileData.offset.addingReportingOverflow(offset)
-        guard !overflow, start + length <= UInt64(opening.count), let from = Int(exactly: start), let count = Int(exactly: length)
-        else { return nil }
-        return opening.subdata(in: from..<(from + count))
+        guard let part = header.tileData.part(at: offset, length: length) else { return nil }
+        return openingBytes(part)
     }
 
+    /// The bytes of `section` when the opening request holds all of them.
+    private func openingBytes(_ section: PMTilesHeader.Section) -> Data? {
+        guard section.lies(within: opening.count), let start = Int(exactly: section.offset), let count = Int(exactly: section.length)
+        else { return nil }
+        return opening.subdata(in: start..<(start + count))
+    }
+
+    /// The source's TileJSON, made from the header and the metadata (ArchiveTileJSON).
+    public func tileJSON() throws -> Data {
+        ArchiveTileJSON.make(sourceURL: sourceURL, header: header, metadata: try metadata())
+    }
+
+    /// The root directory's entries.
+    public var rootEntries: [PMTilesEntry] { root }
+
     /// The metadata object (`{}` when the archive has none).
-    func metadata() throws -> JSONValue {
+    public func metadata() throws -> JSONValue {
         guard header.metadata.length > 0 else { return .object([:]) }
         let bytes = try section(header.metadata, what: "metadata")
         guard let value = JSONValue.parse(bytes), value.object != nil else {
@@ -89,11 +119,11 @@ final class RemoteArchive {
 
     /// The bytes of `range` in `response`: all of a 206, or the range's place in a 200 (a server
     /// that ignores ranges sends the whole archive); nil when the body falls short.
-    static func bytes(of response: HTTPResponse, for range: ByteRange) -> Data? {
+    public static func bytes(of response: HTTPResponse, for range: ByteRange) -> Data? {
         let body = response.content
         if response.status == 206 { return body }
         guard let start = Int(exactly: range.offset), start <= body.count else { return nil }
-        return body.subdata(in: start..<min(body.count, start + Int(clamping: range.length)))
+        return body.subdata(in: start..<(start + min(body.count - start, Int(clamping: range.length))))
     }
 
     /// The entry with the greatest tile id not above `id` (entries are sorted by tile id).
@@ -108,11 +138,11 @@ final class RemoteArchive {
 
     private func leaf(_ pointer: PMTilesEntry) throws -> [PMTilesEntry] {
         if let kept = leaves[pointer.offset] { return kept }
-        let (end, overflow) = pointer.offset.addingReportingOverflow(UInt64(pointer.length))
-        guard !overflow, end <= header.leafDirectories.length else {
-            throw DownloadError.archive(url: sourceURL, reason: "a leaf directory lies outside the leaf directories")
+        guard let section = header.leafDirectories.part(at: pointer.offset, length: UInt64(pointer.length)) else {
+            throw DownloadError.archive(
+                url: sourceURL,
+                reason: "a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
         }
-        let section = PMTilesHeader.Section(offset: header.leafDirectories.offset + pointer.offset, length: UInt64(pointer.length))
         let entries = try directory(section, what: "leaf directory at \(pointer.offset)")
         if leaves.count >= Self.keptLeaves { leaves.removeAll(keepingCapacity: true) }
         leaves[pointer.offset] = entries
@@ -133,11 +163,13 @@ final class RemoteArchive {
         guard let length = Int(exactly: section.length), length <= Zlib.maxInflatedBytes else {
             throw DownloadError.archive(url: sourceURL, reason: "the \(what) is \(section.length) bytes")
         }
+        // The header checked that every section ends below 2^63 (PMTilesSection.swift).
         var raw: Data
-        if section.offset + section.length <= UInt64(opening.count), let start = Int(exactly: section.offset) {
-            raw = opening.subdata(in: start..<(start + length))
-        } else {
-            raw = try read(ByteRange(offset: section.offset, length: section.length, ifMatch: etag)).data
+        do {
+            raw = try openingBytes(section) ?? read(ByteRange(offset: section.offset, length: section.length, ifMatch: etag)).data
+        } catch DownloadError.status(416, _) {
+            throw DownloadError.archive(
+                url: sourceURL, reason: "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive (HTTP 416)")
         }
         guard raw.count == length else {
             throw DownloadError.archive(url: sourceURL, reason: "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive")

@@ -16,10 +16,6 @@ struct ArchiveState {
     /// along a Hilbert curve: a batch of a few rows meets the curve in many short runs, a batch
     /// of a few hundred rows in long ones. (About 5 MB of keys while waiting.)
     static let batch = 1 << 16
-    /// Bytes fetched for nothing, at most, against the bytes needed (`pmtiles extract`'s default).
-    static let overfetch = 0.05
-    /// One request's bytes at most: a failed request is retried whole.
-    static let maxRange: UInt64 = 4 << 20
 
     /// Per tile template of an archive source of the plan: the archive's source URL and the
     /// template's scheme (a style may say `tms`).
@@ -53,7 +49,7 @@ extension PackDownload {
             return content
         case .ok(let response):
             let archive = try openArchive(url, response, opening)
-            let tileJSON = ArchiveTileJSON.make(sourceURL: url, header: archive.header, metadata: try archive.metadata())
+            let tileJSON = try archive.tileJSON()
             writer.add(.resource(url: url, kind: .source, data: StoredData.encoding(tileJSON), headers: response.headers))
             return tileJSON
         case .noContent(let status, _):
@@ -94,43 +90,36 @@ extension PackDownload {
         guard let tiles = archives.pending.removeValue(forKey: source), !tiles.isEmpty, !isStopped else { return }
         let archive = try openedArchive(source)
         let scheme = archives.templates.values.first { $0.source == source }?.scheme ?? .xyz
-        var found: [(tile: ArchiveState.Pending, offset: UInt64, length: UInt64)] = []
-        for tile in tiles {
-            let key = tile.key
-            let id = try? PMTilesTileID(z: key.z, x: key.x, y: scheme.row(key.y, z: key.z)).rawValue
-            guard let id, let entry = try archive.entry(for: id) else {
-                writer.add(.tile(key, data: .noContent, size: nil, headers: archive.headers, replaces: tile.replaces), chunk: tile.chunk)
-                continue
-            }
-            let (end, overflow) = entry.offset.addingReportingOverflow(UInt64(entry.length))
-            guard !overflow, end <= archive.header.tileData.length else {
-                throw DownloadError.archive(url: source, reason: "tile \(key.z)/\(key.x)/\(key.y) lies outside the tile data")
-            }
-            if let bytes = archive.openingBytes(tileDataOffset: entry.offset, length: UInt64(entry.length)) {
-                let piece = ArchivePiece.Tile(key: key, chunk: tile.chunk, start: 0, length: bytes.count, replaces: tile.replaces)
-                try store([piece], from: bytes, headers: archive.headers, source: source)
-                continue
-            }
-            found.append((tile, entry.offset, UInt64(entry.length)))
+        let ids = tiles.map { try? PMTilesTileID(z: $0.key.z, x: $0.key.x, y: scheme.row($0.key.y, z: $0.key.z)).rawValue }
+        let lookup = try archive.lookUp(ids)
+        for index in lookup.absent {
+            let tile = tiles[index]
+            writer.add(.tile(tile.key, data: .noContent, size: nil, headers: archive.headers, replaces: tile.replaces), chunk: tile.chunk)
         }
-        let groups = RangeMerger.merge(
-            found.map { ($0.offset, $0.length) }, overfetch: ArchiveState.overfetch, maxLength: ArchiveState.maxRange)
-        let requests = groups.map { group in
-            let tiles = group.members.map { index in
-                let (tile, offset, length) = found[index]
-                return ArchivePiece.Tile(
-                    key: tile.key, chunk: tile.chunk, start: Int(offset - group.offset), length: Int(length),
-                    replaces: tile.replaces)
+        for (index, bytes) in lookup.inOpening {
+            let tile = tiles[index]
+            let piece = ArchivePiece.Tile(key: tile.key, chunk: tile.chunk, start: 0, length: bytes.count, replaces: tile.replaces)
+            try store([piece], from: bytes, headers: archive.headers, source: source)
+        }
+        let requests = lookup.requests.map { request in
+            let pieces = request.members.map { slice in
+                let tile = tiles[slice.index]
+                return ArchivePiece.Tile(key: tile.key, chunk: tile.chunk, start: slice.start, length: slice.length, replaces: tile.replaces)
             }
-            let range = ByteRange(offset: archive.header.tileData.offset + group.offset, length: group.length, ifMatch: archive.etag)
             return HTTPRequest<FetchTag>(
-                url: archive.requestURL, range: range, tag: .archiveTiles(ArchivePiece(sourceURL: source, range: range, tiles: tiles)))
+                url: archive.requestURL, range: request.range,
+                tag: .archiveTiles(ArchivePiece(sourceURL: source, range: request.range, tiles: pieces)))
         }
         submit(requests)
     }
 
     /// Cuts an answered range into its tiles (on a decode worker).
     func handleArchiveTiles(_ piece: ArchivePiece, _ completion: HTTPCompletion<FetchTag>) {
+        if case .failure(.status(416, _)) = completion.outcome {
+            // The header placed the tile data where the archive has no bytes.
+            return stop(.failed(DownloadError.archive(
+                url: piece.sourceURL, reason: "bytes \(piece.range.header) of its tile data lie past the end of the archive (HTTP 416)")))
+        }
         guard let answer = answer(completion) else { return }
         guard case .ok(let response) = answer, let body = RemoteArchive.bytes(of: response, for: piece.range),
             UInt64(body.count) == piece.range.length

@@ -27,12 +27,7 @@ public final class PMTilesReader {
             fileSize = try handle.seekToEnd()
             try handle.seek(toOffset: 0)
             header = try PMTilesHeader(decoding: handle.read(upToCount: PMTilesHeader.size) ?? Data())
-            for (section, what) in [
-                (header.rootDirectory, "root directory"), (header.metadata, "metadata"),
-                (header.leafDirectories, "leaf directories"), (header.tileData, "tile data"),
-            ] {
-                try Self.check(section, what, fileSize: fileSize, name: name)
-            }
+            for (section, what) in header.sections { try Self.check(section, what, fileSize: fileSize, name: name) }
             guard [.gzip, .none, .unknown].contains(header.internalCompression) else {
                 throw InterchangeError.unsupported(
                     name, detail: "internal compression \(header.internalCompression) is not supported (gzip or none)")
@@ -55,8 +50,7 @@ public final class PMTilesReader {
     }
 
     private static func check(_ section: PMTilesHeader.Section, _ what: String, fileSize: UInt64, name: String) throws {
-        let (end, overflow) = section.offset.addingReportingOverflow(section.length)
-        guard !overflow, end <= fileSize else {
+        guard let end = section.end, end <= fileSize else {
             throw InterchangeError.damaged(
                 name, detail: "the \(what) (\(section.length) bytes at \(section.offset)) lies past the end of the file (\(fileSize) bytes)")
         }
@@ -117,12 +111,11 @@ public final class PMTilesReader {
     }
 
     private func leafSection(_ pointer: PMTilesEntry) throws -> PMTilesHeader.Section {
-        let (end, overflow) = pointer.offset.addingReportingOverflow(UInt64(pointer.length))
-        guard !overflow, end <= header.leafDirectories.length else {
+        guard let section = header.leafDirectories.part(at: pointer.offset, length: UInt64(pointer.length)) else {
             throw InterchangeError.damaged(
                 name, detail: "a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
         }
-        return .init(offset: header.leafDirectories.offset + pointer.offset, length: UInt64(pointer.length))
+        return section
     }
 
     private func directory(_ section: PMTilesHeader.Section, what: String) throws -> [PMTilesEntry] {
@@ -147,11 +140,10 @@ public final class PMTilesReader {
 
     /// `length` bytes at `offset` within `section`.
     private func bytes(in section: PMTilesHeader.Section, _ offset: UInt64, _ length: UInt64, what: String) throws -> Data {
-        let (end, overflow) = offset.addingReportingOverflow(length)
-        guard !overflow, end <= section.length, let count = Int(exactly: length) else {
+        guard let part = section.part(at: offset, length: length), let count = Int(exactly: length) else {
             throw InterchangeError.damaged(name, detail: "the \(what) (\(length) bytes at \(offset)) lies outside its section")
         }
-        try handle.seek(toOffset: section.offset + offset)
+        try handle.seek(toOffset: part.offset)
         let data = try handle.read(upToCount: count) ?? Data()
         guard data.count == count else {
             throw InterchangeError.damaged(name, detail: "the file ends inside the \(what)")

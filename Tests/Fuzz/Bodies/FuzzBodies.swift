@@ -29,7 +29,9 @@ public enum FuzzBodies {
         case .geojson: try geoJSON(data)
         case .regiontext: try regionText(data)
         case .database: try database(data)
-        case .pmtiles: try archive(data)
+        case .pmtiles:
+            try archive(data)
+            try remoteArchive(data)
         }
     }
 

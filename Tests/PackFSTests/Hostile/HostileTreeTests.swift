@@ -53,6 +53,17 @@ final class HostileTreeTests: XCTestCase {
         }
     }
 
+    /// The corpus's hostile archives (offsets near 2^64, sections past the end, ids and runs that
+    /// wrap) through both readers of the archive body, the file's and the ranges': every one is
+    /// a handled error or a good archive, never a trap or a broken invariant.
+    func testEveryHostileArchiveIsHandledByTheFileAndTheRangeReaders() throws {
+        let cases = try HostileCorpus.cases("archive")
+        XCTAssertGreaterThanOrEqual(cases.count, 12)
+        for item in cases {
+            XCTAssertNoThrow(try FuzzBodies.run(.pmtiles, item.data()), "\(item)")
+        }
+    }
+
     /// The archive body takes the fixture archive whole (an import and a walk), and a damaged copy
     /// of it (a directory cut short) as a handled error, nothing stored.
     func testTheArchiveBodyReadsTheFixtureArchive() throws {
