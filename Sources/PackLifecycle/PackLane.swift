@@ -93,6 +93,7 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
         while let (mode, ticket) = next() {
             let made = runner.makeRun(region, mode)
             guard begin(made, mode, ticket: ticket), let run = made else { continue }
+            runner.starting(region)
             let status = run.run()
             lock.withLock { running = nil }
             runner.ended(region, mode, status)

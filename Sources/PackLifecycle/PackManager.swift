@@ -63,15 +63,29 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         }
     }
 
-    /// At mount: every pack left `active` (a download cut by an unmount or a kill) resumes.
+    /// Why a pack is not resumed after its runs were cut by the last two unclean stops.
+    public static let givenUpReason = "the daemon stopped twice while downloading this pack; `touch` it to try again"
+
+    /// At mount: every pack left `active` (a download cut by an unmount or a kill) resumes, but
+    /// for one whose runs were cut by each of the last two unclean stops (InterruptedRuns.swift):
+    /// it goes to `error` saying so, so that a pack that kills the daemon cannot keep the mount
+    /// from serving the others.
     public func resumeActivePacks() {
         let packs: [Pack]
+        let givenUp: Set<RegionID>
         do {
+            givenUp = Set(try database.settleInterruptedRuns())
             packs = try database.packs()
         } catch {
             return runner.log("resuming packs failed: \(error)")
         }
-        for pack in packs { resumeIfActive(pack) }
+        for pack in packs {
+            if givenUp.contains(pack.id) {
+                _ = runner.fail(pack, reason: Self.givenUpReason)
+            } else {
+                resumeIfActive(pack)
+            }
+        }
     }
 
     /// At unmount: cancels every queued job, suspends every run and waits for them. Every pack

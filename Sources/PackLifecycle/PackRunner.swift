@@ -39,9 +39,25 @@ struct PackRunner: Sendable {
         return definition
     }
 
-    /// A run ended: a failure is logged (the run stored it as the pack's state), and the sink
-    /// told.
+    /// A run starts: marked in the database before it sends anything, so that a crash during it
+    /// counts against the pack (InterruptedRuns.swift). A mark that cannot be written is logged;
+    /// the run goes on.
+    func starting(_ region: RegionID) {
+        do {
+            try database.markRunUnderWay(region)
+        } catch {
+            log("pack \(name(of: region)): marking its run under way failed: \(error)")
+        }
+    }
+
+    /// A run ended: its mark goes, a failure is logged (the run stored it as the pack's state),
+    /// and the sink told.
     func ended(_ region: RegionID, _ mode: PackDownload.Mode, _ status: PackStatus) {
+        do {
+            try database.markRunEnded(region, finished: status.state == .complete || status.state == .error)
+        } catch {
+            log("pack \(name(of: region)): marking its run ended failed: \(error)")
+        }
         if status.state == .error {
             log(LifecycleError.packFailed(name: name(of: region), reason: status.error ?? "failed").description)
         }

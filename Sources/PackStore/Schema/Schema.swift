@@ -89,6 +89,14 @@ enum Schema {
           value TEXT NOT NULL
         )
         """,
+        // Runs under way, and the unclean stops in a row that cut one (InterruptedRuns.swift).
+        """
+        CREATE TABLE IF NOT EXISTS packfs_interrupted_runs (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          under_way INTEGER NOT NULL DEFAULT 0,
+          stops INTEGER NOT NULL DEFAULT 0
+        )
+        """,
         // A refresh asked for and not finished, and since when (PendingRefresh.swift).
         """
         CREATE TABLE IF NOT EXISTS packfs_refresh (

@@ -132,6 +132,18 @@ final class CrashRig: PacksDirectory {
         XCTAssertEqual(cp.status, 0, cp.text)
     }
 
+    /// A pack the mount gave up on (its runs cut by the last two kills: InterruptedRuns.swift),
+    /// resumed as a user would (`setfattr -n user.packfs.state -v active`); true when it was.
+    @discardableResult
+    func resumeIfGivenUp(_ name: String, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        guard state(name) == "error", (progress(name)?["error"]?.string ?? "").contains("stopped twice") else { return false }
+        let value = "active"
+        let result = XAttr.set(packs + "/\(name).region", "user.packfs.state", value, value.utf8.count, 0)
+        XCTAssertEqual(result, 0, "resuming \(name): errno \(errno)", file: file, line: line)
+        figures.givenUp += 1
+        return true
+    }
+
     /// Tiles plus resources the region needs, by `packfs estimate` (fetches the style and TileJSON).
     func required(_ spec: RegionSpec) throws -> Int {
         if let known = estimates[spec] { return known }
@@ -175,6 +187,8 @@ struct CrashFigures {
     var resumes = 0
     var refetches = 0
     var rounds = 0
+    /// Remounts that found the pack given up (cut by two kills in a row) and resumed it.
+    var givenUp = 0
     /// Removals: what the next process found after a kill.
     var wholeAfterKill = 0
     var goneAfterKill = 0
@@ -182,6 +196,7 @@ struct CrashFigures {
     func report(_ name: String) {
         var figures: KeyValuePairs<String, CustomStringConvertible> = [
             "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches, "rounds": rounds,
+            "given_up": givenUp,
         ]
         if wholeAfterKill + goneAfterKill > 0 {
             figures = [
