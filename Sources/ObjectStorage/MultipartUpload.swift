@@ -35,6 +35,8 @@ public struct MultipartUpload {
     }
 
     public static let maxParts = 10_000
+    /// S3's largest part: 5 GiB.
+    public static let maxPartSize = 5 << 30
 
     private let configuration: S3Configuration
     private let file: String
@@ -55,6 +57,10 @@ public struct MultipartUpload {
     public func run() throws -> Report {
         guard options.partSize >= options.minimumPartSize else {
             throw ObjectStorageError.configuration("a part size of \(options.partSize) bytes is below the \(options.minimumPartSize) S3 requires")
+        }
+        // S3's largest part; anything larger (or no size at all) breaks the part count below.
+        guard (1...Self.maxPartSize).contains(options.partSize) else {
+            throw ObjectStorageError.configuration("a part size of \(options.partSize) bytes is outside 1 byte to 5 GiB (S3's largest part)")
         }
         let source = try SourceFile(path: file)
         let partSize = Self.partSize(for: source.size, asked: options.partSize)

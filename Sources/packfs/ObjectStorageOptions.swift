@@ -61,14 +61,15 @@ struct ObjectStorageOptions: ParsableArguments {
 
     private func uploadOptions() throws -> MultipartUpload.Options {
         var options = MultipartUpload.Options()
+        let limit = Int64(MultipartUpload.maxPartSize)
         if let minimumPartSizeText {
-            guard let bytes = ByteCount.parse(minimumPartSizeText), bytes >= 1 else {
-                throw ValidationError("--minimum-part-size: \"\(minimumPartSizeText)\" is not a byte count")
+            // Capped like --part-size: it raises the part size, which the upload refuses past 5G.
+            guard let bytes = ByteCount.parse(minimumPartSizeText), bytes >= 1, bytes <= limit else {
+                throw ValidationError("--minimum-part-size: \"\(minimumPartSizeText)\" is not a byte count from 1 to 5G")
             }
             options.minimumPartSize = Int(bytes)
         }
         if let partSizeText {
-            let limit = Int64(5) << 30  // S3's largest part
             guard let bytes = ByteCount.parse(partSizeText), bytes >= options.minimumPartSize, bytes <= limit else {
                 throw ValidationError("--part-size: \"\(partSizeText)\" is not a byte count from \(options.minimumPartSize) to 5G (S3's 5M to 5G)")
             }

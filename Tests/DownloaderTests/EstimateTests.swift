@@ -203,6 +203,23 @@ final class EstimateTests: XCTestCase {
         XCTAssertEqual(recorded["bytes"], many.json["bytes"])
     }
 
+    /// A world region to z24 whose three sources sample at 50 KB a tile: each source's bytes
+    /// pass 3e18 (zooms 23 and 24 stop at the 1e18 cap), so their sum passes Int64's range. The
+    /// totals stop at Int64.max; they trapped before, in `packfs estimate` and in a download's plan.
+    func testByteTotalsOfAWorldRegionToZ24SaturateInsteadOfTrapping() throws {
+        let sources = ["a", "b", "c"].map { "\"\($0)\": {\"type\": \"vector\", \"tiles\": [\"\(base)/\($0)/{z}/{x}/{y}.pbf\"], \"maxzoom\": 24}" }
+        let style = Data("{\"version\": 8, \"sources\": {\(sources.joined(separator: ", "))}, \"layers\": []}".utf8)
+        let world = Bounds(west: -180, south: -90, east: 180, north: 90)
+        let definition = RegionDefinition(styleURL: base + "/style.json", area: .bounds(world), minZoom: 0, maxZoom: 24)
+        let sampler = RecordingSampler(sizes: { _ in 50_000 })
+        let estimate = try Estimate.make(for: definition, tileSamples: 8, document: { _, _ in style }, sample: sampler.sample)
+        XCTAssertEqual(estimate.tiles, 3 * 375_299_968_947_541, "every tile of z0 to z24, three times")
+        XCTAssert(estimate.sources.allSatisfy { $0.bytes > 3_100_000_000_000_000_000 }, "\(estimate.sources.map(\.bytes))")
+        XCTAssertEqual(estimate.tileBytes, .max)
+        XCTAssertEqual(estimate.bytes, .max)
+        XCTAssertEqual(estimate.json["bytes"], .number(Double(Int64.max)))
+    }
+
     // MARK: Helpers
 
     /// A fixture world document, `{base}` replaced.

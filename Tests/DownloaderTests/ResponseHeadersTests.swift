@@ -101,6 +101,23 @@ final class ResponseHeadersTests: XCTestCase {
         XCTAssertNil(injected?.pointee.next, "a validator with a line break is dropped")
         curl_slist_free_all(injected)
     }
+
+    /// A Last-Modified that libcurl reads as the last second of year 2147483647, 12 hours west
+    /// of GMT, is stored as a date in year 2147483648; a refresh writes it back as
+    /// If-Modified-Since, and that year overflowed Int32 there (a trap in the daemon).
+    func testALastModifiedPastTheLargestYearIsWrittenBackWithoutTrapping() {
+        let modified = fields(["Last-Modified: Tue, 31 Dec 2147483647 23:59:59 -1200"]).cacheHeaders(now: now).modified
+        XCTAssertEqual(modified, 67_767_976_233_575_999)
+        XCTAssertEqual(HTTPDate.format(67_767_976_233_575_999), "Wed, 01 Jan 2147483648 11:59:59 GMT")
+        var list = RequestHeaders.conditional(HTTPValidators(modified: modified))
+        defer { curl_slist_free_all(list) }
+        var lines: [String] = []
+        while let node = list {
+            lines.append(String(cString: node.pointee.data))
+            list = node.pointee.next
+        }
+        XCTAssertEqual(lines.last, "If-Modified-Since: Wed, 01 Jan 2147483648 11:59:59 GMT")
+    }
 }
 
 final class RetryPolicyTests: XCTestCase {

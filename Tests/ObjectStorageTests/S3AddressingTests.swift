@@ -71,4 +71,27 @@ final class S3AddressingTests: XCTestCase {
         XCTAssertFalse(RetryPolicy.retryable(status: 403, code: "SignatureDoesNotMatch"))
         XCTAssertEqual(RetryPolicy(baseDelay: 0.5).delay(after: 3), 2)
     }
+
+    /// A part size past S3's 5 GiB (here Int.max, with a minimum that allows it) is refused
+    /// before the file is read or anything is sent: the part count's `size + partSize - 1`
+    /// overflowed and trapped. So is a part size of 0 (a minimum of 0 let it through), which
+    /// divided by zero for an empty file.
+    func testAPartSizePastS3sLargestOrOfNothingIsRefusedBeforeAnythingIsSent() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-part-\(getpid()).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        for (size, minimum, fileBytes) in [(Int.max, 1, 10), (0, 0, 0)] {
+            try Data(count: fileBytes).write(to: file)
+            var options = MultipartUpload.Options()
+            options.partSize = size
+            options.minimumPartSize = minimum
+            let upload = MultipartUpload(
+                file: file.path, to: try ObjectLocation(url: "s3://packs/x.pmtiles"), contentType: "application/octet-stream",
+                configuration: S3Configuration(accessKeyID: "AKID", secretAccessKey: "secret", endpoint: "http://127.0.0.1:9"),
+                options: options)
+            XCTAssertThrowsError(try upload.run()) { error in
+                XCTAssertEqual(error as? ObjectStorageError, .configuration(
+                    "a part size of \(size) bytes is outside 1 byte to 5 GiB (S3's largest part)"))
+            }
+        }
+    }
 }

@@ -35,7 +35,7 @@ public struct Estimate: Sendable {
 
         public var tiles: Int { perZoom.reduce(0) { $0 + $1.tiles } }
         /// Bytes of the zooms whose size is known or estimated.
-        public var bytes: Int64 { perZoom.reduce(0) { $0 + ($1.bytes ?? 0) } }
+        public var bytes: Int64 { perZoom.reduce(0) { $0.saturatingAdd($1.bytes ?? 0) } }
         public var unknownTiles: Int { perZoom.reduce(0) { $0 + ($1.bytes == nil ? $1.tiles : 0) } }
     }
 
@@ -49,9 +49,9 @@ public struct Estimate: Sendable {
     /// HTTP requests made for this estimate (documents and samples); 0 when nothing was fetched.
     public var requests = 0
 
-    public var tileBytes: Int64 { sources.reduce(0) { $0 + $1.bytes } }
-    public var resourceBytes: Int64 { resourceGroups.reduce(0) { $0 + $1.bytes } }
-    public var bytes: Int64 { tileBytes + resourceBytes }
+    public var tileBytes: Int64 { sources.reduce(0) { $0.saturatingAdd($1.bytes) } }
+    public var resourceBytes: Int64 { resourceGroups.reduce(0) { $0.saturatingAdd($1.bytes) } }
+    public var bytes: Int64 { tileBytes.saturatingAdd(resourceBytes) }
     public var unknownTiles: Int { sources.reduce(0) { $0 + $1.unknownTiles } }
     public var unknownResources: Int { resourceGroups.reduce(0) { $0 + $1.unknown } }
 
@@ -107,5 +107,15 @@ public struct Estimate: Sendable {
     /// The size `content` takes in the database (zlib when that is smaller, as stored).
     static func storedSize(_ content: Data) -> Int64 {
         Int64(StoredData.encoding(content).storedSize)
+    }
+}
+
+extension Int64 {
+    /// A byte total that stops at `Int64.max` instead of trapping. A zoom's bytes are capped at
+    /// 1e18 (`EstimateBuilder.bytes`), but a world region to z24 reaches that at several zooms:
+    /// three sources of 50 KB tiles sum past Int64 (a server's sample sizes decide the means).
+    func saturatingAdd(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other < 0 ? .min : .max) : sum
     }
 }

@@ -21,8 +21,11 @@ enum HTTPDate {
         gmtime_r(&time, &parts)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        // In Int: gmtime_r's tm_year reaches Int32.max, so the year overflows Int32 for a stored
+        // Last-Modified that libcurl read as year 2147483647 in a zone west of GMT.
+        let year = Int(parts.tm_year) + 1900
         return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) "
-            + "\(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+            + "\(year) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
