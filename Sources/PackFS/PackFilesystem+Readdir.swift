@@ -55,7 +55,9 @@ extension PackFilesystem {
                 return (source.declared.directoryName, .source(region, ref, .directory), Int64(3 + index))
             }
         case .pack(let region, .glyphs):
-            all = try request.fontStacks(region).map {
+            // A stack named by a row id no inode holds (an app's id near 2^63) is left out, as
+            // `listing` leaves it out, before its cookie could overflow.
+            all = try request.fontStacks(region).filter { (0...InodeCodec.maxRow).contains($0.id.rawValue) }.map {
                 ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue)
             }
         case .pack(let region, .sprites): all = try spriteChildren(region, request)
@@ -73,7 +75,9 @@ extension PackFilesystem {
     private func packsChildren() throws -> [Child] {
         var children: [Child] = []
         let packs = try database.packs()
-        for pack in packs {
+        // A pack whose id no inode holds (an app's id of -5 or 2^62) is left out, as `listing`
+        // leaves it out, before its slot could overflow.
+        for pack in packs where (0...InodeCodec.maxRegion).contains(pack.id.rawValue) {
             let slot = 3 + 2 * pack.id.rawValue
             children.append((pack.name + ".region", .pack(pack.id, .regionFile), slot))
             children.append((pack.name, .pack(pack.id, .directory), slot + 1))

@@ -119,7 +119,8 @@ public final class PackFilesystem: Filesystem, Sendable {
             let data = try content(of: try node(inode), inode: inode, request)
             guard offset >= 0, offset < data.count, size > 0 else { return Data() }
             let start = data.startIndex + Int(offset)
-            return data[start..<min(start + size, data.endIndex)]
+            // The kernel's size is not added to the offset: a size near Int.max would overflow.
+            return data[start..<start + min(size, data.endIndex - start)]
         }
     }
 

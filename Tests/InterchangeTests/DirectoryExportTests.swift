@@ -63,6 +63,21 @@ final class DirectoryExportTests: SessionDatabaseTestCase {
         XCTAssertEqual(left, [], "neither DIR nor its staging directory")
     }
 
+    /// Zooms a tile path cannot name (63, where `1 << z` is negative; 64 and -1) are rows left
+    /// out and counted, like a row outside its zoom's grid.
+    func testARowAtAZoomNoPathNamesIsSkipped() throws {
+        let fixture = try DirectoryFixture.make(in: database)
+        try database.write { batch in
+            for z in [63, 64, -1, 32] {
+                let key = TileKey(urlTemplate: "https://maps.example/vec/{z}/{x}/{y}.pbf", pixelRatio: 1, z: z, x: 0, y: 0)
+                try batch.link(tile: batch.putTile(key, data: .encoding(Data("tile".utf8)), headers: CacheHeaders()), to: fixture.pack.id)
+            }
+        }
+        let summary = try DirectoryExport(database: database, pack: fixture.pack).write(to: out)
+        XCTAssertEqual(summary.tiles, 3)
+        XCTAssertEqual(summary.skippedTiles, 5, "the fixture's row outside the grid and the four zooms")
+    }
+
     func testAPackWithNothingToShowIsRefused() throws {
         let pack = try database.createPack(
             name: "empty", definition: RegionDefinition(

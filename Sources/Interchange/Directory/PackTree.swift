@@ -75,8 +75,9 @@ struct PackTree {
     {
         guard let columns = source.columns else { return }
         try database.forEachPackTile(columns) { z, x, storedY, data in
-            let y = (0...Self.maxZoom).contains(z) ? source.row(storedY, z: z) : -1
-            guard (0..<1 << z).contains(x), (0..<1 << z).contains(y) else {
+            let y = source.row(storedY, z: z)  // wrapping arithmetic: any z flips without a trap
+            // The zoom first: at z 63 `1 << z` is negative, and a range up to it traps.
+            guard (0...Self.maxZoom).contains(z), (0..<1 << z).contains(x), (0..<1 << z).contains(y) else {
                 summary.skippedTiles += 1
                 return
             }

@@ -105,7 +105,8 @@ final class RegionDrafts: Sendable {
             guard let name = state.nameByHandle[handle], var draft = state.byName[name] else {
                 throw FilesystemError.notPermitted
             }
-            guard offset >= 0, offset + Int64(data.count) <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            // Subtracted, not added: the kernel's offset may be near Int64.max.
+            guard offset >= 0, offset <= Int64(Self.maxBytes) - Int64(data.count) else { throw FilesystemError.tooLarge }
             let end = Int(offset) + data.count
             if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
             let start = draft.content.startIndex + Int(offset)

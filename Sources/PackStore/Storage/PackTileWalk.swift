@@ -52,7 +52,9 @@ extension OfflineDatabase {
     private static func packHoldsSetSQL(_ region: RegionID, _ db: Database) throws -> String {
         let pack = try Counting.counts(of: region, db)
         let totals = try Counting.totals(db)
-        if pack == nil || totals == nil || (pack?.tiles ?? 0) * 4 < (totals?.tiles ?? 0) {
+        // Kept counts are read from the file: a damaged one near Int.max must not overflow here.
+        let quadrupled = (pack?.tiles ?? 0).multipliedReportingOverflow(by: 4)
+        if pack == nil || totals == nil || (!quadrupled.overflow && quadrupled.partialValue < (totals?.tiles ?? 0)) {
             return """
                 SELECT 1 FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id
                   WHERE t.url_template = ? AND t.pixel_ratio = ? AND rt.region_id = ? AND t.data IS NOT NULL LIMIT 1
@@ -97,7 +99,10 @@ extension OfflineDatabase {
                     """),
                 arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]
             ).compactMap { row in
-                guard let z: Int = row[0], let x: Int = row[1], let low: Int = row[2], let high: Int = row[3], low <= high
+                // Lenient, not `row[...]`, which traps on a damaged bookkeeping row (z 'abc', 1.5):
+                // a column whose extent does not read is left out, as an inverted one is.
+                guard let z: Int = row.lenient("z"), let x: Int = row.lenient("x"), let low: Int = row.lenient("min_y"),
+                    let high: Int = row.lenient("max_y"), low <= high
                 else { return nil }
                 return (z, x, low...high)
             }

@@ -150,9 +150,9 @@ public struct StoreBatch {
                 """),
             arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
         else { return nil }
-        let bytes: Data? = row[0]
-        let compressed: Bool? = row[1]
-        return StoredData(bytes: bytes, compressed: compressed ?? false)
+        // Not `row[...]`, which traps on a damaged row (data holding the integer 5): the one
+        // reading of stored data, which names the column instead.
+        return try OfflineDatabase.storedData(row, of: "tiles")
     }
 
     public func storedSize(ofResource url: String) throws -> Int? {
