@@ -133,7 +133,8 @@ public final class PackFilesystem: Filesystem, Sendable {
             let used = UInt64(max(counts.bytes, 0) + 4095) / 4096
             let free = availableBytes(onDiskOf: database.path) / 4096
             return FilesystemStatistics(
-                blockSize: 4096, blocks: used + free, freeBlocks: free, files: UInt64(counts.resources + counts.tiles))
+                blockSize: 4096, blocks: used + free, freeBlocks: free,
+                files: UInt64(clamping: counts.resources) + UInt64(clamping: counts.tiles))
         }
     }
 

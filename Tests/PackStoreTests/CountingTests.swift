@@ -136,6 +136,41 @@ final class CountingTests: StoreTestCase {
         try assertKeptEqualsScratch(again, "counted again")
     }
 
+    /// Kept figures no file of this size can hold (negative, or past the file's bytes: an app's
+    /// tool, a damaged file) read as unknown, so they never reach a sum or a conversion (`df` on
+    /// the mount, status.json, progress.json), and the mount's background count counts them again.
+    func testKeptFiguresThatMakeNoSenseReadAsUnknownAndAreCountedAgain() throws {
+        try appFilledDatabase(tiles: 100)
+        do {
+            let session = try OfflineDatabase.open(path: path, mode: .session)
+            session.startCounting { XCTFail($0) }
+            XCTAssertTrue(eventually(timeout: 60) { (try? session.databaseCounts().counted) == true })
+            try session.close()
+        }
+        for damage in [
+            "UPDATE packfs_pack_counts SET resources = -7", "UPDATE packfs_totals SET tiles = 4611686018427387904",
+            "UPDATE packfs_totals SET ambient_bytes = -1", "UPDATE packfs_pack_counts SET tile_bytes = 9223372036854775807",
+        ] {
+            try raw().write { db in try db.execute(sql: damage) }
+            let reader = try OfflineDatabase.open(path: path, mode: .readOnly)
+            let pack = try XCTUnwrap(try reader.packs().first)
+            let counts = try reader.databaseCounts()
+            let progress = try reader.progress(of: pack.id)
+            XCTAssertFalse(counts.counted && progress.counted, damage)
+            XCTAssertGreaterThanOrEqual(counts.resources + counts.tiles, 0, damage)
+            XCTAssertGreaterThanOrEqual(progress.counts.resources + progress.counts.tiles, 0, damage)
+            try reader.close()
+
+            let session = try OfflineDatabase.open(path: path, mode: .session)
+            session.startCounting { XCTFail($0) }
+            XCTAssertTrue(eventually(timeout: 60) {
+                (try? session.databaseCounts().counted) == true && (try? session.progress(of: pack.id).counted) == true
+            }, damage)
+            try assertKeptEqualsScratch(session, "counted again after \(damage)")
+            try session.close()
+        }
+    }
+
     /// The paths a user waits for read kept rows: no scan of `tiles` or `region_tiles`, nor
     /// in the triggers' lookups that every change runs.
     func testFigurePathsAndTriggerLookupsScanNoTable() throws {

@@ -171,7 +171,8 @@ extension Counting {
         else { return nil }
         func value<T: DatabaseValueConvertible>(_ column: String) -> T? { try? row.decode(forColumn: column) }
         guard let resources: Int = value("resources"), let resourceBytes: Int64 = value("resource_bytes"),
-            let tiles: Int = value("tiles"), let tileBytes: Int64 = value("tile_bytes")
+            let tiles: Int = value("tiles"), let tileBytes: Int64 = value("tile_bytes"),
+            try plausible([Int64(resources), resourceBytes, Int64(tiles), tileBytes], in: db)
         else { return nil }
         var counts = PackCounts()
         (counts.resources, counts.resourceBytes, counts.tiles, counts.tileBytes) = (resources, resourceBytes, tiles, tileBytes)
@@ -186,20 +187,38 @@ extension Counting {
         func value(_ column: String) -> Int? { try? row.decode(forColumn: column) }
         guard let resources = value("resources"), let tiles = value("tiles"), let mapbox = value("mapbox_tiles"),
             let ambientResources = value("ambient_resources"), let ambientTiles = value("ambient_tiles"),
-            let ambientBytes = value("ambient_bytes")
+            let ambientBytes = value("ambient_bytes"),
+            try plausible([resources, tiles, mapbox, ambientResources, ambientTiles].map(Int64.init), costs: [Int64(ambientBytes)], in: db)
         else { return nil }
         return DatabaseTotals(
             resources: resources, tiles: tiles, mapboxTiles: mapbox,
             ambient: AmbientUsage(resources: ambientResources, tiles: ambientTiles, bytes: Int64(ambientBytes)))
     }
 
-    /// Packs with no current figures (never counted, or a count cut short by a crash).
+    /// Packs with no current figures: never counted, a count cut short by a crash, or figures
+    /// no file of this size can hold (`counts(of:)` reads those as unknown). Packs are few.
     static func uncountedPacks(_ db: Database) throws -> [RegionID] {
         guard try db.tableExists(packTable) else { return [] }
-        return try Int64.fetchAll(db, sql: """
-            SELECT id FROM regions r \(try Removals.visible(db))
-              \(try Removals.visible(db).isEmpty ? "WHERE" : "AND") NOT EXISTS (SELECT 1 FROM packfs_pack_counts c WHERE c.region_id = r.id AND c.counting = 0)
-            """).map(RegionID.init(rawValue:))
+        let packs = try Int64.fetchAll(db, sql: "SELECT id FROM regions r \(try Removals.visible(db))").map(RegionID.init(rawValue:))
+        return try packs.filter { try counts(of: $0, db) == nil }
+    }
+
+    /// How many times a row's real size the ambient cost may charge it (`AmbientCache.cost`:
+    /// 160 bytes and three keys for a row that takes some 40 at the least).
+    static let costPerByte: Int64 = 8
+
+    /// Whether kept figures can be true of this file: none negative, counts and stored bytes
+    /// within the file's bytes (every row and byte is in it), costs within `costPerByte` times
+    /// them. Figures that fail (an app's tool, a damaged file, a bug) read as unknown and are
+    /// counted again in the background; they never reach a conversion or a sum.
+    static func plausible(_ figures: [Int64], costs: [Int64] = [], in db: Database) throws -> Bool {
+        let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+        let (fileBytes, overflow) = pages.multipliedReportingOverflow(by: size)
+        guard !overflow, fileBytes >= 0 else { return false }
+        let (costCeiling, costOverflow) = fileBytes.multipliedReportingOverflow(by: costPerByte)
+        return figures.allSatisfy { (0...fileBytes).contains($0) }
+            && costs.allSatisfy { $0 >= 0 && (costOverflow || $0 <= costCeiling) }
     }
 
     /// Starts a count (in the transaction that commits just before its snapshot): a zero row

@@ -31,6 +31,26 @@ final class HostileNumberTests: WriteTestCase {
         XCTAssertEqual(error { _ = try fs.write(inode: inode, handle: options.handle, offset: -1, data: Data("{}".utf8)) }, .tooLarge)
     }
 
+    /// Kept figures an app's tool or a damaged file left negative or past the file's size
+    /// (`packfs_totals`, `packfs_pack_counts`): `df` (statfs), status.json and progress.json show
+    /// them as still being counted, and none traps converting them.
+    func testKeptFiguresThatMakeNoSenseAreShownAsUnknown() throws {
+        try database.close()
+        let path = temp.path("packs.db")
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE packfs_totals SET resources = -5, tiles = -3")
+            try db.execute(sql: "UPDATE packfs_pack_counts SET tiles = 9223372036854775807")
+        }
+        database = try OfflineDatabase.open(path: path, mode: .session)
+        fs = makeFilesystem(controller: controller)
+        XCTAssertEqual(try fs.statfs().files, 0)
+        let status = try JSONValue.parsing(try walker.read("status.json"))
+        XCTAssertEqual(status["tiles"], .null, "\(status)")
+        let progress = try JSONValue.parsing(try walker.read("packs/alpha/progress.json"))
+        XCTAssertEqual(progress["completed_tiles"], .null, "\(progress)")
+        XCTAssertEqual(progress["counting"], .bool(true), "\(progress)")
+    }
+
     /// A pack id of 2^62 and glyph row ids near 2^63 (an app's file): their cookies would
     /// overflow; the listings leave them out, as they leave out every row no inode can name.
     func testRowIdsNoInodeHoldsAreLeftOutOfListings() throws {
