@@ -63,7 +63,7 @@ public final class RemoteArchive {
     }
 
     /// The entry holding tile `id` (a run that covers it), or nil when the archive lacks it.
-    public func entry(for id: UInt64) throws -> PMTilesEntry? {
+    func entry(for id: UInt64) throws -> PMTilesEntry? {
         var entries = root
         for _ in 0..<Self.maxDepth {
             guard let found = Self.lastEntry(in: entries, atOrBefore: id) else { return nil }
