@@ -72,12 +72,18 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
     /// from serving the others.
     public func resumeActivePacks() {
         let packs: [Pack]
-        let givenUp: Set<RegionID>
         do {
-            givenUp = Set(try database.settleInterruptedRuns())
             packs = try database.packs()
         } catch {
             return runner.log("resuming packs failed: \(error)")
+        }
+        let givenUp: Set<RegionID>
+        do {
+            givenUp = Set(try database.settleInterruptedRuns())
+        } catch {
+            // A file that takes no write (a full disk): every pack resumes, as before the count.
+            runner.log("counting the runs the last stop cut failed: \(error)")
+            givenUp = []
         }
         for pack in packs {
             if givenUp.contains(pack.id) {
