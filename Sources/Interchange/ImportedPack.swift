@@ -15,7 +15,8 @@ import StyleModel
 /// - the region: style URL `S://E` (no style is stored: the pack's minimal style is made from the
 ///   template and that TileJSON), bounds from the metadata (else the world), the zoom range of
 ///   the tiles, pixel ratio 1; description `{"name": N, "metadata": {"imported_from": ...}}`;
-/// - state `complete`: there is nothing to download, now or on refresh.
+/// - state `complete`: there is nothing to download, now or on refresh; its tiles' hash recorded
+///   (`PackHash`) once they are stored.
 /// All of it in one transaction: a damaged file found halfway leaves the database as it was.
 public enum ImportedPack {
     public enum Scheme: String, Sendable {
@@ -58,7 +59,7 @@ public enum ImportedPack {
 
     /// The deepest zoom a pack's tree shows (`TileSetFields.deepestZoom`); a file with deeper
     /// tiles is refused rather than stored out of sight.
-    public static let deepestZoom = 24
+    public static let deepestZoom = MBTilesTiles.deepestZoom
 
     /// Stores the tiles `tiles` hands to its argument as pack `name`, with `tileJSON`'s fields
     /// (an object: `name`, `attribution`, `vector_layers`, `format`, `bounds`, `center`,
@@ -104,6 +105,8 @@ public enum ImportedPack {
             return final
         }
         guard let zooms else { throw InterchangeError.noTiles(fileName) }
+        // Whole now: its hash is recorded (a read of the tiles just stored, after they commit).
+        try PackHash.record(pack, in: database)
         return Summary(pack: pack, tiles: count, zooms: zooms)
     }
 

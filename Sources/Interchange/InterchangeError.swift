@@ -18,6 +18,8 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     case sideRefused(String, reason: String)
     /// A file without a single tile.
     case noTiles(String)
+    /// An MBTiles file whose `agg_tiles_hash` row disagrees with its tiles.
+    case hashMismatch(file: String, stored: String, computed: String)
     /// Tile `tile` (z/x/y, as the file numbers it) outside `grid`: the zooms a pack shows, or its
     /// zoom's rows and columns. `file` is nil for a tile given to a writer.
     case tileOutsideGrid(file: String?, tile: String, grid: String)
@@ -59,6 +61,10 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
         case .damaged(let file, let detail), .unsupported(let file, let detail): return "\(file): \(detail)"
         case .sideRefused(_, let reason): return reason
         case .noTiles(let file): return "\(file) holds no tiles"
+        case .hashMismatch(let file, let stored, let computed):
+            return "\(file): its metadata says agg_tiles_hash \(stored) but its tiles hash to \(computed)"
+                + " (the file changed after its hash was written, or is damaged); nothing imported"
+                + " (--accept-hash-mismatch imports it anyway)"
         case .tileOutsideGrid(let file, let tile, let grid):
             return (file.map { "\($0): " } ?? "") + "tile \(tile) lies outside \(grid)"
         case .tileLimit(let file, let adding, let stored, let limit, let mapbox):

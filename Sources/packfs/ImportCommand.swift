@@ -11,12 +11,16 @@ struct ImportCommand: ParsableCommand {
             An offline database (MapLibre Native's or the Mapbox SDK's legacy format) is merged \
             as MapLibre's mergeOfflineRegions does: all or nothing, resources stored once, packs \
             renamed where their names are taken; the file itself is never changed. An MBTiles or \
-            PMTiles file becomes one pack named by --name (default: the file's name).
+            PMTiles file becomes one pack named by --name (default: the file's name); an MBTiles \
+            file whose agg_tiles_hash disagrees with its tiles is refused, nothing written. The \
+            new pack's hash is recorded (packfs verify checks it).
             """)
 
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The file to import.") var file: String
     @Option(help: "The new pack's name (MBTiles and PMTiles).") var name: String?
+    @Flag(help: "Import an MBTiles file whose agg_tiles_hash disagrees with its tiles (refused otherwise).")
+    var acceptHashMismatch = false
     @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most (an offline database's merge).")
     var maxTiles: Int?
     @OptionGroup var output: OutputOptions
@@ -35,7 +39,7 @@ struct ImportCommand: ParsableCommand {
         case .offlineDatabase:
             if let maxTiles, maxTiles < 0 { throw ValidationError("--max-tiles must not be negative") }
             return try DatabaseMerge(path: file, options: MergeOptions(maxTiles: maxTiles))
-        case .mbtiles: return try MBTilesImport(path: file, name: name)
+        case .mbtiles: return try MBTilesImport(path: file, name: name, acceptHashMismatch: acceptHashMismatch)
         case .pmtiles: return try PMTilesImport(path: file, name: name)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PackStore
+import StyleModel
 import TestSupport
 import XCTest
 
@@ -137,10 +138,10 @@ final class MBTilesExportTests: XCTestCase {
     }
 
     func testCoordinatesOutsideTheGridNeverTrap() {
-        XCTAssertEqual(TileCensus.tmsRow(z: 0, x: 0, xyzRow: 0), 0)
-        XCTAssertEqual(TileCensus.tmsRow(z: 24, x: 0, xyzRow: 0), (1 << 24) - 1)
+        XCTAssertEqual(MBTilesTiles.tmsRow(z: 0, x: 0, xyzRow: 0), 0)
+        XCTAssertEqual(MBTilesTiles.tmsRow(z: 24, x: 0, xyzRow: 0), (1 << 24) - 1)
         for (z, x, y) in [(-1, 0, 0), (25, 0, 0), (Int.max, 0, 0), (Int.min, 0, 0), (2, 4, 0), (2, 0, -1), (2, 0, Int.min)] {
-            XCTAssertNil(TileCensus.tmsRow(z: z, x: x, xyzRow: y), "\(z)/\(x)/\(y)")
+            XCTAssertNil(MBTilesTiles.tmsRow(z: z, x: x, xyzRow: y), "\(z)/\(x)/\(y)")
         }
     }
 

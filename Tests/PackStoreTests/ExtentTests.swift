@@ -90,6 +90,13 @@ final class ExtentTests: StoreTestCase {
             var walked: [Int: [Int: [Int]]] = [:]
             try database.forEachPackTile(sets[0]) { z, x, y, _ in walked[z, default: [:]][x, default: []].append(y) }
             XCTAssertEqual(walked, truth, "the export's walk of pack \(region)")
+            // Rows downward within each column, columns still by z then x: MBTiles' TMS order.
+            var sequence: [(z: Int, x: Int, y: Int)] = []
+            try database.forEachPackTile(sets[0], descendingRows: true) { z, x, y, _ in sequence.append((z, x, y)) }
+            XCTAssertEqual(sequence.map { "\($0.z)/\($0.x)/\($0.y)" }, sequence.sorted { a, b in
+                (a.z, a.x, -a.y) < (b.z, b.x, -b.y)
+            }.map { "\($0.z)/\($0.x)/\($0.y)" }, "pack \(region)")
+            XCTAssertEqual(sequence.count, walked.values.flatMap(\.values).map(\.count).reduce(0, +))
         }
         let set = TileColumnSet(region: small, urlTemplate: template, pixelRatio: 1)
         // The sample (a source's image format) is one of the pack's own tiles, not the neighbour's
@@ -144,6 +151,10 @@ final class ExtentTests: StoreTestCase {
         XCTAssertFalse(try ready(small, session), "packs counted before extents are counted again")
         let set = TileColumnSet(region: small, urlTemplate: template, pixelRatio: 1)
         XCTAssertEqual(try listed(set, session), try session.read { try truth(small, $0) }, "through the index meanwhile")
+        // The hash's walk without extents: column by column, rows downward.
+        var downward: [Int: [Int: [Int]]] = [:]
+        try session.forEachPackTile(set, descendingRows: true) { z, x, y, _ in downward[z, default: [:]][x, default: []].append(y) }
+        XCTAssertEqual(downward, try session.read { try truth(small, $0) }.mapValues { $0.mapValues { Array($0.reversed()) } })
         XCTAssertEqual(try session.packTileSets(of: small), [set], "an uncounted pack's sets, through its memberships")
         XCTAssertEqual(try session.packTileSets(of: big), [TileColumnSet(region: big, urlTemplate: template, pixelRatio: 1)])
         session.startCounting { XCTFail($0) }

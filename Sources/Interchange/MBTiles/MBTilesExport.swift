@@ -6,10 +6,12 @@ import StyleModel
 /// to an MBTiles 1.3 file, streamed from the store a page at a time (`forEachPackTile`) into the
 /// file's one transaction, so a pack of any size exports in constant memory.
 ///
-/// Tiles: rows flipped to TMS; vector tiles gzipped, as the spec's readers expect (bytes the
-/// pack stores gzipped are written as they are); images as they are. A stored tile whose
-/// coordinates lie outside the tile grid (a damaged or hostile database) names no tile: it is
-/// left out and counted, as the mount leaves it out of its tree.
+/// Tiles as `MBTilesTiles` gives them (the rule the pack's hash shares): rows flipped to TMS;
+/// vector tiles gzipped, as the spec's readers expect (bytes the pack stores gzipped are written
+/// as they are); images as they are. A stored tile whose coordinates lie outside the tile grid
+/// (a damaged or hostile database) names no tile: it is left out and counted, as the mount
+/// leaves it out of its tree. The metadata carries the tiles' `agg_tiles_hash`, computed from
+/// the bytes written, so martin's `mbtiles validate` accepts the file.
 public struct MBTilesExport: PackExport {
     /// One file written.
     public struct File: InterchangeSummary, Equatable {
@@ -54,9 +56,9 @@ public struct MBTilesExport: PackExport {
         var census = TileCensus()
         do {
             try MBTilesWriter.write(to: target.path) { inserter in
-                try copyTiles(target, into: &inserter, census: &census)
+                let hash = try copyTiles(target, into: &inserter, census: &census)
                 guard let zooms = census.zooms else { throw NothingToWrite() }
-                return MBTilesMetadata.rows(for: target, of: files.pack, style: style, zooms: zooms)
+                return MBTilesMetadata.rows(for: target, of: files.pack, style: style, zooms: zooms, hash: hash)
             }
         } catch is NothingToWrite {
             return nil
@@ -66,30 +68,26 @@ public struct MBTilesExport: PackExport {
             source: target.source.id, path: target.path, tiles: census.count, skipped: census.skipped, zooms: zooms)
     }
 
+    /// Copies the tiles in martin's order (`MBTilesTiles`) and returns their `agg_tiles_hash`,
+    /// made of the very bytes written.
     private func copyTiles(
         _ target: TiledSourceFiles.Target, into inserter: inout MBTilesWriter.TileInserter, census: inout TileCensus
-    ) throws {
+    ) throws -> String {
         let vector = target.tiles.type == .vector
-        try files.database.forEachPackTile(target.columns) { z, x, storedY, data in
-            guard let row = TileCensus.tmsRow(z: z, x: x, xyzRow: target.source.row(storedY, z: z)) else {
-                census.skipped += 1
-                return
+        var hash = TileSetHash()
+        try MBTilesTiles.forEach(of: target.source, in: files.database, outside: { census.skipped += 1 }) { tile in
+            let data: Data
+            do {
+                data = try MBTilesTiles.data(tile.stored, vector: vector)
+            } catch {
+                let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
+                throw InterchangeError.undecodable(what: place, pack: files.pack.name, reason: "\(error)")
             }
-            let place = "tile \(z)/\(x)/\(storedY) of source \(target.source.id)"
-            try inserter.insert(z: z, column: x, row: row, data: tileData(data, vector: vector, place: place))
-            census.add(z)
+            try inserter.insert(z: tile.z, column: tile.column, row: tile.tmsRow, data: data)
+            hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, data: data)
+            census.add(tile.z)
         }
-    }
-
-    /// The bytes MBTiles holds for a stored tile: vector tiles gzipped, images as they are.
-    private func tileData(_ stored: StoredData, vector: Bool, place: String) throws -> Data {
-        do {
-            let content = try stored.decoded() ?? Data()
-            guard vector, !Gzip.isGzip(content) else { return content }
-            return try Gzip.compress(content)
-        } catch {
-            throw InterchangeError.undecodable(what: place, pack: files.pack.name, reason: "\(error)")
-        }
+        return hash.hex
     }
 }
 
@@ -102,14 +100,5 @@ struct TileCensus {
     mutating func add(_ z: Int) {
         count += 1
         zooms = zooms.map { min($0.lowerBound, z)...max($0.upperBound, z) } ?? z...z
-    }
-
-    /// The TMS row of XYZ tile z/x/y; nil when z/x/y is not a tile of zooms 0 to
-    /// `ImportedPack.deepestZoom` (stored coordinates come from a file: checked before the flip).
-    static func tmsRow(z: Int, x: Int, xyzRow y: Int) -> Int? {
-        guard (0...ImportedPack.deepestZoom).contains(z) else { return nil }
-        let size = 1 << z
-        guard (0..<size).contains(x), (0..<size).contains(y) else { return nil }
-        return size - 1 - y
     }
 }

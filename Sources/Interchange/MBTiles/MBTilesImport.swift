@@ -11,17 +11,24 @@ public struct MBTilesImport: PackImport {
     public let path: String
     /// The new pack's name; nil for the file's name without its extension.
     public let name: String?
+    /// Import a file whose `agg_tiles_hash` disagrees with its tiles (refused otherwise).
+    public let acceptHashMismatch: Bool
     private let reader: MBTilesReader
     private let tileJSON: JSONValue
+    /// The file's `agg_tiles_hash` row, checked against its tiles while they are stored.
+    private let storedHash: String?
 
     /// Opens the file and reads its metadata: a file that is not MBTiles is refused here, before
     /// any database is opened or created for it.
-    public init(path: String, name: String? = nil) throws {
+    public init(path: String, name: String? = nil, acceptHashMismatch: Bool = false) throws {
         self.path = path
         self.name = name
+        self.acceptHashMismatch = acceptHashMismatch
         reader = try MBTilesReader.open(path)
         do {
-            tileJSON = Self.tileJSON(from: try reader.metadata())
+            let metadata = try reader.metadata()
+            tileJSON = Self.tileJSON(from: metadata)
+            storedHash = metadata["agg_tiles_hash"]
         } catch {
             reader.close()
             throw error
@@ -36,14 +43,25 @@ public struct MBTilesImport: PackImport {
         return try ImportedPack.write(
             into: database, name: names.pack, scheme: .mbtiles, fileName: names.file, tileJSON: tileJSON
         ) { store in
+            var hash = TileSetHash()
             try reader.forEachTile { z, column, tmsRow, data in
                 guard let y = Self.xyzRow(z: z, tmsRow: tmsRow) else {
                     throw InterchangeError.tileOutsideGrid(
                         file: names.file, tile: "\(z)/\(column)/\(tmsRow) (TMS row)", grid: "the tile grid")
                 }
+                if storedHash != nil { hash.add(z: z, column: column, tmsRow: tmsRow, data: data) }
                 try store((z: z, x: column, y: y, data: data))
             }
+            try checkHash(hash.hex, file: names.file)
         }
+    }
+
+    /// Inside the import's transaction: a mismatch throws, and nothing is written.
+    private func checkHash(_ computed: String, file: String) throws {
+        guard let storedHash, !acceptHashMismatch,
+            storedHash.trimmingCharacters(in: .whitespaces).uppercased() != computed
+        else { return }
+        throw InterchangeError.hashMismatch(file: file, stored: storedHash, computed: computed)
     }
 
     /// The XYZ row of TMS row `row` of zoom `z`; nil outside zooms 0 to `ImportedPack.deepestZoom`
@@ -69,6 +87,8 @@ public struct MBTilesImport: PackImport {
         }
         let layers = metadata["json"].flatMap { JSONValue.parse(Data($0.utf8))?["vector_layers"] }
         if let layers, layers.array != nil { fields["vector_layers"] = layers }
+        // Every row, for the export to write again (MBTilesMetadata.keptKey).
+        fields[MBTilesMetadata.keptKey] = .object(metadata.mapValues(JSONValue.string))
         return .object(fields)
     }
 

@@ -14,13 +14,43 @@ import StyleModel
 /// - `type`: `baselayer` for the pack's primary source, `overlay` for the others;
 /// - `attribution`: the source's (the style's, else its TileJSON's), when it has one;
 /// - `json` (vector only): `vector_layers` from the stored TileJSON; a source without one (inline
-///   `tiles`) lists the layers the pack's style draws from it.
+///   `tiles`) lists the layers the pack's style draws from it;
+/// - `agg_tiles_hash`: martin's hash of the tiles written (`TileSetHash`).
+/// A pack imported from an MBTiles file keeps that file's rows (`keptKey` in its TileJSON):
+/// they are written as they were (`type`, `version`, `description`, `attribution`, `json`, and
+/// rows the spec does not name), but for the ones that describe the tiles, made here again.
 enum MBTilesMetadata {
     typealias Row = (name: String, value: String)
 
-    static func rows(for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>)
-        -> [Row]
-    {
+    /// The imported file's metadata rows, kept in the pack's TileJSON (an object of texts).
+    static let keptKey = "mbtiles_metadata"
+    /// Rows made from the tiles written, never kept from an imported file.
+    static let madeHere: Set<String> = [
+        "format", "bounds", "center", "minzoom", "maxzoom", "agg_tiles_hash", "agg_tiles_hash_before_apply",
+        "agg_tiles_hash_after_apply",
+    ]
+
+    static func rows(
+        for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>, hash: String
+    ) -> [Row] {
+        var rows = madeRows(for: target, of: pack, style: style, zooms: zooms)
+        rows.append(("agg_tiles_hash", hash))
+        let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
+        guard let kept = tileJSON?[keptKey]?.object else { return rows }
+        for (name, value) in kept.sorted(by: { $0.key < $1.key }) where !madeHere.contains(name) {
+            guard let text = value.string else { continue }
+            if let index = rows.firstIndex(where: { $0.name == name }) {
+                rows[index].value = text
+            } else {
+                rows.append((name, text))
+            }
+        }
+        return rows
+    }
+
+    private static func madeRows(
+        for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>
+    ) -> [Row] {
         let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
         let isVector = target.tiles.type == .vector
         let primary = style.primary.flatMap { style.sources.indices.contains($0) ? style.sources[$0].id : nil }

@@ -53,11 +53,14 @@ final class MBTilesReader {
         }
     }
 
-    /// Calls `body` with every tile as the file stores it (TMS row), in the file's order.
+    /// Calls `body` with every tile as the file stores it (TMS row), by zoom, column and row
+    /// (martin's hash order; the spec's unique index gives it without a sort).
     func forEachTile(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data) throws -> Void) throws {
         try reading {
             try queue.read { db in
-                let rows = try Row.fetchCursor(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles")
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level, tile_column, tile_row
+                    """)
                 while let row = try rows.next() {
                     let coordinates = (0..<3).map { Self.integer(row[$0]) }
                     guard let z = coordinates[0], let column = coordinates[1], let tmsRow = coordinates[2] else {

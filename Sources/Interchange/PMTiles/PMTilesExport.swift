@@ -83,7 +83,12 @@ public struct PMTilesExport: PackExport {
             file.tiles += 1
         }
         guard file.tiles > 0 else { return nil }
-        let metadata = PMTilesExportMetadata(target: target, pack: files.pack, style: style)
+        var metadata = PMTilesExportMetadata(target: target, pack: files.pack, style: style)
+        // The source's hash as its MBTiles export holds the tiles (martin's order: a second walk).
+        if let hash = try PackHash.compute(target.source, in: files.database), var fields = metadata.json.object {
+            fields[PMTilesExportMetadata.hashKey] = .string(hash.hash)
+            metadata.json = .object(fields)
+        }
         var header = PMTilesHeader()
         header.tileType = type
         header.tileCompression = type == .mvt ? .gzip : .none

@@ -6,6 +6,9 @@ import StyleModel
 /// What an exported archive says about its tiles besides the tiles: the header's extent and
 /// center, and the metadata JSON (spec chapter 5).
 struct PMTilesExportMetadata {
+    /// The metadata field holding the source's `agg_tiles_hash` (of its tiles as MBTiles holds them).
+    static let hashKey = "agg_tiles_hash"
+
     var extent: Bounds
     var center: (Position, UInt8)
     var json: JSONValue

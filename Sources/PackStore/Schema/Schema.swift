@@ -134,6 +134,19 @@ enum Schema {
         CREATE TRIGGER IF NOT EXISTS packfs_tile_sizes_delete AFTER DELETE ON tiles
         BEGIN DELETE FROM packfs_tile_sizes WHERE tile_id = old.id; END
         """,
+        // Per tile set of a pack, its martin `agg_tiles_hash` and tile count when the pack last
+        // became whole (a download completing, an import), and when (PackHashes.swift).
+        """
+        CREATE TABLE IF NOT EXISTS packfs_pack_hashes (
+          region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
+          url_template TEXT NOT NULL,
+          pixel_ratio INTEGER NOT NULL,
+          hash TEXT NOT NULL,
+          tiles INTEGER NOT NULL,
+          recorded INTEGER NOT NULL,
+          UNIQUE (region_id, url_template, pixel_ratio)
+        )
+        """,
         // What the pack was estimated to need when its download was planned (PackEstimate.swift).
         """
         CREATE TABLE IF NOT EXISTS packfs_estimate (

@@ -67,16 +67,28 @@ extension OfflineDatabase {
     }
 
     /// Calls `body` with every tile with content of `set` in its pack, by z, then x, then y as
-    /// stored (a TMS source's rows are the server's: flip them for XYZ). Rows whose coordinates
-    /// are not integers name no tile and are skipped, as the mount skips them.
+    /// stored (a TMS source's rows are the server's: flip them for XYZ); with `descendingRows`,
+    /// each column's rows from the highest down (an XYZ source's tiles in TMS order, as MBTiles
+    /// and its hash want them), still a page at a time. Rows whose coordinates are not integers
+    /// name no tile and are skipped, as the mount skips them.
     /// With the pack's extents complete, only its columns are read, each between its lowest
     /// and highest row (the `tiles` index alone walked every later pack's tiles of the template
     /// after the pack's last: 51 s for a 1,000,000-tile pack of a 10,000,000-tile file).
     public func forEachPackTile(
-        _ set: TileColumnSet, _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
+        _ set: TileColumnSet, descendingRows: Bool = false,
+        _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
     ) throws {
         if let columns = try extentColumns(of: set) {
-            for column in columns { try forEachTile(set, in: column, body) }
+            for column in columns { try forEachTile(set, in: column, descending: descendingRows, body) }
+            return
+        }
+        if descendingRows {
+            // Column by column through the index: one seek finds the next, then its rows downward.
+            var after = (z: Int.min, x: Int.min)
+            while let column = try nextColumn(of: set, after: after) {
+                try forEachTile(set, in: (column.z, column.x, Int.min...Int.max), descending: true, body)
+                after = column
+            }
             return
         }
         var after = (z: Int.min, x: Int.min, y: Int.min)
@@ -85,6 +97,21 @@ extension OfflineDatabase {
             for tile in page { try body(tile.z, tile.x, tile.y, tile.data) }
             guard page.count == Self.walkPage, let last = page.last else { return }
             after = (last.z, last.x, last.y)
+        }
+    }
+
+    /// The first column of the set's template after `after` holding any row (the pack's or not:
+    /// its rows are filtered by membership when walked); nil past the last.
+    private func nextColumn(of set: TileColumnSet, after: (z: Int, x: Int)) throws -> (z: Int, x: Int)? {
+        try read { db in
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: """
+                    SELECT z, x FROM tiles WHERE url_template = ? AND pixel_ratio = ? AND (z, x) > (?, ?)
+                      AND typeof(z) = 'integer' AND typeof(x) = 'integer' ORDER BY z, x LIMIT 1
+                    """),
+                arguments: [set.urlTemplate, set.pixelRatio, after.z, after.x])
+            guard let row else { return nil }
+            return (try row.stored(at: 0, "tiles.z"), try row.stored(at: 1, "tiles.x"))
         }
     }
 
@@ -109,28 +136,35 @@ extension OfflineDatabase {
         }
     }
 
-    /// `forEachPackTile` in one column, a page at a time.
+    /// `forEachPackTile` in one column, a page at a time, rows upward or (`descending`) downward.
     private func forEachTile(
-        _ set: TileColumnSet, in column: (z: Int, x: Int, rows: ClosedRange<Int>),
+        _ set: TileColumnSet, in column: (z: Int, x: Int, rows: ClosedRange<Int>), descending: Bool = false,
         _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
     ) throws {
-        var low = column.rows.lowerBound
+        var rows = column.rows
+        let order = descending ? "DESC" : ""
         while true {
             let page = try read { db in
                 try Row.fetchAll(
                     db.cachedStatement(sql: """
                         SELECT y, data, compressed FROM tiles t
                           WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
-                            AND data IS NOT NULL AND \(TreeSQL.member)
-                          ORDER BY y LIMIT ?
+                            AND typeof(y) = 'integer' AND data IS NOT NULL AND \(TreeSQL.member)
+                          ORDER BY y \(order) LIMIT ?
                         """),
-                    arguments: [set.urlTemplate, set.pixelRatio, column.z, column.x, low, column.rows.upperBound,
+                    arguments: [set.urlTemplate, set.pixelRatio, column.z, column.x, rows.lowerBound, rows.upperBound,
                                 set.region.rawValue, Self.walkPage]
                 ).map { row in (y: try row.stored(at: 0, "tiles.y") as Int, data: try Self.storedData(row, of: "tiles")) }
             }
             for tile in page { try body(column.z, column.x, tile.y, tile.data) }
-            guard page.count == Self.walkPage, let last = page.last, last.y < column.rows.upperBound else { return }
-            low = last.y + 1
+            guard page.count == Self.walkPage, let last = page.last else { return }
+            if descending {
+                guard last.y > rows.lowerBound else { return }
+                rows = rows.lowerBound...(last.y - 1)
+            } else {
+                guard last.y < rows.upperBound else { return }
+                rows = (last.y + 1)...rows.upperBound
+            }
         }
     }
 

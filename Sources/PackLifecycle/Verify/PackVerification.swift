@@ -1,0 +1,157 @@
+import Dispatch
+import Downloader
+import Foundation
+import PackStore
+import StyleModel
+
+/// `packfs verify`: whether a pack is what it should be, read-only (it works while the database
+/// is mounted, through its own read transactions).
+///
+/// Per tiled source: its tile count and hash (`PackHash`'s rule, through `MBTilesTiles`), equal
+/// to the one recorded when the pack last became whole; every stored tile and resource inflates
+/// where it is marked compressed; every vector tile (gzipped or not) parses as a protobuf with
+/// named layers; every tile the region's plan needs (`StoredPlan`, from the stored documents) is
+/// stored, with content or as "no content".
+///
+/// Threading: the calling thread reads the tiles in martin's order and hashes them (MD5 is one
+/// stream); the content checks of each batch run on a second thread, or on the caller's when two
+/// batches are already waiting, so both cores work and memory stays a few batches.
+public final class PackVerification: Sendable {
+    public struct SourceReport: Sendable {
+        public var id: String
+        public var urlTemplate: String
+        public var tiles: Int
+        public var hash: String
+        /// The hash recorded when the pack last became whole; nil when none was.
+        public var recorded: String?
+    }
+
+    public struct Report: Sendable {
+        public var pack: String
+        public var sources: [SourceReport]
+        public var resources: Int
+        /// Tiles the region's plan needs; nil when the plan cannot be made from stored documents.
+        public var plannedTiles: Int?
+        /// The first `PackVerification.shownProblems`, one line each, naming the tile or resource.
+        public var problems: [String]
+        public var problemCount: Int
+
+        public var isSound: Bool { problemCount == 0 }
+    }
+
+    public static let shownProblems = 20
+    /// Bytes of tiles handed to the checks at a time.
+    static let batchBytes = 4 << 20
+
+    private let database: OfflineDatabase
+    private let pack: Pack
+    private let problems = ProblemList(keeping: PackVerification.shownProblems)
+    private let done = LockedState(0)
+
+    public init(database: OfflineDatabase, pack: Pack) {
+        self.database = database
+        self.pack = pack
+    }
+
+    /// Runs every check; `progress(tilesDone, tilesTotal)` is called now and then from this thread.
+    public func run(progress: (Int, Int) -> Void = { _, _ in }) throws -> Report {
+        let total = try expectedTiles()
+        let style = try PackStyle.load(pack, from: database)
+        let recorded = try database.recordedHashes(of: pack.id)
+        var sources: [SourceReport] = []
+        var present: [TileColumnSet: Set<UInt64>] = [:]
+        var seen = Set<TileColumnSet>()
+        for source in style?.sources ?? [] {
+            guard let columns = source.columns, let tiles = source.tiles, seen.insert(columns).inserted else { continue }
+            var keys = Set<UInt64>()
+            let hash = try walk(source, vector: tiles.type == .vector, keys: &keys) { progress(done.withLock { $0 }, total) }
+            present[columns] = keys
+            let stored = recorded.first { $0.urlTemplate == columns.urlTemplate && $0.pixelRatio == columns.pixelRatio }
+            if let stored, stored.hash != hash.hex {
+                problems.add("source \(source.id): tiles hash to \(hash.hex), recorded \(stored.hash) (\(stored.tiles) tiles)")
+            }
+            sources.append(SourceReport(
+                id: source.id, urlTemplate: columns.urlTemplate, tiles: hash.tiles, hash: hash.hex, recorded: stored?.hash))
+        }
+        progress(done.withLock { $0 }, total)
+        let resources = try checkResources()
+        let planned = try checkPlan(present: present)
+        let (shown, count) = problems.snapshot
+        return Report(
+            pack: pack.name, sources: sources, resources: resources, plannedTiles: planned, problems: shown,
+            problemCount: count)
+    }
+
+    /// The pack's tile count as kept (for the progress bar), else as required.
+    private func expectedTiles() throws -> Int {
+        let progress = try database.progress(of: pack.id)
+        return progress.counted ? progress.counts.tiles : progress.requiredTiles
+    }
+
+    /// One source: hashed here in order, checked in batches beside.
+    private func walk(
+        _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>, tick: () -> Void
+    ) throws -> TileSetHash {
+        var hash = TileSetHash()
+        var batch = TileBatch(source: source.id, vector: vector)
+        let checks = BatchChecks(problems: problems, done: done)
+        defer { checks.finish() }
+        try MBTilesTiles.forEach(of: source, in: database, outside: { checks.outside(source.id) }) { tile in
+            keys.insert(Self.key(z: tile.z, x: tile.column, y: tile.storedY))
+            do {
+                let data = try MBTilesTiles.data(tile.stored, vector: vector)
+                hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, data: data)
+            } catch {
+                // Named by the checks, which find the same failure; the hash goes on without it.
+            }
+            batch.append(tile)
+            if batch.bytes >= Self.batchBytes {
+                checks.submit(batch)
+                batch = TileBatch(source: source.id, vector: vector)
+                tick()
+            }
+        }
+        checks.submit(batch)
+        return hash
+    }
+
+    /// Each resource of the pack inflates where it is marked compressed; returns how many.
+    private func checkResources() throws -> Int {
+        var count = 0
+        for kind in ResourceKind.allCases {
+            for (id, url) in try database.packResources(of: kind, in: pack.id) {
+                count += 1
+                guard let stored = try database.packResourceData(id, in: pack.id) else { continue }
+                do {
+                    _ = try stored.decoded()
+                } catch {
+                    problems.add("resource \(url): marked compressed but does not inflate: \(error)")
+                }
+            }
+        }
+        return count
+    }
+
+    /// Every tile of the plan is stored (with content, walked; or as "no content"); the count
+    /// of planned tiles, nil when the plan cannot be made from what is stored.
+    private func checkPlan(present: [TileColumnSet: Set<UInt64>]) throws -> Int? {
+        guard let definition = pack.definition, !ImportedFiles.isImported(definition.styleURL),
+            let plan = try StoredPlan.make(for: definition, in: database)
+        else { return nil }
+        try plan.forEachTile { key in
+            let set = TileColumnSet(region: pack.id, urlTemplate: key.urlTemplate, pixelRatio: key.pixelRatio)
+            if present[set]?.contains(Self.key(z: key.z, x: key.x, y: key.y)) == true { return true }
+            if try database.packTileID(key, in: pack.id) == nil {
+                problems.add("tile \(key.z)/\(key.x)/\(key.y) of \(key.urlTemplate): the plan needs it and the pack lacks it")
+            }
+            return true
+        }
+        return plan.tileCount
+    }
+
+    /// z (5 bits), x and y (29 bits each): a tile's place in its set.
+    static func key(z: Int, x: Int, y: Int) -> UInt64 {
+        UInt64(truncatingIfNeeded: z) << 58 | UInt64(truncatingIfNeeded: x & 0x1FFF_FFFF) << 29
+            | UInt64(truncatingIfNeeded: y & 0x1FFF_FFFF)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+
+/// The hash each tile set of a pack had when the pack last became whole (`packfs_pack_hashes`):
+/// martin's `agg_tiles_hash` of the tiles as the pack's MBTiles export holds them, and their
+/// count. Computed above PackStore (StyleModel's `PackTileHash`, which knows the export's bytes);
+/// kept here as given. Rows die with their region through the cascade; a new recording replaces
+/// the pack's rows as a whole.
+public struct RecordedHash: Equatable, Sendable {
+    public var urlTemplate: String
+    public var pixelRatio: Int
+    /// 32 uppercase hex digits.
+    public var hash: String
+    public var tiles: Int
+    /// Seconds since 1970.
+    public var recorded: Int64
+
+    public init(urlTemplate: String, pixelRatio: Int, hash: String, tiles: Int, recorded: Int64) {
+        self.urlTemplate = urlTemplate
+        self.pixelRatio = pixelRatio
+        self.hash = hash
+        self.tiles = tiles
+        self.recorded = recorded
+    }
+}
+
+extension OfflineDatabase {
+    /// The pack's recorded hashes by template and pixel ratio; empty when none was recorded (an
+    /// app's pack, a download not finished). Damaged rows (wrong types) are left out.
+    public func recordedHashes(of region: RegionID) throws -> [RecordedHash] {
+        try read { db in
+            guard try db.tableExists("packfs_pack_hashes") else { return [] }
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT url_template, pixel_ratio, hash, tiles, recorded FROM packfs_pack_hashes
+                      WHERE region_id = ? ORDER BY url_template, pixel_ratio
+                    """, arguments: [region.rawValue])
+            return rows.compactMap { row in
+                guard let template: String = row.lenient("url_template"), let ratio: Int = row.lenient("pixel_ratio"),
+                    let hash: String = row.lenient("hash"), let tiles: Int = row.lenient("tiles"),
+                    let recorded: Int64 = row.lenient("recorded")
+                else { return nil }
+                return RecordedHash(urlTemplate: template, pixelRatio: ratio, hash: hash, tiles: tiles, recorded: recorded)
+            }
+        }
+    }
+
+    /// Replaces the pack's recorded hashes with `hashes`, in one transaction.
+    public func recordHashes(_ hashes: [RecordedHash], of region: RegionID) throws {
+        try write { batch in try batch.recordHashes(hashes, of: region) }
+    }
+}
+
+extension StoreBatch {
+    /// Replaces the pack's recorded hashes inside a larger transaction; a pack that is gone gets none.
+    public func recordHashes(_ hashes: [RecordedHash], of region: RegionID) throws {
+        try Migrations.ensureBookkeeping(db)
+        try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [region.rawValue])
+        for hash in hashes {
+            try db.execute(
+                sql: """
+                    INSERT INTO packfs_pack_hashes (region_id, url_template, pixel_ratio, hash, tiles, recorded)
+                      SELECT id, ?, ?, ?, ?, ? FROM regions WHERE id = ?
+                    """,
+                arguments: [hash.urlTemplate, hash.pixelRatio, hash.hash, hash.tiles, hash.recorded, region.rawValue])
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import PackStore
+
+/// A tiled source's tiles as its MBTiles export holds them: the one rule for the export's rows
+/// and for the hash of a pack (`TileSetHash`), so that a pack's recorded hash is the hash of the
+/// file `packfs export` writes, and import -> export -> hash gives the hash again.
+///
+/// - order: zoom, column, TMS row, all ascending (martin's hash order). For an XYZ source the TMS
+///   rows of a column are its stored rows from the highest down: the store walks them so
+///   (`forEachPackTile(descendingRows:)`), a page at a time, never a whole column in memory;
+/// - rows: TMS (an XYZ source's stored rows flipped); a stored tile whose coordinates lie
+///   outside the tile grid of zooms 0 to `deepestZoom` names no tile and is left out and counted;
+/// - bytes: vector tiles gzipped (bytes stored gzipped are kept as they are, raw ones gzipped by
+///   `Zlib.gzip`, which gives the same bytes for the same input); images as stored.
+public enum MBTilesTiles {
+    /// The deepest zoom a pack's tree shows; a file with deeper tiles is refused at import.
+    public static let deepestZoom = 24
+
+    /// One tile: its place, and what the store holds (`mbtilesData` makes the file's bytes).
+    public typealias Tile = (z: Int, column: Int, tmsRow: Int, storedY: Int, stored: StoredData)
+
+    /// Calls `body` with each tile with content of `source` (its tiles known) in MBTiles order;
+    /// `outside` with the stored tiles that name no tile of the grid. Returns false, having
+    /// called nothing, when the source's tiles are not known.
+    @discardableResult
+    public static func forEach(
+        of source: PackStyle.Source, in database: OfflineDatabase, outside: () -> Void = {},
+        _ body: (Tile) throws -> Void
+    ) throws -> Bool {
+        guard let columns = source.columns, let tiles = source.tiles else { return false }
+        try database.forEachPackTile(columns, descendingRows: tiles.scheme == .xyz) { z, x, storedY, stored in
+            guard let row = tmsRow(z: z, x: x, xyzRow: source.row(storedY, z: z)) else { return outside() }
+            try body((z, x, row, storedY, stored))
+        }
+        return true
+    }
+
+    /// The bytes MBTiles holds for a stored tile with content: vector tiles gzipped, images as
+    /// they are. Throws when compressed bytes do not inflate or a raw tile does not deflate.
+    public static func data(_ stored: StoredData, vector: Bool) throws -> Data {
+        let content = try stored.decoded() ?? Data()
+        return try data(content: content, vector: vector)
+    }
+
+    /// The same, from the tile's content (as a renderer reads it).
+    public static func data(content: Data, vector: Bool) throws -> Data {
+        guard vector, !isGzip(content) else { return content }
+        return try Zlib.gzip(content)
+    }
+
+    public static func isGzip(_ data: Data) -> Bool { data.starts(with: [0x1F, 0x8B]) }
+
+    /// The TMS row of XYZ tile z/x/y; nil when z/x/y is not a tile of zooms 0 to `deepestZoom`
+    /// (stored coordinates come from a file: checked before the flip).
+    public static func tmsRow(z: Int, x: Int, xyzRow y: Int) -> Int? {
+        guard (0...deepestZoom).contains(z) else { return nil }
+        let size = 1 << z
+        guard (0..<size).contains(x), (0..<size).contains(y) else { return nil }
+        return size - 1 - y
+    }
+}

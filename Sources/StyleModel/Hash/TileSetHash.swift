@@ -1,0 +1,93 @@
+import Foundation
+import PackStore
+
+/// martin's `agg_tiles_hash` (mbtiles `calc_agg_tiles_hash`): MD5 over a tile set's tiles in
+/// (zoom, column, TMS row) order, each fed as the decimal texts of zoom, column and row, then the
+/// tile's bytes as its MBTiles file holds them, with no separators; MD5 of nothing for no tiles;
+/// 32 uppercase hex digits.
+public struct TileSetHash: Sendable {
+    private var md5 = MD5()
+    public private(set) var tiles = 0
+
+    public init() {}
+
+    /// Adds the next tile; the caller keeps martin's order.
+    public mutating func add(z: Int, column: Int, tmsRow: Int, data: Data) {
+        md5.update(String(z))
+        md5.update(String(column))
+        md5.update(String(tmsRow))
+        md5.update(data)
+        tiles += 1
+    }
+
+    public var hex: String { md5.hex() }
+}
+
+/// A pack's hashes, one per tiled source whose tiles are known: computed from the store through
+/// the export's own rule (`MBTilesTiles`), and recorded when a pack becomes whole (a download
+/// completing, an import; a patch or a refresh call `record` too).
+public enum PackHash {
+    public struct Source: Equatable, Sendable {
+        /// The source's id in the pack's style.
+        public var id: String
+        public var columns: TileColumnSet
+        public var hash: String
+        public var tiles: Int
+
+        /// As `packfs_pack_hashes` keeps it, recorded at `time`.
+        public func recorded(at time: Date) -> RecordedHash {
+            RecordedHash(urlTemplate: columns.urlTemplate, pixelRatio: columns.pixelRatio, hash: hash, tiles: tiles,
+                         recorded: Int64(time.timeIntervalSince1970))
+        }
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case undecodable(tile: String, source: String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .undecodable(let tile, let source, let reason):
+                "tile \(tile) of source \(source) does not decode: \(reason)"
+            }
+        }
+    }
+
+    /// Each tiled source's hash, in the style's order (a source named twice, once). A full read
+    /// of the pack's tiles: call it off any FUSE thread.
+    public static func compute(_ pack: Pack, in database: OfflineDatabase) throws -> [Source] {
+        guard let style = try PackStyle.load(pack, from: database) else { return [] }
+        var seen = Set<TileColumnSet>()
+        var hashes: [Source] = []
+        for source in style.sources {
+            guard let columns = source.columns, seen.insert(columns).inserted, let hash = try compute(source, in: database)
+            else { continue }
+            hashes.append(hash)
+        }
+        return hashes
+    }
+
+    /// One source's hash; nil when its tiles are not known (no TileJSON stored).
+    public static func compute(_ source: PackStyle.Source, in database: OfflineDatabase) throws -> Source? {
+        guard let columns = source.columns, let tiles = source.tiles else { return nil }
+        let vector = tiles.type == .vector
+        var hash = TileSetHash()
+        try MBTilesTiles.forEach(of: source, in: database) { tile in
+            let data: Data
+            do {
+                data = try MBTilesTiles.data(tile.stored, vector: vector)
+            } catch {
+                throw Failure.undecodable(tile: "\(tile.z)/\(tile.column)/\(tile.storedY)", source: source.id, reason: "\(error)")
+            }
+            hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, data: data)
+        }
+        return Source(id: source.id, columns: columns, hash: hash.hex, tiles: hash.tiles)
+    }
+
+    /// Computes the pack's hashes and records them as the pack's (`packfs_pack_hashes`).
+    @discardableResult
+    public static func record(_ pack: Pack, in database: OfflineDatabase, at time: Date = Date()) throws -> [Source] {
+        let hashes = try compute(pack, in: database)
+        try database.recordHashes(hashes.map { $0.recorded(at: time) }, of: pack.id)
+        return hashes
+    }
+}

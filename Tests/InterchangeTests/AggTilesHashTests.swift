@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+import PackStore
+import StyleModel
+import TestSupport
+import XCTest
+
+@testable import Interchange
+
+/// martin's `agg_tiles_hash`: equal to martin's figures for martin's fixtures, stable through
+/// import -> export -> import, written by the exports, checked by the import.
+final class AggTilesHashTests: XCTestCase {
+    var temp: TemporaryDirectory!
+    var database: OfflineDatabase!
+
+    override func setUpWithError() throws {
+        temp = try TemporaryDirectory(prefix: "packfs-hash")
+        database = try OfflineDatabase.open(path: temp.path("packs.db"))
+    }
+
+    override func tearDown() {
+        try? database.close()
+        temp.remove()
+    }
+
+    func testNoTilesHashesAsMD5OfNothing() {
+        XCTAssertEqual(TileSetHash().hex, "D41D8CD98F00B204E9800998ECF8427E")
+    }
+
+    func testMartinsFixturesHashAsMartinComputesAndTheImportRecordsIt() throws {
+        for (name, expected) in MartinFixtures.hashes.sorted(by: { $0.key < $1.key }) {
+            let file = try MartinFixtures.build(name, in: temp)
+            let stale = MartinFixtures.staleHashes[name] != nil
+            let pack = try MBTilesImport(path: file, acceptHashMismatch: stale).write(into: database).pack
+            XCTAssertEqual(try PackHash.compute(pack, in: database).map(\.hash), [expected], name)
+            XCTAssertEqual(try database.recordedHashes(of: pack.id).map(\.hash), [expected], name)
+        }
+    }
+
+    func testImportExportHashIsStableAndTheExportKeepsTheMetadata() throws {
+        let file = try MartinFixtures.build("world_cities", in: temp)
+        let pack = try MBTilesImport(path: file, acceptHashMismatch: true).write(into: database).pack
+        let out = temp.path("out.mbtiles")
+        _ = try MBTilesExport(database: database, pack: pack).write(to: out)
+        let original = try metadata(of: file)
+        let exported = try metadata(of: out)
+        XCTAssertEqual(exported["agg_tiles_hash"], MartinFixtures.hashes["world_cities"])
+        XCTAssertEqual(try fileHash(out), MartinFixtures.hashes["world_cities"])
+        for key in ["type", "version", "description", "name", "json", "format"] {
+            XCTAssertEqual(exported[key], original[key], key)
+        }
+        XCTAssertEqual(exported["type"], "overlay")
+        // And back: the exported file imports (its hash agrees) to the same hash.
+        let again = try MBTilesImport(path: out, name: "again").write(into: database).pack
+        XCTAssertEqual(try database.recordedHashes(of: again.id).map(\.hash), [MartinFixtures.hashes["world_cities"]])
+    }
+
+    func testRawVectorTilesHashAsTheirGzippedExportInTMSOrder() throws {
+        // A column of three rows, stored raw (not gzipped): the export gzips them, and the pack's
+        // hash is the hash of the exported file, rows in TMS order.
+        let file = temp.path("raw.mbtiles")
+        let queue = try DatabaseQueue(path: file)
+        try queue.write { db in
+            try db.execute(sql: MBTilesWriter.schema)
+            try db.execute(sql: "INSERT INTO metadata VALUES ('format', 'pbf')")
+            for row in 0..<3 {
+                try db.execute(sql: "INSERT INTO tiles VALUES (2, 1, ?, ?)", arguments: [row, Data("raw \(row)".utf8)])
+            }
+        }
+        try queue.close()
+        let pack = try MBTilesImport(path: file).write(into: database).pack
+        let out = temp.path("raw-out.mbtiles")
+        _ = try MBTilesExport(database: database, pack: pack).write(to: out)
+        let recorded = try XCTUnwrap(database.recordedHashes(of: pack.id).first)
+        XCTAssertEqual(recorded.tiles, 3)
+        XCTAssertEqual(try fileHash(out), recorded.hash)
+        XCTAssertEqual(try metadata(of: out)["agg_tiles_hash"], recorded.hash)
+        var expected = TileSetHash()
+        for row in 0..<3 { expected.add(z: 2, column: 1, tmsRow: row, data: try Zlib.gzip(Data("raw \(row)".utf8))) }
+        XCTAssertEqual(recorded.hash, expected.hex)
+    }
+
+    func testATamperedFileIsRefusedNamingBothHashesAndWritesNothing() throws {
+        // zoomed_world_cities's stored hash is current: one byte of one tile changed makes it wrong.
+        let file = try MartinFixtures.build("zoomed_world_cities", in: temp)
+        XCTAssertNoThrow(try MBTilesImport(path: file, name: "good").write(into: database))
+        let queue = try DatabaseQueue(path: file)
+        try queue.write { db in
+            try db.execute(sql: """
+                UPDATE tiles_with_hash SET tile_data = CAST(substr(tile_data, 1, 20) || X'00' || substr(tile_data, 22) AS BLOB)
+                  WHERE rowid = (SELECT min(rowid) FROM tiles_with_hash)
+                """)
+        }
+        try queue.close()
+        let stored = try XCTUnwrap(MartinFixtures.hashes["zoomed_world_cities"])
+        let computed = try fileHash(file)
+        XCTAssertNotEqual(computed, stored)
+        XCTAssertThrowsError(try MBTilesImport(path: file, name: "bad").write(into: database)) { error in
+            XCTAssertEqual(
+                error as? InterchangeError, .hashMismatch(file: "zoomed_world_cities.mbtiles", stored: stored, computed: computed))
+            let line = String(describing: error)
+            XCTAssertTrue(line.contains(stored) && line.contains(computed), line)
+        }
+        XCTAssertEqual(try database.packs().map(\.name), ["good"])
+        let pack = try MBTilesImport(path: file, name: "bad", acceptHashMismatch: true).write(into: database).pack
+        XCTAssertEqual(try database.recordedHashes(of: pack.id).map(\.hash), [computed])
+    }
+
+    func testAStaleStoredHashIsRefusedToo() throws {
+        // martin's world_cities dump carries a hash its tiles no longer have.
+        let file = try MartinFixtures.build("world_cities", in: temp)
+        XCTAssertThrowsError(try MBTilesImport(path: file).write(into: database)) { error in
+            XCTAssertEqual(error as? InterchangeError, .hashMismatch(
+                file: "world_cities.mbtiles", stored: MartinFixtures.staleHashes["world_cities"] ?? "?",
+                computed: MartinFixtures.hashes["world_cities"] ?? "?"))
+        }
+        XCTAssertEqual(try database.packs().count, 0)
+    }
+
+    func testThePMTilesExportCarriesTheHash() throws {
+        let file = try MartinFixtures.build("world_cities", in: temp)
+        let pack = try MBTilesImport(path: file, acceptHashMismatch: true).write(into: database).pack
+        let out = temp.path("out.pmtiles")
+        _ = try PMTilesExport(database: database, pack: pack).write(to: out)
+        let archive = try PMTilesReader(path: out)
+        XCTAssertEqual(try archive.metadata()["agg_tiles_hash"], .string(MartinFixtures.hashes["world_cities"] ?? "?"))
+    }
+
+    // MARK: - Helpers
+
+    private func metadata(of path: String) throws -> [String: String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, value FROM metadata").map {
+                ($0[0] as String, $0[1] as String)
+            })
+        }
+    }
+
+    /// The file's tiles hashed as martin's SQL does, straight from its rows.
+    private func fileHash(_ path: String) throws -> String {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var md5 = MD5()
+            for row in try Row.fetchAll(db, sql: """
+                SELECT CAST(zoom_level AS TEXT), CAST(tile_column AS TEXT), CAST(tile_row AS TEXT), tile_data
+                  FROM tiles ORDER BY zoom_level, tile_column, tile_row
+                """)
+            {
+                for index in 0..<3 { md5.update(row[index] as String) }
+                md5.update(row[3] as Data)
+            }
+            return md5.hex()
+        }
+    }
+}
