@@ -14,7 +14,7 @@ enum Freshness: Equatable {
     case immutable
     /// A pack's directories while it downloads: they grow, so the kernel asks again soon.
     case settling
-    /// status.json, progress.json and region files: never cached.
+    /// status.json, progress.json, coverage.geojson and region files: never cached.
     case live
 
     var timeout: Double {
@@ -91,7 +91,7 @@ extension PackFilesystem {
             return (directory(inode, 0o555), directoryFreshness(region, request))
         case .regionFile:
             return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
-        case .progress:
+        case .progress, .coverage:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         case .style, .webStyle:
             guard try request.isComplete(region) else {
