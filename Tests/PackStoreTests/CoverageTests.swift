@@ -310,4 +310,30 @@ final class CoverageTests: StoreTestCase {
             XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "\(sql): \(plan)")
         }
     }
+
+    /// Each statement of the runs' triggers (with the membership's values as constants) seeks
+    /// one run by its whole column key: a download's every new tile costs a few seeks, whatever
+    /// the pack holds.
+    func testTheTriggersSeekOneColumn() throws {
+        let database = try OfflineDatabase.open(path: path)
+        defer { try? database.close() }
+        _ = try database.createPack(name: "p", definition: sampleDefinition())
+        try database.read { db in
+            let triggers = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'packfs_runs_region_tiles_%'")
+            XCTAssertEqual(triggers.count, 2)
+            for trigger in triggers {
+                guard let begin = trigger.range(of: "BEGIN"), let end = trigger.range(of: "END", options: .backwards) else { continue }
+                let statements = trigger[begin.upperBound..<end.lowerBound].split(separator: ";").map {
+                    $0.replacing(/\b(new|old)\.(region_id|tile_id)/, with: "1").trimmingCharacters(in: .whitespacesAndNewlines)
+                }.filter { !$0.isEmpty }
+                for statement in statements {
+                    let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement).map { $0["detail"] as String }
+                    for step in plan where step.hasPrefix("SCAN") { XCTFail("\(statement)\nscans: \(step)") }
+                    for step in plan where step.contains("USING PRIMARY KEY (region_id") {
+                        XCTAssertTrue(step.contains("x=? AND min_y"), "\(statement)\nseeks no column: \(step)")
+                    }
+                }
+            }
+        }
+    }
 }

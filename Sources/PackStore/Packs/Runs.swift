@@ -44,6 +44,14 @@ enum Runs {
         "(SELECT max(q.min_y) FROM packfs_pack_runs q WHERE \(column("q", m)) AND q.min_y <= \(y))"
     }
 
+    /// A run in the column of membership `m`'s tile, each key column a constant (a row value
+    /// `IN (SELECT ...)` here seeks by region only, then reads every run of the pack).
+    private static func runAt(_ m: String) -> String {
+        ["url_template", "pixel_ratio", "z", "x"].reduce("region_id = \(m).region_id") { clause, key in
+            clause + " AND \(key) = (SELECT k.\(key) FROM tiles k WHERE k.id = \(m).tile_id)"
+        }
+    }
+
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS packfs_pack_runs (
@@ -85,9 +93,8 @@ enum Runs {
             SELECT new.region_id, k.url_template, k.pixel_ratio, k.z, k.x, k.y,
                 COALESCE((SELECT n.max_y FROM packfs_pack_runs n WHERE \(column("n", "new")) AND n.min_y = k.y + 1), k.y)
               FROM tiles k WHERE \(tile("new")) AND COALESCE(\(endBefore("k.y", "new")), k.y - 1) < k.y;
-          DELETE FROM packfs_pack_runs WHERE (region_id, url_template, pixel_ratio, z, x, min_y) IN (
-            SELECT new.region_id, k.url_template, k.pixel_ratio, k.z, k.x, k.y + 1
-              FROM tiles k WHERE \(tile("new")) AND \(endBefore("k.y", "new")) > k.y);
+          DELETE FROM packfs_pack_runs WHERE \(runAt("new"))
+            AND min_y = (SELECT k.y + 1 FROM tiles k WHERE \(tile("new")) AND \(endBefore("k.y", "new")) > k.y);
         END
         """,
         // A membership going at y: the rest of its run after y becomes a run of its own, the run
@@ -107,8 +114,7 @@ enum Runs {
               FROM tiles k CROSS JOIN packfs_pack_runs p ON \(column("p", "old")) AND p.min_y = \(startBefore("k.y", "old"))
               WHERE \(tile("old")) AND p.min_y < k.y AND p.max_y >= k.y
             ON CONFLICT (region_id, url_template, pixel_ratio, z, x, min_y) DO UPDATE SET max_y = excluded.max_y;
-          DELETE FROM packfs_pack_runs WHERE (region_id, url_template, pixel_ratio, z, x, min_y) IN (
-            SELECT old.region_id, k.url_template, k.pixel_ratio, k.z, k.x, k.y FROM tiles k WHERE \(tile("old")));
+          DELETE FROM packfs_pack_runs WHERE \(runAt("old")) AND min_y = (SELECT k.y FROM tiles k WHERE \(tile("old")));
         END
         """,
         // A region id can be used again (`Extents`): a new pack starts with no runs.
