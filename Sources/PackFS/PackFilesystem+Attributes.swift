@@ -126,7 +126,10 @@ extension PackFilesystem {
     func liveFile(_ inode: Inode, _ permissions: UInt16, _ content: Data) -> Attributes {
         var attributes = file(inode, permissions, content.count)
         var hash: UInt32 = 2_166_136_261  // FNV-1a
-        for byte in content { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        // Over the buffer, not Data's iterator: a 300 KB coverage.geojson took milliseconds.
+        content.withUnsafeBytes { bytes in
+            for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        }
         attributes.modified = mountTime - 1
         attributes.modifiedNanoseconds = hash % 1_000_000_000
         return attributes

@@ -12,6 +12,7 @@ import GRDB
 /// features and says `"counting": true`, as progress.json does.
 extension OfflineDatabase {
     enum CoverageSQL {
+        static let tableExists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(Runs.table)'"
         static let ready = "SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0"
         /// The primary key's order: no sort, no scan.
         static let runs = """
@@ -20,26 +21,55 @@ extension OfflineDatabase {
             """
     }
 
+    enum CoverageRead {
+        static let tableExists = ReadQuery(CoverageSQL.tableExists)
+        static let ready = ReadQuery(CoverageSQL.ready)
+        static let runs = ReadQuery(CoverageSQL.runs)
+    }
+
+    static let countingCoverage = Data(#"{"type":"FeatureCollection","features":[],"counting":true}"#.utf8 + [0x0A])
+
     /// Whether the pack's coverage can be drawn: its runs are counted.
     public func coverageCounted(_ region: RegionID) throws -> Bool {
-        try read { db in
-            try db.tableExists(Runs.table)
-                && Bool.fetchOne(db.cachedStatement(sql: CoverageSQL.ready), arguments: [region.rawValue]) != nil
-        }
+        try readers.withConnection { try coverageCounted(region, $0) }
+    }
+
+    private func coverageCounted(_ region: RegionID, _ connection: ReadConnection) throws -> Bool {
+        guard try connection.first(CoverageRead.tableExists, [], { _ in true }) ?? false else { return false }
+        return try connection.first(CoverageRead.ready, [.int(region.rawValue)]) { _ in true } ?? false
     }
 
     /// The coverage document of the pack's tile set `set` (nil: the pack shows no tiles, so
     /// no features). `xyzRow` turns a stored row of zoom z into its XYZ row (a TMS source's
-    /// rows are flipped).
+    /// rows are flipped). The last documents are kept with the runs they were drawn from: a
+    /// read whose runs are the same (the size, then each read of one `cat`) costs the runs'
+    /// read, not the drawing.
     public func coverage(of region: RegionID, tiles set: TileColumnSet?, xyzRow: (_ y: Int, _ z: Int) -> Int) throws -> Data {
-        let zooms: [Int: [CoverageOutline.Column]]? = try read { db in
-            guard try db.tableExists(Runs.table),
-                try Bool.fetchOne(db.cachedStatement(sql: CoverageSQL.ready), arguments: [region.rawValue]) != nil
-            else { return nil }
-            guard let set else { return [:] }
-            return try Self.coverageRuns(set, xyzRow: xyzRow, db)
+        let runs: [Int64]? = try readers.withConnection { connection in
+            guard try coverageCounted(region, connection) else { return nil }
+            guard let set else { return [] }
+            var runs: [Int64] = []
+            let arguments: [ReadArgument] = [.int(set.region.rawValue), .text(set.urlTemplate), .int(Int64(set.pixelRatio))]
+            try connection.each(CoverageRead.runs, arguments) { row in
+                // A bookkeeping row that is not four integers is left out.
+                if let z = row.integer(0), let x = row.integer(1), let low = row.integer(2), let high = row.integer(3) {
+                    runs += [z, x, low, high]
+                }
+                return true
+            }
+            return runs
         }
-        guard let zooms else { return Data(#"{"type":"FeatureCollection","features":[],"counting":true}"#.utf8 + [0x0A]) }
+        guard let runs else { return Self.countingCoverage }
+        // The row rule, told apart by what it makes of row 0 of zoom 1: XYZ (0) or TMS (1).
+        let key = CoverageCache.Key(set: set, flips: xyzRow(0, 1) != 0)
+        if let document = coverages.document(key, runs: runs) { return document }
+        let document = Self.coverageDocument(Self.coverageColumns(runs, xyzRow: xyzRow))
+        coverages.store(document, key, runs: runs)
+        return document
+    }
+
+    /// The document of the zooms' columns.
+    static func coverageDocument(_ zooms: [Int: [CoverageOutline.Column]]) -> Data {
         var text = #"{"type":"FeatureCollection","features":["#
         for (index, z) in zooms.keys.sorted().enumerated() {
             let columns = zooms[z] ?? []
@@ -49,25 +79,23 @@ extension OfflineDatabase {
             text += index == 0 ? "\n" : ",\n"
             text += #"{"type":"Feature","properties":{"zoom":\#(z),"tiles":\#(tiles)},"#
             text += #""geometry":{"type":"MultiPolygon","coordinates":"#
-            Self.append(CoverageOutline.polygons(columns), z: z, to: &text)
+            append(CoverageOutline.polygons(columns), z: z, to: &text)
             text += "}}"
         }
         text += "\n]}\n"
         return Data(text.utf8)
     }
 
-    /// The set's runs by zoom, in XYZ rows, each within its zoom's grid (rows of an app's file
-    /// outside it are left out).
-    static func coverageRuns(_ set: TileColumnSet, xyzRow: (Int, Int) -> Int, _ db: Database) throws
-        -> [Int: [CoverageOutline.Column]]
-    {
+    /// Runs read as (z, x, min_y, max_y) in a row, by zoom, in XYZ rows, each within its zoom's
+    /// grid (an app's rows outside it are left out).
+    static func coverageColumns(_ runs: [Int64], xyzRow: (Int, Int) -> Int) -> [Int: [CoverageOutline.Column]] {
         var zooms: [Int: [CoverageOutline.Column]] = [:]
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: CoverageSQL.runs), arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio])
-        while let row = try rows.next() {
-            guard let z: Int = row.lenient("z"), (0...TileEdges.maxZoom).contains(z), let x: Int64 = row.lenient("x"),
-                let low: Int64 = row.lenient("min_y"), let high: Int64 = row.lenient("max_y")
-            else { continue }
+        var index = 0
+        while index + 3 < runs.count {
+            defer { index += 4 }
+            let (zoom, x, low, high) = (runs[index], runs[index + 1], runs[index + 2], runs[index + 3])
+            guard (0...Int64(TileEdges.maxZoom)).contains(zoom) else { continue }
+            let z = Int(zoom)
             let size = Int64(1) << z
             let (first, last) = (max(low, 0), min(high, size - 1))
             guard (0..<size).contains(x), first <= last else { continue }
@@ -100,6 +128,29 @@ extension OfflineDatabase {
             text += "]"
         }
         text += "]"
+    }
+}
+
+/// The last coverage documents drawn, each with the runs it was drawn from (a few packs' worth:
+/// a mount's readers look at a pack or two at a time).
+final class CoverageCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var set: TileColumnSet?
+        var flips: Bool
+    }
+
+    static let capacity = 8
+    private let entries = LockedState<[Key: (runs: [Int64], document: Data)]>([:])
+
+    func document(_ key: Key, runs: [Int64]) -> Data? {
+        entries.withLock { $0[key].flatMap { $0.runs == runs ? $0.document : nil } }
+    }
+
+    func store(_ document: Data, _ key: Key, runs: [Int64]) {
+        entries.withLock { entries in
+            if entries[key] == nil, entries.count >= Self.capacity { entries.removeAll() }
+            entries[key] = (runs, document)
+        }
     }
 }
 

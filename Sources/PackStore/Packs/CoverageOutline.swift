@@ -30,10 +30,7 @@ enum CoverageOutline {
     private enum Heading: Int {
         case east, north, west, south
         /// The heading after a left turn, then straight on, then a right turn: the order tried.
-        var preferred: [Heading] {
-            let turns = [1, 0, 3]
-            return turns.compactMap { Heading(rawValue: (rawValue + $0) % 4) }
-        }
+        func turned(_ turns: Int) -> Heading { Heading(rawValue: (rawValue + turns) % 4) ?? self }
     }
 
     private struct Edge {
@@ -191,32 +188,42 @@ enum CoverageOutline {
         return edges
     }
 
-    /// Follows the edges into simple closed rings, each with a run on its left.
+    /// Follows the edges into simple closed rings, each with a run on its left. A corner has one
+    /// edge leaving it, or two where held tiles touch only there: the walk turns left there,
+    /// and only there can it come back to a corner it passed (then the loop is cut off).
     private static func trace(_ edges: [Edge]) -> [(ring: [Point], run: Int)] {
-        var outgoing: [Point: [Int]] = [:]
-        for (index, edge) in edges.enumerated() { outgoing[edge.from, default: []].append(index) }
+        var leaving: [Point: Int] = [:]
+        var second = [Int](repeating: -1, count: edges.count)
+        for (index, edge) in edges.enumerated() {
+            if let other = leaving.updateValue(index, forKey: edge.from) { second[index] = other }
+        }
         var used = [Bool](repeating: false, count: edges.count)
         var rings: [(ring: [Point], run: Int)] = []
         for start in edges.indices where !used[start] {
             var path: [Point] = [edges[start].from]
+            // Where the path passed corners with two edges leaving (and its start).
             var seen: [Point: Int] = [edges[start].from: 0]
             var current = start
             while true {
                 used[current] = true
                 let edge = edges[current]
+                var candidates: [Int] = []
+                if let first = leaving[edge.to] {
+                    for index in [first, second[first]] where index >= 0 && !used[index] { candidates.append(index) }
+                }
+                let corner = candidates.count > 1 || (leaving[edge.to].map { second[$0] >= 0 } ?? false)
                 if let index = seen[edge.to] {
                     rings.append((simplified(Array(path[index...]) + [edge.to]), edge.run))
-                    for point in path[(index + 1)...] { seen[point] = nil }
+                    seen = seen.filter { $0.value <= index }
                     path.removeSubrange((index + 1)...)
                 } else {
-                    seen[edge.to] = path.count
+                    if corner { seen[edge.to] = path.count }
                     path.append(edge.to)
                 }
-                let candidates = (outgoing[edge.to] ?? []).filter { !used[$0] }
-                guard let next = edge.heading.preferred.lazy.compactMap({ heading in
-                    candidates.first { edges[$0].heading == heading }
-                }).first
-                else { break }
+                let next = [1, 0, 3].lazy.compactMap { turns in
+                    candidates.first { edges[$0].heading == edge.heading.turned(turns) }
+                }.first
+                guard let next else { break }
                 current = next
             }
         }
