@@ -14,7 +14,7 @@ enum Freshness: Equatable {
     case immutable
     /// A pack's directories while it downloads: they grow, so the kernel asks again soon.
     case settling
-    /// status.json, progress.json and region files: never cached.
+    /// status.json, progress.json, coverage.geojson and region files: never cached.
     case live
 
     var timeout: Double {
@@ -91,7 +91,7 @@ extension PackFilesystem {
             return (directory(inode, 0o555), directoryFreshness(region, request))
         case .regionFile:
             return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
-        case .progress:
+        case .progress, .coverage:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         case .style, .webStyle:
             guard try request.isComplete(region) else {
@@ -126,7 +126,10 @@ extension PackFilesystem {
     func liveFile(_ inode: Inode, _ permissions: UInt16, _ content: Data) -> Attributes {
         var attributes = file(inode, permissions, content.count)
         var hash: UInt32 = 2_166_136_261  // FNV-1a
-        for byte in content { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        // Over the buffer, not Data's iterator: a 300 KB coverage.geojson took milliseconds.
+        content.withUnsafeBytes { bytes in
+            for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        }
         attributes.modified = mountTime - 1
         attributes.modifiedNanoseconds = hash % 1_000_000_000
         return attributes

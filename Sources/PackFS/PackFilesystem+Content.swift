@@ -23,6 +23,12 @@ extension PackFilesystem {
             return try drafts.draft(named: pack.name)?.content ?? regionFile(pack)
         case .pack(let region, .progress):
             return Data((try database.progress(of: region).json.compactText + "\n").utf8)
+        case .pack(let region, .coverage):
+            // The layout only once the pack is counted: an app's pack without a style makes its
+            // layout from a pass over its tiles until then (see `packChild`).
+            _ = try request.pack(region)
+            let source = try database.coverageCounted(region) ? try request.layout(region).primarySource : nil
+            return try database.coverage(of: region, primary: source)
         case .pack(let region, .style):
             let layout = try request.layout(region)
             guard let style = layout.style else { throw FilesystemError.stale }

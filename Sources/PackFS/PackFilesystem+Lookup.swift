@@ -81,7 +81,7 @@ extension PackFilesystem {
                 let id = try database.packResourceID(url: file.url, in: region)
             else { throw FilesystemError.notFound }
             return .resource(region, id)
-        case (.regionFile, _), (.style, _), (.webStyle, _), (.progress, _):
+        case (.regionFile, _), (.style, _), (.webStyle, _), (.progress, _), (.coverage, _):
             throw FilesystemError.notDirectory
         }
     }
@@ -194,6 +194,7 @@ extension PackFilesystem {
     /// The names in a pack's directory that need no layout to look up.
     static let fixedPackParts: [String: PackPart] = [
         "progress.json": .progress, "sources": .sources, "glyphs": .glyphs, "sprites": .sprites,
+        "coverage.geojson": .coverage,
     ]
 
     /// A z, x or y written the canonical way (digits, no leading zero, no sign), or nil.

@@ -108,6 +108,8 @@ extension PackFilesystem {
         if let primary = layout.primary {
             children += try zoomChildren(region, SourceRef(index: primary, primary: true), base: 9, request)
         }
+        // After every zoom's slot (9 + 31).
+        children.append(("coverage.geojson", .pack(region, .coverage), 41))
         return children
     }
 

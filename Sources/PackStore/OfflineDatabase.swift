@@ -15,6 +15,8 @@ public final class OfflineDatabase: Sendable {
     let writer: any DatabaseWriter
     let packList = PackListCache()
     let statuses = PackStatusCache()
+    /// The last `coverage.geojson` documents, by the runs they were drawn from.
+    let coverages = CoverageCache()
     /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
     let readers: ReaderPool
     private let lock: FileLock?

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import PackStore
+import StyleModel
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,11 +10,19 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The pack's name.") var name: String
     @OptionGroup var output: OutputOptions
+    @Flag(help: "Print the pack's coverage.geojson: the union of its tiles per zoom, as GeoJSON.")
+    var coverage = false
 
     func run() throws {
         let database = try db.openForReading()
         defer { try? database.close() }
         let pack = try database.pack(named: name)
+        if coverage {
+            // As the mount serves it; the style only once the pack is counted (see PackFS).
+            let style = try database.coverageCounted(pack.id) ? try PackStyle.load(pack, from: database) : nil
+            FileHandle.standardOutput.write(try database.coverage(of: pack.id, primary: style?.primarySource))
+            return
+        }
         let progress = try database.progress(of: pack.id)
         let disk = try database.diskUsage()
         let ambient = try database.ambientUsage()

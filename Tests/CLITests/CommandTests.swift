@@ -1,5 +1,6 @@
 import Foundation
 import PackStore
+import TestSupport
 import XCTest
 
 final class CommandTests: CLITestCase {
@@ -38,6 +39,33 @@ final class CommandTests: CLITestCase {
         let status = try packfs("status", db, "helsinki", "--json")
         XCTAssertEqual(JSONValue.parse(Data(status.stdout.utf8))?["state"], .string("complete"))
         XCTAssertTrue(try packfs("status", db, "helsinki").stdout.contains("tiles:      2 of 2"))
+    }
+
+    /// `status --coverage` prints the pack's coverage.geojson: a 3x3 block of z3 tiles without
+    /// its centre is one polygon with a hole, in degrees.
+    func testStatusPrintsTheCoverage() throws {
+        let database = try OfflineDatabase.open(path: db)
+        let definition = RegionDefinition(
+            styleURL: "https://h.example/styles/gone.json", area: .bounds(Bounds(west: -180, south: -85, east: 180, north: 85)),
+            minZoom: 0, maxZoom: 3)
+        let pack = try database.createPack(name: "block", definition: definition)
+        try database.write { batch in
+            for x in 2...4 {
+                for y in 2...4 where x != 3 || y != 3 {
+                    let key = TileKey(urlTemplate: "https://h.example/{z}/{x}/{y}.pbf", pixelRatio: 1, z: 3, x: x, y: y)
+                    try batch.link(tile: batch.putTile(key, data: .encoding(Data("\(x)/\(y)".utf8)), headers: CacheHeaders()), to: pack.id)
+                }
+            }
+        }
+        try database.close()
+        let outcome = try packfs("status", db, "block", "--coverage")
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let coverage = try CoverageDocument(Data(outcome.stdout.utf8))
+        XCTAssertEqual(coverage.features.map(\.properties.tiles), [8])
+        XCTAssertEqual(coverage.zoom(3)?.geometry.coordinates, [[
+            CoverageDocument.ring([(2, 2), (2, 5), (5, 5), (5, 2), (2, 2)], z: 3),
+            CoverageDocument.ring([(3, 3), (4, 3), (4, 4), (3, 4), (3, 3)], z: 3),
+        ]])
     }
 
     func testRemoveKeepsSharedTiles() throws {

@@ -36,14 +36,14 @@ final class FaultMountTests: DaemonMountTestCase {
     }
 
     /// The files of pack `name` whose bytes come from the origin as they are (not style.json,
-    /// TileJSON or progress.json, which name their own URLs), by path inside the pack.
+    /// TileJSON, progress.json or coverage.geojson, which the mount makes), by path inside the pack.
     private func originFiles(_ name: String) throws -> [String] {
         let root = "\(packs)/\(name)"
         return try FileManager.default.subpathsOfDirectory(atPath: root).filter { path in
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
                 && !isDirectory.boolValue
-                && !["style.json", "progress.json", "tiles.json"].contains((path as NSString).lastPathComponent)
+                && !["style.json", "progress.json", "coverage.geojson", "tiles.json"].contains((path as NSString).lastPathComponent)
         }.sorted()
     }
 

@@ -11,7 +11,7 @@ import XCTest
 /// disagree: for every fixture style, at pixel ratios 1 and 2, and for a pack made the way Mapbox
 /// apps make one, every tile and resource a real download stores is reachable in the tree with
 /// its stored bytes at the path its key names, and the tree shows nothing else but the files it
-/// generates (progress.json, the tiles.json of an inline source).
+/// generates (progress.json, coverage.geojson, the tiles.json of an inline source).
 final class ReachabilityTests: XCTestCase {
     /// The test world (Fixtures/world and a mapbox/ tree) and the nginx serving it.
     static let fixture = ClassFixture<(world: TemporaryDirectory, server: TestServer)>()
@@ -130,6 +130,11 @@ final class ReachabilityTests: XCTestCase {
             XCTAssertEqual(file.content, try server.expectedContent(String(url.dropFirst(server.baseURL.count))), place)
             return .resource(try resourceID(url: url, database))
         case .pack(_, .progress)?:
+            return .generated
+        case .pack(_, .coverage)?:
+            let coverage = try CoverageDocument(file.content)
+            XCTAssertNil(coverage.counting, place)
+            XCTAssertFalse(coverage.features.isEmpty, place)
             return .generated
         default:
             XCTFail("\(place): a file that names no row of the pack")

@@ -40,6 +40,8 @@ enum PackPart: UInt64, Sendable, CaseIterable {
     case directory, regionFile, style, progress, sources, glyphs, sprites
     /// `web-style.json` (`--web-base`): style.json with every URL absolute under the web base.
     case webStyle
+    /// `coverage.geojson`: the union of the primary source's tiles per zoom (`PackCoverage`).
+    case coverage
 }
 
 /// A source's directory and its files: a tiled source's `tiles.json`, a GeoJSON source's

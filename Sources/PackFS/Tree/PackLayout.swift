@@ -42,6 +42,9 @@ struct PackLayout: Sendable {
         return sources[ref.index]
     }
 
+    /// The primary source (its tiles are at the pack's top), if the pack has one.
+    var primarySource: Source? { primary.flatMap { sources.indices.contains($0) ? sources[$0] : nil } }
+
     /// The stored key of tile `y.<ext>` in column z/x of `source` (XYZ row in, stored row out),
     /// with the key pixel ratio the layout worked out when it was loaded.
     func tileKey(_ source: Source, z: Int, x: Int, y: Int) -> TileKey? {

@@ -127,6 +127,7 @@ enum Counting {
     static func install(_ db: Database) throws {
         let countsExisted = try db.tableExists(totalsTable)
         try Extents.install(db, countsExisted: countsExisted)
+        try Runs.install(db, countsExisted: countsExisted)
         guard !countsExisted else { return }
         for statement in statements { try db.execute(sql: statement) }
         let filled = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tiles) OR EXISTS (SELECT 1 FROM resources)")
@@ -233,13 +234,15 @@ extension Counting {
             try db.execute(
                 sql: "INSERT INTO packfs_pack_counts (region_id, counting) SELECT id, 1 FROM regions WHERE id = ?",
                 arguments: [region.rawValue])
+            try Runs.begin(region, db)
         }
     }
 
-    /// What a count found in its snapshot: the figures, and for a pack its extents.
+    /// What a count found in its snapshot: the figures, and for a pack its runs (its extents
+    /// are theirs).
     struct Measured: Sendable {
         var figures: [Int64]
-        var extents: [Extents.Row] = []
+        var runs: [Runs.Row] = []
     }
 
     /// What the snapshot holds (the slow part: a scan of the pack, or of the whole database).
@@ -258,7 +261,7 @@ extension Counting {
             let counts = try OfflineDatabase.counts(of: region, db)
             return Measured(
                 figures: [Int64(counts.resources), counts.resourceBytes, Int64(counts.tiles), counts.tileBytes],
-                extents: try Extents.measure(region, db))
+                runs: try Runs.measure(region, db))
         }
     }
 
@@ -278,8 +281,14 @@ extension Counting {
                   tiles = tiles + ?, tile_bytes = tile_bytes + ?, counting = 0
                 WHERE region_id = ? AND counting = 1
                 """, arguments: StatementArguments(measured.figures + [region.rawValue]))
-            // The row was still being counted (not removed meanwhile): its extents are complete.
-            if db.changesCount > 0 { try Extents.merge(measured.extents, into: region, db) }
+            // The row was still being counted (not removed meanwhile): its extents and runs are
+            // complete.
+            if db.changesCount > 0 {
+                try Extents.merge(Runs.extents(measured.runs), into: region, db)
+                try Runs.finish(measured.runs, into: region, db)
+            } else {
+                try Runs.clear(region, db, runs: false)
+            }
         }
     }
 }

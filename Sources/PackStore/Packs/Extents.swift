@@ -76,23 +76,6 @@ enum Extents {
         var maxY: Int64
     }
 
-    /// The pack's extents in a snapshot (a pass over its memberships, by the count).
-    static func measure(_ region: RegionID, _ db: Database) throws -> [Row] {
-        let rows = try GRDB.Row.fetchAll(db, sql: """
-            SELECT t.url_template, t.pixel_ratio, t.z, t.x, min(t.y), max(t.y)
-              FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id
-              WHERE rt.region_id = ? AND typeof(t.url_template) = 'text' AND typeof(t.pixel_ratio) = 'integer'
-                AND typeof(t.z) = 'integer' AND typeof(t.x) = 'integer' AND typeof(t.y) = 'integer'
-              GROUP BY t.url_template, t.pixel_ratio, t.z, t.x
-            """, arguments: [region.rawValue])
-        return rows.compactMap { row in
-            guard let template: String = row[0], let ratio: Int64 = row[1], let z: Int64 = row[2],
-                let x: Int64 = row[3], let minY: Int64 = row[4], let maxY: Int64 = row[5]
-            else { return nil }
-            return Row(urlTemplate: template, pixelRatio: ratio, z: z, x: x, minY: minY, maxY: maxY)
-        }
-    }
-
     /// Adds measured extents to those the trigger kept since the snapshot (their union).
     static func merge(_ rows: [Row], into region: RegionID, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """

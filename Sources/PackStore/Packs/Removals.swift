@@ -40,6 +40,8 @@ enum Removals {
 
     /// One bounded step of `region`'s removal; false once the pack is gone.
     static func step(_ region: RegionID, _ db: Database) throws -> Bool {
+        // First, so that the memberships going find no run to split.
+        try Runs.clear(region, db)
         for members in ["region_tiles", "region_resources"] {
             try db.execute(sql: """
                 DELETE FROM \(members) WHERE rowid IN (SELECT rowid FROM \(members) WHERE region_id = ? LIMIT ?)

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+
+/// `packs/NAME/coverage.geojson` and `packfs status --coverage`: what a pack holds of a tile
+/// set, as a GeoJSON FeatureCollection with a Feature per zoom (`properties`: `zoom`, `tiles`)
+/// whose MultiPolygon is the union of that zoom's tiles (`CoverageOutline`: dissolved, holes
+/// kept, exterior rings counter-clockwise and holes clockwise), in degrees.
+///
+/// Drawn from the pack's kept runs (`Runs`), never from its tiles: the read costs the runs (a
+/// column of a region's zoom is one) and the boundary, not the tiles. Until the pack is counted
+/// (a database an app filled, while the mount's background count runs) the document has no
+/// features and says `"counting": true`, as progress.json does.
+extension OfflineDatabase {
+    enum CoverageSQL {
+        static let tableExists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(Runs.table)'"
+        static let ready = "SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0"
+        /// The primary key's order: no sort, no scan.
+        static let runs = """
+            SELECT z, x, min_y, max_y FROM packfs_pack_runs
+              WHERE region_id = ? AND url_template = ? AND pixel_ratio = ? ORDER BY z, x, min_y
+            """
+    }
+
+    enum CoverageRead {
+        static let tableExists = ReadQuery(CoverageSQL.tableExists)
+        static let ready = ReadQuery(CoverageSQL.ready)
+        static let runs = ReadQuery(CoverageSQL.runs)
+    }
+
+    static let countingCoverage = Data(#"{"type":"FeatureCollection","features":[],"counting":true}"#.utf8 + [0x0A])
+
+    /// Whether the pack's coverage can be drawn: its runs are counted.
+    public func coverageCounted(_ region: RegionID) throws -> Bool {
+        try readers.withConnection { try coverageCounted(region, $0) }
+    }
+
+    private func coverageCounted(_ region: RegionID, _ connection: ReadConnection) throws -> Bool {
+        guard try connection.first(CoverageRead.tableExists, [], { _ in true }) ?? false else { return false }
+        return try connection.first(CoverageRead.ready, [.int(region.rawValue)]) { _ in true } ?? false
+    }
+
+    /// The coverage document of the pack's tile set `set` (nil: the pack shows no tiles, so
+    /// no features). `xyzRow` turns a stored row of zoom z into its XYZ row (a TMS source's
+    /// rows are flipped). The last documents are kept with the runs they were drawn from: a
+    /// read whose runs are the same (the size, then each read of one `cat`) costs the runs'
+    /// read, not the drawing.
+    public func coverage(of region: RegionID, tiles set: TileColumnSet?, xyzRow: (_ y: Int, _ z: Int) -> Int) throws -> Data {
+        let runs: [Int64]? = try readers.withConnection { connection in
+            guard try coverageCounted(region, connection) else { return nil }
+            guard let set else { return [] }
+            var runs: [Int64] = []
+            let arguments: [ReadArgument] = [.int(set.region.rawValue), .text(set.urlTemplate), .int(Int64(set.pixelRatio))]
+            try connection.each(CoverageRead.runs, arguments) { row in
+                // A bookkeeping row that is not four integers is left out.
+                if let z = row.integer(0), let x = row.integer(1), let low = row.integer(2), let high = row.integer(3) {
+                    runs += [z, x, low, high]
+                }
+                return true
+            }
+            return runs
+        }
+        guard let runs else { return Self.countingCoverage }
+        // The row rule, told apart by what it makes of row 0 of zoom 1: XYZ (0) or TMS (1).
+        let key = CoverageCache.Key(set: set, flips: xyzRow(0, 1) != 0)
+        if let document = coverages.document(key, runs: runs) { return document }
+        let document = Self.coverageDocument(Self.coverageColumns(runs, xyzRow: xyzRow))
+        coverages.store(document, key, runs: runs)
+        return document
+    }
+
+    /// The document of the zooms' columns.
+    static func coverageDocument(_ zooms: [Int: [CoverageOutline.Column]]) -> Data {
+        var text = #"{"type":"FeatureCollection","features":["#
+        for (index, z) in zooms.keys.sorted().enumerated() {
+            let columns = zooms[z] ?? []
+            let tiles = columns.reduce(Int64(0)) { sum, column in
+                column.runs.reduce(sum) { $0 + $1.upperBound - $1.lowerBound + 1 }
+            }
+            text += index == 0 ? "\n" : ",\n"
+            text += #"{"type":"Feature","properties":{"zoom":\#(z),"tiles":\#(tiles)},"#
+            text += #""geometry":{"type":"MultiPolygon","coordinates":"#
+            append(CoverageOutline.polygons(columns), z: z, to: &text)
+            text += "}}"
+        }
+        text += "\n]}\n"
+        return Data(text.utf8)
+    }
+
+    /// Runs read as (z, x, min_y, max_y) in a row, by zoom, in XYZ rows, each within its zoom's
+    /// grid (an app's rows outside it are left out).
+    static func coverageColumns(_ runs: [Int64], xyzRow: (Int, Int) -> Int) -> [Int: [CoverageOutline.Column]] {
+        var zooms: [Int: [CoverageOutline.Column]] = [:]
+        var index = 0
+        while index + 3 < runs.count {
+            defer { index += 4 }
+            let (zoom, x, low, high) = (runs[index], runs[index + 1], runs[index + 2], runs[index + 3])
+            guard (0...Int64(TileEdges.maxZoom)).contains(zoom) else { continue }
+            let z = Int(zoom)
+            let size = Int64(1) << z
+            let (first, last) = (max(low, 0), min(high, size - 1))
+            guard (0..<size).contains(x), first <= last else { continue }
+            let (a, b) = (Int64(xyzRow(Int(first), z)), Int64(xyzRow(Int(last), z)))
+            let run = min(a, b)...max(a, b)
+            var columns = zooms.removeValue(forKey: z) ?? []
+            if let last = columns.indices.last, columns[last].x == x {
+                columns[last].runs.append(run)
+            } else {
+                columns.append(CoverageOutline.Column(x: x, runs: [run]))
+            }
+            zooms[z] = columns
+        }
+        return zooms
+    }
+
+    /// A MultiPolygon's coordinates, in degrees.
+    private static func append(_ polygons: [CoverageOutline.Polygon], z: Int, to text: inout String) {
+        text += "["
+        for (p, polygon) in polygons.enumerated() {
+            text += p == 0 ? "[" : ",["
+            for (r, ring) in polygon.enumerated() {
+                text += r == 0 ? "[" : ",["
+                for (i, point) in ring.enumerated() {
+                    text += i == 0 ? "[" : ",["
+                    text += "\(TileEdges.longitude(x: point.x, z: z)),\(TileEdges.latitude(row: point.r, z: z))]"
+                }
+                text += "]"
+            }
+            text += "]"
+        }
+        text += "]"
+    }
+}
+
+/// The last coverage documents drawn, each with the runs it was drawn from (a few packs' worth:
+/// a mount's readers look at a pack or two at a time).
+final class CoverageCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var set: TileColumnSet?
+        var flips: Bool
+    }
+
+    static let capacity = 8
+    private let entries = LockedState<[Key: (runs: [Int64], document: Data)]>([:])
+
+    func document(_ key: Key, runs: [Int64]) -> Data? {
+        entries.withLock { $0[key].flatMap { $0.runs == runs ? $0.document : nil } }
+    }
+
+    func store(_ document: Data, _ key: Key, runs: [Int64]) {
+        entries.withLock { entries in
+            if entries[key] == nil, entries.count >= Self.capacity { entries.removeAll() }
+            entries[key] = (runs, document)
+        }
+    }
+}
+
+/// The edges of Web Mercator tiles in degrees: column line x and row line y of zoom z (XYZ rows,
+/// north first), as MapLibre's tile cover computes them.
+public enum TileEdges {
+    /// The deepest zoom a coverage draws (the mount's zooms go to 31).
+    public static let maxZoom = 31
+
+    public static func longitude(x: Int64, z: Int) -> Double {
+        Double(x) / Double(Int64(1) << z) * 360 - 180
+    }
+
+    public static func latitude(row: Int64, z: Int) -> Double {
+        atan(sinh(Double.pi * (1 - 2 * Double(row) / Double(Int64(1) << z)))) * 180 / Double.pi
+    }
+}
