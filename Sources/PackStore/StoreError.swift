@@ -31,11 +31,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// A resource preloaded into the ambient cache that is larger than the cache's limit.
     case overAmbientLimit(url: String, bytes: Int, limit: Int64)
     case sqlite(String)
+    /// A file kept beside the database (`SpoolFile`) that could not be created or written.
+    case spoolFailed(path: String, action: String, reason: String)
 
     public var description: String {
         switch self {
         case .fileNotFound(let path):
             return "\(path): no such offline database"
+        case .spoolFailed(let path, let action, let reason):
+            return "cannot \(action) \(path): \(reason)"
         case .cannotOpen(let path, let reason):
             return "\(path): \(reason)"
         case .notSQLite(let path):

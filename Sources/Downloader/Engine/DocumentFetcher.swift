@@ -42,12 +42,20 @@ final class DocumentFetcher: Sendable {
 
     /// Bytes `range` of the resource at `url` (a part of an archive), and the answer's headers.
     func fetch(_ url: String, range: ByteRange) throws -> RemoteArchive.Part {
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
-        guard let answer = try fetchAll([(requestURL, range)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
-        guard case .ok(let response) = answer, let data = RemoteArchive.bytes(of: response, for: range) else {
-            throw DownloadError.status(answer.status, url: requestURL)
+        let (response, requestURL) = try answer(url, range: range)
+        guard let data = RemoteArchive.bytes(of: response, for: range) else {
+            throw DownloadError.status(response.status, url: requestURL)
         }
         return RemoteArchive.Part(data: data, headers: response.headers)
+    }
+
+    /// The answer with content to a request for `range` of `url`: a 206, or a 200 with the whole
+    /// resource; and the URL requested.
+    func answer(_ url: String, range: ByteRange) throws -> (HTTPResponse, String) {
+        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
+        guard let answer = try fetchAll([(requestURL, range)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
+        guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
+        return (response, requestURL)
     }
 
     /// The stored size of each URL (in stored form): "no content" (204, 404) is 0 bytes, a

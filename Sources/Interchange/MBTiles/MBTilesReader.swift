@@ -17,6 +17,9 @@ final class MBTilesReader {
     }
 
     static func open(_ path: String) throws -> MBTilesReader {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw InterchangeError.noSuchFile(path) }
+        guard !isDirectory.boolValue else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
         var configuration = Configuration()
         configuration.readonly = true
         let queue: DatabaseQueue
@@ -56,6 +59,17 @@ final class MBTilesReader {
     /// Calls `body` with every tile as the file stores it (TMS row), by zoom, column and row
     /// (martin's hash order; the spec's unique index gives it without a sort).
     func forEachTile(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data) throws -> Void) throws {
+        try forEachRow { z, column, tmsRow, data in
+            guard let data else {
+                throw InterchangeError.damaged(path, detail: "tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
+            }
+            try body(z, column, tmsRow, data)
+        }
+    }
+
+    /// The same, with a NULL `tile_data` given as nil (a patch's deleted tile) instead of refused;
+    /// data of another type (an integer) is still refused.
+    func forEachRow(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data?) throws -> Void) throws {
         try reading {
             try queue.read { db in
                 let rows = try Row.fetchCursor(db, sql: """
@@ -67,11 +81,22 @@ final class MBTilesReader {
                         let shown = (0..<3).map { String(describing: (row[$0] as DatabaseValue)) }.joined(separator: "/")
                         throw InterchangeError.damaged(path, detail: "tile \(shown) does not have integer coordinates")
                     }
-                    guard let data = Self.bytes(row[3]) else {
+                    let value: DatabaseValue = row[3]
+                    let data = Self.bytes(value)
+                    guard data != nil || value.isNull else {
                         throw InterchangeError.damaged(path, detail: "tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
                     }
                     try body(z, column, tmsRow, data)
                 }
+            }
+        }
+    }
+
+    /// The names of the file's tables and views.
+    func tableNames() throws -> Set<String> {
+        try reading {
+            try queue.read { db in
+                Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
             }
         }
     }

@@ -56,13 +56,37 @@ extension StoreBatch {
     public func recordHashes(_ hashes: [RecordedHash], of region: RegionID) throws {
         try Migrations.ensureBookkeeping(db)
         try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [region.rawValue])
-        for hash in hashes {
-            try db.execute(
-                sql: """
-                    INSERT INTO packfs_pack_hashes (region_id, url_template, pixel_ratio, hash, tiles, recorded)
-                      SELECT id, ?, ?, ?, ?, ? FROM regions WHERE id = ?
-                    """,
-                arguments: [hash.urlTemplate, hash.pixelRatio, hash.hash, hash.tiles, hash.recorded, region.rawValue])
+        for hash in hashes { try recordHash(hash, of: region) }
+    }
+}
+
+extension StoreBatch {
+    /// Replaces one tile set's recorded hash of the pack (a patch changed that set only); the
+    /// pack's other sets keep theirs.
+    public func replaceRecordedHash(_ hash: RecordedHash, of region: RegionID) throws {
+        try Migrations.ensureBookkeeping(db)
+        try db.execute(
+            sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ? AND url_template = ? AND pixel_ratio = ?",
+            arguments: [region.rawValue, hash.urlTemplate, hash.pixelRatio])
+        try recordHash(hash, of: region)
+    }
+
+    /// Forgets the recorded hashes of packs whose tiles changed under them (a tile row they share
+    /// with a patched pack): what they hold is no longer what became whole, and a hash that says
+    /// otherwise would make `packfs verify` report damage where there is none.
+    public func forgetRecordedHashes(of regions: some Sequence<RegionID>) throws {
+        guard try db.tableExists("packfs_pack_hashes") else { return }
+        for region in regions {
+            try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [region.rawValue])
         }
+    }
+
+    private func recordHash(_ hash: RecordedHash, of region: RegionID) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO packfs_pack_hashes (region_id, url_template, pixel_ratio, hash, tiles, recorded)
+                  SELECT id, ?, ?, ?, ?, ? FROM regions WHERE id = ?
+                """,
+            arguments: [hash.urlTemplate, hash.pixelRatio, hash.hash, hash.tiles, hash.recorded, region.rawValue])
     }
 }

@@ -65,7 +65,24 @@ extension OfflineDatabase {
               AND EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ? AND rt.tile_id = t.id) LIMIT 1
             """
     }
+}
 
+/// Something that reads the store at one snapshot: the database's readers (`OfflineDatabase`),
+/// or a write transaction's own connection (`StoreBatch`), which sees what the transaction has
+/// written and not committed yet (a patch checks the hash its changes give before it commits).
+public protocol StoreSnapshot {
+    func reading<T>(_ body: (Database) throws -> T) throws -> T
+}
+
+extension OfflineDatabase: StoreSnapshot {
+    public func reading<T>(_ body: (Database) throws -> T) throws -> T { try read(body) }
+}
+
+extension StoreBatch: StoreSnapshot {
+    public func reading<T>(_ body: (Database) throws -> T) throws -> T { try body(db) }
+}
+
+extension StoreSnapshot {
     /// Calls `body` with every tile with content of `set` in its pack, by z, then x, then y as
     /// stored (a TMS source's rows are the server's: flip them for XYZ); with `descendingRows`,
     /// each column's rows from the highest down (an XYZ source's tiles in TMS order, as MBTiles
@@ -95,7 +112,7 @@ extension OfflineDatabase {
         while true {
             let page = try tilePage(set, after: after)
             for tile in page { try body(tile.z, tile.x, tile.y, tile.data) }
-            guard page.count == Self.walkPage, let last = page.last else { return }
+            guard page.count == OfflineDatabase.walkPage, let last = page.last else { return }
             after = (last.z, last.x, last.y)
         }
     }
@@ -103,7 +120,7 @@ extension OfflineDatabase {
     /// The first column of the set's template after `after` holding any row (the pack's or not:
     /// its rows are filtered by membership when walked); nil past the last.
     private func nextColumn(of set: TileColumnSet, after: (z: Int, x: Int)) throws -> (z: Int, x: Int)? {
-        try read { db in
+        try reading { db in
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: """
                     SELECT z, x FROM tiles WHERE url_template = ? AND pixel_ratio = ? AND (z, x) > (?, ?)
@@ -117,8 +134,8 @@ extension OfflineDatabase {
 
     /// The set's columns by z then x, each with its rows' extent; nil without complete extents.
     private func extentColumns(of set: TileColumnSet) throws -> [(z: Int, x: Int, rows: ClosedRange<Int>)]? {
-        try read { db in
-            guard try Self.extentsReady(set.region, db) else { return nil }
+        try reading { db in
+            guard try OfflineDatabase.extentsReady(set.region, db) else { return nil }
             return try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT z, x, min_y, max_y FROM packfs_pack_extents
@@ -144,20 +161,20 @@ extension OfflineDatabase {
         var rows = column.rows
         let order = descending ? "DESC" : ""
         while true {
-            let page = try read { db in
+            let page = try reading { db in
                 try Row.fetchAll(
                     db.cachedStatement(sql: """
                         SELECT y, data, compressed FROM tiles t
                           WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
-                            AND typeof(y) = 'integer' AND data IS NOT NULL AND \(TreeSQL.member)
+                            AND typeof(y) = 'integer' AND data IS NOT NULL AND \(OfflineDatabase.TreeSQL.member)
                           ORDER BY y \(order) LIMIT ?
                         """),
                     arguments: [set.urlTemplate, set.pixelRatio, column.z, column.x, rows.lowerBound, rows.upperBound,
-                                set.region.rawValue, Self.walkPage]
-                ).map { row in (y: try row.stored(at: 0, "tiles.y") as Int, data: try Self.storedData(row, of: "tiles")) }
+                                set.region.rawValue, OfflineDatabase.walkPage]
+                ).map { row in (y: try row.stored(at: 0, "tiles.y") as Int, data: try OfflineDatabase.storedData(row, of: "tiles")) }
             }
             for tile in page { try body(column.z, column.x, tile.y, tile.data) }
-            guard page.count == Self.walkPage, let last = page.last else { return }
+            guard page.count == OfflineDatabase.walkPage, let last = page.last else { return }
             if descending {
                 guard last.y > rows.lowerBound else { return }
                 rows = rows.lowerBound...(last.y - 1)
@@ -171,21 +188,21 @@ extension OfflineDatabase {
     private func tilePage(_ set: TileColumnSet, after: (z: Int, x: Int, y: Int)) throws
         -> [(z: Int, x: Int, y: Int, data: StoredData)]
     {
-        try read { db in
+        try reading { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT z, x, y, data, compressed FROM tiles t
                       WHERE url_template = ? AND pixel_ratio = ? AND (z, x, y) > (?, ?, ?)
                         AND typeof(z) = 'integer' AND typeof(x) = 'integer' AND typeof(y) = 'integer'
-                        AND data IS NOT NULL AND \(TreeSQL.member)
+                        AND data IS NOT NULL AND \(OfflineDatabase.TreeSQL.member)
                       ORDER BY z, x, y LIMIT ?
                     """),
-                arguments: [set.urlTemplate, set.pixelRatio, after.z, after.x, after.y, set.region.rawValue, Self.walkPage]
+                arguments: [set.urlTemplate, set.pixelRatio, after.z, after.x, after.y, set.region.rawValue, OfflineDatabase.walkPage]
             ).map { row in
                 (
                     z: try row.stored(at: 0, "tiles.z"), x: try row.stored(at: 1, "tiles.x"),
                     y: try row.stored(at: 2, "tiles.y"),
-                    data: try Self.storedData(row, of: "tiles")
+                    data: try OfflineDatabase.storedData(row, of: "tiles")
                 )
             }
         }

@@ -24,7 +24,7 @@ public enum MBTilesTiles {
     /// called nothing, when the source's tiles are not known.
     @discardableResult
     public static func forEach(
-        of source: PackStyle.Source, in database: OfflineDatabase, outside: () -> Void = {},
+        of source: PackStyle.Source, in database: some StoreSnapshot, outside: () -> Void = {},
         _ body: (Tile) throws -> Void
     ) throws -> Bool {
         guard let columns = source.columns, let tiles = source.tiles else { return false }

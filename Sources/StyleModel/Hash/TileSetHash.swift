@@ -66,8 +66,9 @@ public enum PackHash {
         return hashes
     }
 
-    /// One source's hash; nil when its tiles are not known (no TileJSON stored).
-    public static func compute(_ source: PackStyle.Source, in database: OfflineDatabase) throws -> Source? {
+    /// One source's hash; nil when its tiles are not known (no TileJSON stored). `database` may
+    /// be a write transaction's (`StoreBatch`): the hash of what it has written so far.
+    public static func compute(_ source: PackStyle.Source, in database: some StoreSnapshot) throws -> Source? {
         guard let columns = source.columns, let tiles = source.tiles else { return nil }
         let vector = tiles.type == .vector
         var hash = TileSetHash()

@@ -1,0 +1,40 @@
+import Foundation
+import PackStore
+
+/// One file fetched whole to disk (`packfs patch DB NAME https://.../diff.mbtiles`): in ranges of
+/// `chunk` bytes, each handed on before the next is asked for, so a patch of gigabytes costs
+/// `chunk` bytes of memory, never its size. The first answer's ETag is sent as If-Match with
+/// every later range: a file replaced on the server mid-way fails (412) instead of splicing two
+/// versions. The file ends at the first range that comes back short, or with a 416 (the file is
+/// a whole number of ranges long). A server that ignores ranges answers 200 with the whole file,
+/// which is taken as it is (up to the client's body limit).
+public enum RemoteFile {
+    public static let chunk: UInt64 = 16 << 20
+
+    /// Fetches `url` (http or https, through the options' URL policy) into `write`, which gets
+    /// the bytes in order; returns the byte count. Throws the request's failure, naming the URL.
+    @discardableResult
+    public static func fetch(_ url: String, options: DownloadOptions, chunk: UInt64 = chunk,
+                             into write: (Data) throws -> Void) throws -> UInt64 {
+        let fetcher = try DocumentFetcher(options: options)
+        defer { fetcher.shutdown() }
+        var offset: UInt64 = 0
+        var etag: String?
+        while true {
+            let response: HTTPResponse
+            do {
+                (response, _) = try fetcher.answer(url, range: ByteRange(offset: offset, length: chunk, ifMatch: etag))
+            } catch DownloadError.status(416, _) where offset > 0 {
+                return offset
+            }
+            guard response.status == 206 || offset == 0 else {
+                throw DownloadError.archive(url: url, reason: "the server answered a range with the whole file (HTTP \(response.status)) after answering ranges")
+            }
+            try write(response.content)
+            offset += UInt64(response.content.count)
+            // A 200 is the whole file; a short 206 its last part.
+            guard response.status == 206, UInt64(response.content.count) >= chunk else { return offset }
+            if etag == nil { etag = response.headers.etag }
+        }
+    }
+}

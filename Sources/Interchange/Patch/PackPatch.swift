@@ -1,0 +1,158 @@
+import Foundation
+import PackStore
+import StyleModel
+
+/// `packfs patch DB NAME PATCH` and `cp PATCH packs/NAME.patch`: a patch in martin's format
+/// applied to one tiled source of a pack, in one transaction that
+/// 1. finds the source whose tiles hash to the patch's `before_apply` (the one `source` names,
+///    else each tiled source in style order), refusing when none does;
+/// 2. writes each patch row: new bytes into the tile's row (kept ids: the mount's inodes are
+///    row ids), added to the pack when it did not hold the tile; a NULL row makes a tile the
+///    pack holds "no content", as a server's 404 would (it stays in the pack, so `verify` still
+///    finds the plan whole, and leaves the hash);
+/// 3. hashes the source again on the transaction's own connection and rolls everything back
+///    unless it gives `after_apply`;
+/// 4. records the new hash, and drops the recorded hashes of other packs that share a changed row.
+/// A kill at any moment leaves the transaction's before or after: the pack's hash is one of the
+/// patch's two. Readers of a mount are never held: the mount's database runs in WAL mode.
+///
+/// Tiles are stored as the MBTiles import stores them (the patch's bytes as they are: gzipped
+/// vector tiles stay gzipped, the mount serves them inflated), so that the pack's hash, made of
+/// its tiles as its MBTiles export holds them, is the one martin computes for the patched file.
+/// Cache headers are dropped: a later refresh must not revalidate new bytes with an old ETag.
+public struct PackPatch {
+    public let database: OfflineDatabase
+    public let pack: Pack
+    /// The tiled source to patch (its id in the pack's style); nil: the one the patch fits.
+    public let source: String?
+
+    public init(database: OfflineDatabase, pack: Pack, source: String? = nil) {
+        self.database = database
+        self.pack = pack
+        self.source = source
+    }
+
+    public func apply(_ patch: PatchFile) throws -> PatchSummary {
+        guard try database.status(of: pack.id).state != .active else { throw PatchError.packBusy(pack.name) }
+        let candidates = try self.candidates()
+        return try database.write { batch in
+            let target = try base(among: candidates, for: patch, batch)
+            var changes = TileChanges(columns: target.columns, source: target.source.id)
+            try write(patch, into: target, batch, &changes)
+            guard let after = try PackHash.compute(target.source, in: batch) else {
+                throw PatchError.wrongResult(pack: pack.name, expected: patch.after, computed: "nothing")
+            }
+            guard after.hash == patch.after else {
+                throw PatchError.wrongResult(pack: pack.name, expected: patch.after, computed: after.hash)
+            }
+            try batch.replaceRecordedHash(after.recorded(at: Date()), of: pack.id)
+            try batch.forgetRecordedHashes(of: changes.otherPacks)
+            return PatchSummary(pack: pack.name, patch: patch.name, before: patch.before, after: after.hash,
+                                tiles: after.tiles, changes: changes)
+        }
+    }
+
+    /// A tiled source whose tiles are known, with its keys.
+    struct Target {
+        var source: PackStyle.Source
+        var columns: TileColumnSet
+        var tiles: TileSource
+    }
+
+    /// The tiled sources the patch may be for: `source` alone, or every one.
+    private func candidates() throws -> [Target] {
+        let style = try PackStyle.load(pack, from: database)
+        let tiled = (style?.sources ?? []).compactMap { source -> Target? in
+            guard let columns = source.columns, let tiles = source.tiles else { return nil }
+            return Target(source: source, columns: columns, tiles: tiles)
+        }
+        guard let id = source else { return tiled }
+        guard let named = tiled.first(where: { $0.source.id == id }) else {
+            throw InterchangeError.noSuchSource(pack: pack.name, source: id, known: tiled.map(\.source.id))
+        }
+        return [named]
+    }
+
+    /// The candidate whose tiles hash to `before_apply` now, on the write's own connection.
+    private func base(among candidates: [Target], for patch: PatchFile, _ batch: StoreBatch) throws -> Target {
+        var found: [PatchError.SourceHash] = []
+        var seen = Set<TileColumnSet>()
+        for candidate in candidates where seen.insert(candidate.columns).inserted {
+            guard let hash = try PackHash.compute(candidate.source, in: batch) else { continue }
+            if hash.hash == patch.before { return candidate }
+            found.append(PatchError.SourceHash(source: candidate.source.id, hash: hash.hash))
+        }
+        throw PatchError.wrongBase(pack: pack.name, expected: patch.before, found: found)
+    }
+
+    /// Writes every row of the patch into the target's tiles.
+    private func write(_ patch: PatchFile, into target: Target, _ batch: StoreBatch, _ changes: inout TileChanges) throws {
+        try patch.forEachTile { z, column, tmsRow, data in
+            guard let y = MBTilesImport.xyzRow(z: z, tmsRow: tmsRow), (0..<(1 << z)).contains(column) else {
+                throw PatchError.damaged(patch.name, detail: "tile \(z)/\(column)/\(tmsRow) (TMS row) lies outside the tile grid")
+            }
+            let storedY = target.source.row(y, z: z)
+            let key = TileKey(urlTemplate: target.columns.urlTemplate, pixelRatio: target.columns.pixelRatio, z: z, x: column, y: storedY)
+            let place = TileChanges.Place(z: Int32(z), x: Int32(column), y: Int32(storedY))
+            if let data {
+                try put(data, at: key, place, batch, &changes)
+            } else {
+                try delete(key, place, batch, &changes)
+            }
+        }
+    }
+
+    private func put(_ data: Data, at key: TileKey, _ place: TileChanges.Place, _ batch: StoreBatch,
+                     _ changes: inout TileChanges) throws {
+        let existing = try batch.storedTile(key)
+        let shown = try existing.map { try $0.data.bytes != nil && batch.holds(pack.id, tile: $0.id) } ?? false
+        let id = try batch.putTile(key, data: .encoding(data), headers: CacheHeaders(), contentSize: StoredData.servedSize(of: data))
+        try batch.link(tile: id, to: pack.id)
+        if shown { changes.changed.append(id) } else { changes.added.append(place) }
+        if existing != nil { try noteOtherHolders(of: id, &changes, batch) }
+    }
+
+    private func delete(_ key: TileKey, _ place: TileChanges.Place, _ batch: StoreBatch, _ changes: inout TileChanges) throws {
+        guard let existing = try batch.storedTile(key), existing.data.bytes != nil, try batch.holds(pack.id, tile: existing.id)
+        else { return }
+        try batch.putTile(key, data: .noContent, headers: CacheHeaders())
+        changes.deleted.append(place)
+        try noteOtherHolders(of: existing.id, &changes, batch)
+    }
+
+    private func noteOtherHolders(of tile: TileID, _ changes: inout TileChanges, _ batch: StoreBatch) throws {
+        let holders = try batch.otherHolders(of: tile, besides: pack.id)
+        guard !holders.isEmpty else { return }
+        changes.otherPacks.formUnion(holders)
+        changes.sharedRows.append(tile)
+    }
+}
+
+/// What a patch did, for the command's output.
+public struct PatchSummary: InterchangeSummary {
+    public var pack: String
+    public var patch: String
+    public var before: String
+    public var after: String
+    /// The source's tiles after the patch.
+    public var tiles: Int
+    public var changes: TileChanges
+
+    public var lines: [String] {
+        let others = changes.otherPacks.isEmpty ? "" : "; \(changes.otherPacks.count) other packs share changed tiles"
+        return [
+            "pack \"\(pack)\" source \(changes.source): \(patch) applied: \(changes.changed.count) tiles changed,"
+                + " \(changes.added.count) added, \(changes.deleted.count) deleted; agg_tiles_hash \(before) -> \(after)"
+                + " (\(tiles) tiles)\(others)"
+        ]
+    }
+
+    public var json: JSONValue {
+        .object([
+            "pack": .string(pack), "source": .string(changes.source), "patch": .string(patch),
+            "before": .string(before), "after": .string(after), "tiles": .number(Double(tiles)),
+            "changed": .number(Double(changes.changed.count)), "added": .number(Double(changes.added.count)),
+            "deleted": .number(Double(changes.deleted.count)), "other_packs": .number(Double(changes.otherPacks.count)),
+        ])
+    }
+}

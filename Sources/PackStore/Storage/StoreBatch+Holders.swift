@@ -1,0 +1,33 @@
+import GRDB
+
+/// Who holds a tile row: a patch changes a row every pack holding it sees (tiles are shared by
+/// URL, as in MapLibre), so it asks which other packs those are (through the membership index on
+/// `tile_id`: one seek per tile, never a scan).
+extension StoreBatch {
+    /// The tile's row (id and stored data) under `key`; nil when none is stored.
+    public func storedTile(_ key: TileKey) throws -> (id: TileID, data: StoredData)? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT id, data, compressed FROM tiles
+                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                """),
+            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+        else { return nil }
+        return (TileID(rawValue: try row.stored(at: 0, "tiles.id")), try OfflineDatabase.storedData(row, of: "tiles"))
+    }
+
+    /// Whether `region` holds tile row `tile`.
+    public func holds(_ region: RegionID, tile: TileID) throws -> Bool {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM region_tiles WHERE region_id = ? AND tile_id = ?"),
+            arguments: [region.rawValue, tile.rawValue]) != nil
+    }
+
+    /// The packs other than `region` that hold tile row `tile`.
+    public func otherHolders(of tile: TileID, besides region: RegionID) throws -> [RegionID] {
+        try Int64.fetchAll(
+            db.cachedStatement(sql: "SELECT region_id FROM region_tiles WHERE tile_id = ? AND region_id != ?"),
+            arguments: [tile.rawValue, region.rawValue]
+        ).map(RegionID.init(rawValue:))
+    }
+}
