@@ -53,6 +53,23 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         }
     }
 
+    public func invalidateNow(inodes: [Inode], entries: [(parent: Inode, name: String)]) {
+        let session: OpaquePointer? = condition.withLock {
+            if self.session != nil { sending += 1 }
+            return self.session
+        }
+        guard let session else { return }
+        // -ENOENT: the kernel had nothing cached for it, which is what we wanted.
+        for inode in inodes { _ = fuse_lowlevel_notify_inval_inode(session, inode.rawValue, 0, 0) }
+        for (parent, name) in entries {
+            _ = name.withCString { fuse_lowlevel_notify_inval_entry(session, parent.rawValue, $0, strlen($0)) }
+        }
+        condition.withLock {
+            sending -= 1
+            condition.broadcast()
+        }
+    }
+
     func attach(_ session: OpaquePointer) {
         condition.withLock { self.session = session }
     }

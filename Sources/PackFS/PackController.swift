@@ -18,6 +18,12 @@ public protocol PackController: AnyObject, Sendable {
     func refreshPack(_ region: RegionID) throws
     /// `user.packfs.state` set to `active` (resume) or `inactive` (suspend).
     func setPackActive(_ region: RegionID, _ active: Bool) throws
+    /// A patch copied to `packs/<name>.patch` is whole, in the file at `path` (`fileName` is the
+    /// name it was copied to, for messages): apply it to pack `region` in one transaction and
+    /// say what changed. Runs on the FUSE thread whose write completed the file, which waits
+    /// for the verdict. A throw refuses it, nothing changed: its description is the reason
+    /// `packs/<name>.error` shows, and that write fails with EINVAL.
+    func patchSubmitted(_ region: RegionID, path: String, fileName: String) throws -> TileChanges
 }
 
 /// The reasons of rejected region files by pack name (`packs/<name>.error`), each with a serial

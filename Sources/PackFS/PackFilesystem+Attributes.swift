@@ -54,6 +54,9 @@ extension PackFilesystem {
         case .scratch(let serial):
             guard let file = scratches.file(serial) else { throw FilesystemError.stale }
             return (liveFile(inode, file.mode, file.content), .live)
+        case .patch(let serial):
+            guard let upload = uploads.upload(serial) else { throw FilesystemError.stale }
+            return (file(inode, 0o644, Int(clamping: upload.size)), .live)
         case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode, request)
         case .source(let region, let ref, let part):

@@ -17,6 +17,10 @@ extension PackFilesystem {
         case .scratch(let serial):
             guard let file = scratches.file(serial) else { throw FilesystemError.stale }
             return file.content
+        case .patch(let serial):
+            // Write-only: what was copied so far is the spool's, not read back through the mount.
+            guard uploads.upload(serial) != nil else { throw FilesystemError.stale }
+            throw FilesystemError.notPermitted
         case .pack(let region, .regionFile):
             // While the file is open for writing it reads as written so far, as on a disk.
             let pack = try request.pack(region)

@@ -19,7 +19,7 @@ extension PackFilesystem {
         case .column(let region, let ref, let z, let x):
             return try tileChild(named: name, in: region, ref, z: z, x: x, request)
         case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region, request)
-        case .status, .rejection, .draft, .scratch, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
+        case .status, .rejection, .draft, .scratch, .patch, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }
@@ -42,6 +42,7 @@ extension PackFilesystem {
             request.found(pack)
             return .pack(pack.id, .directory)
         }
+        if let upload = PatchUploads.packName(of: name).flatMap(uploads.upload(named:)) { return .patch(upload.serial) }
         guard let scratch = scratches.file(named: name) else { throw FilesystemError.notFound }
         return .scratch(scratch.serial)
     }

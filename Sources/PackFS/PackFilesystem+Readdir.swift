@@ -91,6 +91,9 @@ extension PackFilesystem {
         for scratch in scratches.all where !packNames.contains(scratch.name) {
             children.append((scratch.name, .scratch(scratch.serial), (1 << 42) + Int64(scratch.serial)))
         }
+        for upload in uploads.all {
+            children.append((upload.name + PatchUploads.suffix, .patch(upload.serial), (1 << 43) + Int64(upload.serial)))
+        }
         for rejection in rejections.all {
             children.append((rejection.name + ".error", .rejection(rejection.serial), (1 << 40) + Int64(rejection.serial)))
         }
@@ -181,14 +184,14 @@ extension PackFilesystem {
         case .root, .packs, .zoom, .column, .fontStack: return true
         case .pack(_, let part): return [.directory, .sources, .glyphs, .sprites].contains(part)
         case .source(_, _, let part): return part == .directory
-        case .status, .rejection, .draft, .scratch, .tile, .resource: return false
+        case .status, .rejection, .draft, .scratch, .patch, .tile, .resource: return false
         }
     }
 
     static func parent(of node: Node) -> Node {
         switch node {
         case .root, .status, .packs: return .root
-        case .rejection, .draft, .scratch, .pack(_, .directory), .pack(_, .regionFile): return .packs
+        case .rejection, .draft, .scratch, .patch, .pack(_, .directory), .pack(_, .regionFile): return .packs
         case .pack(let region, _): return .pack(region, .directory)
         case .source(let region, _, _): return .pack(region, .sources)
         case .zoom(let region, let ref, _):

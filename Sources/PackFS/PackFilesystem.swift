@@ -35,6 +35,8 @@ public final class PackFilesystem: Filesystem, Sendable {
     let statWalkers = StatWalkers()
     /// Other files in `packs/` (`sed -i`'s temporary file), in memory.
     let scratches = ScratchFiles()
+    /// Patches being copied to `packs/<name>.patch`, spooled beside the database.
+    let uploads = PatchUploads()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
     /// `--web-base`: where a web server publishes the mountpoint; each pack then also shows

@@ -1,6 +1,7 @@
 import Downloader
 import FUSEBridge
 import Foundation
+import Interchange
 import PackFS
 import PackLifecycle
 import PackStore
@@ -21,7 +22,7 @@ struct MountParts {
         manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches))
         let filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
-            controller: readOnly ? nil : ManagerController(manager: manager), webBase: webBase)
+            controller: readOnly ? nil : ManagerController(manager: manager, database: database), webBase: webBase)
         mount = FUSEMount(filesystem: filesystem, mountpoint: mountpoint, options: fuse, notifier: notifier)
     }
 }
@@ -31,8 +32,19 @@ struct MountParts {
 /// with its cause in the log; a refused region file's description is its reason).
 final class ManagerController: PackController {
     private let manager: PackManager
+    private let database: OfflineDatabase
 
-    init(manager: PackManager) { self.manager = manager }
+    init(manager: PackManager, database: OfflineDatabase) {
+        self.manager = manager
+        self.database = database
+    }
+
+    /// Patches are applied here, on the FUSE thread that completed the file: nothing else of the
+    /// lifecycle is involved (a pack downloading or refreshing refuses them, `PatchError.packBusy`).
+    func patchSubmitted(_ region: RegionID, path: String, fileName: String) throws -> TileChanges {
+        let pack = try database.pack(id: region)
+        return try PackPatch(database: database, pack: pack).apply(try PatchFile(path: path, name: fileName)).changes
+    }
 
     func regionFileSubmitted(name: String, content: Data) throws {
         try manager.submitRegionFile(name: name, content: content)

@@ -84,6 +84,40 @@ public final class TreeCaches: Sendable {
         }
     }
 
+    /// A patch changed tiles of one tile set of a pack (and maybe of packs sharing its rows): the
+    /// kernel forgets, before this returns, the pages and attributes of each changed row, the
+    /// names of tiles that became "no content", and the listings of directories that gained
+    /// tiles, in every place the set shows (its `sources/<id>/` and the pack's top). Sent a
+    /// batch at a time: a patch of a whole pack names millions.
+    public func tilesChanged(_ changes: TileChanges) throws {
+        let region = changes.columns.region
+        forgetPack(region)
+        changes.otherPacks.forEach(forgetPack)
+        guard let kernel else { return }
+        let key = TileKey(urlTemplate: changes.columns.urlTemplate, pixelRatio: changes.columns.pixelRatio, z: 0, x: 0, y: 0)
+        let shown = Self.sources(showing: key, in: try layout(of: try database.pack(id: region)))
+        var batch = NotificationBatch(kernel: kernel)
+        for id in changes.changed { batch.add(.tile(region, id)) }
+        for place in changes.deleted {
+            for (ref, source) in shown {
+                let (z, x) = (Int(place.z), Int(place.x))
+                batch.add(parent: .column(region, ref, z: z, x: x), name: "\(source.row(Int(place.y), z: z)).\(source.fileExtension)")
+            }
+        }
+        var directories = Set<Node>([.pack(region, .directory)])
+        for place in changes.added {
+            for (ref, _) in shown {
+                directories.insert(.zoom(region, ref, z: Int(place.z)))
+                directories.insert(.column(region, ref, z: Int(place.z), x: Int(place.x)))
+            }
+        }
+        directories.forEach { batch.add($0) }
+        for other in changes.otherPacks {
+            for id in changes.sharedRows { batch.add(.tile(other, id)) }
+        }
+        batch.send()
+    }
+
     /// Where a tile key shows in the tree: every source keyed by its template and pixel ratio,
     /// as itself under `sources/` and, for the primary source, at the top of the pack too.
     static func sources(showing key: TileKey, in layout: PackLayout) -> [(SourceRef, PackLayout.Source)] {
@@ -173,4 +207,35 @@ final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `gen
 
     /// The layout kept for `region`, if any (whatever its age).
     func cached(_ region: RegionID) -> PackLayout? { condition.withLock { entries[region]?.layout } }
+}
+
+/// Invalidations gathered and sent synchronously (`KernelCache.invalidateNow`) every
+/// `size`, so a million of them never sit in memory at once. Nodes that do not fit an inode
+/// were never shown, so nothing of theirs is cached.
+struct NotificationBatch {
+    static let size = 4096
+    let kernel: any KernelCache
+    private var inodes: [Inode] = []
+    private var entries: [(parent: Inode, name: String)] = []
+
+    init(kernel: any KernelCache) { self.kernel = kernel }
+
+    mutating func add(_ node: Node) {
+        guard let inode = try? InodeCodec.encode(node) else { return }
+        inodes.append(inode)
+        if inodes.count >= Self.size { send() }
+    }
+
+    mutating func add(parent: Node, name: String) {
+        guard let inode = try? InodeCodec.encode(parent) else { return }
+        entries.append((inode, name))
+        if entries.count >= Self.size { send() }
+    }
+
+    mutating func send() {
+        guard !inodes.isEmpty || !entries.isEmpty else { return }
+        kernel.invalidateNow(inodes: inodes, entries: entries)
+        inodes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+    }
 }

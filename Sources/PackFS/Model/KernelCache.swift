@@ -8,4 +8,8 @@ public protocol KernelCache: AnyObject, Sendable {
     func invalidate(inode: Inode)
     /// Forget that `name` in `parent` maps to an inode (or to nothing), and `parent`'s attributes.
     func invalidate(parent: Inode, name: String)
+    /// The same for many nodes, sent from the caller's thread before this returns: for a change
+    /// whose very request must not return before the kernel has forgot (a patch's write). Only
+    /// for nodes whose locks the caller's request does not hold (never its own file or parent).
+    func invalidateNow(inodes: [Inode], entries: [(parent: Inode, name: String)])
 }

@@ -11,6 +11,8 @@ enum Node: Hashable, Sendable {
     case draft(UInt32)
     /// Any other file in `packs/` (`sed -i`'s temporary file), by its serial (`ScratchFiles`).
     case scratch(UInt32)
+    /// `packs/<name>.patch` while a patch is copied there, by its serial (`PatchUploads`).
+    case patch(UInt32)
     case pack(RegionID, PackPart)
     /// `sources/<id>/` (or its `tiles.json`, `data.geojson` or image) of the source at `source`.
     case source(RegionID, SourceRef, SourcePart)
@@ -27,7 +29,7 @@ enum Node: Hashable, Sendable {
 
     var region: RegionID? {
         switch self {
-        case .root, .status, .packs, .rejection, .draft, .scratch: return nil
+        case .root, .status, .packs, .rejection, .draft, .scratch, .patch: return nil
         case .pack(let r, _), .source(let r, _, _), .zoom(let r, _, _), .column(let r, _, _, _),
             .tile(let r, _), .resource(let r, _), .fontStack(let r, _):
             return r
@@ -68,6 +70,7 @@ struct SourceRef: Hashable, Sendable {
 //                  2^32 + n: packs/<name>.error of rejection number n
 //                  2^33 + n: packs/<name>.region being written, draft number n (no pack yet)
 //                  3 * 2^32 + n: any other file in packs/, scratch file number n
+//                  4 * 2^32 + n: packs/<name>.patch being copied, upload number n
 //     pack part    PackPart raw value
 //     source, zoom, column
 //                  35 primary view | 34..29 source index (0-63) | 28..24 z (0-31) | 23..0 x
@@ -102,6 +105,7 @@ enum InodeCodec {
         case .rejection(let serial): return Inode(rawValue: 1 << 32 | UInt64(serial))
         case .draft(let serial): return Inode(rawValue: 2 << 32 | UInt64(serial))
         case .scratch(let serial): return Inode(rawValue: 3 << 32 | UInt64(serial))
+        case .patch(let serial): return Inode(rawValue: 4 << 32 | UInt64(serial))
         case .pack(let region, let part): return try make(.pack, region, part.rawValue)
         case .source(let region, let ref, let part):
             return try make(.source, region, try coordinates(ref, z: 0, x: 0) | part.rawValue)
@@ -136,6 +140,7 @@ enum InodeCodec {
             if payload >> 32 == 1 { return .rejection(UInt32(truncatingIfNeeded: payload)) }
             if payload >> 32 == 2 { return .draft(UInt32(truncatingIfNeeded: payload)) }
             if payload >> 32 == 3 { return .scratch(UInt32(truncatingIfNeeded: payload)) }
+            if payload >> 32 == 4 { return .patch(UInt32(truncatingIfNeeded: payload)) }
             return [1: Node.root, 2: .status, 3: .packs][payload]
         case .pack: return PackPart(rawValue: payload).map { .pack(region, $0) }
         case .source:

@@ -31,6 +31,7 @@ extension PackFilesystem {
     {
         try serving { request in
             guard try node(parent) == .packs else { throw try refusal(under: parent) }
+            if let packName = PatchUploads.packName(of: name) { return try createPatch(packName: packName, flags: flags, request) }
             guard let packName = Self.packName(ofRegionFile: name) else {
                 return try createScratch(name: name, mode: mode, flags: flags, request)
             }
@@ -71,6 +72,7 @@ extension PackFilesystem {
             guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
             name = draft.name
         case .scratch(let serial): return try openScratch(serial, flags: flags)
+        case .patch(let serial): return try openPatch(serial, flags: flags)
         default:
             throw try refusal(at: inode)
         }
@@ -80,7 +82,11 @@ extension PackFilesystem {
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
         try serving { request in
-            if case .scratch(let serial) = try node(inode) { return try scratches.write(serial, offset: offset, data: data) }
+            switch try node(inode) {
+            case .scratch(let serial): return try scratches.write(serial, offset: offset, data: data)
+            case .patch(let serial): return try writePatch(serial, offset: offset, data: data)
+            default: break
+            }
             let handle = handle == 0 ? try implicitHandle(inode, request) : handle
             guard let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
             let written = try drafts.write(handle: handle, offset: offset, data: data)
@@ -153,6 +159,7 @@ extension PackFilesystem {
     /// The last handle of a draft goes: text still undecided is judged now (nobody is left to
     /// tell but `<name>.error`), and the file shows the pack's definition again.
     public func release(inode: Inode, handle: UInt64) {
+        if case .patch(let serial)? = InodeCodec.decode(inode) { return releasePatch(serial) }
         guard handle != 0, let name = drafts.name(handle: handle) else { return }
         if drafts.isLastHandle(handle) { try? judgeDraft(named: name) }
         guard drafts.release(handle: handle) != nil else { return }

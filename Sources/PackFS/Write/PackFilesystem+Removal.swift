@@ -23,6 +23,7 @@ extension PackFilesystem {
             case .scratch(let serial):
                 scratches.remove(serial)
                 packsChanged(name)
+            case .patch(let serial): discardPatch(serial)
             case .draft:
                 // `rm` of a region file still being written: its text goes unjudged, as the
                 // bytes of an unlinked file go. Nothing was stored for it.

@@ -43,6 +43,7 @@ extension PackFilesystem {
     /// to another name that is no region file, error file or pack it is renamed.
     func renameScratch(_ serial: UInt32, to newName: String) throws {
         guard let file = scratches.file(serial) else { throw FilesystemError.stale }
+        if let packName = PatchUploads.packName(of: newName) { return try renameScratchToPatch(file, packName: packName) }
         guard let packName = Self.packName(ofRegionFile: newName) else {
             guard ScratchFiles.admits(newName), (try? database.pack(named: newName)) == nil else { throw FilesystemError.notPermitted }
             try scratches.rename(serial, to: newName)

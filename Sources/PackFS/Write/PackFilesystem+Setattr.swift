@@ -14,6 +14,11 @@ extension PackFilesystem {
                 try setScratchAttributes(serial, changes)
                 return try timedAttributes(of: node, inode: inode, request)
             }
+            if case .patch(let serial) = node {
+                // A truncate (an O_TRUNC open without one); times and modes are the mount's.
+                if let size = changes.size { try uploads.resize(serial, to: Int64(clamping: size)) }
+                return try timedAttributes(of: node, inode: inode, request)
+            }
             guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
             if let size = changes.size, try !drafts.resize(name: name, to: size) {

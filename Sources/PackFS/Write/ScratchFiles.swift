@@ -27,7 +27,8 @@ final class ScratchFiles: Sendable {
 
     /// Whether `name` may be a scratch file's (not a region file, an error file or a dot name).
     static func admits(_ name: String) -> Bool {
-        !name.hasSuffix(".region") && !name.hasSuffix(".error") && name != "." && name != ".."
+        !name.hasSuffix(".region") && !name.hasSuffix(".error") && PatchUploads.packName(of: name) == nil && name != "."
+            && name != ".."
     }
 
     var all: [File] { state.withLock { $0.bySerial.values.sorted { $0.serial < $1.serial } } }

@@ -78,4 +78,7 @@ final class Recorder: PackController, @unchecked Sendable {  // `handed` is guar
     func removePack(_ region: RegionID) throws {}
     func refreshPack(_ region: RegionID) throws {}
     func setPackActive(_ region: RegionID, _ active: Bool) throws {}
+    func patchSubmitted(_ region: RegionID, path: String, fileName: String) throws -> TileChanges {
+        throw CocoaError(.featureUnsupported)
+    }
 }

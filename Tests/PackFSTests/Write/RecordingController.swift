@@ -11,6 +11,7 @@ final class RecordingController: PackController, @unchecked Sendable {  // `reco
         case removePack(RegionID)
         case refreshPack(RegionID)
         case setPackActive(RegionID, Bool)
+        case patchSubmitted(RegionID, bytes: Int, fileName: String)
     }
 
     let database: OfflineDatabase
@@ -37,6 +38,15 @@ final class RecordingController: PackController, @unchecked Sendable {  // `reco
     func refreshPack(_ region: RegionID) throws { record(.refreshPack(region)) }
 
     func setPackActive(_ region: RegionID, _ active: Bool) throws { record(.setPackActive(region, active)) }
+
+    /// Records the patch's size and changes nothing: a patch's application is Interchange's
+    /// (tested with the real manager on a mount); this tests the file's way there.
+    func patchSubmitted(_ region: RegionID, path: String, fileName: String) throws -> TileChanges {
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
+        record(.patchSubmitted(region, bytes: bytes, fileName: fileName))
+        let set = TileColumnSet(region: region, urlTemplate: "x", pixelRatio: 1)
+        return TileChanges(columns: set, source: "x")
+    }
 }
 
 /// The kernel's caches as a list of what the filesystem asked them to forget.
@@ -54,6 +64,11 @@ final class RecordingKernelCache: KernelCache, @unchecked Sendable {  // `record
     func invalidate(inode: Inode) { lock.withLock { recorded.append(.inode(inode)) } }
 
     func invalidate(parent: Inode, name: String) { lock.withLock { recorded.append(.entry(parent: parent, name: name)) } }
+
+    func invalidateNow(inodes: [Inode], entries: [(parent: Inode, name: String)]) {
+        inodes.forEach(invalidate(inode:))
+        entries.forEach { invalidate(parent: $0.parent, name: $0.name) }
+    }
 
     func entries(in parent: Inode) -> Set<String> {
         Set(forgotten.compactMap { if case .entry(parent, let name) = $0 { return name } else { return nil } })

@@ -1,0 +1,119 @@
+import Foundation
+import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Patches on the mount: `cp diff.mbtiles packs/<name>.patch` applies a patch in martin's format
+/// to pack `<name>` (`PackController.patchSubmitted`). The file shows in `packs/` while it is
+/// copied and is gone afterwards; the write that completes it (`PatchUploads`) carries the
+/// verdict: refused, it fails with EINVAL and `packs/<name>.error` says why; applied, the
+/// kernel's cached pages, attributes and names of the changed tiles are dropped before that
+/// write returns, so the next read sees the new bytes. A scratch file renamed to `<name>.patch`
+/// (rsync's way of writing) is applied the same way.
+extension PackFilesystem {
+    /// `create` of `packs/<name>.patch`: the pack must exist (ENOENT: nothing to patch), and
+    /// the mount must take changes (EPERM on a read-only mount).
+    func createPatch(packName: String, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {
+        guard controller != nil else { throw FilesystemError.notPermitted }
+        let pack = try existingPack(named: packName)
+        if let existing = uploads.upload(named: packName) {
+            if flags & O_EXCL != 0 { throw FilesystemError.exists }
+            try uploads.opened(existing.serial)
+            if flags & O_TRUNC != 0 { try uploads.resize(existing.serial, to: 0) }
+            return (try entry(for: .patch(existing.serial), request), Self.writeOptions(0))
+        }
+        let spool = try SpoolFile(besideDatabase: database.path)
+        let upload: PatchUploads.Upload
+        do {
+            upload = try uploads.start(name: pack.name, region: pack.id, spool: spool)
+        } catch {
+            spool.remove()
+            throw error
+        }
+        packsChanged(pack.name + PatchUploads.suffix)
+        return (try entry(for: .patch(upload.serial), request), Self.writeOptions(0))
+    }
+
+    func openPatch(_ serial: UInt32, flags: Int32) throws -> OpenOptions {
+        try uploads.opened(serial)
+        if flags & O_TRUNC != 0 { try uploads.resize(serial, to: 0) }
+        return Self.writeOptions(0)
+    }
+
+    /// A write into an upload; the one that completes the file applies it.
+    func writePatch(_ serial: UInt32, offset: Int64, data: Data) throws -> Int {
+        guard try uploads.write(serial, offset: offset, data: data) else { return data.count }
+        guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
+        try applyPatch(upload.spool, name: upload.name, region: upload.region)
+        return data.count
+    }
+
+    /// The last handle went: a file not applied yet (its header declared no size, or it fell
+    /// short of it) is applied now; only `<name>.error` can tell a refusal. An empty one (`touch`)
+    /// goes quietly.
+    func releasePatch(_ serial: UInt32) {
+        guard let upload = uploads.released(serial), let taken = uploads.take(upload.serial) else { return }
+        guard taken.size > 0 else {
+            taken.spool.remove()
+            return packsChanged(taken.name + PatchUploads.suffix)
+        }
+        try? applyPatch(taken.spool, name: taken.name, region: taken.region)
+    }
+
+    /// `rm packs/<name>.patch` while it is copied: nothing is applied.
+    func discardPatch(_ serial: UInt32) {
+        guard let upload = uploads.take(serial) else { return }
+        upload.spool.remove()
+        packsChanged(upload.name + PatchUploads.suffix)
+    }
+
+    /// A scratch file renamed to `<name>.patch`: applied from a spool of its content.
+    func renameScratchToPatch(_ file: ScratchFiles.File, packName: String) throws {
+        let pack = try existingPack(named: packName)
+        let spool = try SpoolFile(besideDatabase: database.path)
+        do {
+            try spool.write(file.content, at: 0)
+        } catch {
+            spool.remove()
+            throw error
+        }
+        scratches.remove(file.serial)
+        packsChanged(file.name)
+        try applyPatch(spool, name: pack.name, region: pack.id)
+    }
+
+    /// The pack a patch names; ENOENT when there is none (nothing to patch).
+    private func existingPack(named name: String) throws -> Pack {
+        do {
+            return try database.pack(named: name)
+        } catch StoreError.packNotFound {
+            throw FilesystemError.notFound
+        }
+    }
+
+    /// Applies the patch in `spool` to the pack and removes the spool. The verdict goes to
+    /// `<name>.error`; the kernel forgets the changed tiles before this returns.
+    private func applyPatch(_ spool: SpoolFile, name: String, region: RegionID) throws {
+        defer {
+            spool.remove()
+            packsChanged(name + PatchUploads.suffix, name + ".error")
+        }
+        guard let controller else { throw FilesystemError.notPermitted }
+        let changes: TileChanges
+        do {
+            changes = try controller.patchSubmitted(region, path: spool.path, fileName: name + PatchUploads.suffix)
+        } catch {
+            let reason = String(describing: error)
+            recordRegionFileVerdict(name: name, reason: reason)
+            throw FilesystemError.invalid(reason)
+        }
+        recordRegionFileVerdict(name: name, reason: nil)
+        do {
+            try caches.tilesChanged(changes)
+        } catch {
+            StandardError.write("packfs: pack \(name): cached tiles may stay stale after its patch (\(error))\n")
+        }
+    }
+}

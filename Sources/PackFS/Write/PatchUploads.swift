@@ -1,0 +1,125 @@
+import Foundation
+import PackStore
+
+/// Patches being copied to `packs/<name>.patch`, each into a spool file beside the database
+/// (`SpoolFile`), never into memory: a patch of a country pack is gigabytes. One per pack at a
+/// time. The file is complete when its bytes reach the size its SQLite header declares (every
+/// SQLite since 3.7.0 writes it): the write that completes it applies it, so `cp` learns the
+/// verdict from that write (the kernel sends no FLUSH to this daemon, and close() does not wait
+/// for a release). A file whose header declares no size is applied when its last handle goes.
+final class PatchUploads: Sendable {
+    static let suffix = ".patch"
+
+    struct Upload {
+        var serial: UInt32
+        /// The pack's name (the file is `<name>.patch`) and id.
+        var name: String
+        var region: RegionID
+        var spool: SpoolFile
+        /// Bytes written, as the end of the furthest write (`cp` writes in order).
+        var size: Int64 = 0
+        /// The first 100 bytes: the SQLite header, which says how long the file is.
+        var head = Data()
+        /// Open handles; the last one going applies a file not applied yet.
+        var opens = 1
+    }
+
+    private struct State {
+        var bySerial: [UInt32: Upload] = [:]
+        var nextSerial: UInt32 = 1
+    }
+
+    private let state = LockedState(State())
+
+    /// `<name>` of `<name>.patch`, or nil for any other file name.
+    static func packName(of fileName: String) -> String? {
+        guard fileName.hasSuffix(suffix), fileName.count > suffix.count else { return nil }
+        return String(fileName.dropLast(suffix.count))
+    }
+
+    var all: [Upload] { state.withLock { $0.bySerial.values.sorted { $0.serial < $1.serial } } }
+
+    func upload(_ serial: UInt32) -> Upload? { state.withLock { $0.bySerial[serial] } }
+
+    func upload(named name: String) -> Upload? { state.withLock { $0.bySerial.values.first { $0.name == name } } }
+
+    /// A new upload for pack `name`; EBUSY while one for it is under way.
+    func start(name: String, region: RegionID, spool: SpoolFile) throws -> Upload {
+        try state.withLock { state in
+            guard !state.bySerial.values.contains(where: { $0.name == name }) else { throw FilesystemError.busy }
+            let upload = Upload(serial: state.nextSerial, name: name, region: region, spool: spool)
+            state.nextSerial &+= 1
+            state.bySerial[upload.serial] = upload
+            return upload
+        }
+    }
+
+    /// Writes `data` at `offset`; true when the file is now as long as its header says.
+    func write(_ serial: UInt32, offset: Int64, data: Data) throws -> Bool {
+        guard let spool = upload(serial)?.spool else { throw FilesystemError.stale }
+        guard offset >= 0, offset <= Int64.max - Int64(data.count) else { throw FilesystemError.tooLarge }
+        try spool.write(data, at: offset)
+        return try change(serial) { upload in
+            let end = offset + Int64(data.count)
+            upload.size = max(upload.size, end)
+            if upload.head.count < 100, offset <= Int64(upload.head.count) {
+                let start = Int(offset)
+                let kept = data.prefix(100 - start)
+                upload.head = upload.head.prefix(start) + kept
+            }
+            guard let declared = Self.declaredSize(upload.head) else { return false }
+            return upload.size == declared
+        }
+    }
+
+    func resize(_ serial: UInt32, to size: Int64) throws {
+        guard let spool = upload(serial)?.spool else { throw FilesystemError.stale }
+        try spool.resize(to: size)
+        try change(serial) { upload in
+            upload.size = size
+            if size < Int64(upload.head.count) { upload.head = upload.head.prefix(Int(size)) }
+        }
+    }
+
+    func opened(_ serial: UInt32) throws { try change(serial) { $0.opens += 1 } }
+
+    /// A handle went; the upload when it was the last (still registered: the caller applies or
+    /// drops it).
+    func released(_ serial: UInt32) -> Upload? {
+        state.withLock { state in
+            guard var upload = state.bySerial[serial] else { return nil }
+            upload.opens -= 1
+            state.bySerial[serial] = upload
+            return upload.opens <= 0 ? upload : nil
+        }
+    }
+
+    /// Takes the upload out (to apply or drop it): later writes to it find it stale.
+    @discardableResult
+    func take(_ serial: UInt32) -> Upload? { state.withLock { $0.bySerial.removeValue(forKey: serial) } }
+
+    private func change<T>(_ serial: UInt32, _ body: (inout Upload) throws -> T) throws -> T {
+        try state.withLock { state in
+            guard var upload = state.bySerial[serial] else { throw FilesystemError.stale }
+            let result = try body(&upload)
+            state.bySerial[serial] = upload
+            return result
+        }
+    }
+
+    /// The length an SQLite file's header declares (page size times page count), when the header
+    /// is whole and its count valid (the "version-valid-for" number equals the change counter).
+    static func declaredSize(_ head: Data) -> Int64? {
+        guard head.count >= 100, head.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
+        let bytes = Array(head.prefix(100))
+        func number(at offset: Int, _ count: Int) -> UInt64 {
+            bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let rawPageSize = number(at: 16, 2)
+        let pageSize: UInt64 = rawPageSize == 1 ? 65536 : rawPageSize
+        let pages = number(at: 28, 4)
+        guard pageSize >= 512, pageSize.nonzeroBitCount == 1, pages > 0, number(at: 92, 4) == number(at: 24, 4)
+        else { return nil }
+        return Int64(pageSize * pages)
+    }
+}
