@@ -60,6 +60,7 @@ struct MountCommand: ParsableCommand {
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
                 caching: KernelCaching(statelessOpen: true)))
         if !readOnly {
+            SpoolFile.removeLeftovers(besideDatabase: database.path)
             parts.manager.resumeActivePacks()
             database.startCounting { StandardError.write("packfs: \($0)\n") }
             database.resumeRemovals()

@@ -12,6 +12,7 @@ final class InodeCodecTests: XCTestCase {
 
     func nodes() -> [Node] {
         var nodes: [Node] = [.root, .status, .packs, .rejection(0), .rejection(UInt32.max)]
+        for serial in [UInt32(0), 1, UInt32.max] { nodes += [.draft(serial), .scratch(serial), .patch(serial)] }
         for region in regions {
             nodes += PackPart.allCases.map { .pack(region, $0) }
             for ref in refs where !ref.primary {

@@ -33,6 +33,7 @@ extension PackFilesystem {
             throw error
         }
         packsChanged(pack.name + PatchUploads.suffix)
+        settleIfStateless(upload.serial)
         return (try entry(for: .patch(upload.serial), request), Self.writeOptions(0))
     }
 
@@ -44,7 +45,10 @@ extension PackFilesystem {
 
     /// A write into an upload; the one that completes the file applies it.
     func writePatch(_ serial: UInt32, offset: Int64, data: Data) throws -> Int {
-        guard try uploads.write(serial, offset: offset, data: data) else { return data.count }
+        guard try uploads.write(serial, offset: offset, data: data) else {
+            settleIfStateless(serial)
+            return data.count
+        }
         guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
         try applyPatch(upload.spool, name: upload.name, region: upload.region)
         return data.count
@@ -60,6 +64,16 @@ extension PackFilesystem {
             return packsChanged(taken.name + PatchUploads.suffix)
         }
         try? applyPatch(taken.spool, name: taken.name, region: taken.region)
+    }
+
+    /// With stateless opens no release comes: a file that rests `settleDelay` without a write
+    /// (a copy cut short, a `touch`) is settled then as a release would.
+    private func settleIfStateless(_ serial: UInt32) {
+        guard statelessOpens.withLock({ $0 }), let changes = uploads.upload(serial)?.changes else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + settleDelay) { [weak self] in
+            guard let self, self.uploads.upload(serial)?.changes == changes else { return }
+            self.releasePatch(serial)
+        }
     }
 
     /// `rm packs/<name>.patch` while it is copied: nothing is applied.

@@ -22,6 +22,8 @@ final class PatchUploads: Sendable {
         var head = Data()
         /// Open handles; the last one going applies a file not applied yet.
         var opens = 1
+        /// Counts writes and truncations: a settle timer set before the latest does nothing.
+        var changes = 0
     }
 
     private struct State {
@@ -62,6 +64,7 @@ final class PatchUploads: Sendable {
         return try change(serial) { upload in
             let end = offset + Int64(data.count)
             upload.size = max(upload.size, end)
+            upload.changes += 1
             if upload.head.count < 100, offset <= Int64(upload.head.count) {
                 let start = Int(offset)
                 let kept = data.prefix(100 - start)
@@ -77,6 +80,7 @@ final class PatchUploads: Sendable {
         try spool.resize(to: size)
         try change(serial) { upload in
             upload.size = size
+            upload.changes += 1
             if size < Int64(upload.head.count) { upload.head = upload.head.prefix(Int(size)) }
         }
     }
