@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# `packfs verify` against its floors (issue 29): a pack of the fixture's real tiles (Helsinki's
-# gzipped vector tiles, cycled over a block of z16 tiles) imported from MBTiles, then verified
-# (hash, inflation, vector tile structure, recorded hash), timed against, in the same run:
-#   - large tiles (Helsinki's tiles of 4 KiB and more; LARGE tiles, default 40,000: ~900 MB):
-#     md5sum over the same bytes as one file (the tiles' stored bytes, concatenated, read once
-#     before so that both read from the page cache);
-#   - small tiles (the land fixture's, ~400 bytes; SMALL tiles, default 500,000): sqlite3
-#     reading the same rows (`instr` over each blob for a pattern no tile holds reads every byte;
-#     `length(data || x'')` does not: `||` makes text, which ends at the first NUL).
-# The target: verify takes at most twice its floor. PACKFS_BIN: a built packfs to use (else a
-# release build). usage: fresh.sh [LARGE SMALL]
+# Fresh and provable packs (issue 29), on packs made from the fixture's real tiles, each figure
+# against a floor or a baseline measured in the same run. Parts (FRESH_PARTS, default all):
+#   verify    `packfs verify` of an imported pack (hash, inflation, vector tile structure,
+#             recorded hash) against its floors: large tiles (Helsinki's of 4 KiB and more; LARGE,
+#             default 40,000: ~900 MB) against md5sum over the same bytes as one file (read once
+#             before, so both read from the page cache); small tiles (the land fixture's, ~400
+#             bytes; SMALL, default 500,000) against sqlite3 reading the same rows (`instr` over
+#             each blob for a pattern no tile holds reads every byte). Target: at most twice the floor.
+#   patch     a pack of TILES (default 1,000,000) land tiles on a mount: a patch changing 1% and
+#             one changing 100% of its tiles (martin's format, made by fresh_patch.py) copied to
+#             packs/fresh.patch: apply time, and the slowest read of another pack's tiles
+#             (O_DIRECT, so every read reaches the daemon) meanwhile, against the slowest read of
+#             the same reader without a patch.
+#   touch     the same changes made on the origin (nginx on loopback serving the pack's directory
+#             export) and brought in by `packfs refresh`: requests and time, against the patch.
+#   coverage  cat packs/fresh/coverage.geojson, cold (first read after the mount), for the pack
+#             of TILES tiles.
+# PACKFS_BIN: a built packfs to use (else a release build).
+# usage: fresh.sh [LARGE SMALL]
 set -euo pipefail
 large=${1:-40000} small=${2:-500000}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-fresh}
@@ -43,5 +51,18 @@ for (d,) in db.execute(sys.argv[3]): f.write(d)" "$db" "$work/$1.bytes" "$rows"
   record "fresh_${1}_floor_s" "$floor"
 }
 
-one large Fixtures/mbtiles/helsinki.mbtiles "$large" 4096 md5
-one small Fixtures/mbtiles/land.mbtiles "$small" 0 sqlite
+parts=${FRESH_PARTS:-verify patch touch coverage}
+tiles=${TILES:-1000000}
+has() { [[ " $parts " == *" $1 "* ]]; }
+
+if has verify; then
+  one large Fixtures/mbtiles/helsinki.mbtiles "$large" 4096 md5
+  one small Fixtures/mbtiles/land.mbtiles "$small" 0 sqlite
+fi
+if has patch || has touch || has coverage; then
+  source "$(dirname "$0")/fresh_parts.sh"
+  make_packs
+  has coverage && coverage_part
+  has patch && patch_part
+  has touch && touch_part
+fi
