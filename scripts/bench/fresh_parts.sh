@@ -84,12 +84,12 @@ e = 1e-7
 json.dump({"style": sys.argv[2], "bounds": [lon(x0) + e, lat(y1 + 1) + e, lon(x1 + 1) - e, lat(y0) - e],
            "minzoom": z, "maxzoom": z}, open(sys.argv[1], "w"))
 PY
-  timed download "$packfs" download "$work/d.db" fresh "$work/region.json"
+  timed download "$packfs" download "$work/d.db" fresh "$work/region.json" 2>/dev/null
   echo "touch baseline: download of the pack from nginx: ${download} s, $(wc -l <"$work/nginx/access.log") requests"
   for percent in 1 100; do
     local changed; changed=$(python3 scripts/bench/fresh_patch.py touch "$tree" "$percent")
     local before; before=$(wc -l <"$work/nginx/access.log")
-    timed refresh "$packfs" refresh "$work/d.db" fresh
+    timed refresh "$packfs" refresh "$work/d.db" fresh 2>/dev/null
     local requests=$(( $(wc -l <"$work/nginx/access.log") - before ))
     local changed_answers; changed_answers=$(tail -n "$requests" "$work/nginx/access.log" | grep -c '" 200 ' || true)
     echo "touch after $percent% changed on the origin ($changed files): refresh ${refresh} s, $requests requests ($changed_answers answered 200)"

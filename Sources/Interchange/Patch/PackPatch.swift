@@ -105,9 +105,10 @@ public struct PackPatch {
     private func put(_ data: Data, at key: TileKey, _ place: TileChanges.Place, _ batch: StoreBatch,
                      _ changes: inout TileChanges) throws {
         let existing = try batch.storedTile(key)
-        let shown = try existing.map { try $0.data.bytes != nil && batch.holds(pack.id, tile: $0.id) } ?? false
+        let held = try existing.map { try batch.holds(pack.id, tile: $0.id) } ?? false
+        let shown = held && existing?.data.bytes != nil
         let id = try batch.putTile(key, data: .encoding(data), headers: CacheHeaders(), contentSize: StoredData.servedSize(of: data))
-        try batch.link(tile: id, to: pack.id)
+        if !held { try batch.link(tile: id, to: pack.id) }
         if shown { changes.changed.append(id) } else { changes.added.append(place) }
         if existing != nil { try noteOtherHolders(of: id, &changes, batch) }
     }

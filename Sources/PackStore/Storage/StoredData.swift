@@ -17,7 +17,10 @@ public struct StoredData: Equatable, Sendable {
     public static let noContent = StoredData(bytes: nil, compressed: false)
 
     /// MapLibre's rule: compress, and keep the compressed form only when strictly smaller.
+    /// Gzip bytes (an MBTiles file's vector tiles, a patch's) are kept as they are without the
+    /// attempt: deflate never makes them smaller, and trying cost a third of a patch's time.
     public static func encoding(_ raw: Data) -> StoredData {
+        if raw.starts(with: [0x1F, 0x8B]) { return StoredData(bytes: raw, compressed: false) }
         if let packed = try? Zlib.compress(raw), packed.count < raw.count {
             return StoredData(bytes: packed, compressed: true)
         }
