@@ -4,6 +4,8 @@
 //   file per source; or the whole pack to a directory a static web server serves (`Directory/`).
 // - Import: another offline database merged as MapLibre's `mergeOfflineRegions` does (`Merge/`);
 //   an MBTiles or PMTiles file as a pack of its own (in the format's folder).
+// - Diff: the patch between two versions of a tile set, each an MBTiles file or a pack's export,
+//   in martin's format (`Diff/`: one streaming pass, each side read on a thread of its own).
 //
 // It reads packs through StyleModel's `PackStyle` (the same model of sources the mount shows) and
 // writes them through PackStore's transactions. No FUSE, no network.

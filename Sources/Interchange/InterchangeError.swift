@@ -23,6 +23,11 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     /// Tile `tile` (z/x/y, as the file numbers it) outside `grid`: the zooms a pack shows, or its
     /// zoom's rows and columns. `file` is nil for a tile given to a writer.
     case tileOutsideGrid(file: String?, tile: String, grid: String)
+    /// A patch file (martin's: metadata `agg_tiles_hash_before_apply` or `_after_apply`) given
+    /// where a tile set is wanted (a side of `packfs diff`).
+    case patchGiven(String)
+    /// The two sides of a diff hold different kinds of tiles (their MBTiles `format`).
+    case formatsDiffer(old: String, oldFormat: String, new: String, newFormat: String)
     /// A merge that would take the database past a tile cap (MapLibre's Mapbox limit when
     /// `mapbox`, else `--max-tiles`); nothing was merged.
     case tileLimit(file: String, adding: Int, stored: Int, limit: Int, mapbox: Bool)
@@ -39,6 +44,8 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     case nothingToExport(pack: String, lacking: String)
     /// `--source` names no tiled source of the pack; `known` are those it has.
     case noSuchSource(pack: String, source: String, known: [String])
+    /// A pack with several tiled sources where one is wanted and none was named (`--source`).
+    case severalSources(pack: String, known: [String])
     /// Stored bytes of the pack (`what`: a tile, a resource's URL) that do not decode.
     case undecodable(what: String, pack: String, reason: String)
     case invalidBaseURL(String, problem: String)
@@ -67,6 +74,10 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
                 + " (--accept-hash-mismatch imports it anyway)"
         case .tileOutsideGrid(let file, let tile, let grid):
             return (file.map { "\($0): " } ?? "") + "tile \(tile) lies outside \(grid)"
+        case .patchGiven(let file):
+            return "\(file) is a patch (its metadata has agg_tiles_hash_before_apply or _after_apply), not a tile set"
+        case .formatsDiffer(let old, let oldFormat, let new, let newFormat):
+            return "\(old) holds \(oldFormat) tiles and \(new) \(newFormat) tiles: a diff is between two versions of one tile set"
         case .tileLimit(let file, let adding, let stored, let limit, let mapbox):
             let cap = mapbox ? "the Mapbox tile limit is \(limit)" : "the tile limit is \(limit) (--max-tiles)"
             return "\(file): merging would add \(adding) \(mapbox ? "mapbox:// tiles" : "tiles") to the \(stored)"
@@ -76,6 +87,9 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
         case .noSuchSource(let pack, let source, let known):
             let sources = known.isEmpty ? "none" : known.map { "\"\($0)\"" }.joined(separator: ", ")
             return "pack \"\(pack)\" has no tiled source \"\(source)\" (its tiled sources: \(sources))"
+        case .severalSources(let pack, let known):
+            let sources = known.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "pack \"\(pack)\" has several tiled sources (\(sources)): name one with --source"
         case .undecodable(let what, let pack, let reason): return "\(what) in pack \"\(pack)\" cannot be decoded: \(reason)"
         case .invalidBaseURL(let url, let problem): return "--base-url \(url): \(problem)"
         case .invalidDestination(let path, let reason): return "\(path): \(reason)"

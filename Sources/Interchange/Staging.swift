@@ -25,4 +25,26 @@ enum Staging {
             throw InterchangeError.cannotMove(naming ?? staging, to: path, reason: reason)
         }
     }
+
+    /// Moves the file `staging` to `path` only when nothing is there: a hard link, which fails
+    /// on a taken name as one step, then the staging name's removal. On a file system without
+    /// hard links, a check and a rename (a file made between the two is replaced).
+    static func moveIntoPlaceNew(_ staging: String, _ path: String) throws {
+        guard link(staging, path) != 0 else {
+            unlink(staging)
+            return
+        }
+        let code = errno
+        guard code != EEXIST else { throw InterchangeError.invalidDestination(path, reason: takenReason) }
+        guard [EPERM, ENOTSUP, EOPNOTSUPP, EMLINK].contains(code) else {
+            throw InterchangeError.cannotMove(staging, to: path, reason: String(cString: strerror(code)))
+        }
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw InterchangeError.invalidDestination(path, reason: takenReason)
+        }
+        try moveIntoPlace(staging, path)
+    }
+
+    /// Why a write that makes a new file refuses a taken name.
+    static let takenReason = "it exists, and this writes a new file only (remove it or name another)"
 }

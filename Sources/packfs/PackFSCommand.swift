@@ -14,7 +14,7 @@ struct PackFSCommand: ParsableCommand {
         subcommands: [
             ListCommand.self, StatusCommand.self, RemoveCommand.self, CacheCommand.self,
             ResetCommand.self, MountCommand.self, DownloadCommand.self, RefreshCommand.self, EstimateCommand.self,
-            ExportCommand.self, ImportCommand.self, VerifyCommand.self, PatchCommand.self,
+            ExportCommand.self, ImportCommand.self, VerifyCommand.self, PatchCommand.self, DiffCommand.self,
         ])
 
     /// The release, as `packfs --version` prints it and the Debian package is named.

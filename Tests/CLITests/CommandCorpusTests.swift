@@ -51,6 +51,8 @@ final class CommandCorpusTests: CLITestCase {
             Case(arguments: { ["status", $0, "land"] }, use: .reads, label: "status"),
             Case(arguments: { ["cache", $0, "size"] }, use: .reads, label: "cache size"),
             Case(arguments: { ["export", $0, "land", out + ".mbtiles"] }, use: .reads, label: "export"),
+            Case(arguments: { ["diff", "--old-pack", $0, "land", "--new-pack", $0, "land", "\(out)-\(UUID().uuidString).mbtiles"] },
+                 use: .reads, label: "diff"),
             Case(arguments: { ["remove", $0, "land"] }, use: .changes, label: "remove"),
             Case(arguments: { ["refresh", $0, "other", "--retries", "1"] }, use: .changes, label: "refresh"),
             Case(arguments: { ["cache", $0, "limit", "1000"] }, use: .changes, label: "cache limit"),

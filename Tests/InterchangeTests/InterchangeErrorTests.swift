@@ -14,6 +14,11 @@ final class InterchangeErrorTests: XCTestCase {
              "r.mbtiles: tile 2/1/4 (TMS row) lies outside the tile grid"),
             (.noSuchSource(pack: "p", source: "s", known: []), #"pack "p" has no tiled source "s" (its tiled sources: none)"#),
             (.destinationTaken("out", entries: nil), "out exists and is not a directory"),
+            (.patchGiven("d.mbtiles"),
+             "d.mbtiles is a patch (its metadata has agg_tiles_hash_before_apply or _after_apply), not a tile set"),
+            (.formatsDiffer(old: "a.mbtiles", oldFormat: "pbf", new: "b.mbtiles", newFormat: "png"),
+             "a.mbtiles holds pbf tiles and b.mbtiles png tiles: a diff is between two versions of one tile set"),
+            (.severalSources(pack: "p", known: ["a", "b"]), #"pack "p" has several tiled sources ("a", "b"): name one with --source"#),
             (.tileLimit(file: "s.db", adding: 2, stored: 1, limit: 2, mapbox: true),
              "s.db: merging would add 2 mapbox:// tiles to the 1 the database holds; the Mapbox tile limit is 2; nothing was merged"),
         ]

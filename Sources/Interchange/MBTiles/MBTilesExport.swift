@@ -59,6 +59,7 @@ public struct MBTilesExport: PackExport {
                 let hash = try copyTiles(target, into: &inserter, census: &census)
                 guard let zooms = census.zooms else { throw NothingToWrite() }
                 return MBTilesMetadata.rows(for: target, of: files.pack, style: style, zooms: zooms, hash: hash)
+                    .map { (name: $0.name, value: Optional($0.value)) }
             }
         } catch is NothingToWrite {
             return nil

@@ -59,7 +59,7 @@ enum MBTilesMetadata {
         let bounds = bounds(of: pack, within: target.tiles.bounds)
         var rows: [Row] = [
             ("name", tileJSON?["name"]?.string ?? label),
-            ("format", isVector ? "pbf" : target.source.fileExtension),
+            ("format", format(of: target)),
             ("bounds", [bounds.west, bounds.south, bounds.east, bounds.north].map(text).joined(separator: ",")),
             ("center", center(tileJSON?["center"], in: bounds, zooms: zooms).map(text).joined(separator: ",")),
             ("minzoom", String(zooms.lowerBound)),
@@ -75,6 +75,11 @@ enum MBTilesMetadata {
             rows.append(("json", JSONValue.object(["vector_layers": layers]).compactText))
         }
         return rows
+    }
+
+    /// The `format` row: `pbf` for vector tiles, else the tiles' own file extension.
+    static func format(of target: TiledSourceFiles.Target) -> String {
+        target.tiles.type == .vector ? "pbf" : target.source.fileExtension
     }
 
     /// The export's extent, latitudes clamped to the tile grid's (Web Mercator's square).

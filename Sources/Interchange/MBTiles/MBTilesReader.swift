@@ -6,8 +6,9 @@ import GRDB
 /// The spec's interface is a `metadata` table or view (`name`, `value`) and a `tiles` table or
 /// view (`zoom_level`, `tile_column`, `tile_row`, `tile_data`); a file without them is not
 /// MBTiles and is refused by `open`. Everything read from it is outside data: a tile row whose
-/// coordinates are not integers or whose data is missing is an error naming the row.
-final class MBTilesReader {
+/// coordinates are not integers or whose data is missing is an error naming the row. Sendable:
+/// its state is two constants, and GRDB's queue serializes what reaches the file.
+final class MBTilesReader: Sendable {
     let path: String
     private let queue: DatabaseQueue
 

@@ -6,9 +6,15 @@ import GRDB
 /// spec's magic number. Everything goes into a temporary file beside the target in one
 /// transaction; only a committed file is renamed over the target, so a failed export leaves no
 /// file behind and never a half-written one under the target's name.
+///
+/// A patch (`packfs diff`) is written here too: its deleted tiles are rows with NULL data, its
+/// removed metadata rows have NULL values (martin's patch format), and it never replaces a file.
 enum MBTilesWriter {
     /// SQLite's registered application id for MBTiles: "MPBX".
     static let applicationID: Int32 = 0x4D50_4258
+
+    /// A `metadata` row; a nil value is written as NULL.
+    typealias MetadataRow = (name: String, value: String?)
 
     static let schema = """
         CREATE TABLE metadata (name text, value text);
@@ -18,19 +24,26 @@ enum MBTilesWriter {
         """
 
     /// Writes `path`: `fill` stores the tiles through the inserter it is given and returns the
-    /// metadata rows, which are written after them (the zoom range is known only then).
-    static func write(to path: String, _ fill: (inout TileInserter) throws -> [MBTilesMetadata.Row]) throws {
+    /// metadata rows, which are written after them (the zoom range is known only then). With
+    /// `replacing` false, a file that appeared at `path` meanwhile is kept and the write fails.
+    static func write(
+        to path: String, replacing: Bool = true, _ fill: (inout TileInserter) throws -> [MetadataRow]
+    ) throws {
         let partial = Staging.sibling(of: path, "partial")
         do {
             try fillFile(partial, fill)
-            try Staging.moveIntoPlace(partial, path)
+            if replacing {
+                try Staging.moveIntoPlace(partial, path)
+            } else {
+                try Staging.moveIntoPlaceNew(partial, path)
+            }
         } catch {
             for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
             throw error
         }
     }
 
-    private static func fillFile(_ path: String, _ fill: (inout TileInserter) throws -> [MBTilesMetadata.Row]) throws {
+    private static func fillFile(_ path: String, _ fill: (inout TileInserter) throws -> [MetadataRow]) throws {
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path)
@@ -75,8 +88,9 @@ enum MBTilesWriter {
                 """)
         }
 
-        /// Stores one tile; `row` is the TMS row (the spec's numbering, south up).
-        mutating func insert(z: Int, column: Int, row: Int, data: Data) throws {
+        /// Stores one tile; `row` is the TMS row (the spec's numbering, south up). Nil data is a
+        /// patch's deleted tile (NULL).
+        mutating func insert(z: Int, column: Int, row: Int, data: Data?) throws {
             try statement.execute(arguments: [z, column, row, data])
             count += 1
         }

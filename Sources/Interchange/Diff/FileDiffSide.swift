@@ -1,0 +1,45 @@
+import Foundation
+
+/// An MBTiles file as a side of a diff, read-only: its rows as they are (martin's diff compares
+/// the files' bytes, not what they decode to), its metadata rows as its metadata. A stored
+/// `agg_tiles_hash` is not read: the diff hashes the tiles themselves.
+public struct FileDiffSide: DiffSide {
+    public let label: String
+    public let format: String?
+    private let reader: MBTilesReader
+    private let metadata: [String: String]
+
+    /// Opens the file and reads its metadata. Refused: no file, a directory, a file that is not
+    /// MBTiles, a patch (martin refuses to diff one too).
+    public init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InterchangeError.noSuchFile(path)
+        }
+        guard !isDirectory.boolValue else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
+        let reader = try MBTilesReader.open(path)
+        do {
+            metadata = try reader.metadata()
+        } catch {
+            reader.close()
+            throw error
+        }
+        guard !PatchMetadata.isPatch(metadata) else {
+            reader.close()
+            throw InterchangeError.patchGiven(path)
+        }
+        self.reader = reader
+        label = path
+        format = metadata["format"]
+    }
+
+    public func forEachTile(_ body: (DiffTile) throws -> Void) throws {
+        try reader.forEachTile { z, column, row, data in
+            try body(DiffTile(place: TilePlace(z: z, column: column, row: row), data: data))
+        }
+    }
+
+    public func metadata(after walk: SideWalk) -> [String: String] { metadata }
+
+    public func close() { reader.close() }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import PackStore
+import StyleModel
+
+/// A pack's tiled source as a side of a diff: exactly what `packfs export DB NAME OUT.mbtiles
+/// [--source ID]` writes, so that diffing the pack and diffing its export give the same patch.
+/// The same rules make both: which source (`TiledSourceFiles`), its tiles and their bytes in
+/// martin's order (`MBTilesTiles`), its metadata rows (`MBTilesMetadata`).
+public struct PackDiffSide: DiffSide {
+    public let label: String
+    public let format: String?
+    private let database: OfflineDatabase
+    private let pack: Pack
+    private let style: PackStyle
+    private let target: TiledSourceFiles.Target
+
+    /// Opens `databasePath` read-only (it may be mounted meanwhile) and finds the pack and its
+    /// source: `source` when given, else its one tiled source (several need `source`).
+    public init(pack name: String, database databasePath: String, source: String?) throws {
+        let database = try OfflineDatabase.open(path: databasePath, mode: .readOnly)
+        do {
+            let pack = try database.pack(named: name)
+            guard let style = try PackStyle.load(pack, from: database) else {
+                throw InterchangeError.noTiles("pack \"\(pack.name)\"")
+            }
+            let targets = try Self.targets(of: style, pack: pack, source: source)
+            guard targets.count == 1, let target = targets.first else {
+                throw InterchangeError.severalSources(pack: pack.name, known: targets.map(\.source.id))
+            }
+            (self.database, self.pack, self.style, self.target) = (database, pack, style, target)
+        } catch {
+            try? database.close()
+            throw error
+        }
+        label = "pack \"\(self.pack.name)\" of \(databasePath)"
+        format = MBTilesMetadata.format(of: target)
+    }
+
+    /// The export's choice of source; a pack without a tiled source has no tiles to diff.
+    private static func targets(of style: PackStyle, pack: Pack, source: String?) throws -> [TiledSourceFiles.Target] {
+        do {
+            return try TiledSourceFiles.targets(of: style, pack: pack, out: "", fileExtension: "mbtiles", only: source)
+        } catch InterchangeError.nothingToExport {
+            throw InterchangeError.noTiles("pack \"\(pack.name)\"")
+        }
+    }
+
+    public func forEachTile(_ body: (DiffTile) throws -> Void) throws {
+        let vector = target.tiles.type == .vector
+        try MBTilesTiles.forEach(of: target.source, in: database) { tile in
+            let data: Data
+            do {
+                data = try MBTilesTiles.data(tile.stored, vector: vector)
+            } catch {
+                let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
+                throw InterchangeError.undecodable(what: place, pack: pack.name, reason: "\(error)")
+            }
+            try body(DiffTile(place: TilePlace(z: tile.z, column: tile.column, row: tile.tmsRow), data: data))
+        }
+    }
+
+    /// The export's rows for these tiles. A source without a tile has no export (`packfs
+    /// export` writes no file for it), and so no side to diff.
+    public func metadata(after walk: SideWalk) throws -> [String: String] {
+        guard let zooms = walk.zooms else { throw InterchangeError.noTiles(label) }
+        let rows = MBTilesMetadata.rows(for: target, of: pack, style: style, zooms: zooms, hash: walk.hash)
+        return Dictionary(rows.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func close() { try? database.close() }
+}

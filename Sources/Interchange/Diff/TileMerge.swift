@@ -1,0 +1,102 @@
+import Foundation
+import StyleModel
+
+/// The one streaming pass of a diff: both sides in martin's order, merged as two sorted lists
+/// are. A place only OLD has is a deleted tile (a row with NULL data); a place only NEW has, an
+/// added tile; a place both have with bytes that differ (compared exactly), a changed tile. Added
+/// and changed tiles get NEW's bytes. Each side is hashed as it passes (its `agg_tiles_hash`,
+/// never the one its metadata stores), and so are the rows written, as martin hashes a patch
+/// (`calc_agg_tiles_hash`: its md5_concat skips NULL, so a deleted tile adds only its place).
+struct TileMerge {
+    private(set) var old: SideTally
+    private(set) var new: SideTally
+    private(set) var patch = TileSetHash()
+    private(set) var changed = 0
+    private(set) var added = 0
+    private(set) var deleted = 0
+
+    init(old: String, new: String) {
+        self.old = SideTally(label: old)
+        self.new = SideTally(label: new)
+    }
+
+    /// What to do at the next place: the tiles the sides have there.
+    private enum Step {
+        case onlyOld(DiffTile), onlyNew(DiffTile), both(DiffTile, DiffTile)
+
+        init?(_ old: DiffTile?, _ new: DiffTile?) {
+            switch (old, new) {
+            case (nil, nil): return nil
+            case (let old?, nil): self = .onlyOld(old)
+            case (nil, let new?): self = .onlyNew(new)
+            case (let old?, let new?):
+                if old.place < new.place {
+                    self = .onlyOld(old)
+                } else if new.place < old.place {
+                    self = .onlyNew(new)
+                } else {
+                    self = .both(old, new)
+                }
+            }
+        }
+    }
+
+    mutating func run(
+        old oldTiles: inout TileStream, new newTiles: inout TileStream, into inserter: inout MBTilesWriter.TileInserter
+    ) throws {
+        var oldTile = try old.next(from: &oldTiles)
+        var newTile = try new.next(from: &newTiles)
+        while let step = Step(oldTile, newTile) {
+            switch step {
+            case .onlyOld(let tile):
+                try write(tile.place, nil, into: &inserter)
+                deleted += 1
+                oldTile = try old.next(from: &oldTiles)
+            case .onlyNew(let tile):
+                try write(tile.place, tile.data, into: &inserter)
+                added += 1
+                newTile = try new.next(from: &newTiles)
+            case .both(let before, let after):
+                if before.data != after.data {
+                    try write(after.place, after.data, into: &inserter)
+                    changed += 1
+                }
+                oldTile = try old.next(from: &oldTiles)
+                newTile = try new.next(from: &newTiles)
+            }
+        }
+    }
+
+    private mutating func write(_ place: TilePlace, _ data: Data?, into inserter: inout MBTilesWriter.TileInserter) throws {
+        try inserter.insert(z: place.z, column: place.column, row: place.row, data: data)
+        patch.add(z: place.z, column: place.column, tmsRow: place.row, data: data ?? Data())
+    }
+}
+
+/// One side's tiles as they pass: hashed, counted, their zooms noted, their order checked (a
+/// `tiles` table without the spec's unique index may hold a place twice: which of its tiles
+/// would the patch apply to?).
+struct SideTally {
+    let label: String
+    private var hash = TileSetHash()
+    private var census = TileCensus()
+    private var last: TilePlace?
+
+    init(label: String) { self.label = label }
+
+    mutating func next(from stream: inout TileStream) throws -> DiffTile? {
+        guard let tile = try stream.next() else { return nil }
+        if let last, !(last < tile.place) {
+            let detail = last == tile.place
+                ? "tile \(tile.place) is there twice: a diff needs one tile per place"
+                : "tile \(tile.place) came after \(last): its tiles are not in order"
+            throw InterchangeError.damaged(label, detail: detail)
+        }
+        last = tile.place
+        hash.add(z: tile.place.z, column: tile.place.column, tmsRow: tile.place.row, data: tile.data)
+        census.add(tile.place.z)
+        return tile
+    }
+
+    var walk: SideWalk { SideWalk(hash: hash.hex, tiles: hash.tiles, zooms: census.zooms) }
+}
