@@ -56,6 +56,23 @@ final class PatchCommandTests: CLITestCase {
         XCTAssertEqual(spoolFiles(), [])
     }
 
+    /// The publishing pipeline: a server's master pack and next week's file give a diff; the
+    /// device's copy of the pack applies it and holds next week's tiles.
+    func testADiffOfThePackAppliesToIt() throws {
+        _ = try prepare()
+        let new = temp.path("world_cities_modified.mbtiles")
+        let diff = temp.path("weekly.mbtiles")
+        let made = try packfs("diff", "--old-pack", db, "cities", new, diff)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let applied = try packfs("patch", db, "cities", diff)
+        XCTAssertEqual(applied.status, 0, applied.stderr)
+        XCTAssertTrue(try packfs("verify", db, "cities").stdout.contains("agg_tiles_hash \(after) (as recorded)"))
+        // Nothing left between the pack and the file: the next diff is empty.
+        let empty = temp.path("empty.mbtiles")
+        XCTAssertEqual(try packfs("diff", "--old-pack", db, "cities", new, empty).status, 0)
+        XCTAssertEqual(try packfs("patch", db, "cities", empty).status, 0)
+    }
+
     func testBadArgumentsFailWithOneLineAndChangeNothing() throws {
         let patch = try prepare()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: db))
