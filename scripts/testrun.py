@@ -7,9 +7,9 @@
 Kinds: a class is "sanitized" (run under ThreadSanitizer in CI) when it starts threads, processes,
 servers or mounts: every class of DownloaderTests, PackLifecycleTests, CLITests and MountTests,
 and any other class whose file (or whose superclass's file) uses TestServer, MountHelper,
-Process, Command.run, Thread, DispatchQueue or concurrentPerform. The rest ("plain") test pure
-logic, SQLite files and formats in the test process's one thread: a sanitizer adds nothing there
-but time.
+Process, Command.run, Thread, DispatchQueue, concurrentPerform or TileDiff (which reads each
+side on a thread of its own). The rest ("plain") test pure logic, SQLite files and formats in
+the test process's one thread: a sanitizer adds nothing there but time.
 
 Classes, not tests, are the unit: a class's `class func setUp` (a server, a downloaded pack)
 runs once for all of its tests, as in a serial run. Each shard is one process of the bundle,
@@ -42,7 +42,8 @@ def listed_tests(bundle):
 
 
 CONCURRENT_TARGETS = {"DownloaderTests", "PackLifecycleTests", "CLITests", "MountTests"}
-CONCURRENT_MARKS = re.compile(r"TestServer|MountHelper|Process\(|Command\.run|Thread\.|DispatchQueue|concurrentPerform")
+CONCURRENT_MARKS = re.compile(
+    r"TestServer|MountHelper|Process\(|Command\.run|Thread\.|DispatchQueue|concurrentPerform|TileDiff\(")
 DECLARATION = re.compile(r"^(?:final |open |public )*class (\w+)\s*(?::\s*(\w+))?", re.M)
 
 

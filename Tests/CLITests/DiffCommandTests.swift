@@ -10,6 +10,40 @@ import XCTest
 /// by the sqlite3 CLI) gives NEW; a file against itself; a pack on either side gives the patch
 /// of its export; OUT on S3; and every mistake one line, exit 1, no file.
 final class DiffCommandTests: CLITestCase {
+    /// The two fixtures imported as packs "cities" and "cities next", and each pack's export.
+    private struct Packs {
+        var directory: TemporaryDirectory
+        var db: String
+        var oldExport: String
+        var newExport: String
+    }
+
+    private static let packs = ClassFixture<Packs>()
+
+    override class func setUp() {
+        super.setUp()
+        packs.setUp {
+            let directory = try TemporaryDirectory(prefix: "packfs-diff-packs")
+            let db = directory.path("packs.db")
+            var exports: [String] = []
+            for (fixture, name) in [("world_cities", "cities"), ("world_cities_modified", "cities next")] {
+                let file = try MartinFixtures.build(fixture, in: directory)
+                let export = directory.path("\(name).mbtiles")
+                for arguments in [["import", db, file, "--name", name, "--accept-hash-mismatch"], ["export", db, name, export]] {
+                    let outcome = try Packfs.run(arguments)
+                    guard outcome.status == 0 else { throw TestServer.Failure.startFailed("\(arguments): \(outcome.text)") }
+                }
+                exports.append(export)
+            }
+            return Packs(directory: directory, db: db, oldExport: exports[0], newExport: exports[1])
+        }
+    }
+
+    override class func tearDown() {
+        packs.tearDown { $0.directory.remove() }
+        super.tearDown()
+    }
+
     private var scratch: ScratchFilesystem?
 
     override func tearDown() {
@@ -41,7 +75,7 @@ final class DiffCommandTests: CLITestCase {
         XCTAssertEqual(try Self.rows(out), ["0/0/0 NULL", "4/4/4 1f8b080000000000000303000000000000000000"])
         XCTAssertEqual(try Self.metadata(out).filter { !$0.key.hasPrefix("agg_tiles_hash") },
                        try Self.metadata(martins).filter { !$0.key.hasPrefix("agg_tiles_hash") })
-        XCTAssertTrue(outcome.stdout.contains("0 tiles changed, 1 added, 1 deleted (OLD 8 tiles, NEW 8)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("0 changed, 1 added, 1 deleted (OLD 8 tiles, NEW 8 tiles)"), outcome.stdout)
     }
 
     /// docs/content/mbtiles-diff.md, "Applying diff with SQLite": its SQL, run by sqlite3 with the
@@ -86,23 +120,20 @@ final class DiffCommandTests: CLITestCase {
     /// A pack counts as its MBTiles export: on either side, or both, the patch is the patch of the
     /// exports, table for table; and its tiles and hashes are those of the files imported.
     func testAPackOnEitherSideGivesThePatchOfItsExport() throws {
-        for (file, name) in [(old, "cities"), (new, "cities next")] {
-            XCTAssertEqual(try packfs("import", db, file, "--name", name, "--accept-hash-mismatch").status, 0)
-            XCTAssertEqual(try packfs("export", db, name, temp.path("\(name).mbtiles")).status, 0)
-        }
-        let (oldExport, newExport) = (temp.path("cities.mbtiles"), temp.path("cities next.mbtiles"))
+        let packs = try Self.packs.value()
         let files = temp.path("files.mbtiles")
         XCTAssertEqual(try packfs("diff", old, new, files).status, 0)
         let cases: [(name: String, arguments: [String], like: [String])] = [
-            ("old pack", ["--old-pack", db, "cities", new], ["diff", oldExport, new]),
-            ("new pack", [old, "--new-pack", db, "cities next"], ["diff", old, newExport]),
-            ("both packs", ["--old-pack", db, "cities", "--new-pack", db, "cities next"], ["diff", oldExport, newExport]),
+            ("old pack", ["--old-pack", packs.db, "cities", new], [packs.oldExport, new]),
+            ("new pack", [old, "--new-pack", packs.db, "cities next"], [old, packs.newExport]),
+            ("both packs", ["--old-pack", packs.db, "cities", "--new-pack", packs.db, "cities next"],
+             [packs.oldExport, packs.newExport]),
         ]
         for (label, arguments, like) in cases {
             let (out, expected) = (temp.path("\(label).mbtiles"), temp.path("\(label) of exports.mbtiles"))
             let outcome = try packfs(["diff"] + arguments + [out])
             XCTAssertEqual(outcome.status, 0, "\(label): \(outcome.stderr)")
-            XCTAssertEqual(try packfs(like + [expected]).status, 0, label)
+            XCTAssertEqual(try packfs(["diff"] + like + [expected]).status, 0, label)
             XCTAssertEqual(try Self.rows(out), try Self.rows(expected), label)
             XCTAssertEqual(try Self.metadata(out), try Self.metadata(expected), label)
             XCTAssertEqual(try Self.rows(out), try Self.rows(files), label)
@@ -112,37 +143,38 @@ final class DiffCommandTests: CLITestCase {
         }
     }
 
+    /// An s3:// OUT: the patch a local OUT gets, uploaded; the staging directory left empty; a
+    /// diff that fails uploads nothing.
     func testThePatchUploadsToS3() throws {
-        let s3 = try S3Server.moto()
+        let (s3, db) = (try S3Server.moto(), try Self.packs.value().db)
         let staging = temp.path("staging")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
-        let outcome = try Command.runApart(
-            Packfs.path, ["diff", old, "--new-pack", db, "cities", "s3://packs/weekly/cities.mbtiles", "--staging", staging,
-                          "--minimum-part-size", "1K", "--part-size", "8K"],
-            environment: s3.environment)
-        XCTAssertEqual(outcome.status, 1, "no pack yet: \(outcome.stdout)")
+        let upload = { (name: String) in
+            try Command.runApart(
+                Packfs.path, ["diff", self.old, "--new-pack", db, name, "s3://packs/weekly/cities.mbtiles", "--staging", staging,
+                              "--minimum-part-size", "1K", "--part-size", "8K"],
+                environment: s3.environment)
+        }
+        XCTAssertEqual(try upload("nowhere").status, 1)
         XCTAssertEqual(try s3.keys(), [])
-        XCTAssertEqual(try packfs("import", db, new, "--name", "cities", "--accept-hash-mismatch").status, 0)
-        let uploaded = try Command.runApart(
-            Packfs.path, ["diff", old, "--new-pack", db, "cities", "s3://packs/weekly/cities.mbtiles", "--staging", staging,
-                          "--minimum-part-size", "1K", "--part-size", "8K"],
-            environment: s3.environment)
+        let uploaded = try upload("cities next")
         XCTAssertEqual(uploaded.status, 0, uploaded.stderr)
-        XCTAssertTrue(uploaded.stdout.contains("s3://packs/weekly/cities.mbtiles: 0 tiles changed, 1 added, 1 deleted"), uploaded.stdout)
+        XCTAssertTrue(
+            uploaded.stdout.contains("s3://packs/weekly/cities.mbtiles: 0 changed, 1 added, 1 deleted"), uploaded.stdout)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: staging), [])
         let object = try XCTUnwrap(s3.object("weekly/cities.mbtiles"))
         let copy = temp.path("downloaded.mbtiles")
         try object.write(to: URL(fileURLWithPath: copy))
         let local = temp.path("local.mbtiles")
-        XCTAssertEqual(try packfs("diff", old, "--new-pack", db, "cities", local).status, 0)
+        XCTAssertEqual(try packfs("diff", old, "--new-pack", db, "cities next", local).status, 0)
         XCTAssertEqual(try Self.rows(copy), try Self.rows(local))
         XCTAssertEqual(try Self.metadata(copy), try Self.metadata(local))
         XCTAssertEqual(try s3.contentType("weekly/cities.mbtiles"), "application/vnd.sqlite3")
     }
 
-    /// Each mistake: exit 1, one line on stderr naming what is wrong, nothing on stdout, no file
-    /// made (OUT, or anything hidden beside it), a file at OUT left byte for byte.
-    func testEachMistakeIsOneLineAndLeavesNoFile() throws {
+    /// Each bad side: exit 1, one line on stderr naming what is wrong, nothing on stdout, no file
+    /// made (OUT, or anything hidden beside it).
+    func testEachBadSideIsOneLineAndLeavesNoFile() throws {
         let png = temp.path("png.mbtiles")
         let made = try Command.run("/usr/bin/sqlite3", [png, """
             CREATE TABLE metadata (name text, value text); INSERT INTO metadata VALUES ('format', 'png');
@@ -151,10 +183,9 @@ final class DiffCommandTests: CLITestCase {
         XCTAssertEqual(made.status, 0, made.text)
         try Data("not a database".utf8).write(to: temp.url.appendingPathComponent("text.mbtiles"))
         XCTAssertEqual(try packfs("diff", old, new, temp.path("patch.mbtiles")).status, 0)
-        XCTAssertEqual(try packfs("import", db, old, "--name", "cities", "--accept-hash-mismatch").status, 0)
-        try Data("keep me".utf8).write(to: temp.url.appendingPathComponent("taken.mbtiles"))
+        let db = try Self.packs.value().db
         let out = temp.path("out.mbtiles")
-        let cases: [(arguments: [String], says: String)] = [
+        try expectRefusals([
             ([temp.path("absent.mbtiles"), new, out], "\(temp.path("absent.mbtiles")): no such file"),
             ([temp.url.path, new, out], "cannot read \(temp.url.path): it is a directory"),
             ([old, temp.path("text.mbtiles"), out], "cannot read \(temp.path("text.mbtiles")): not an SQLite file"),
@@ -164,21 +195,20 @@ final class DiffCommandTests: CLITestCase {
             (["--old-pack", db, "nowhere", new, out], #"no pack named "nowhere""#),
             (["--old-pack", temp.path("absent.db"), "cities", new, out], temp.path("absent.db")),
             (["--old-pack", db, "cities", "--source", "roads", new, out], #"pack "cities" has no tiled source "roads""#),
+        ])
+    }
+
+    /// An OUT that exists (left byte for byte), is a directory, or is in no directory; and
+    /// --source with no pack side, a usage error (exit 2).
+    func testABadOUTIsOneLineAndLeavesNoFile() throws {
+        try Data("keep me".utf8).write(to: temp.url.appendingPathComponent("taken.mbtiles"))
+        try expectRefusals([
             ([old, new, temp.path("taken.mbtiles")], "\(temp.path("taken.mbtiles")): it exists"),
             ([old, new, temp.url.path], "\(temp.url.path): it is a directory"),
             ([old, new, temp.path("absent/out.mbtiles")], "there is no directory \(temp.path("absent"))"),
-        ]
-        let before = try listing()
-        for (arguments, says) in cases {
-            let outcome = try packfs(["diff"] + arguments)
-            let label = arguments.joined(separator: " ")
-            XCTAssertEqual(outcome.status, 1, label)
-            XCTAssertEqual(outcome.stdout, "", label)
-            XCTAssertTrue(outcome.stderr.hasPrefix("packfs: ") && outcome.stderr.contains(says), "\(label): \(outcome.stderr)")
-            XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, "\(label): \(outcome.stderr)")
-            XCTAssertEqual(try listing(), before, label)
-        }
+        ])
         XCTAssertEqual(try Data(contentsOf: temp.url.appendingPathComponent("taken.mbtiles")), Data("keep me".utf8))
+        XCTAssertEqual(try packfs("diff", old, new, temp.path("out.mbtiles"), "--source", "roads").status, 2)
     }
 
     /// OUT on a full file system: the write fails naming OUT and the cause; nothing is left.
@@ -200,6 +230,21 @@ final class DiffCommandTests: CLITestCase {
 
     // MARK: - Helpers
 
+    /// Runs `packfs diff` with each case's arguments: exit 1, one line on stderr holding `says`,
+    /// nothing on stdout, the test's directory as it was.
+    private func expectRefusals(_ cases: [(arguments: [String], says: String)]) throws {
+        let before = try listing()
+        for (arguments, says) in cases {
+            let outcome = try packfs(["diff"] + arguments)
+            let label = arguments.joined(separator: " ")
+            XCTAssertEqual(outcome.status, 1, label)
+            XCTAssertEqual(outcome.stdout, "", label)
+            XCTAssertTrue(outcome.stderr.hasPrefix("packfs: ") && outcome.stderr.contains(says), "\(label): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, "\(label): \(outcome.stderr)")
+            XCTAssertEqual(try listing(), before, label)
+        }
+    }
+
     /// Every name in the test's directory, hidden ones too.
     private func listing() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
@@ -208,7 +253,8 @@ final class DiffCommandTests: CLITestCase {
     /// The tile rows as `z/x/y hex`, NULL data as `NULL`.
     static func rows(_ path: String) throws -> [String] {
         try reading(path) { db in
-            try Row.fetchAll(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY 1, 2, 3").map { row in
+            let sql = "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY 1, 2, 3"
+            return try Row.fetchAll(db, sql: sql).map { row in
                 let data = (row[3] as Data?).map { $0.map { String(format: "%02x", $0) }.joined() } ?? "NULL"
                 return "\(row[0] as Int)/\(row[1] as Int)/\(row[2] as Int) \(data)"
             }

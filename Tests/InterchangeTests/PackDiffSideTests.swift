@@ -69,7 +69,9 @@ final class PackDiffSideTests: XCTestCase {
         }
         XCTAssertEqual(photo.format, "png")
         XCTAssertThrowsError(try TileDiff(old: roads, new: photo).write(to: temp.path("mixed.mbtiles"))) { error in
-            XCTAssertEqual(error as? InterchangeError, .formatsDiffer(old: roads.label, oldFormat: "pbf", new: photo.label, newFormat: "png"))
+            XCTAssertEqual(
+                error as? InterchangeError,
+                .formatsDiffer(old: roads.label, oldFormat: "pbf", new: photo.label, newFormat: "png"))
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: temp.path("mixed.mbtiles")))
     }

@@ -20,7 +20,8 @@ final class TileDiffTests: XCTestCase {
     /// empty tile made non-empty and the reverse, removals, additions, metadata edited, added and
     /// removed. The expected rows and hashes are its `copy__databases@flat__dif` snapshot.
     func testMartinsCopyTestGivesMartinsPatch() throws {
-        let old = try file("v1", metadata: ["md-same": "value - same", "md-edit": "value - v1", "md-remove": "value - remove"], tiles: [
+        let v1 = ["md-same": "value - same", "md-edit": "value - v1", "md-remove": "value - remove"]
+        let old = try file("v1", metadata: v1, tiles: [
             (3, 6, 7, "root"), (5, 0, 0, "same"), (5, 0, 1, ""), (5, 1, 1, "edit-v1"), (5, 1, 2, ""),
             (5, 1, 3, "non-empty"), (5, 2, 2, "remove"), (5, 2, 3, ""), (6, 0, 3, "same"), (6, 1, 4, "edit-v1"),
             (6, 0, 5, "1-keep-1-rm"), (6, 2, 6, "1-keep-1-rm"),

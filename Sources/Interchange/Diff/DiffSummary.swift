@@ -17,7 +17,7 @@ public struct DiffSummary: InterchangeSummary, Equatable {
 
     public var lines: [String] {
         [
-            "\(path): \(changed) tiles changed, \(added) added, \(deleted) deleted (OLD \(oldTiles) tiles, NEW \(newTiles))",
+            "\(path): \(changed) changed, \(added) added, \(deleted) deleted (OLD \(oldTiles) tiles, NEW \(newTiles) tiles)",
             "agg_tiles_hash_before_apply \(beforeApply), agg_tiles_hash_after_apply \(afterApply), agg_tiles_hash \(hash)",
         ]
     }
