@@ -8,4 +8,12 @@ public protocol KernelCache: AnyObject, Sendable {
     func invalidate(inode: Inode)
     /// Forget that `name` in `parent` maps to an inode (or to nothing), and `parent`'s attributes.
     func invalidate(parent: Inode, name: String)
+    /// Waits up to `seconds` for the invalidations asked for so far to reach the kernel. Never
+    /// from a FUSE thread (one asked for inside a request goes out after its reply).
+    func settle(within seconds: Double)
+}
+
+extension KernelCache {
+    /// A cache whose invalidations take effect at once has nothing to wait for.
+    public func settle(within seconds: Double) {}
 }
