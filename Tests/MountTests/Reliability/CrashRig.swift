@@ -50,9 +50,9 @@ final class CrashRig: PacksDirectory {
 
     // MARK: The daemon
 
-    func mount(concurrency: Int = 2) throws {
+    func mount(concurrency: Int = 2, extra: [String] = []) throws {
         daemon = try PackFSProcess.mount(
-            db: db, at: mountpoint, log: nextLog("mount"), extra: ["--concurrency", "\(concurrency)"])
+            db: db, at: mountpoint, log: nextLog("mount"), extra: ["--concurrency", "\(concurrency)"] + extra)
     }
 
     /// A clean unmount (SIGTERM): the daemon records its downloads for resumption.
@@ -92,10 +92,11 @@ final class CrashRig: PacksDirectory {
         return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 
-    /// The paths requested after `time` (by a process started after a kill at `time`).
+    /// The paths requested after `time` (by a process started after a kill at `time`); the
+    /// test's own control requests (`/_control/...`) left out.
     func requests(after time: Date) throws -> [String] {
         let stamp = time.timeIntervalSince1970
-        return try server.arrivals().filter { $0.time > stamp }.map(\.uri)
+        return try server.arrivals().filter { $0.time > stamp && !$0.uri.hasPrefix("/_control/") }.map(\.uri)
     }
 
     /// Waits until `count` requests more than `start` have arrived, or `done` holds; false when
