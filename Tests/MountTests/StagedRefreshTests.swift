@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PackStore
 import TestSupport
 import XCTest
@@ -16,14 +17,7 @@ final class StagedRefreshTests: CrashRigTestCase {
     /// The requests the fault server holds: the pack's 4 tiles at z14.
     static let held = "/tiles/helsinki/14/"
     static let heldTiles = 4
-    /// Origin path -> the world file whose bytes it serves now (a valid vector tile still).
-    static let swaps = [
-        "/tiles/helsinki/12/2331/1185.pbf": "/tiles/helsinki/11/1165/592.pbf",
-        "/tiles/helsinki/13/4663/2370.pbf": "/tiles/helsinki/13/4663/2371.pbf",
-        "/tiles/helsinki/14/9326/4741.pbf": "/tiles/helsinki/14/9327/4742.pbf",
-    ]
-    static let sprite = "/sprites/bright.json"
-    static var changed: Set<String> { Set(swaps.keys).union([sprite]) }
+    static var changed: Set<String> { OriginChange.paths }
 
     /// The pack, downloaded and complete, its content and hashes as stored.
     private func downloadPack() throws -> StoreSnapshot.PackSnapshot {
@@ -36,8 +30,7 @@ final class StagedRefreshTests: CrashRigTestCase {
     /// The origin changes (overlay files) and holds z14; `touch` starts the refresh; returns once
     /// every request but the held ones was answered and committed, the changes below z14 staged.
     private func touchAndWaitMidway(_ before: StoreSnapshot.PackSnapshot) throws -> Date {
-        for (path, source) in Self.swaps { try overlay(path, try original(source)) }
-        try overlay(Self.sprite, try original(Self.sprite) + Data("\n".utf8))
+        try OriginChange.apply(to: rig.server)
         try rig.server.hold(Self.held)
         let touched = Date()
         XCTAssertEqual(try Command.run("/usr/bin/touch", [packs + "/p.region"]).status, 0)
@@ -104,6 +97,38 @@ final class StagedRefreshTests: CrashRigTestCase {
         rig.unmount()
     }
 
+    /// A kill after the switch, before the pack is recorded complete with its hash (the state
+    /// it leaves is made here by hand from a finished refresh: the new content, `active`, the
+    /// refresh pending, no hash): the next mount sends nothing and records the new pack's hash.
+    func testAKillBetweenTheSwitchAndItsHashIsHealedWithoutARequest() throws {
+        let before = try downloadPack()
+        try OriginChange.apply(to: rig.server)
+        XCTAssertEqual(try Command.run("/usr/bin/touch", [packs + "/p.region"]).status, 0)
+        rig.waitForState("p", timeout: 60)
+        rig.unmount()
+        let switched = try XCTUnwrap(try live().packs["p"])
+        try DatabaseQueue(path: rig.db).write { db in
+            let id = switched.id
+            try db.execute(sql: "UPDATE packfs_pack_state SET state = 'active' WHERE region_id = ?", arguments: [id])
+            // Every member was stamped at or after the refresh's `since`.
+            try db.execute(sql: """
+                INSERT INTO packfs_refresh (region_id, since) SELECT ?1, MIN(accessed) FROM (
+                  SELECT t.accessed FROM region_tiles m JOIN tiles t ON t.id = m.tile_id WHERE m.region_id = ?1
+                  UNION ALL SELECT r.accessed FROM region_resources m JOIN resources r ON r.id = m.resource_id WHERE m.region_id = ?1)
+                """, arguments: [id])
+            try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [id])
+        }
+        let mounted = Date()
+        try rig.mount(concurrency: 20)
+        rig.waitForState("p", timeout: 60)
+        XCTAssertEqual(try rig.requests(after: mounted), [], "nothing asked again")
+        let after = try XCTUnwrap(try live().packs["p"])
+        XCTAssertEqual(after.contents, switched.contents)
+        XCTAssertNil(after.refreshed, "the refresh is over")
+        try checkHashIsVerifys(after, before: before)
+        rig.unmount()
+    }
+
     // MARK: Checks
 
     /// Mid-way: the database holds the old pack and its hash, and the mount serves it.
@@ -145,17 +170,7 @@ final class StagedRefreshTests: CrashRigTestCase {
     private func live() throws -> StoreSnapshot { try StoreSnapshot.read(db: rig.db, base: rig.server.baseURL) }
 
     /// The world's bytes for an origin path, as the origin served them before the change.
-    private func original(_ path: String) throws -> Data {
-        let data = try Data(contentsOf: ProjectPaths.world.appendingPathComponent(String(path.dropFirst())))
-        guard path.hasSuffix(".json") else { return data }
-        return Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "{base}", with: rig.server.baseURL).utf8)
-    }
-
-    private func overlay(_ path: String, _ data: Data) throws {
-        let url = URL(fileURLWithPath: rig.server.overlayPath + path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
-    }
+    private func original(_ path: String) throws -> Data { try OriginChange.original(path, rig.server) }
 
     /// Where the changed origin paths show in the mount.
     private func changedFiles() throws -> [String: String] {

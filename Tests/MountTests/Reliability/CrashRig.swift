@@ -193,6 +193,9 @@ struct CrashFigures {
     /// Removals: what the next process found after a kill.
     var wholeAfterKill = 0
     var goneAfterKill = 0
+    /// Refreshes that change content: the old pack, or the new one, after a kill.
+    var oldAfterKill = 0
+    var newAfterKill = 0
 
     func report(_ name: String) {
         var figures: KeyValuePairs<String, CustomStringConvertible> = [
@@ -203,6 +206,12 @@ struct CrashFigures {
             figures = [
                 "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches,
                 "rounds": rounds, "whole_after_kill": wholeAfterKill, "gone_after_kill": goneAfterKill,
+            ]
+        }
+        if oldAfterKill + newAfterKill > 0 {
+            figures = [
+                "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches,
+                "rounds": rounds, "given_up": givenUp, "old_after_kill": oldAfterKill, "new_after_kill": newAfterKill,
             ]
         }
         ReliabilityRun.report(name, figures)
