@@ -129,6 +129,38 @@ final class StagedRefreshTests: CrashRigTestCase {
         rig.unmount()
     }
 
+    /// A suspended refresh keeps what it staged (for a resume); a new `touch` asks for
+    /// everything again, and what the first one staged is never switched in: here the origin
+    /// went back to the old content meanwhile, and the pack ends as it began.
+    func testANewTouchAsksForEverythingAgainAndNeverSwitchesInWhatTheLastOneStaged() throws {
+        let before = try downloadPack()
+        _ = try touchAndWaitMidway(before)
+        XCTAssertEqual(XAttr.set(packs + "/p.region", "user.packfs.state", "inactive", 8, 0), 0, "suspend: errno \(errno)")
+        rig.waitForState("p", ["inactive"])
+        let suspended = try XCTUnwrap(try live().packs["p"])
+        XCTAssertEqual(suspended.staged, Self.changed.filter { !$0.hasPrefix(Self.held) }, "kept for a resume")
+        XCTAssertEqual(suspended.contents, before.contents)
+        try rig.server.release()
+        try OriginChange.revert(rig.server)
+        // `since` has one-second steps: a touch in the second the first began would join it.
+        let first = try XCTUnwrap(try pendingSince())
+        XCTAssertTrue(eventually(timeout: 5) { Int64(Date().timeIntervalSince1970) >= first })
+        let touched = Date()
+        XCTAssertEqual(try Command.run("/usr/bin/touch", [packs + "/p.region"]).status, 0)
+        rig.waitForState("p", timeout: 60)
+        let asked = try rig.requests(after: touched)
+        XCTAssertEqual(Set(asked), before.members, "everything asked again")
+        let after = try XCTUnwrap(try live().packs["p"])
+        XCTAssertEqual(after.contents, before.contents, "the old content, as the origin serves it again")
+        XCTAssertEqual(after.hashes, before.hashes)
+        XCTAssertEqual(try live().packs["p"]?.staged, nil)
+        XCTAssertEqual(try DatabaseQueue(path: rig.db, configuration: readOnly).read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM packfs_staged_tiles")
+        }, 0, "the dead rows went with the switch")
+        try rig.checkMountedContent("p")
+        rig.unmount()
+    }
+
     // MARK: Checks
 
     /// Mid-way: the database holds the old pack and its hash, and the mount serves it.
@@ -165,6 +197,17 @@ final class StagedRefreshTests: CrashRigTestCase {
     }
 
     // MARK: Helpers
+
+    private var readOnly: Configuration {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return configuration
+    }
+
+    /// The `since` of the pack's pending refresh.
+    private func pendingSince() throws -> Int64? {
+        try DatabaseQueue(path: rig.db, configuration: readOnly).read { try Int64.fetchOne($0, sql: "SELECT since FROM packfs_refresh") }
+    }
 
     /// The database as it is now, read in place (the daemon keeps writing).
     private func live() throws -> StoreSnapshot { try StoreSnapshot.read(db: rig.db, base: rig.server.baseURL) }
