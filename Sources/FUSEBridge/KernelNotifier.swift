@@ -70,6 +70,15 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         }
     }
 
+    /// Notifications go out in order from one queue: once a mark queued now has run, every
+    /// earlier one has been sent (or dropped, after `detach`). Bounded: one can wait in the kernel
+    /// for a page lock a read holds until its reply.
+    public func settle(within seconds: Double) {
+        let sent = DispatchSemaphore(value: 0)
+        queue.async { sent.signal() }
+        _ = sent.wait(timeout: .now() + seconds)
+    }
+
     func attach(_ session: OpaquePointer) {
         condition.withLock { self.session = session }
     }

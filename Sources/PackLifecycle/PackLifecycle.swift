@@ -15,7 +15,7 @@
 // drop what is queued: it never runs (in this mount).
 //
 // Events. What the mount must forget flows one way, to the `PackEventSink` given at construction:
-// a run ended (a refresh may have replaced stored bytes), or a changed definition dropped members.
+// a run ended, a refresh's switch replaced stored bytes, or a changed definition dropped members.
 //
 // Threading. The public methods are called from FUSE threads and return quickly: they read and
 // write the database (short transactions) and never wait on the network. Runs go on their pack's
@@ -33,9 +33,11 @@ import PackStore
 /// What the lifecycle tells whoever shows packs (the mount's caches): events flow one way.
 /// Called on a pack's run queue (or a run's writer thread for `packMembersLeft`): keep it quick.
 public protocol PackEventSink: AnyObject, Sendable {
-    /// A run of `region` ended: `.download` only added rows; `.refresh` may have replaced stored
-    /// bytes under their row ids.
+    /// A run of `region` ended (a refresh's changes came before, with `packContentSwitched`).
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode)
+    /// A refresh's switch replaced stored bytes under their row ids, in its pack and in the packs
+    /// sharing those rows, and may have added members; called before the pack turns `complete`.
+    func packContentSwitched(_ switched: SwitchedContent)
     /// A changed definition dropped these tiles and resources (by URL) from the pack.
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String])
 }

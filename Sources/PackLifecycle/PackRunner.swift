@@ -19,6 +19,7 @@ struct PackRunner: Sendable {
             run.onMembersLeft = { [events] tiles, resources in
                 events?.packMembersLeft(region, tiles: tiles, resources: resources)
             }
+            run.onSwitched = { [events] switched in events?.packContentSwitched(switched) }
             return run
         } catch StoreError.regionNotFound {
             return nil

@@ -84,12 +84,13 @@ final class TreeEvents: PackEventSink {
     init(caches: TreeCaches) { self.caches = caches }
 
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
-        // A refresh may have replaced bytes the kernel caches; a download only added rows (its
-        // layout may have gained a TileJSON; other packs are untouched).
-        switch mode {
-        case .refresh: reporting(region) { try caches.packContentChanged(region) }
-        case .download: caches.forgetPack(region)
-        }
+        // A download only added rows (its layout may have gained a TileJSON; other packs are
+        // untouched); what a refresh replaced was forgotten at its switch.
+        caches.forgetPack(region)
+    }
+
+    func packContentSwitched(_ switched: SwitchedContent) {
+        caches.contentSwitched(switched)
     }
 
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {

@@ -86,6 +86,7 @@ final class RecordingSink: PackEventSink, @unchecked Sendable {  // every `var` 
     private let lock = NSLock()
     private var ended: [(RegionID, PackDownload.Mode)] = []
     private var left: [MembersLeft] = []
+    private var switches: [SwitchedContent] = []
 
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
         lock.withLock { ended.append((region, mode)) }
@@ -93,6 +94,15 @@ final class RecordingSink: PackEventSink, @unchecked Sendable {  // every `var` 
 
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
         lock.withLock { left.append(MembersLeft(region: region, tiles: tiles, resources: resources)) }
+    }
+
+    func packContentSwitched(_ switched: SwitchedContent) {
+        lock.withLock { switches.append(switched) }
+    }
+
+    /// What the switches of `region`'s refreshes changed, in order.
+    func switched(_ region: RegionID) -> [SwitchedContent] {
+        lock.withLock { switches.filter { $0.region == region } }
     }
 
     /// The modes of the runs of `region` that ended, in order.

@@ -27,6 +27,34 @@ final class CrashTests: StoreTestCase {
         }
     }
 
+    /// A refresh's switch killed at a random moment (in its one transaction, mostly) leaves
+    /// the old pack or the new one, every tile of it, with its staged rows or none; the switch
+    /// ran to its end when the writer said so.
+    func testSIGKILLDuringARefreshSwitchLeavesTheOldPackOrTheNewOne() throws {
+        let tiles = 2_000
+        var seen: [String] = []
+        for round in 0..<3 {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            let said = try runAndKill(["switch", "\(tiles)"], after: "staged")
+            let database = try OfflineDatabase.open(path: path)
+            defer { try? database.close() }
+            let pack = try database.pack(named: "crash")
+            // The switch moves bytes and headers together: the ETags say which version each tile is.
+            let versions = try raw().read { try String.fetchAll($0, sql: "SELECT DISTINCT etag FROM tiles") }
+            XCTAssertTrue(versions == ["v0"] || versions == ["v1"], "round \(round): a mix \(versions)")
+            let first = TileKey(urlTemplate: "http://127.0.0.1/{z}/{x}/{y}.pbf", pixelRatio: 1, z: 14, x: 7, y: 0)
+            let version = versions == ["v1"] ? 1 : 0
+            XCTAssertEqual(try database.tile(first)?.data.decoded(), Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 8 &+ version) }))
+            let staged = try raw().read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM packfs_staged_tiles") }
+            XCTAssertEqual(staged, version == 0 ? tiles : 0, "round \(round): staged rows until the switch, none after")
+            if said.contains("switched") { XCTAssertEqual(version, 1, "round \(round): reported switched") }
+            XCTAssertEqual(try database.progress(of: pack.id).counts.tiles, tiles)
+            XCTAssertEqual(try raw().read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
+            seen.append(version == 0 ? "old" : "new")
+        }
+        print("refresh switch of \(tiles) tiles killed in it 3 times: \(seen)")
+    }
+
     /// A process killed mid-transaction, its changed pages already spilled into the file,
     /// leaves a hot journal: a read-only open says so (it cannot roll it back), and the next
     /// writer's open rolls it back to the last commit. (PackFS refused such a file as damaged.)
@@ -92,6 +120,26 @@ final class CrashTests: StoreTestCase {
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
         text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return Self.commits(in: text)
+    }
+
+    /// Runs the crash writer with `arguments` until it says `line`, kills it a random moment
+    /// (0-20 ms) later, and returns all it said.
+    private func runAndKill(_ arguments: [String], after line: String) throws -> String {
+        let process = Process()
+        process.executableURL = BuiltProducts.executable("packfs-crashwriter")
+        process.arguments = [path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(120)
+        while !text.contains(line), Date() < deadline, process.isRunning {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        usleep(useconds_t.random(in: 0...20_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return text + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     private static func commits(in text: String) -> Int {

@@ -45,6 +45,9 @@ public final class TestServer: Sendable {
     public let accessLogPath: String
     /// Fault server only: a line per request as it arrives (the access log's come as answers leave).
     public var arrivalLogPath: String { directory.path("arrivals.log") }
+    /// Fault server only: files written under this folder are served instead of the world's of
+    /// the same path (`{base}` replaced in .json files as in the world), from the next request on.
+    public var overlayPath: String { directory.path("overlay") }
     /// nginx only: the copy of the world it serves, `{base}` replaced: the bytes each path serves
     /// (before transfer compression). A test may change a file there.
     public let servedRoot: URL?
@@ -102,11 +105,13 @@ public final class TestServer: Sendable {
     public static func faultServer(_ arguments: [String] = [], port: Int = 0) throws -> TestServer {
         let directory = try TemporaryDirectory(prefix: "packfs-faults")
         let portFile = directory.path("port")
+        try FileManager.default.createDirectory(atPath: directory.path("overlay"), withIntermediateDirectories: true)
         let script = ProjectPaths.servers.appendingPathComponent("faultserver.py").path
         let process = try launch("/usr/bin/env", ["python3", script, "--root", ProjectPaths.world.path,
                                                    "--port-file", portFile, "--log", directory.path("access.log"),
                                                    "--arrival-log", directory.path("arrivals.log"),
-                                                   "--watch-pid", "\(getpid())", "--port", "\(port)"] + arguments,
+                                                   "--watch-pid", "\(getpid())", "--port", "\(port)",
+                                                   "--overlay", directory.path("overlay")] + arguments,
                                  output: directory.path("server.out"))
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, process.isRunning {
@@ -126,11 +131,27 @@ public final class TestServer: Sendable {
 
     public func url(_ path: String) -> String { baseURL + path }
 
+    /// Fault server only: requests whose path starts with `prefix` arrive and wait, unanswered,
+    /// until `release()` (see faultserver.py).
+    public func hold(_ prefix: String) throws {
+        try control("/_control/hold?prefix=" + (prefix.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? prefix))
+    }
+
+    /// Fault server only: every held request is answered.
+    public func release() throws { try control("/_control/release") }
+
+    private func control(_ path: String) throws {
+        let curl = try Command.run("/usr/bin/curl", ["-sf", "-o", "/dev/null", url(path)])
+        guard curl.status == 0 else { throw Failure.startFailed("\(path): \(curl.text)") }
+    }
+
     /// The bytes `path` serves, `{base}` replaced: what a client must end up with.
     public func expectedContent(_ path: String) throws -> Data {
         let relative = (path.removingPercentEncoding ?? path).trimmingCharacters(in: ["/"])
         if let servedRoot { return try Data(contentsOf: servedRoot.appendingPathComponent(relative)) }
-        let data = try Data(contentsOf: ProjectPaths.world.appendingPathComponent(relative))
+        let overlaid = URL(fileURLWithPath: overlayPath).appendingPathComponent(relative)
+        let file = FileManager.default.fileExists(atPath: overlaid.path) ? overlaid : ProjectPaths.world.appendingPathComponent(relative)
+        let data = try Data(contentsOf: file)
         guard path.hasSuffix(".json") else { return data }
         return Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "{base}", with: baseURL).utf8)
     }

@@ -24,6 +24,12 @@ Which fault (if any) a request gets is decided from (seed, path, how many times 
 asked before), never from arrival order, so a run with the same seed and request set injects the
 same faults whatever the client's concurrency.
 
+Changing the origin while it runs: with --overlay DIR, a file under DIR is served in place of the
+root's file of the same path (read at each request, so a test changes what the origin serves by
+writing or removing files there). GET /_control/hold?prefix=P holds every request whose path starts
+with P (several prefixes may be held) until GET /_control/release: it arrives (arrival log), then
+waits, then is answered as usual; a test so keeps a client provably mid-way.
+
 Other switches: --gzip (gzip bodies for clients sending Accept-Encoding: gzip; the member carries
 an FNAME field), --etag-mode stable|request|generation (GET /_control/bump starts a new
 generation), --fail-path PATH=STATUS (always that status), --script PATH=KIND,KIND,... (the first
@@ -93,6 +99,9 @@ class World:
         self.redirects = dict(parse_pair(p) for p in args.redirect)
         self.scripts = {k: v.split(",") for k, v in (parse_pair(s) for s in args.script)}
         self.rates = [(kind, getattr(args, "rate_" + kind)) for kind in FAULT_KINDS]
+        self.overlay = os.path.abspath(args.overlay) if args.overlay else None
+        self.holding = threading.Condition()
+        self.held_prefixes = []
         if sum(rate for _, rate in self.rates) > 1.0:
             raise SystemExit("fault rates add up to more than 1")
 
@@ -131,11 +140,33 @@ class World:
         with self.lock:
             self.arrival_file.write(line + "\n")
 
+    def wait_if_held(self, path):
+        """Blocks while a held prefix covers `path` (until /_control/release)."""
+        with self.holding:
+            while any(path.startswith(prefix) for prefix in self.held_prefixes):
+                self.holding.wait()
+
+    def hold(self, prefix):
+        with self.holding:
+            self.held_prefixes.append(prefix)
+
+    def release(self):
+        with self.holding:
+            self.held_prefixes = []
+            self.holding.notify_all()
+
+    def file_for(self, relative):
+        """The overlay's file for a relative path when it has one, else the root's; None outside both."""
+        for base in ([self.overlay] if self.overlay else []) + [self.root]:
+            full = os.path.normpath(os.path.join(base, relative))
+            if full.startswith(base + os.sep) and os.path.isfile(full):
+                return full
+        return None
+
     def load(self, path):
         """(content, mtime) for a URL path, or None when there is no such file."""
-        relative = urllib.parse.unquote(path).lstrip("/")
-        full = os.path.normpath(os.path.join(self.root, relative))
-        if not full.startswith(self.root + os.sep) or not os.path.isfile(full):
+        full = self.file_for(urllib.parse.unquote(path).lstrip("/"))
+        if full is None:
             return None
         with open(full, "rb") as f:
             content = f.read()
@@ -193,6 +224,7 @@ class Handler(FaultyAnswers, http.server.BaseHTTPRequestHandler):
             if path.startswith("/_control/"):
                 self.control(path)
             else:
+                world.wait_if_held(path)
                 self.answer(path, world.decide(path), send_body)
         finally:
             self.log_entry()
@@ -209,6 +241,12 @@ class Handler(FaultyAnswers, http.server.BaseHTTPRequestHandler):
         if path == "/_control/bump":
             with world.lock:
                 world.generation += 1
+        elif path == "/_control/hold":
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            for prefix in query.get("prefix", []):
+                world.hold(prefix)
+        elif path == "/_control/release":
+            world.release()
         self.send_simple(200, json.dumps({"generation": world.generation}).encode(), "application/json")
 
     def answer(self, path, kind, send_body):
@@ -350,6 +388,7 @@ def main():
     parser.add_argument("--script", action="append", default=[])
     parser.add_argument("--redirect", action="append", default=[])
     parser.add_argument("--cache-control")
+    parser.add_argument("--overlay", help="a folder whose files replace the root's of the same path")
     parser.add_argument("--watch-pid", type=int)
     args = parser.parse_args()
 

@@ -14,13 +14,9 @@ enum WriteItem {
     /// Already stored (by any pack or the ambient cache): only the membership row is added.
     case adoptedResource(url: String)
     case adoptedTile(TileKey)
-
-    var isTile: Bool {
-        switch self {
-        case .tile, .revalidatedTile, .adoptedTile: return true
-        default: return false
-        }
-    }
+    /// A tile the refresh staged before it was cut (Staging.swift): nothing to write; its plan
+    /// chunk counts it.
+    case alreadyStaged
 }
 
 /// Collects finished downloads from the HTTP thread and writes them into the pack in batches,
@@ -56,6 +52,9 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// A refresh's `since`: its rows are stamped no earlier (PendingRefresh.swift). Set before
     /// the first `add`.
     var notBefore: Int64?
+    /// A refresh's `since` too: set, what would change what a reader sees is staged for the
+    /// refresh's switch instead of written (`writeStaged`). Set before the first `add`.
+    var staging: Int64?
     /// `--disk-quota`, enforced at the end of each batch's transaction. Set before the first `add`.
     var diskQuota: Int64?
     /// Called on the writer thread with the first write failure: the run stops at once rather
@@ -178,6 +177,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
 
     /// Writes one item and adds what it changed to `counts`.
     private func write(_ item: WriteItem, _ batch: StoreBatch, _ counts: inout PackCounts) throws {
+        if let since = staging { return try writeStaged(item, batch, since: since) }
         switch item {
         case .resource(let url, let kind, let data, let headers):
             // Resources are few: their previous size is always looked up.
@@ -208,6 +208,48 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             counts.add(resource: try batch.adoptResource(url: url, into: region))
         case .adoptedTile(let key):
             counts.add(tile: try batch.adoptTile(key, into: region))
+        case .alreadyStaged:
+            break
+        }
+    }
+
+    /// A refresh's write. New content (a 200 with other bytes, a 404 where content was, a row the
+    /// database lacks) is staged, and so is a stored row the pack does not hold yet (a changed
+    /// plan): the pack's live rows and memberships stay as they are until the switch, and the
+    /// pack's counts with them.
+    ///
+    /// A 304, or a 200 with the stored bytes, renews the row's headers and `accessed` in place:
+    /// the bytes stay, and the new expires/etag/modified describe those very bytes (the server
+    /// said so), so the old pack, the new one and an app opening the file mid-refresh all see a
+    /// row whose headers match its data. The stamp is also what lets a resumed refresh skip the
+    /// row (`accessed >= since`). Staging it instead would write a refresh that finds nothing
+    /// changed into a second copy of the pack.
+    private func writeStaged(_ item: WriteItem, _ batch: StoreBatch, since: Int64) throws {
+        switch item {
+        case .resource(let url, let kind, let data, let headers):
+            guard try batch.storedData(ofResource: url) == data else {
+                return try batch.stageResource(url: url, kind: kind, data: data, headers: headers, for: region, since: since)
+            }
+            try batch.revalidateResource(url: url, headers: headers)
+            try batch.stageMembership(ofResource: url, for: region, since: since)
+        case .tile(let key, let data, let size, let headers, _):
+            guard try batch.storedData(of: key) == data else {
+                return try batch.stageTile(key, data: data, headers: headers, contentSize: size, for: region, since: since)
+            }
+            try batch.revalidateTile(key, headers: headers)
+            try batch.stageMembership(of: key, for: region, since: since)
+        case .revalidatedResource(let url, let headers):
+            try batch.revalidateResource(url: url, headers: headers)
+            try batch.stageMembership(ofResource: url, for: region, since: since)
+        case .revalidatedTile(let key, let headers):
+            try batch.revalidateTile(key, headers: headers)
+            try batch.stageMembership(of: key, for: region, since: since)
+        case .adoptedResource(let url):
+            try batch.stageMembership(ofResource: url, for: region, since: since)
+        case .adoptedTile(let key):
+            try batch.stageMembership(of: key, for: region, since: since)
+        case .alreadyStaged:
+            break
         }
     }
 }

@@ -34,6 +34,7 @@ extension PackDownload {
     /// them: a 304 leaves the archive and every tile of it as stored, for that one request.
     func archiveDocument(_ url: String) throws -> Data {
         handledDocuments.insert(url)
+        if let content = try stagedContent(of: url) { return content }
         let stored = try database.resource(url: url)
         if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
             writer.add(.adoptedResource(url: url))

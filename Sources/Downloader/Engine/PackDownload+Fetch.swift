@@ -32,8 +32,9 @@ extension PackDownload {
 
     private func fetchResources(_ chunk: [StyleResource]) throws {
         let stored = try database.storedResources(chunk.map(\.url))
+        let staged = try stagedResources(chunk.map(\.url))
         var requests: [HTTPRequest<FetchTag>] = []
-        for resource in chunk {
+        for resource in chunk where !staged.contains(resource.url) {
             if let row = stored[resource.url], isCurrent(accessed: row.accessed) {
                 writer.add(.adoptedResource(url: resource.url))
                 continue
@@ -51,9 +52,14 @@ extension PackDownload {
         _ chunk: [(key: TileKey, url: String, isMapbox: Bool)], start: Int, totals: (all: Int?, mapbox: Int)
     ) throws {
         let stored = try database.storedTiles(chunk.map(\.key).filter(templateHasTiles))
+        let staged = try stagedTiles(chunk.map(\.key))
         var requests: [HTTPRequest<FetchTag>] = []
         ledger.opened(start: start, count: chunk.count)
         for tile in chunk {
+            if staged.contains(tile.key) {
+                writer.add(.alreadyStaged, chunk: start)
+                continue
+            }
             if let row = stored[tile.key], isCurrent(accessed: row.accessed) {
                 writer.add(.adoptedTile(tile.key), chunk: start)
                 continue

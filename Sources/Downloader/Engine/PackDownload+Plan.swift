@@ -49,6 +49,7 @@ extension PackDownload {
     private func document(url: String, kind: ResourceKind) throws -> Data {
         if kind == .source, ArchiveURL.archiveURL(of: url) != nil { return try archiveDocument(url) }
         handledDocuments.insert(url)
+        if let content = try stagedContent(of: url) { return content }
         let stored = try database.resource(url: url)
         if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
             writer.add(.adoptedResource(url: url))
@@ -99,9 +100,18 @@ extension PackDownload {
     /// Drops what the pack holds but the plan no longer covers (a changed definition): those rows
     /// stay for other packs or become ambient cache; nothing already stored is fetched again.
     func converge(to plan: DownloadPlan) throws {
+        let stale = try members(notIn: plan)
+        guard !stale.tiles.isEmpty || !stale.resources.isEmpty else { return }
+        try database.unlink(tiles: stale.tiles, resources: stale.resources, from: region)
+        writer.recount()
+        onMembersLeft?(stale.tiles, stale.resources)
+    }
+
+    /// What the pack holds that `plan` does not cover (every key of the pack, in memory).
+    func members(notIn plan: DownloadPlan) throws -> (tiles: [TileKey], resources: [String]) {
         var staleTiles = Set(try database.tileKeys(of: region))
         var staleResources = Set(try database.resourceURLs(of: region))
-        guard !staleTiles.isEmpty || !staleResources.isEmpty else { return }
+        guard !staleTiles.isEmpty || !staleResources.isEmpty else { return ([], []) }
         for resource in plan.resources { staleResources.remove(resource.url) }
         if !staleTiles.isEmpty {
             plan.forEachTile { key, _, _ in
@@ -109,8 +119,6 @@ extension PackDownload {
                 return !staleTiles.isEmpty
             }
         }
-        try database.unlink(tiles: Array(staleTiles), resources: Array(staleResources), from: region)
-        writer.recount()
-        onMembersLeft?(Array(staleTiles), Array(staleResources))
+        return (Array(staleTiles), Array(staleResources))
     }
 }

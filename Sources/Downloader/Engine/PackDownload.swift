@@ -29,6 +29,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     public var onProgress: (@Sendable (PackProgress) -> Void)?
     /// Called when a changed definition dropped tiles and resources (by URL) from the pack.
     public var onMembersLeft: (@Sendable (_ tiles: [TileKey], _ resources: [String]) -> Void)?
+    /// Called on the run's thread when a refresh's switch committed (PackDownload+Switch.swift),
+    /// before the pack is recorded complete.
+    public var onSwitched: (@Sendable (SwitchedContent) -> Void)?
 
     let lock = NSLock()
     let idle = NSCondition()
@@ -58,6 +61,11 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// A refresh's `since` (PendingRefresh.swift): rows accessed at or after it are done. Set
     /// by `start()`; nil for a download.
     var refreshSince: Int64?
+    /// A refresh goes on from a run that staged answers (Staging.swift): those count as answered.
+    var stagedBefore = false
+    /// A refresh whose plan is not the one the pack converged to: the members it no longer
+    /// covers leave at the switch, not before (PackDownload+Switch.swift).
+    var convergenceOwed = false
     /// The `pmtiles://` sources' archives, their tiles waiting for a range, and what a refresh
     /// found unchanged (`PackDownload+Archive.swift`; the caller's thread only, but `decoders`).
     var archives = ArchiveState()
@@ -93,11 +101,18 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             noteArchives(of: plan)
             let fingerprint = plan.fingerprint(of: definition)
             let recorded = try database.resumePoint(of: region)
-            // The pack was made to converge to this very plan by an earlier run.
-            if !isStopped, recorded?.plan != fingerprint { try converge(to: plan) }
-            let start = resumePosition(recorded, plan: plan, fingerprint: fingerprint)
+            // The pack was made to converge to this very plan by an earlier run; a refresh's
+            // convergence waits for its switch.
+            let converged = recorded?.plan == fingerprint
+            if mode == .refresh {
+                convergenceOwed = !converged
+            } else if !isStopped, !converged {
+                try converge(to: plan)
+            }
+            let label = convergenceOwed ? Self.owing(fingerprint) : fingerprint
+            let start = resumePosition(recorded, plan: plan, fingerprint: label)
             lock.withLock { startedAt = start }
-            ledger.begin(plan: fingerprint, since: refreshSince ?? 0, at: start)
+            ledger.begin(plan: label, since: refreshSince ?? 0, at: start)
             try fetch(plan, from: start)
             waitUntilIdle()
         } catch {
@@ -182,6 +197,8 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             let since = try database.pendingRefresh(of: region) ?? database.requestRefresh(of: region)
             refreshSince = since
             writer.notBefore = since
+            writer.staging = since
+            stagedBefore = try database.hasStaged(region, since: since)
         }
         // Usually recorded already, by the transaction that stored the pack's definition
         // (`definePack`): a region file then writes its state once.
@@ -217,6 +234,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         } catch {
             stop(.failed(Self.writeFailure(error)))
         }
+        if mode == .refresh, !isStopped, let planned { switchToStaged(planned.plan) }
         // Before the final state: a reader that sees `complete` sees the estimate made again
         // from what was stored (made after it, a progress.json read at `complete` had the
         // planning's guess in two CI runs).

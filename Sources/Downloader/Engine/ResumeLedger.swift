@@ -28,6 +28,11 @@ final class ResumeLedger: @unchecked Sendable {  // everything is guarded by `lo
         }
     }
 
+    /// The run's plan is now named `plan` (a refresh's switch made the pack converge to it).
+    func rename(plan: String) {
+        lock.withLock { if self.plan != nil { self.plan = plan } }
+    }
+
     /// The point to record: nil before `begin`.
     var point: ResumePoint? {
         lock.withLock { plan.map { ResumePoint(plan: $0, since: since, position: committedThrough) } }

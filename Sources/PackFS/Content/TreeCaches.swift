@@ -42,29 +42,36 @@ public final class TreeCaches: Sendable {
         layouts.remove(region)
     }
 
-    /// A refresh may have replaced the bytes of tiles and resources under their row ids, which
-    /// the kernel caches for an hour: drop our caches and tell the kernel to forget every content
-    /// inode of the pack (notifications go out asynchronously, never blocking a FUSE thread).
-    /// Throws when the pack's members cannot be read: the kernel may then serve old bytes until
-    /// its entries time out, which the caller must report. Nodes that do not fit an inode were
-    /// never shown, so nothing of theirs is cached.
-    public func packContentChanged(_ region: RegionID) throws {
-        forgetPack(region)
+    /// A refresh's switch replaced the bytes of tiles and resources under their row ids, which
+    /// the kernel caches for an hour, in its pack and in every pack sharing those rows, and may
+    /// have added members or a new style: drop our caches of those packs, tell the kernel to
+    /// forget each changed file of each of them and the switched pack's listings and generated
+    /// files (those of a pack sharing a changed resource too: it may be their style), then wait
+    /// (briefly, bounded) for the kernel to have been told, so that a reader who then sees the
+    /// pack `complete` reads the new bytes. Called on the run's thread, never a FUSE thread.
+    /// Nodes that do not fit an inode were never shown, so nothing of theirs is cached.
+    public func contentSwitched(_ switched: SwitchedContent) {
+        let documents = Set(switched.changedResources.map(\.region)).union([switched.region])
+        for region in documents.union(switched.changedTiles.map(\.region)) { forgetPack(region) }
         guard let kernel else { return }
-        let members = try database.memberIDs(of: region)
-        var nodes = members.tiles.map { Node.tile(region, $0) } + members.resources.map { Node.resource(region, $0) }
-        nodes += [.pack(region, .style), .pack(region, .webStyle), .pack(region, .directory), .pack(region, .glyphs),
-                  .pack(region, .sprites)]
+        var nodes = switched.changedTiles.map { Node.tile($0.region, $0.id) }
+        nodes += switched.changedResources.map { Node.resource($0.region, $0.id) }
+        for region in documents {
+            nodes += [.pack(region, .style), .pack(region, .webStyle), .pack(region, .directory), .pack(region, .glyphs),
+                      .pack(region, .sprites)]
+        }
         for node in nodes {
             if let inode = try? InodeCodec.encode(node) { kernel.invalidate(inode: inode) }
         }
+        kernel.settle(within: 1)
     }
 
     /// A redefinition dropped these tiles and resources from the pack. The kernel keeps tile
     /// names an hour: each is forgotten by name (under the primary directory and under
     /// `sources/<id>/`), so the next lookup finds nothing instead of serving the old tile; a
-    /// resource's inode is forgotten (its content and attributes). Throws as
-    /// `packContentChanged` does when the pack or its layout cannot be read.
+    /// resource's inode is forgotten (its content and attributes). Throws when the pack or its
+    /// layout cannot be read: the kernel may then serve old names until its entries time out,
+    /// which the caller must report.
     public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) throws {
         forgetPack(region)
         guard let kernel else { return }

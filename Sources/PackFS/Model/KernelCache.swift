@@ -12,4 +12,12 @@ public protocol KernelCache: AnyObject, Sendable {
     /// whose very request must not return before the kernel has forgot (a patch's write). Only
     /// for nodes whose locks the caller's request does not hold (never its own file or parent).
     func invalidateNow(inodes: [Inode], entries: [(parent: Inode, name: String)])
+    /// Waits up to `seconds` for the invalidations asked for so far to reach the kernel. Never
+    /// from a FUSE thread (one asked for inside a request goes out after its reply).
+    func settle(within seconds: Double)
+}
+
+extension KernelCache {
+    /// A cache whose invalidations take effect at once has nothing to wait for.
+    public func settle(within seconds: Double) {}
 }

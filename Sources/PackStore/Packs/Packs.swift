@@ -107,6 +107,7 @@ extension OfflineDatabase {
             try db.execute(
                 sql: "UPDATE regions SET definition = ? WHERE id = ?",
                 arguments: [definition.mapLibreJSON, pack.id.rawValue])
+            try Staging.restartPendingRefresh(of: pack.id, db)
         }
         if pack.metadata != metadata {
             var fields = PackDescription.fields(of: pack.description)

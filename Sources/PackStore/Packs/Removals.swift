@@ -42,6 +42,8 @@ enum Removals {
     static func step(_ region: RegionID, _ db: Database) throws -> Bool {
         // First, so that the memberships going find no run to split.
         try Runs.clear(region, db)
+        // What a refresh staged, bounded too (the cascade would delete it all at once).
+        if try Staging.removalStep(region, db) { return true }
         for members in ["region_tiles", "region_resources"] {
             try db.execute(sql: """
                 DELETE FROM \(members) WHERE rowid IN (SELECT rowid FROM \(members) WHERE region_id = ? LIMIT ?)

@@ -154,5 +154,5 @@ enum Schema {
           json TEXT NOT NULL
         )
         """,
-    ]
+    ] + Staging.statements  // what a refresh fetched, until its switch (Staging.swift)
 }

@@ -97,10 +97,7 @@ extension OfflineDatabase {
     /// transaction; rows no other pack holds become ambient cache.
     public func unlink(tiles: [TileKey], resources: [String], from region: RegionID) throws {
         guard !tiles.isEmpty || !resources.isEmpty else { return }
-        try write { batch in
-            for key in tiles { if let id = try batch.tileID(key) { try batch.unlink(tile: id, from: region) } }
-            for url in resources { if let id = try batch.resourceID(url: url) { try batch.unlink(resource: id, from: region) } }
-        }
+        try write { batch in try batch.unlink(tiles: tiles, resources: resources, from: region) }
     }
 }
 

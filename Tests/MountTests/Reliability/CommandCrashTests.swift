@@ -59,15 +59,19 @@ final class CommandCrashTests: CrashRigTestCase {
         rig.figures.report("crash-download-redefine")
     }
 
-    /// `packfs refresh` after the origin gave everything a new ETag: run again after a kill, it
-    /// goes on with the pending refresh.
+    /// `packfs refresh` after the origin gave everything a new ETag and changed a few files
+    /// (`OriginChange`): each kill leaves the old pack or the new one; run again after a kill,
+    /// it goes on with the pending refresh.
     func testKillingPackfsRefresh() throws {
         try download("p", .helsinki)
         while rig.figures.kills < target {
             try rig.bumpOrigin()
+            try OriginChange.toggle(rig.server)
+            let before = try XCTUnwrap(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["p"])
             let touched = Date()
             let kills = try runKilled(["refresh", rig.db, "p", "--concurrency", "2"], most: 40)
             try rig.checkRefreshResumed("p", touched: touched, kills: kills)
+            try rig.checkOldOrNew("p", kills, before: before)
             try checkPack("p", .helsinki)
             rig.figures.rounds += 1
         }

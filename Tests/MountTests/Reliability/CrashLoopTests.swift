@@ -52,13 +52,17 @@ final class CrashLoopTests: CrashRigTestCase {
     }
 
     /// `touch packs/p.region` after the origin gave everything a new ETag (so every answer is
-    /// a 200 that rewrites its row), killed every 1-40 requests: the next mount goes on with
-    /// the refresh where it was, asking nothing it had already revalidated.
+    /// a 200) and changed a few tiles and a sprite (`OriginChange`, back and forth from round to
+    /// round), killed every 1-40 requests: each kill leaves the old pack or the new one, never a
+    /// mix, and the next mount goes on with the refresh where it was, asking nothing it had
+    /// already revalidated or staged.
     func testKillingTheDaemonDuringRefreshes() throws {
         try downloadFast(.helsinki)
         try rig.mount()
         while rig.figures.kills < target {
             try rig.bumpOrigin()
+            try OriginChange.toggle(rig.server)
+            let before = try XCTUnwrap(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["p"])
             let touched = Date()
             let touch = try Command.run("/usr/bin/touch", [rig.packs + "/p.region"])
             XCTAssertEqual(touch.status, 0, touch.text)
@@ -67,6 +71,7 @@ final class CrashLoopTests: CrashRigTestCase {
             let kills = try killRepeatedly(most: 40) { rig.state("p") == "complete" && refreshed() }
             XCTAssertTrue(eventually(timeout: 120) { rig.state("p") == "complete" && refreshed() }, "the refresh ended")
             try rig.checkRefreshResumed("p", touched: touched, kills: kills)
+            try rig.checkOldOrNew("p", kills, before: before)
             try rig.verifyPack("p", .helsinki)
             rig.figures.rounds += 1
         }

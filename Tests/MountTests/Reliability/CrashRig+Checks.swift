@@ -32,6 +32,29 @@ extension CrashRig {
         XCTAssertNil(try StoreSnapshot.take(db: db, base: server.baseURL).packs[name]?.refreshed, "the refresh is over", file: file, line: line)
     }
 
+    /// Refreshes that change content (`OriginChange`): the kill left the pack as it was before
+    /// the refresh (`before`), with its hash, or as the origin serves it now, all of it; never a
+    /// mix. (The new pack's hash is recorded after the switch: none, or the new one.)
+    func checkOldOrNew(_ name: String, _ kills: [Kill], before: StoreSnapshot.PackSnapshot,
+                       file: StaticString = #filePath, line: UInt = #line) throws {
+        var new = before.contents
+        for path in OriginChange.paths { new[path] = try server.expectedContent(path) }
+        for (index, kill) in kills.enumerated() {
+            guard let pack = kill.snapshot.packs[name] else { return XCTFail("\(name) is gone", file: file, line: line) }
+            if pack.contents == before.contents {
+                XCTAssertEqual(pack.hashes, before.hashes, "kill \(index + 1): the old pack, its old hash", file: file, line: line)
+                figures.oldAfterKill += 1
+            } else {
+                let changed = pack.contents.keys.filter { pack.contents[$0] != before.contents[$0] }.sorted()
+                XCTAssertEqual(pack.contents, new, "kill \(index + 1): a mix, changed \(changed.prefix(5))", file: file, line: line)
+                for (template, hash) in pack.hashes where template.contains("/tiles/helsinki/") {
+                    XCTAssertNotEqual(hash, before.hashes[template], "kill \(index + 1): the new pack, the old hash", file: file, line: line)
+                }
+                figures.newAfterKill += 1
+            }
+        }
+    }
+
     /// The pack is complete, holds exactly what `spec` needs, and every file the mount shows
     /// has the origin's bytes.
     func verifyPack(_ name: String, _ spec: RegionSpec, file: StaticString = #filePath, line: UInt = #line) throws {

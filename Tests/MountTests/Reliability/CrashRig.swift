@@ -50,9 +50,9 @@ final class CrashRig: PacksDirectory {
 
     // MARK: The daemon
 
-    func mount(concurrency: Int = 2) throws {
+    func mount(concurrency: Int = 2, extra: [String] = []) throws {
         daemon = try PackFSProcess.mount(
-            db: db, at: mountpoint, log: nextLog("mount"), extra: ["--concurrency", "\(concurrency)"])
+            db: db, at: mountpoint, log: nextLog("mount"), extra: ["--concurrency", "\(concurrency)"] + extra)
     }
 
     /// A clean unmount (SIGTERM): the daemon records its downloads for resumption.
@@ -92,10 +92,11 @@ final class CrashRig: PacksDirectory {
         return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 
-    /// The paths requested after `time` (by a process started after a kill at `time`).
+    /// The paths requested after `time` (by a process started after a kill at `time`); the
+    /// test's own control requests (`/_control/...`) left out.
     func requests(after time: Date) throws -> [String] {
         let stamp = time.timeIntervalSince1970
-        return try server.arrivals().filter { $0.time > stamp }.map(\.uri)
+        return try server.arrivals().filter { $0.time > stamp && !$0.uri.hasPrefix("/_control/") }.map(\.uri)
     }
 
     /// Waits until `count` requests more than `start` have arrived, or `done` holds; false when
@@ -192,6 +193,9 @@ struct CrashFigures {
     /// Removals: what the next process found after a kill.
     var wholeAfterKill = 0
     var goneAfterKill = 0
+    /// Refreshes that change content: the old pack, or the new one, after a kill.
+    var oldAfterKill = 0
+    var newAfterKill = 0
 
     func report(_ name: String) {
         var figures: KeyValuePairs<String, CustomStringConvertible> = [
@@ -202,6 +206,12 @@ struct CrashFigures {
             figures = [
                 "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches,
                 "rounds": rounds, "whole_after_kill": wholeAfterKill, "gone_after_kill": goneAfterKill,
+            ]
+        }
+        if oldAfterKill + newAfterKill > 0 {
+            figures = [
+                "kills": kills, "integrity_ok": integrityChecks, "resumes": resumes, "refetches": refetches,
+                "rounds": rounds, "given_up": givenUp, "old_after_kill": oldAfterKill, "new_after_kill": newAfterKill,
             ]
         }
         ReliabilityRun.report(name, figures)

@@ -25,7 +25,6 @@ final class MembersLeftTests: WriteTestCase {
         let alpha = try region("alpha")
         XCTAssertThrowsError(try fs.caches.membersLeft(RegionID(rawValue: 9_999), tiles: [], resources: []))
         try database.close()
-        XCTAssertThrowsError(try fs.caches.packContentChanged(alpha))
         XCTAssertThrowsError(try fs.caches.membersLeft(alpha, tiles: [], resources: []))
         XCTAssertEqual(kernel.forgotten, [])
     }

@@ -1,0 +1,194 @@
+import Foundation
+import GRDB
+
+/// A pack's hold on a row: the mount names a file by both (its inode encodes the pair).
+public struct PackMember<ID: Hashable & Sendable>: Hashable, Sendable {
+    public var region: RegionID
+    public var id: ID
+
+    public init(region: RegionID, id: ID) {
+        self.region = region
+        self.id = id
+    }
+}
+
+/// What a refresh's switch changed, for whoever caches content (the mount's caches, the kernel).
+public struct SwitchedContent: Equatable, Sendable {
+    /// The pack switched.
+    public var region: RegionID
+    /// Staged rows moved into `tiles` and `resources`.
+    public var tiles = 0
+    public var resources = 0
+    /// Members that left the pack (its plan no longer covers them).
+    public var tilesLeft: [TileKey] = []
+    public var resourcesLeft: [String] = []
+    /// Every pack's hold on a row whose bytes the switch replaced under its id: this pack's, and
+    /// those of the packs sharing the row (tiles are shared by key, resources by URL).
+    public var changedTiles: [PackMember<TileID>] = []
+    public var changedResources: [PackMember<ResourceID>] = []
+
+    public init(region: RegionID) { self.region = region }
+
+    /// Nothing changed: nothing was staged and no member left.
+    public var isEmpty: Bool {
+        tiles == 0 && resources == 0 && tilesLeft.isEmpty && resourcesLeft.isEmpty
+    }
+}
+
+/// The switch (Staging.swift): one transaction that makes what a refresh staged the pack.
+///
+/// Set-based statements over the pack's staged rows (one range of the staging index), each row
+/// reaching `tiles`, `resources` and the membership tables through their unique indexes: the work
+/// is bounded by what was staged, never by the pack or the database. MapLibre's own triggers'
+/// worth of bookkeeping follows by itself: kept counts (`Counting`), extents and runs, sizes
+/// (dropped by the tiles trigger, written again here).
+enum RefreshSwitch {
+    /// The staged rows of the switched refresh: `?1` the pack, `?2` its `since`.
+    private static let staged = "s.region_id = ?1 AND s.since = ?2"
+    private static let tileMatch = """
+        t.url_template = s.url_template AND t.pixel_ratio = s.pixel_ratio AND t.z = s.z AND t.x = s.x AND t.y = s.y
+        """
+
+    /// Holds on tiles whose bytes change, in every pack (CROSS JOIN keeps SQLite to the staging
+    /// range first; a pack's staged rows are few beside `tiles` and `region_tiles`).
+    static let changedTiles = """
+        SELECT rt.region_id, t.id, t.url_template, t.pixel_ratio FROM packfs_staged_tiles s
+          CROSS JOIN tiles t ON \(tileMatch)
+          CROSS JOIN region_tiles rt ON rt.tile_id = t.id
+        WHERE \(staged) AND (t.data IS NOT s.data OR t.compressed IS NOT s.compressed)
+        """
+
+    static let changedResources = """
+        SELECT rr.region_id, r.id, r.kind FROM packfs_staged_resources s
+          CROSS JOIN resources r ON r.url = s.url
+          CROSS JOIN region_resources rr ON rr.resource_id = r.id
+        WHERE \(staged) AND (r.data IS NOT s.data OR r.compressed IS NOT s.compressed)
+        """
+
+    /// Staged tiles into `tiles`: an existing row keeps its id (the mount's inodes are row ids).
+    /// (`WHERE` before `ON CONFLICT` is SQLite's rule for an upsert from a SELECT.)
+    static let upsertTiles = """
+        INSERT INTO tiles (url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed,
+          must_revalidate)
+        SELECT url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed, must_revalidate
+          FROM packfs_staged_tiles s WHERE \(staged)
+        ON CONFLICT (url_template, pixel_ratio, z, x, y) DO UPDATE SET expires = excluded.expires,
+          modified = excluded.modified, etag = excluded.etag, data = excluded.data, compressed = excluded.compressed,
+          accessed = excluded.accessed, must_revalidate = excluded.must_revalidate
+        """
+
+    /// The served sizes the staged tiles carried (the update dropped the old ones: TileSizes.swift).
+    static let recordSizes = """
+        INSERT OR REPLACE INTO packfs_tile_sizes (tile_id, size)
+        SELECT t.id, s.size FROM packfs_staged_tiles s CROSS JOIN tiles t ON \(tileMatch)
+        WHERE \(staged) AND s.size IS NOT NULL AND s.compressed = 1 AND s.data IS NOT NULL
+        """
+
+    static let linkTiles = """
+        INSERT OR IGNORE INTO region_tiles (region_id, tile_id)
+        SELECT s.region_id, t.id FROM packfs_staged_tiles s CROSS JOIN tiles t ON \(tileMatch) WHERE \(staged)
+        """
+
+    static let upsertResources = """
+        INSERT INTO resources (url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate)
+        SELECT url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate
+          FROM packfs_staged_resources s WHERE \(staged)
+        ON CONFLICT (url) DO UPDATE SET kind = excluded.kind, expires = excluded.expires,
+          modified = excluded.modified, etag = excluded.etag, data = excluded.data, compressed = excluded.compressed,
+          accessed = excluded.accessed, must_revalidate = excluded.must_revalidate
+        """
+
+    static let linkResources = """
+        INSERT OR IGNORE INTO region_resources (region_id, resource_id)
+        SELECT s.region_id, r.id FROM packfs_staged_resources s CROSS JOIN resources r ON r.url = s.url
+        WHERE \(staged)
+        """
+
+    /// Every staged row of the pack goes, dead ones of earlier refreshes too.
+    static let clearTiles = "DELETE FROM packfs_staged_tiles WHERE region_id = ?"
+    static let clearResources = "DELETE FROM packfs_staged_resources WHERE region_id = ?"
+
+    static let dropHash = "DELETE FROM packfs_pack_hashes WHERE region_id = ? AND url_template = ? AND pixel_ratio = ?"
+    static let dropHashes = "DELETE FROM packfs_pack_hashes WHERE region_id = ?"
+}
+
+extension StoreBatch {
+    /// The switch of the refresh of `since` of `region` (RefreshSwitch), with the members its
+    /// plan no longer covers leaving the pack; call inside the transaction that records the
+    /// pack's outcome. Returns what changed, for the caches to forget.
+    public func switchStaged(
+        of region: RegionID, since: Int64, leaving: (tiles: [TileKey], resources: [String]) = ([], [])
+    ) throws -> SwitchedContent {
+        var switched = SwitchedContent(region: region)
+        try unlink(tiles: leaving.tiles, resources: leaving.resources, from: region)
+        (switched.tilesLeft, switched.resourcesLeft) = leaving
+        if try Staging.exists(db) {
+            try Migrations.ensureBookkeeping(db)
+            try switchTiles(region, since, &switched)
+            try switchResources(region, since, &switched)
+            try db.execute(sql: RefreshSwitch.clearTiles, arguments: [region.rawValue])
+            try db.execute(sql: RefreshSwitch.clearResources, arguments: [region.rawValue])
+        }
+        // The pack's recorded hash described the tiles it had: the refresh records the new one
+        // (computed once this commits, off the writer: a full read of the pack).
+        if !switched.isEmpty, try db.tableExists("packfs_pack_hashes") {
+            try db.execute(sql: RefreshSwitch.dropHashes, arguments: [region.rawValue])
+        }
+        return switched
+    }
+
+    private func switchTiles(_ region: RegionID, _ since: Int64, _ switched: inout SwitchedContent) throws {
+        let arguments: StatementArguments = [region.rawValue, since]
+        var sets = Set<PackHashSet>()
+        for row in try Row.fetchAll(db.cachedStatement(sql: RefreshSwitch.changedTiles), arguments: arguments) {
+            let holder = RegionID(rawValue: try row.stored(at: 0, "region_tiles.region_id"))
+            switched.changedTiles.append(PackMember(region: holder, id: TileID(rawValue: try row.stored(at: 1, "tiles.id"))))
+            if holder != region, let template: String = row.lenient("url_template"), let ratio: Int = row.lenient("pixel_ratio") {
+                sets.insert(PackHashSet(region: holder, urlTemplate: template, pixelRatio: ratio))
+            }
+        }
+        // Tiles are shared by key: the packs sharing a changed tile see its new bytes too (as
+        // MapLibre's own refresh makes them), so their recorded hashes no longer hold. Dropped,
+        // not recomputed: a recomputation is a full read of each such pack (a gzip per vector
+        // tile), minutes for a country, inside this transaction; a dropped hash reads as "none
+        // recorded" until the pack next becomes whole, a stale one would fail every verify and
+        // refuse every patch made for the tiles it now holds.
+        for set in sets { try db.execute(sql: RefreshSwitch.dropHash, arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]) }
+        try db.cachedStatement(sql: RefreshSwitch.upsertTiles).execute(arguments: arguments)
+        switched.tiles = db.changesCount
+        try db.cachedStatement(sql: RefreshSwitch.recordSizes).execute(arguments: arguments)
+        try db.cachedStatement(sql: RefreshSwitch.linkTiles).execute(arguments: arguments)
+    }
+
+    private func switchResources(_ region: RegionID, _ since: Int64, _ switched: inout SwitchedContent) throws {
+        let arguments: StatementArguments = [region.rawValue, since]
+        var documents = Set<RegionID>()
+        for row in try Row.fetchAll(db.cachedStatement(sql: RefreshSwitch.changedResources), arguments: arguments) {
+            let holder = RegionID(rawValue: try row.stored(at: 0, "region_resources.region_id"))
+            let id = ResourceID(rawValue: try row.stored(at: 1, "resources.id"))
+            switched.changedResources.append(PackMember(region: holder, id: id))
+            // A shared style or TileJSON says which tiles another pack's sources hold, and how its
+            // rows are numbered: its hashes go too.
+            let kind = (row.lenient("kind") as Int?).flatMap(ResourceKind.init(rawValue:))
+            if holder != region, kind == .style || kind == .source { documents.insert(holder) }
+        }
+        for holder in documents { try db.execute(sql: RefreshSwitch.dropHashes, arguments: [holder.rawValue]) }
+        try db.cachedStatement(sql: RefreshSwitch.upsertResources).execute(arguments: arguments)
+        switched.resources = db.changesCount
+        try db.cachedStatement(sql: RefreshSwitch.linkResources).execute(arguments: arguments)
+    }
+
+    /// Drops tiles and resources from a pack inside a larger transaction; rows no other pack
+    /// holds become ambient cache.
+    public func unlink(tiles: [TileKey], resources: [String], from region: RegionID) throws {
+        for key in tiles { if let id = try tileID(key) { try unlink(tile: id, from: region) } }
+        for url in resources { if let id = try resourceID(url: url) { try unlink(resource: id, from: region) } }
+    }
+}
+
+/// One recorded hash of one pack (`packfs_pack_hashes`' key).
+private struct PackHashSet: Hashable {
+    var region: RegionID
+    var urlTemplate: String
+    var pixelRatio: Int
+}
