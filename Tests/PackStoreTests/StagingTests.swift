@@ -142,6 +142,30 @@ final class StagingTests: StoreTestCase {
         XCTAssertEqual(try database.read { try Row.fetchAll($0, sql: "PRAGMA foreign_key_check") }.count, 0)
     }
 
+    /// Staged bytes are pages of the file: they count as used, and toward `--disk-quota` (a
+    /// batch that would stage past it fails, as any write does); the switch frees them.
+    func testStagedBytesCountTowardTheDiskAndItsQuota() throws {
+        let database = try OfflineDatabase.open(path: path)
+        defer { try? database.close() }
+        let (p, _, _, since) = try makePacks(database)
+        let used = try database.diskUsage().usedBytes
+        try database.write(notBefore: since) { batch in
+            for x in 0..<50 {
+                try batch.stageTile(tileKey(9, x, 0), data: .encoding(noise(4096, seed: UInt64(x))), headers: CacheHeaders(),
+                                    contentSize: 4096, for: p, since: since)
+            }
+        }
+        let staged = try database.diskUsage().usedBytes
+        XCTAssertGreaterThanOrEqual(staged - used, 50 * 4096)
+        XCTAssertThrowsError(try database.write(notBefore: since) { batch in
+            try batch.stageTile(tileKey(9, 99, 0), data: .encoding(noise(4096, seed: 99)), headers: CacheHeaders(),
+                                contentSize: 4096, for: p, since: since)
+            try batch.enforce(diskQuota: staged)
+        }) { XCTAssertTrue($0 is DiskQuotaExceeded, "\($0)") }
+        _ = try database.write { try $0.switchStaged(of: p, since: since) }
+        try assertKeptFiguresAreTrue(database)
+    }
+
     /// Every statement the staging and the switch run goes through an index: no pass over
     /// `tiles`, `resources` or the membership tables, and the staging table only through the
     /// switched pack's own range.

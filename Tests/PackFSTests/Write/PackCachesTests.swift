@@ -34,6 +34,29 @@ final class PackCachesTests: WriteTestCase {
         XCTAssertNotNil(fs.caches.layouts.cached(try region("beta")))
     }
 
+    /// A refresh of alpha switched in new bytes for the tile both packs share: both packs'
+    /// caches forget it, the kernel is told to forget both files and alpha's generated ones,
+    /// and both read the new bytes; nothing else of beta's is forgotten.
+    func testARefreshsSwitchForgetsTheChangedFilesOfEveryPackHoldingThem() throws {
+        let (alpha, beta) = try readBothPacks()
+        let spriteOfBeta = try walker.lookup("packs/beta/sprites/default.json").attributes.inode
+        let region = try region("alpha")
+        let since = try database.requestRefresh(of: region)
+        let switched = try database.write(notBefore: since) { batch in
+            try batch.stageTile(TileKey(urlTemplate: Self.template, pixelRatio: 1, z: 1, x: 0, y: 0),
+                                data: .encoding(Data("tile 1/0/0, new".utf8)), headers: CacheHeaders(), contentSize: nil,
+                                for: region, since: since)
+            return try batch.switchStaged(of: region, since: since)
+        }
+        fs.caches.contentSwitched(switched)
+        let forgotten = Set(kernel.forgotten)
+        XCTAssertTrue(forgotten.isSuperset(of: [.inode(alpha), .inode(beta)]), "\(forgotten)")
+        XCTAssertTrue(forgotten.contains(.inode(try InodeCodec.encode(.pack(region, .style)))))
+        XCTAssertFalse(forgotten.contains(.inode(spriteOfBeta)))
+        XCTAssertEqual(try text("packs/alpha/1/0/0.pbf"), "tile 1/0/0, new")
+        XCTAssertEqual(try text("packs/beta/1/0/0.pbf"), "tile 1/0/0, new")
+    }
+
     func testARemovalForgetsItsPackOnly() throws {
         let (alpha, beta) = try readBothPacks()
         let removed = try region("beta")
