@@ -93,21 +93,20 @@ public final class PackVerification: Sendable {
         _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>, tick: () -> Void
     ) throws -> TileSetHash {
         var hash = TileSetHash()
-        var batch = TileBatch(source: source.id, vector: vector)
         let checks = BatchChecks(problems: problems, done: done)
         defer { checks.finish() }
-        try MBTilesTiles.forEach(of: source, in: database, outside: { checks.outside(source.id) }) { tile in
-            keys.insert(Self.key(z: tile.z, x: tile.column, y: tile.storedY))
+        var batch = TileBatch(source: source.id, vector: vector, capacity: Self.batchBytes)
+        try MBTilesTiles.forEachInPlace(of: source, in: database, outside: { checks.outside(source.id) }) { z, column, tmsRow, storedY, stored in
+            keys.insert(Self.key(z: z, x: column, y: storedY))
             do {
-                let data = try MBTilesTiles.data(tile.stored, vector: vector)
-                hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, data: data)
+                try MBTilesTiles.withData(stored, vector: vector) { hash.add(z: z, column: column, tmsRow: tmsRow, bytes: $0) }
             } catch {
                 // Named by the checks, which find the same failure; the hash goes on without it.
             }
-            batch.append(tile)
+            batch.append(z: z, column: column, storedY: storedY, stored)
             if batch.bytes >= Self.batchBytes {
                 checks.submit(batch)
-                batch = TileBatch(source: source.id, vector: vector)
+                batch = TileBatch(source: source.id, vector: vector, capacity: Self.batchBytes)
                 tick()
             }
         }
