@@ -13,9 +13,9 @@ import StyleModel
 /// named layers; every tile the region's plan needs (`StoredPlan`, from the stored documents) is
 /// stored, with content or as "no content".
 ///
-/// Threading: the calling thread reads the tiles in martin's order and hashes them (MD5 is one
-/// stream); the content checks of each batch run on a second thread, or on the caller's when two
-/// batches are already waiting, so both cores work and memory stays a few batches.
+/// Threading: the calling thread reads the tiles in martin's order, in batches of their bytes;
+/// each batch is hashed on a serial queue in that order (MD5 is one stream) and then checked on
+/// a concurrent one (`BatchPipeline`), so every core works and memory stays a few batches.
 public final class PackVerification: Sendable {
     public struct SourceReport: Sendable {
         public var id: String
@@ -89,30 +89,26 @@ public final class PackVerification: Sendable {
         return progress.counted ? progress.counts.tiles : progress.requiredTiles
     }
 
-    /// One source: hashed here in order, checked in batches beside.
+    /// One source: read here in batches, hashed and checked beside (`BatchPipeline`).
     private func walk(
         _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>?, tick: () -> Void
     ) throws -> TileSetHash {
-        var hash = TileSetHash()
-        let checks = BatchChecks(problems: problems, done: done, arenaBytes: Self.batchBytes + (1 << 20))
-        defer { checks.finish() }
-        var batch = TileBatch(source: source.id, vector: vector, arena: checks.arena())
-        try MBTilesTiles.forEachInPlace(of: source, in: database, outside: { checks.outside(source.id) }) { z, column, tmsRow, storedY, stored in
+        let pipeline = BatchPipeline(problems: problems, done: done, arenaBytes: Self.batchBytes + (1 << 20))
+        var finished = false
+        defer { if !finished { _ = pipeline.finish() } }
+        var batch = TileBatch(source: source.id, vector: vector, arena: pipeline.arena())
+        try MBTilesTiles.forEachInPlace(of: source, in: database, outside: { pipeline.outside(source.id) }) { z, column, tmsRow, storedY, stored in
             keys?.insert(Self.key(z: z, x: column, y: storedY))
-            do {
-                try MBTilesTiles.withData(stored, vector: vector) { hash.add(z: z, column: column, tmsRow: tmsRow, bytes: $0) }
-            } catch {
-                // Named by the checks, which find the same failure; the hash goes on without it.
-            }
-            batch.append(z: z, column: column, storedY: storedY, stored)
+            batch.append(z: z, column: column, tmsRow: tmsRow, storedY: storedY, stored)
             if batch.bytes >= Self.batchBytes {
-                checks.submit(batch)
-                batch = TileBatch(source: source.id, vector: vector, arena: checks.arena())
+                pipeline.submit(batch)
+                batch = TileBatch(source: source.id, vector: vector, arena: pipeline.arena())
                 tick()
             }
         }
-        checks.submit(batch)
-        return hash
+        pipeline.submit(batch)
+        finished = true
+        return pipeline.finish()
     }
 
     /// Each resource of the pack inflates where it is marked compressed; returns how many.

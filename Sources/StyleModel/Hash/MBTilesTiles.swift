@@ -55,8 +55,13 @@ public enum MBTilesTiles {
     /// stored bytes themselves when they are that already (an image or a gzipped vector tile
     /// stored uncompressed), without a copy.
     public static func withData<T>(_ stored: StoredBytes, vector: Bool, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        if !stored.compressed, !vector || isGzip(stored.bytes) { return try body(stored.bytes) }
+        if isAsStored(stored, vector: vector) { return try body(stored.bytes) }
         return try data(stored.stored, vector: vector).withUnsafeBytes(body)
+    }
+
+    /// Whether MBTiles holds a stored tile's bytes as they are stored.
+    public static func isAsStored(_ stored: StoredBytes, vector: Bool) -> Bool {
+        !stored.compressed && (!vector || isGzip(stored.bytes))
     }
 
     /// The bytes MBTiles holds for a stored tile with content: vector tiles gzipped, images as
