@@ -72,6 +72,49 @@ final class VerifyCommandTests: CLITestCase {
         XCTAssertEqual(try packfs("verify", db, "world_cities").status, 0)
     }
 
+    /// A pack of several batches' worth of tiles (`PackVerification.batchBytes`), hashed and
+    /// checked on other threads than the walk's: the hash is the import's (the batches hashed in
+    /// order), and damaged tiles in different batches are each named.
+    func testAPackOfManyBatchesVerifiesInOrderAndNamesEachDamagedTile() throws {
+        let file = temp.path("many.mbtiles")
+        let queue = try DatabaseQueue(path: file)
+        var generator = SystemRandomNumberGenerator()
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE metadata (name text, value text);
+                CREATE TABLE tiles (zoom_level integer, tile_column integer, tile_row integer, tile_data blob);
+                INSERT INTO metadata VALUES ('name', 'many'), ('format', 'pbf'), ('minzoom', '10'), ('maxzoom', '10');
+                """)
+            for index in 0..<1_500 {
+                // A layer named "l" holding an unknown field of 8 KB of noise (so the gzip stays that large).
+                let noise = (0..<8_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let layer: [UInt8] = [0x0A, 0x01, 0x6C, 0x7A, 0xC0, 0x3E] + noise
+                let tile = Data([0x1A, 0xC6, 0x3E] + layer)
+                try db.execute(sql: "INSERT INTO tiles VALUES (10, ?, ?, ?)",
+                               arguments: [500 + index / 40, 300 + index % 40, try Zlib.gzip(tile)])
+            }
+        }
+        try queue.close()
+        XCTAssertEqual(try packfs("import", db, file, "--name", "many").status, 0)
+        let good = try packfs("verify", db, "many")
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertTrue(good.stdout.contains("1500 tiles") && good.stdout.contains("(as recorded)"), good.stdout)
+
+        // Gzipped bytes that are no protobuf, in the first, a middle and the last batch (TMS rows 300, 320, 319: the last column is half full).
+        let broken = try Zlib.gzip(Data([0xFF, 0xFF, 0xFF]))
+        let damaged = try damaged("many-broken", """
+            UPDATE tiles SET data = X'\(broken.map { String(format: "%02X", $0) }.joined())'
+              WHERE z = 10 AND (x, y) IN (VALUES (500, 723), (518, 703), (537, 704))
+            """)
+        let outcome = try packfs("verify", damaged, "many")
+        XCTAssertEqual(outcome.status, 1, outcome.stdout)
+        for (x, y) in [(500, 723), (518, 703), (537, 704)] {  // XYZ rows, as the store keeps them
+            XCTAssertTrue(outcome.stderr.contains("tile 10/\(x)/\(y) of source "), outcome.stderr)
+        }
+        XCTAssertTrue(outcome.stderr.contains("not a vector tile"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("recorded"), outcome.stderr)
+    }
+
     /// A copy of `db` changed by `sql`.
     private func damaged(_ name: String, _ sql: String) throws -> String {
         let path = temp.path("\(name).db")

@@ -27,6 +27,25 @@ final class AggTilesHashTests: XCTestCase {
         XCTAssertEqual(TileSetHash().hex, "D41D8CD98F00B204E9800998ECF8427E")
     }
 
+    /// The digits written into a stack buffer give the hash of martin's decimal texts.
+    func testCoordinatesHashAsTheirDecimalTexts() {
+        let edges = [0, 9, 10, 99, 100, 12_345, (1 << 24) - 1, 1 << 24, -1, -10, Int.max, Int.min]
+        for z in edges {
+            for column in [0, 9, 10, (1 << 24) - 1, Int.min] {
+                let tile = Data([0x1F, 0x8B, UInt8(truncatingIfNeeded: z)])
+                var hash = TileSetHash()
+                hash.add(z: z, column: column, tmsRow: z, data: tile)
+                hash.add(z: column, column: z, tmsRow: 10, data: Data())
+                var texts = MD5()
+                for text in [String(z), String(column), String(z)] { texts.update(text) }
+                texts.update(tile)
+                for text in [String(column), String(z), "10"] { texts.update(text) }
+                XCTAssertEqual(hash.hex, texts.hex(), "\(z)/\(column)")
+                XCTAssertEqual(hash.tiles, 2)
+            }
+        }
+    }
+
     func testMartinsFixturesHashAsMartinComputesAndTheImportRecordsIt() throws {
         for (name, expected) in MartinFixtures.hashes.sorted(by: { $0.key < $1.key }) {
             let file = try MartinFixtures.build(name, in: temp)

@@ -13,9 +13,9 @@ import StyleModel
 /// named layers; every tile the region's plan needs (`StoredPlan`, from the stored documents) is
 /// stored, with content or as "no content".
 ///
-/// Threading: the calling thread reads the tiles in martin's order and hashes them (MD5 is one
-/// stream); the content checks of each batch run on a second thread, or on the caller's when two
-/// batches are already waiting, so both cores work and memory stays a few batches.
+/// Threading: the calling thread reads the tiles in martin's order, in batches of their bytes;
+/// each batch is hashed on a serial queue in that order (MD5 is one stream) and then checked on
+/// a concurrent one (`BatchPipeline`), so every core works and memory stays a few batches.
 public final class PackVerification: Sendable {
     public struct SourceReport: Sendable {
         public var id: String
@@ -61,11 +61,12 @@ public final class PackVerification: Sendable {
         var sources: [SourceReport] = []
         var present: [TileColumnSet: Set<UInt64>] = [:]
         var seen = Set<TileColumnSet>()
+        // The walked tiles' places, for the plan's check only (a set of 500,000 cost a tenth of a verify).
         for source in style?.sources ?? [] {
             guard let columns = source.columns, let tiles = source.tiles, seen.insert(columns).inserted else { continue }
-            var keys = Set<UInt64>()
+            var keys: Set<UInt64>? = plannedDefinition == nil ? nil : []
             let hash = try walk(source, vector: tiles.type == .vector, keys: &keys) { progress(done.withLock { $0 }, total) }
-            present[columns] = keys
+            if let keys { present[columns] = keys }
             let stored = recorded.first { $0.urlTemplate == columns.urlTemplate && $0.pixelRatio == columns.pixelRatio }
             if let stored, stored.hash != hash.hex {
                 problems.add("source \(source.id): tiles hash to \(hash.hex), recorded \(stored.hash) (\(stored.tiles) tiles)")
@@ -88,31 +89,26 @@ public final class PackVerification: Sendable {
         return progress.counted ? progress.counts.tiles : progress.requiredTiles
     }
 
-    /// One source: hashed here in order, checked in batches beside.
+    /// One source: read here in batches, hashed and checked beside (`BatchPipeline`).
     private func walk(
-        _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>, tick: () -> Void
+        _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>?, tick: () -> Void
     ) throws -> TileSetHash {
-        var hash = TileSetHash()
-        var batch = TileBatch(source: source.id, vector: vector)
-        let checks = BatchChecks(problems: problems, done: done)
-        defer { checks.finish() }
-        try MBTilesTiles.forEach(of: source, in: database, outside: { checks.outside(source.id) }) { tile in
-            keys.insert(Self.key(z: tile.z, x: tile.column, y: tile.storedY))
-            do {
-                let data = try MBTilesTiles.data(tile.stored, vector: vector)
-                hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, data: data)
-            } catch {
-                // Named by the checks, which find the same failure; the hash goes on without it.
-            }
-            batch.append(tile)
+        let pipeline = BatchPipeline(problems: problems, done: done, arenaBytes: Self.batchBytes + (1 << 20))
+        var finished = false
+        defer { if !finished { _ = pipeline.finish() } }
+        var batch = TileBatch(source: source.id, vector: vector, arena: pipeline.arena())
+        try MBTilesTiles.forEachInPlace(of: source, in: database, outside: { pipeline.outside(source.id) }) { z, column, tmsRow, storedY, stored in
+            keys?.insert(Self.key(z: z, x: column, y: storedY))
+            batch.append(z: z, column: column, tmsRow: tmsRow, storedY: storedY, stored)
             if batch.bytes >= Self.batchBytes {
-                checks.submit(batch)
-                batch = TileBatch(source: source.id, vector: vector)
+                pipeline.submit(batch)
+                batch = TileBatch(source: source.id, vector: vector, arena: pipeline.arena())
                 tick()
             }
         }
-        checks.submit(batch)
-        return hash
+        pipeline.submit(batch)
+        finished = true
+        return pipeline.finish()
     }
 
     /// Each resource of the pack inflates where it is marked compressed; returns how many.
@@ -135,8 +131,7 @@ public final class PackVerification: Sendable {
     /// Every tile of the plan is stored (with content, walked; or as "no content"); the count
     /// of planned tiles, nil when the plan cannot be made from what is stored.
     private func checkPlan(present: [TileColumnSet: Set<UInt64>]) throws -> Int? {
-        guard let definition = pack.definition, !ImportedFiles.isImported(definition.styleURL),
-            let plan = try StoredPlan.make(for: definition, in: database)
+        guard let definition = plannedDefinition, let plan = try StoredPlan.make(for: definition, in: database)
         else { return nil }
         try plan.forEachTile { key in
             let set = TileColumnSet(region: pack.id, urlTemplate: key.urlTemplate, pixelRatio: key.pixelRatio)
@@ -147,6 +142,12 @@ public final class PackVerification: Sendable {
             return true
         }
         return plan.tileCount
+    }
+
+    /// The region whose plan is checked: none for an imported file's pack.
+    private var plannedDefinition: RegionDefinition? {
+        guard let definition = pack.definition, !ImportedFiles.isImported(definition.styleURL) else { return nil }
+        return definition
     }
 
     /// z (5 bits), x and y (29 bits each): a tile's place in its set.

@@ -5,10 +5,14 @@ import Foundation
 /// not a dependency). Not for security: only to name a tile set the way the map world does.
 public struct MD5: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476)
-    private var pending = [UInt8]()
+    /// The bytes of an unfinished block (`pendingCount` of them), inline: an `Array` here cost a
+    /// copy-on-write check and a bounds-checked append per update, and the hash of small tiles
+    /// updates three times per tile.
+    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var pendingCount = 0
     private var length: UInt64 = 0
 
-    public init() { pending.reserveCapacity(64) }
+    public init() {}
 
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         if let done = bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) { return done }
@@ -21,33 +25,39 @@ public struct MD5: Sendable {
     }
 
     public mutating func update(_ buffer: UnsafeRawBufferPointer) {
-        guard !buffer.isEmpty else { return }
+        guard !buffer.isEmpty, let base = buffer.baseAddress else { return }
         length &+= UInt64(buffer.count)
-        var rest = buffer[...]
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, rest.count)
-            pending += rest.prefix(take)
-            rest = rest.dropFirst(take)
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { compress($0) }
-            pending.removeAll(keepingCapacity: true)
+        var offset = 0
+        if pendingCount > 0 {
+            let take = min(64 - pendingCount, buffer.count)
+            let filled = pendingCount
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress?.advanced(by: filled).copyMemory(from: base, byteCount: take) }
+            pendingCount += take
+            offset = take
+            guard pendingCount == 64 else { return }
+            var block = pending
+            withUnsafeBytes(of: &block) { compress($0) }
+            pendingCount = 0
         }
-        var offset = rest.startIndex
-        while rest.endIndex - offset >= 64 {
-            compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + 64)]))
+        while buffer.count - offset >= 64 {
+            compress(UnsafeRawBufferPointer(start: base + offset, count: 64))
             offset += 64
         }
-        pending += buffer[offset..<rest.endIndex]
+        let rest = buffer.count - offset
+        if rest > 0 {
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress?.copyMemory(from: base + offset, byteCount: rest) }
+            pendingCount = rest
+        }
     }
 
     /// The 16-byte digest (the value stays usable: finishing works on a copy).
     public func finish() -> [UInt8] {
         var copy = self
         let bits = length &* 8
-        copy.pending.append(0x80)
-        while copy.pending.count % 64 != 56 { copy.pending.append(0) }
-        for shift in stride(from: 0, to: 64, by: 8) { copy.pending.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        let tail = copy.pending
+        var tail: [UInt8] = withUnsafeBytes(of: pending) { Array($0.prefix(pendingCount)) }
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 0, to: 64, by: 8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         tail.withUnsafeBytes { bytes in
             for start in stride(from: 0, to: bytes.count, by: 64) {
                 copy.compress(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 64)]))

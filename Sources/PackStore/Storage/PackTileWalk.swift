@@ -91,29 +91,48 @@ extension StoreSnapshot {
     /// With the pack's extents complete, only its columns are read, each between its lowest
     /// and highest row (the `tiles` index alone walked every later pack's tiles of the template
     /// after the pack's last: 51 s for a 1,000,000-tile pack of a 10,000,000-tile file).
+    /// `body` runs outside the read transactions, a page's tiles copied out.
     public func forEachPackTile(
         _ set: TileColumnSet, descendingRows: Bool = false,
         _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
     ) throws {
+        var page: [(z: Int, x: Int, y: Int, data: StoredData)] = []
+        page.reserveCapacity(OfflineDatabase.walkPage)
+        try forEachPackTileBytes(
+            set, descendingRows: descendingRows,
+            pageEnd: {
+                for tile in page { try body(tile.z, tile.x, tile.y, tile.data) }
+                page.removeAll(keepingCapacity: true)
+            },
+            { z, x, y, bytes in page.append((z, x, y, bytes.stored)) })
+    }
+
+    /// `forEachPackTile`'s tiles in its order, each with its bytes where SQLite holds them:
+    /// `body` runs inside the page's read transaction (keep it short), `pageEnd` after each
+    /// page's transaction has ended.
+    public func forEachPackTileBytes(
+        _ set: TileColumnSet, descendingRows: Bool = false, pageEnd: () throws -> Void = {},
+        _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ bytes: StoredBytes) throws -> Void
+    ) throws {
         if let columns = try extentColumns(of: set) {
-            for column in columns { try forEachTile(set, in: column, descending: descendingRows, body) }
+            for column in columns { try forEachTile(set, in: column, descending: descendingRows, pageEnd: pageEnd, body) }
             return
         }
         if descendingRows {
             // Column by column through the index: one seek finds the next, then its rows downward.
             var after = (z: Int.min, x: Int.min)
             while let column = try nextColumn(of: set, after: after) {
-                try forEachTile(set, in: (column.z, column.x, Int.min...Int.max), descending: true, body)
+                try forEachTile(set, in: (column.z, column.x, Int.min...Int.max), descending: true, pageEnd: pageEnd, body)
                 after = column
             }
             return
         }
         var after = (z: Int.min, x: Int.min, y: Int.min)
         while true {
-            let page = try tilePage(set, after: after)
-            for tile in page { try body(tile.z, tile.x, tile.y, tile.data) }
-            guard page.count == OfflineDatabase.walkPage, let last = page.last else { return }
-            after = (last.z, last.x, last.y)
+            let (count, last) = try tilePage(set, after: after, body)
+            try pageEnd()
+            guard count == OfflineDatabase.walkPage, let last else { return }
+            after = last
         }
     }
 
@@ -153,58 +172,68 @@ extension StoreSnapshot {
         }
     }
 
-    /// `forEachPackTile` in one column, a page at a time, rows upward or (`descending`) downward.
+    /// `forEachPackTileBytes` in one column, a page at a time, rows upward or (`descending`) downward.
     private func forEachTile(
-        _ set: TileColumnSet, in column: (z: Int, x: Int, rows: ClosedRange<Int>), descending: Bool = false,
-        _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
+        _ set: TileColumnSet, in column: (z: Int, x: Int, rows: ClosedRange<Int>), descending: Bool,
+        pageEnd: () throws -> Void, _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ bytes: StoredBytes) throws -> Void
     ) throws {
         var rows = column.rows
         let order = descending ? "DESC" : ""
         while true {
-            let page = try reading { db in
-                try Row.fetchAll(
-                    db.cachedStatement(sql: """
-                        SELECT y, data, compressed FROM tiles t
-                          WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
-                            AND typeof(y) = 'integer' AND data IS NOT NULL AND \(OfflineDatabase.TreeSQL.member)
-                          ORDER BY y \(order) LIMIT ?
-                        """),
-                    arguments: [set.urlTemplate, set.pixelRatio, column.z, column.x, rows.lowerBound, rows.upperBound,
-                                set.region.rawValue, OfflineDatabase.walkPage]
-                ).map { row in (y: try row.stored(at: 0, "tiles.y") as Int, data: try OfflineDatabase.storedData(row, of: "tiles")) }
+            let (count, last) = try reading { db in
+                let statement = try db.cachedStatement(sql: """
+                    SELECT y, data, compressed FROM tiles t
+                      WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
+                        AND typeof(y) = 'integer' AND data IS NOT NULL AND \(OfflineDatabase.TreeSQL.member)
+                      ORDER BY y \(order) LIMIT ?
+                    """)
+                try statement.setArguments([
+                    set.urlTemplate, set.pixelRatio, column.z, column.x, rows.lowerBound, rows.upperBound,
+                    set.region.rawValue, OfflineDatabase.walkPage,
+                ])
+                var last: Int?
+                let count = try RawRows.step(statement, in: db) { raw in
+                    let y = try RawRows.int(raw, 0, "tiles.y")
+                    try body(column.z, column.x, y, RawRows.storedBytes(raw, 1, of: "tiles"))
+                    last = y
+                }
+                return (count, last)
             }
-            for tile in page { try body(column.z, column.x, tile.y, tile.data) }
-            guard page.count == OfflineDatabase.walkPage, let last = page.last else { return }
+            try pageEnd()
+            guard count == OfflineDatabase.walkPage, let last else { return }
             if descending {
-                guard last.y > rows.lowerBound else { return }
-                rows = rows.lowerBound...(last.y - 1)
+                guard last > rows.lowerBound else { return }
+                rows = rows.lowerBound...(last - 1)
             } else {
-                guard last.y < rows.upperBound else { return }
-                rows = (last.y + 1)...rows.upperBound
+                guard last < rows.upperBound else { return }
+                rows = (last + 1)...rows.upperBound
             }
         }
     }
 
-    private func tilePage(_ set: TileColumnSet, after: (z: Int, x: Int, y: Int)) throws
-        -> [(z: Int, x: Int, y: Int, data: StoredData)]
-    {
+    /// One page of the set's tiles after `after` in z, x, y order: how many, and the last.
+    private func tilePage(
+        _ set: TileColumnSet, after: (z: Int, x: Int, y: Int),
+        _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ bytes: StoredBytes) throws -> Void
+    ) throws -> (Int, (z: Int, x: Int, y: Int)?) {
         try reading { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT z, x, y, data, compressed FROM tiles t
-                      WHERE url_template = ? AND pixel_ratio = ? AND (z, x, y) > (?, ?, ?)
-                        AND typeof(z) = 'integer' AND typeof(x) = 'integer' AND typeof(y) = 'integer'
-                        AND data IS NOT NULL AND \(OfflineDatabase.TreeSQL.member)
-                      ORDER BY z, x, y LIMIT ?
-                    """),
-                arguments: [set.urlTemplate, set.pixelRatio, after.z, after.x, after.y, set.region.rawValue, OfflineDatabase.walkPage]
-            ).map { row in
-                (
-                    z: try row.stored(at: 0, "tiles.z"), x: try row.stored(at: 1, "tiles.x"),
-                    y: try row.stored(at: 2, "tiles.y"),
-                    data: try OfflineDatabase.storedData(row, of: "tiles")
-                )
+            let statement = try db.cachedStatement(sql: """
+                SELECT z, x, y, data, compressed FROM tiles t
+                  WHERE url_template = ? AND pixel_ratio = ? AND (z, x, y) > (?, ?, ?)
+                    AND typeof(z) = 'integer' AND typeof(x) = 'integer' AND typeof(y) = 'integer'
+                    AND data IS NOT NULL AND \(OfflineDatabase.TreeSQL.member)
+                  ORDER BY z, x, y LIMIT ?
+                """)
+            try statement.setArguments([
+                set.urlTemplate, set.pixelRatio, after.z, after.x, after.y, set.region.rawValue, OfflineDatabase.walkPage,
+            ])
+            var last: (z: Int, x: Int, y: Int)?
+            let count = try RawRows.step(statement, in: db) { raw in
+                let tile = (z: try RawRows.int(raw, 0, "tiles.z"), x: try RawRows.int(raw, 1, "tiles.x"), y: try RawRows.int(raw, 2, "tiles.y"))
+                try body(tile.z, tile.x, tile.y, RawRows.storedBytes(raw, 3, of: "tiles"))
+                last = tile
             }
+            return (count, last)
         }
     }
 }

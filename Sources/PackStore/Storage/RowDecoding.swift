@@ -31,7 +31,7 @@ extension Row {
         (try? decode(Value?.self, forColumn: column)) ?? nil
     }
 
-    private static func mismatch(_ value: DatabaseValue?, _ column: String, _ type: Any.Type) -> String {
+    static func mismatch(_ value: DatabaseValue?, _ column: String, _ type: Any.Type) -> String {
         let shown = value.map { String(String(describing: $0).prefix(80)) } ?? "nothing"
         return "\(column) holds \(shown), which is no \(type)"
     }

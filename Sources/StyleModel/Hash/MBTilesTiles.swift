@@ -35,6 +35,35 @@ public enum MBTilesTiles {
         return true
     }
 
+    /// `forEach`'s tiles with their bytes where the store holds them (`forEachPackTileBytes`):
+    /// `body` runs inside a read transaction and must not keep `bytes`; `pageEnd` after each page.
+    @discardableResult
+    public static func forEachInPlace(
+        of source: PackStyle.Source, in database: some StoreSnapshot, outside: () -> Void = {},
+        pageEnd: () throws -> Void = {},
+        _ body: (_ z: Int, _ column: Int, _ tmsRow: Int, _ storedY: Int, _ bytes: StoredBytes) throws -> Void
+    ) throws -> Bool {
+        guard let columns = source.columns, let tiles = source.tiles else { return false }
+        try database.forEachPackTileBytes(columns, descendingRows: tiles.scheme == .xyz, pageEnd: pageEnd) { z, x, storedY, bytes in
+            guard let row = tmsRow(z: z, x: x, xyzRow: source.row(storedY, z: z)) else { return outside() }
+            try body(z, x, row, storedY, bytes)
+        }
+        return true
+    }
+
+    /// Calls `body` with the bytes MBTiles holds for a stored tile (`data(_:vector:)`): the
+    /// stored bytes themselves when they are that already (an image or a gzipped vector tile
+    /// stored uncompressed), without a copy.
+    public static func withData<T>(_ stored: StoredBytes, vector: Bool, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        if isAsStored(stored, vector: vector) { return try body(stored.bytes) }
+        return try data(stored.stored, vector: vector).withUnsafeBytes(body)
+    }
+
+    /// Whether MBTiles holds a stored tile's bytes as they are stored.
+    public static func isAsStored(_ stored: StoredBytes, vector: Bool) -> Bool {
+        !stored.compressed && (!vector || isGzip(stored.bytes))
+    }
+
     /// The bytes MBTiles holds for a stored tile with content: vector tiles gzipped, images as
     /// they are. Throws when compressed bytes do not inflate or a raw tile does not deflate.
     public static func data(_ stored: StoredData, vector: Bool) throws -> Data {
@@ -49,6 +78,8 @@ public enum MBTilesTiles {
     }
 
     public static func isGzip(_ data: Data) -> Bool { data.starts(with: [0x1F, 0x8B]) }
+
+    public static func isGzip(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B }
 
     /// The TMS row of XYZ tile z/x/y; nil when z/x/y is not a tile of zooms 0 to `deepestZoom`
     /// (stored coordinates come from a file: checked before the flip).
