@@ -79,10 +79,12 @@ final class TileDiffTests: XCTestCase {
         let side = GeneratedSide(label: "many", count: 1_000_000, failAt: nil)
         var stream = TileStream(side)
         XCTAssertEqual(try stream.next()?.place, side.place(0))
-        let deadline = Date().addingTimeInterval(10)
-        while !stream.walkWaits, Date() < deadline { usleep(1_000) }
-        XCTAssertTrue(stream.walkWaits)
         let ahead = (TileHandoff.depth + 2) * TileHandoff.batchTiles
+        // The walk may still be waking from a wait that the first take ended: it waits again
+        // once it has made the batch after the hand-off's.
+        let deadline = Date().addingTimeInterval(10)
+        while !(stream.walkWaits && side.produced.withLock({ $0 }) >= ahead), Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(stream.walkWaits)
         XCTAssertEqual(side.produced.withLock { $0 }, ahead)
         for index in 1..<20_000 {
             XCTAssertEqual(try stream.next()?.place, side.place(index))
