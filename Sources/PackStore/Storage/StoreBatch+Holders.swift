@@ -4,7 +4,9 @@ import GRDB
 /// URL, as in MapLibre), so it asks which other packs those are (through the membership index on
 /// `tile_id`: one seek per tile, never a scan).
 extension StoreBatch {
-    /// The tile's row (id and stored data) under `key`; nil when none is stored.
+    /// The tile's row (id and stored data) under `key`; nil when none is stored. Not `row[...]`,
+    /// which traps on a damaged row (data holding the integer 5): the stored data is read by
+    /// the one reading that names the column instead.
     public func storedTile(_ key: TileKey) throws -> (id: TileID, data: StoredData)? {
         guard let row = try Row.fetchOne(
             db.cachedStatement(sql: """

@@ -143,16 +143,7 @@ public struct StoreBatch {
 
     /// The stored bytes of a tile (nil when no row), to tell a changed tile from a same one.
     public func storedData(of key: TileKey) throws -> StoredData? {
-        guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT data, compressed FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                """),
-            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
-        else { return nil }
-        // Not `row[...]`, which traps on a damaged row (data holding the integer 5): the one
-        // reading of stored data, which names the column instead.
-        return try OfflineDatabase.storedData(row, of: "tiles")
+        try storedTile(key)?.data
     }
 
     public func storedSize(ofResource url: String) throws -> Int? {
