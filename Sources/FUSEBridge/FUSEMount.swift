@@ -17,16 +17,28 @@ public final class FUSEMount: Sendable {
         /// libfuse's handlers: SIGINT, SIGTERM and SIGHUP end the loop, SIGPIPE is ignored. They are
         /// process-wide and serve one session at a time: leave off for a second concurrent mount.
         public var handlesSignals: Bool
+        /// FUSE over io_uring: `auto` where the kernel offers it, `on` fails the mount where it
+        /// does not, `off` serves over /dev/fuse alone (`RingTransport`).
+        public var ioURing: IOURing
+        /// Told which transport serves, in words ("io_uring (2 queues, ...)", "/dev/fuse (...)"),
+        /// once the kernel's INIT is answered, and again if the kernel refuses the ring later.
+        public var transport: @Sendable (String) -> Void
         // No `fuse_daemonize`: a forked Swift process keeps one thread and a broken Dispatch
         // (`packfs mount` runs itself again in the background instead: `Background`).
 
         public init(mountOptions: [String] = [], maxThreads: Int = 16, caching: KernelCaching = KernelCaching(),
-                    handlesSignals: Bool = true) {
+                    handlesSignals: Bool = true, ioURing: IOURing = .auto, transport: @escaping @Sendable (String) -> Void = { _ in }) {
             self.mountOptions = mountOptions
             self.maxThreads = maxThreads
             self.caching = caching
             self.handlesSignals = handlesSignals
+            self.ioURing = ioURing
+            self.transport = transport
         }
+    }
+
+    public enum IOURing: String, Sendable, CaseIterable {
+        case auto, on, off
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
@@ -36,6 +48,8 @@ public final class FUSEMount: Sendable {
         case mountFailed(String, detail: String)
         case signalHandlersFailed
         case loopFailed(errno: Int32)
+        /// `io_uring=on` where the kernel does not offer FUSE over io_uring.
+        case ringUnavailable
 
         public var description: String {
             switch self {
@@ -44,6 +58,9 @@ public final class FUSEMount: Sendable {
             case .mountFailed(let path, let detail): return "cannot mount on \(path)" + Self.said(detail)
             case .signalHandlersFailed: return "cannot install the signal handlers"
             case .loopFailed(let code): return "the FUSE session failed: \(String(cString: strerror(code)))"
+            case .ringUnavailable:
+                return "io_uring=on, but the kernel does not offer FUSE over io_uring (\(RingTransport.parameter) is not Y; "
+                    + "as root: echo Y > \(RingTransport.parameter), on Linux 6.14 or later)"
             }
         }
 
@@ -79,7 +96,11 @@ public final class FUSEMount: Sendable {
     /// background `packfs mount` says "up" to its parent there).
     @discardableResult
     public func run(mounted: () -> Void = {}) throws -> Int32 {
-        let userdata = Unmanaged.passRetained(Session(filesystem: filesystem, caching: options.caching, notifier: notifier))
+        let useRing = options.ioURing != .off && RingTransport.kernelEnabled
+        if options.ioURing == .on && !useRing { throw Failure.ringUnavailable }
+        if !useRing { options.transport(options.ioURing == .off ? "/dev/fuse (io_uring=off)" : "/dev/fuse (io_uring: the kernel does not offer it)") }
+        let served = Session(filesystem: filesystem, caching: options.caching, notifier: notifier)
+        let userdata = Unmanaged.passRetained(served)
         defer { userdata.release() }
         packfs_fuse_log_capture(1)
         guard let session = makeSession(userdata.toOpaque()) else {
@@ -92,8 +113,10 @@ public final class FUSEMount: Sendable {
             throw Failure.mountFailed(mountpoint, detail: String(cString: packfs_fuse_log_last()))
         }
         packfs_fuse_log_capture(0)
+        if useRing { try installRing(session, served) }
         defer {
             fuse_session_unmount(session)
+            served.ring?.stop()
             notifier.waitUntilIdle()
         }
         if options.handlesSignals && fuse_set_signal_handlers(session) != 0 { throw Failure.signalHandlersFailed }
@@ -102,17 +125,30 @@ public final class FUSEMount: Sendable {
         defer { notifier.detach() }
         mounted()
         let result = exit.serve(session, mountpoint: mountpoint, chainSignals: options.handlesSignals) {
-            loop(session)
+            loop(session, ring: served.ring)
         }
         if result < 0 { throw Failure.loopFailed(errno: -result) }
         return result
     }
 
+    /// libfuse's I/O through `RingTransport`'s hooks, which start the ring once INIT is answered.
+    private func installRing(_ session: OpaquePointer, _ served: Session) throws {
+        let fd = fuse_session_fd(session)
+        served.ring = RingTransport(session: session, fd: fd, report: options.transport)
+        var hooks = RingTransport.hooks
+        guard fuse_session_custom_io(session, &hooks, fd) == 0 else {
+            fuse_session_unmount(session)
+            throw Failure.mountFailed(mountpoint, detail: "libfuse refused the io_uring transport's I/O hooks")
+        }
+    }
+
     /// Ends `run()` from any thread: it unmounts and returns. Harmless before or after `run()`.
     public func stop() { exit.request() }
 
-    private func loop(_ session: OpaquePointer) -> Int32 {
-        WorkerLoop(session: session, maxWorkers: options.maxThreads).run()
+    private func loop(_ session: OpaquePointer, ring: RingTransport?) -> Int32 {
+        let workers = WorkerLoop(session: session, maxWorkers: options.maxThreads)
+        ring?.whenExited { workers.wake() }
+        return workers.run()
     }
 
     private func makeSession(_ userdata: UnsafeMutableRawPointer) -> OpaquePointer? {

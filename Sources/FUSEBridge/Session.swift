@@ -12,6 +12,10 @@ final class Session: Sendable {
     let notifier: KernelNotifier
     /// What `init` agreed with the kernel; written once in `init`, before any other callback.
     private let agreed = LockedState(KernelCaching.Agreement())
+    /// The io_uring transport, when the mount may use it: set once by `FUSEMount.run` before the
+    /// first request is read (the workers start after), read by libfuse's I/O hooks on every
+    /// request, so without a lock.
+    nonisolated(unsafe) var ring: RingTransport?
 
     init(filesystem: Filesystem, caching: KernelCaching, notifier: KernelNotifier) {
         self.filesystem = filesystem

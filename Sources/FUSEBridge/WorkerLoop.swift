@@ -22,6 +22,8 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
     /// only when it reaches 0, to start a worker.
     private let waiting = Atomic<Int>(0)
     private var ended = 0
+    /// Set by `wake`: the session exited without a worker seeing it; the loop interrupts them all.
+    private var ending = false
     /// The first error a read reported other than the end of the session (a negative errno).
     private var failure: Int32 = 0
 
@@ -35,10 +37,21 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         guard packfs_install_wake_handler() == 0 else { return -errno }
         let started = condition.withLock { startWorker() }
         guard started else { return -EAGAIN }
-        condition.withLock { while ended == 0 { condition.wait() } }
+        condition.withLock { while ended == 0 && !ending { condition.wait() } }
         interruptUntilAllEnded()
         for worker in condition.withLock({ workers }) { pthread_join(worker, nil) }
         return condition.withLock { failure }
+    }
+
+    /// Ends the loop as if a worker had seen the session's exit flag: with the io_uring transport
+    /// the request that tells the loop to end (`ExitRequest`'s statfs) is served by a ring
+    /// thread, and no request may come to /dev/fuse after it. `run` then interrupts the workers
+    /// until each has returned (one may be between its check of the flag and its read()).
+    func wake() {
+        condition.withLock {
+            ending = true
+            condition.broadcast()
+        }
     }
 
     private func interruptUntilAllEnded() {

@@ -141,6 +141,7 @@ extension PackFilesystem {
                 "free_bytes": number(disk.freeBytes),
                 "quota": diskQuota.map(number) ?? .null,
             ]),
+            "transport": transport.withLock { $0 }.map(JSONValue.string) ?? .null,
             "problem": .null,
         ])
         return Data((status.compactText + "\n").utf8)

@@ -39,6 +39,9 @@ public final class PackFilesystem: Filesystem, Sendable {
     let uploads = PatchUploads()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
+    /// How the kernel's requests arrive ("io_uring (...)", "/dev/fuse (...)"), for status.json;
+    /// told by the mount once the kernel's INIT is answered.
+    public let transport = LockedState<String?>(nil)
     /// `--web-base`: where a web server publishes the mountpoint; each pack then also shows
     /// `web-style.json`, its style with every URL absolute under it (nil: not shown).
     let webBase: String?

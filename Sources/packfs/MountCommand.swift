@@ -35,6 +35,7 @@ struct MountCommand: ParsableCommand {
     static let defaultThreads = min(16, max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
 
     func validate() throws {
+        _ = try Self.ioURing(options)
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         if let webBase {
             guard let url = URLComponents(string: webBase), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
@@ -57,8 +58,8 @@ struct MountCommand: ParsableCommand {
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
             readOnly: readOnly, webBase: webBase,
             fuse: FUSEMount.Options(
-                mountOptions: ["fsname=packfs", "subtype=packfs"] + options, maxThreads: threads,
-                caching: KernelCaching(statelessOpen: true)))
+                mountOptions: ["fsname=packfs", "subtype=packfs"] + Self.words(options).filter { !$0.hasPrefix("io_uring=") },
+                maxThreads: threads, caching: KernelCaching(statelessOpen: true), ioURing: try Self.ioURing(options)))
         if !readOnly {
             SpoolFile.removeLeftovers(besideDatabase: database.path)
             parts.manager.resumeActivePacks()
@@ -81,6 +82,16 @@ struct MountCommand: ParsableCommand {
         } catch {
             StandardError.write("packfs: \(error)\n")
         }
+    }
+
+    /// `-o io_uring=auto|on|off` (the last one given; PackFS's own option, not libfuse's).
+    static func ioURing(_ options: [String]) throws -> FUSEMount.IOURing {
+        guard let word = words(options).last(where: { $0.hasPrefix("io_uring=") }) else { return .auto }
+        let value = String(word.dropFirst("io_uring=".count))
+        guard let mode = FUSEMount.IOURing(rawValue: value) else {
+            throw ValidationError("-o io_uring=\(value): say auto, on or off")
+        }
+        return mode
     }
 
     /// `-o` options one by one (each may hold several, comma-separated).

@@ -23,6 +23,13 @@ struct MountParts {
         let filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
             controller: readOnly ? nil : ManagerController(manager: manager, database: database), webBase: webBase)
+        var fuse = fuse
+        let told = fuse.transport
+        fuse.transport = { transport in
+            StandardError.write("packfs: serving over \(transport)\n")
+            filesystem.transport.withLock { $0 = transport }
+            told(transport)
+        }
         mount = FUSEMount(filesystem: filesystem, mountpoint: mountpoint, options: fuse, notifier: notifier)
     }
 }

@@ -1,0 +1,117 @@
+import CFuse
+import Foundation
+
+/// One ring thread of `RingTransport`: its own io_uring with one FUSE entry of one queue. It
+/// registers the entry, then waits for a request in it, serves it through libfuse (the reply
+/// comes back through the writev hook into `RingEntry.reply`, which queues the commit), and
+/// submits the commit, which also fetches the next request. Commands belong to the thread that
+/// submitted them (the kernel cancels them when it exits), so the thread lives as long as the
+/// mount. An eventfd polled on the ring wakes it to stop.
+final class RingThread: @unchecked Sendable {  // `ring` and the entry are used by the thread alone; `thread` and `started` are set by `start` and read by `join`, on the transport's calls
+    private let session: OpaquePointer
+    private let ring: UnsafeMutablePointer<io_uring>
+    private let entry: RingEntry
+    private let wakeFD: Int32
+    private let failed: @Sendable (String) -> Void
+    /// After each request (the transport checks whether the session was told to exit).
+    private let served: @Sendable () -> Void
+    private var thread = pthread_t()
+    private var started = false
+
+    private static let wakeCookie: UInt64 = 0
+    private static let entryCookie: UInt64 = 1
+
+    /// The ring and its entry; the thread starts with `start()`. nil when io_uring cannot be set up.
+    init?(session: OpaquePointer, fd: Int32, queue: UInt16, payloadBytes: Int, served: @escaping @Sendable () -> Void,
+          failed: @escaping @Sendable (String) -> Void) {
+        self.session = session
+        self.served = served
+        self.failed = failed
+        ring = .allocate(capacity: 1)
+        wakeFD = eventfd(0, 0)
+        guard wakeFD >= 0, packfs_uring_init(4, ring) == 0 else {
+            if wakeFD >= 0 { close(wakeFD) }
+            ring.deallocate()
+            return nil
+        }
+        entry = RingEntry(ring: ring, fd: fd, queue: queue, payloadBytes: payloadBytes)
+    }
+
+    /// Starts the thread, which registers the entry; false if it cannot be started.
+    func start() -> Bool {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        guard pthread_create(&thread, nil, { box in
+            guard let box else { return nil }
+            Unmanaged<RingThread>.fromOpaque(box).takeRetainedValue().run()
+            return nil
+        }, box) == 0 else {
+            Unmanaged<RingThread>.fromOpaque(box).release()
+            return false
+        }
+        started = true
+        return true
+    }
+
+    /// Makes the kernel give up the ring for this connection: a REGISTER naming a queue that
+    /// cannot exist fails, and a failed REGISTER sends every request back to /dev/fuse (where
+    /// a queue left without entries would otherwise hold every request forever).
+    static func refuseRing(fd: Int32) {
+        let ring = UnsafeMutablePointer<io_uring>.allocate(capacity: 1)
+        defer { ring.deallocate() }
+        guard packfs_uring_init(2, ring) == 0 else { return }
+        defer { io_uring_queue_exit(ring) }
+        let buffers = UnsafeMutablePointer<iovec>.allocate(capacity: 2)
+        buffers.initialize(repeating: iovec(), count: 2)
+        defer { buffers.deallocate() }
+        guard let sqe = io_uring_get_sqe(ring) else { return }
+        packfs_uring_prep_cmd(sqe, fd, UInt32(PACKFS_URING_CMD_REGISTER), UInt16.max, 0, buffers, 1)
+        var cqe: UnsafeMutablePointer<io_uring_cqe>?
+        if io_uring_submit_and_wait(ring, 1) >= 0, io_uring_peek_cqe(ring, &cqe) == 0, let cqe { io_uring_cqe_seen(ring, cqe) }
+    }
+
+    func wake() { eventfd_write(wakeFD, 1) }
+
+    /// Waits for the thread, then frees its ring (which cancels what the kernel still holds).
+    /// The entry's buffers stay: the kernel may hold their addresses until the connection ends.
+    func join() {
+        if started { pthread_join(thread, nil) }
+        io_uring_queue_exit(ring)
+        close(wakeFD)
+    }
+
+    private func run() {
+        _ = packfs_name_this_thread("packfs-ring")
+        guard let wake = io_uring_get_sqe(ring) else { return }
+        packfs_uring_prep_wake(wake, wakeFD, Self.wakeCookie)
+        entry.register(cookie: Self.entryCookie)
+        while true {
+            let submitted = io_uring_submit_and_wait(ring, 1)
+            if submitted < 0 && submitted != -EINTR { return failed("io_uring_submit_and_wait: \(String(cString: strerror(-submitted)))") }
+            var cqe: UnsafeMutablePointer<io_uring_cqe>?
+            while io_uring_peek_cqe(ring, &cqe) == 0, let completion = cqe {
+                let (cookie, result) = (completion.pointee.user_data, completion.pointee.res)
+                io_uring_cqe_seen(ring, completion)
+                if cookie == Self.wakeCookie { return }
+                if !handle(result) { return }
+            }
+        }
+    }
+
+    /// One completion of the entry; false when the thread should end.
+    private func handle(_ result: Int32) -> Bool {
+        switch -result {
+        case 0:
+            entry.serve(session)
+            served()
+            return true
+        case EAGAIN, EINTR:
+            entry.register(cookie: Self.entryCookie)  // INIT not processed yet: again
+            return true
+        case ENOTCONN, ECONNABORTED, ECANCELED, ENODEV:
+            return false  // the unmount, or the ring's end
+        default:
+            failed(String(cString: strerror(-result)))
+            return false
+        }
+    }
+}

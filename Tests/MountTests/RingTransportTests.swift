@@ -1,0 +1,208 @@
+import Foundation
+import PackStore
+import TestSupport
+import XCTest
+
+/// FUSE over io_uring (issue 30): where the kernel offers it (`.ci/run` switches
+/// /sys/module/fuse/parameters/enable_uring on for the run) every mount serves over it, so the
+/// whole mount suite runs on it; these tests check that it does, that it serves what the
+/// classic transport serves, and its edges: kill -9 and an unmount with requests in the rings,
+/// a reader killed mid-read, notifications while serving. The classic transport keeps its
+/// smoke test here (`-o io_uring=off`).
+final class RingTransportTests: DaemonMountTestCase {
+    override class var sharesServer: Bool { true }
+
+    static var kernelOffersRing: Bool {
+        (try? String(contentsOfFile: "/sys/module/fuse/parameters/enable_uring", encoding: .utf8))?.hasPrefix("Y") == true
+    }
+
+    /// Skips where the kernel does not offer the ring; fails in CI, which switches it on.
+    private func requireRing() throws {
+        guard !Self.kernelOffersRing else { return }
+        let message = "FUSE over io_uring is off (/sys/module/fuse/parameters/enable_uring is not Y)"
+        if isCI { XCTFail(message) }
+        throw XCTSkip(message)
+    }
+
+    /// A downloaded pack of Helsinki (zooms 0-14), unmounted.
+    private func makePack() throws {
+        try mountPackFS(["-o", "io_uring=off"])
+        try copyRegion(try regionFile("hki.json"), to: "hki")
+        waitForState("hki")
+        unmountPackFS()
+    }
+
+    private func transport() -> String? {
+        FileManager.default.contents(atPath: mount.path + "/status.json").flatMap(JSONValue.parse)?["transport"]?.string
+    }
+
+    /// Every file under the pack, with its bytes (paths relative to the pack).
+    private func packFiles() throws -> [String: Data] {
+        let root = packs + "/hki"
+        var files: [String: Data] = [:]
+        let walker = try XCTUnwrap(FileManager.default.enumerator(atPath: root))
+        for case let path as String in walker where path.hasSuffix(".pbf") || path.hasSuffix(".json") && path != "progress.json" {
+            files[path] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + path))
+        }
+        return files
+    }
+
+    func testTheRingServesWhatTheClassicTransportServes() throws {
+        try requireRing()
+        try makePack()
+        try mountPackFS(["-o", "io_uring=off"])
+        XCTAssertEqual(transport(), "/dev/fuse (io_uring=off)")
+        let classic = try packFiles()
+        unmountPackFS()
+        try mountPackFS(["-o", "io_uring=on"])
+        let served = try XCTUnwrap(transport())
+        XCTAssertTrue(served.hasPrefix("io_uring ("), served)
+        let pid = try XCTUnwrap(daemonPID())
+        let before = ringWakeUps(pid)
+        let ring = try packFiles()
+        XCTAssertGreaterThan(classic.count, 50, "the pack has tiles")
+        XCTAssertEqual(Set(ring.keys), Set(classic.keys))
+        for (path, bytes) in classic { XCTAssertEqual(ring[path], bytes, path) }
+        // Each request a ring thread serves wakes it: the reads went through the rings.
+        XCTAssertGreaterThanOrEqual(ringWakeUps(pid) - before, classic.count / 2, "ring threads served the reads")
+        unmountPackFS()
+    }
+
+    func testKillNineWithRequestsInTheRingsLeavesAMountThatMountsAgain() throws {
+        try requireRing()
+        try makePack()
+        try mountPackFS(["-o", "io_uring=on"])
+        let pid = try XCTUnwrap(daemonPID())
+        let readers = Readers(root: packs + "/hki", count: 4)
+        XCTAssertTrue(eventually(timeout: 60) { readers.reads > 20 }, "the readers read")
+        kill(pid, SIGKILL)
+        XCTAssertTrue(eventually(timeout: 30) { readers.allEnded }, "every reader saw the mount go (no read hangs)")
+        XCTAssertTrue(eventually(timeout: 30) { kill(pid, 0) != 0 })
+        let again = try packfs(["mount", db, mount.path, "-o", "io_uring=on"])
+        XCTAssertEqual(again.status, 0, again.text)
+        XCTAssertGreaterThan(try packFiles().count, 50)
+        unmountPackFS()
+    }
+
+    func testAnUnmountWithRequestsInFlightEndsTheDaemon() throws {
+        try requireRing()
+        try makePack()
+        try mountPackFS(["-o", "io_uring=on"])
+        let pid = try XCTUnwrap(daemonPID())
+        let readers = Readers(root: packs + "/hki", count: 4)
+        XCTAssertTrue(eventually(timeout: 60) { readers.reads > 20 }, "the readers read")
+        XCTAssertEqual(MountHelper.runTool("/usr/bin/fusermount3", ["-u", "-z", mount.path]).status, 0)
+        XCTAssertTrue(eventually(timeout: 30) { readers.allEnded }, "every reader saw the mount go")
+        XCTAssertTrue(eventually(timeout: 30) { kill(pid, 0) != 0 }, "the daemon exited")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"), "the daemon closed the database")
+    }
+
+    /// A reader killed mid-read (the kernel interrupts its request), renames and removals while
+    /// others read (the daemon's invalidations go out on /dev/fuse while the rings serve).
+    func testKilledReadersAndNotificationsWhileServing() throws {
+        try requireRing()
+        try makePack()
+        try mountPackFS(["-o", "io_uring=on"])
+        let readers = Readers(root: packs + "/hki", count: 2)
+        for _ in 0..<5 {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/bin/sh")
+            child.arguments = ["-c", "find '\(packs)/hki' -name '*.pbf' -exec cat {} + > /dev/null"]
+            try child.run()
+            XCTAssertTrue(eventually(timeout: 30) { readers.reads > 0 })
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
+        let sample = try packFiles()
+        XCTAssertEqual(rename(packs + "/hki", packs + "/renamed"), 0, String(cString: strerror(errno)))
+        let listed = try FileManager.default.contentsOfDirectory(atPath: packs)
+        XCTAssertTrue(listed.contains("renamed") && !listed.contains("hki"), "\(listed)")
+        XCTAssertEqual(rename(packs + "/renamed", packs + "/hki"), 0, String(cString: strerror(errno)))
+        XCTAssertEqual(try packFiles(), sample, "the mount serves the same files after the readers were killed")
+        readers.stop()
+        XCTAssertTrue(eventually(timeout: 30) { readers.allEnded })
+        unmountPackFS()
+    }
+
+    func testAnUnknownIOURingModeIsRefusedInOneLine() throws {
+        let outcome = try packfs(["mount", db, mount.path, "-o", "io_uring=sometimes"])
+        XCTAssertNotEqual(outcome.status, 0)
+        XCTAssertTrue(outcome.text.contains("io_uring=sometimes"), outcome.text)
+        XCTAssertFalse(mount.isMounted)
+    }
+
+    func testIOURingOnFailsTheMountWhereTheKernelDoesNotOfferIt() throws {
+        guard !Self.kernelOffersRing else { throw XCTSkip("the kernel offers FUSE over io_uring here") }
+        let outcome = try packfs(["mount", db, mount.path, "-o", "io_uring=on"])
+        XCTAssertEqual(outcome.status, 1, outcome.text)
+        XCTAssertTrue(outcome.text.contains("enable_uring"), outcome.text)
+        XCTAssertFalse(mount.isMounted)
+    }
+
+    /// The daemon serving this test's mount.
+    private func daemonPID() -> Int32? {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
+        return pids.first { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.count > 2 && arguments[1] == "mount" && arguments.contains(mount.path)
+        }
+    }
+
+    /// Voluntary context switches of the daemon's ring threads (named packfs-ring), summed.
+    private func ringWakeUps(_ pid: Int32) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { sum, task in
+            let base = "/proc/\(pid)/task/\(task)"
+            guard let name = try? String(contentsOfFile: base + "/comm", encoding: .utf8), name.hasPrefix("packfs-ring"),
+                let status = try? String(contentsOfFile: base + "/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }),
+                let count = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+            else { return sum }
+            return sum + count
+        }
+    }
+}
+
+/// Threads reading every .pbf under a directory over and over (each read a fresh open, with
+/// O_DIRECT so that it reaches the daemon), until stopped or a read fails.
+private final class Readers: Sendable {
+    private let state = LockedState((reads: 0, ended: 0, stopped: false))
+    private let count: Int
+
+    init(root: String, count: Int) {
+        self.count = count
+        let files = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".pbf") }.map { root + "/" + $0 }
+        for _ in 0..<count {
+            Thread.detachNewThread { [self] in
+                defer { state.withLock { $0.ended += 1 } }
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+                defer { buffer.deallocate() }
+                while !state.withLock({ $0.stopped }) {
+                    for path in files.shuffled() {
+                        let fd = open(path, O_RDONLY | Self.direct)
+                        guard fd >= 0 else { return }
+                        let got = read(fd, buffer, 1 << 20)
+                        close(fd)
+                        guard got >= 0 else { return }
+                        state.withLock { $0.reads += 1 }
+                    }
+                }
+            }
+        }
+    }
+
+    /// O_DIRECT, which Glibc's module does not export to Swift (its value differs by architecture).
+    private static let direct: Int32 = {
+        #if arch(arm64)
+        return 0o200000
+        #else
+        return 0o40000
+        #endif
+    }()
+
+    var reads: Int { state.withLock { $0.reads } }
+    var allEnded: Bool { state.withLock { $0.ended == count } }
+    func stop() { state.withLock { $0.stopped = true } }
+}
