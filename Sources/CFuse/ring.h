@@ -4,6 +4,7 @@
 #pragma once
 #include <liburing.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -69,4 +70,16 @@ static inline int packfs_uring_init(unsigned entries, struct io_uring *ring) {
     params.flags = IORING_SETUP_SQE128 | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CQSIZE;
     params.cq_entries = 2 * entries;
     return io_uring_queue_init_params(entries, ring, &params);
+}
+
+// Pins the calling thread to `cpu` (a ring thread to its queue's CPU: the kernel hands a queue
+// the requests of processes running there). CPU_SET is a macro Swift cannot call, and glibc
+// defines it only under _GNU_SOURCE: the bit is set by hand.
+static inline int packfs_pin_this_thread(int cpu) {
+    cpu_set_t set;
+    memset(&set, 0, sizeof set);
+    const int bits = 8 * (int)sizeof set.__bits[0];
+    if (cpu < 0 || cpu >= (int)(8 * sizeof set)) return -1;
+    set.__bits[cpu / bits] |= 1UL << (cpu % bits);
+    return sched_setaffinity(0, sizeof set, &set);
 }

@@ -8,7 +8,7 @@ import Foundation
 final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`, and the writev hook on that thread
     private let ring: UnsafeMutablePointer<io_uring>
     private let fd: Int32
-    private let queue: UInt16
+    let queue: UInt16
     private let header: UnsafeMutablePointer<packfs_uring_req_header>
     private let payload: UnsafeMutableRawPointer
     private let payloadBytes: Int

@@ -18,6 +18,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     private var thread = pthread_t()
     private var started = false
 
+    static let pins = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"] != "0"
     private static let wakeCookie: UInt64 = 0
     private static let entryCookie: UInt64 = 1
 
@@ -81,6 +82,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
 
     private func run() {
         _ = packfs_name_this_thread("packfs-ring")
+        if Self.pins { _ = packfs_pin_this_thread(Int32(entry.queue)) }
         guard let wake = io_uring_get_sqe(ring) else { return }
         packfs_uring_prep_wake(wake, wakeFD, Self.wakeCookie)
         entry.register(cookie: Self.entryCookie)
