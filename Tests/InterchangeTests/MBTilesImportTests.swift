@@ -80,6 +80,27 @@ final class MBTilesImportTests: XCTestCase {
     }
 
     /// geography-class-png.mbtiles keeps its tiles in `map` and `images` behind a `tiles` view.
+    /// The fixture's gzipped vector tiles are kept as they are and served inflated: each gets
+    /// its served size recorded, so that a listing with attributes (`du`) inflates none of them.
+    func testGzipTilesGetTheirServedSizesRecorded() throws {
+        let fixture = Self.fixtures.appendingPathComponent("helsinki.mbtiles").path
+        let summary = try MBTilesImport(path: fixture).write(into: database)
+        let rows = try DatabaseQueue(path: temp.path("packs.db")).read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT t.data, s.size FROM tiles t LEFT JOIN packfs_tile_sizes s ON s.tile_id = t.id WHERE t.data IS NOT NULL
+                """)
+        }
+        XCTAssertEqual(rows.count, summary.tiles)
+        for row in rows {
+            let data: Data = row["data"]
+            XCTAssertTrue(data.starts(with: [0x1F, 0x8B]), "the fixture's tiles are gzip, kept as they are")
+            XCTAssertEqual(row["size"] as Int?, try Zlib.decompress(data).count, "the served (inflated) size")
+        }
+        // A byte that is not gzip (the "gzip" of testAFileBecomesAPackWithItsMetadata) records none.
+        XCTAssertNil(StoredData.servedSize(of: Data([0x1F, 0x8B, 9])))
+        XCTAssertEqual(StoredData.servedSize(of: Data("raw".utf8)), 3)
+    }
+
     func testATilesViewIsReadToo() throws {
         let fixture = Self.fixtures.appendingPathComponent("geography-class-png.mbtiles").path
         let summary = try MBTilesImport(path: fixture).write(into: database)

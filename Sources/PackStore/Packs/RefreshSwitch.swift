@@ -77,11 +77,13 @@ enum RefreshSwitch {
           accessed = excluded.accessed, must_revalidate = excluded.must_revalidate
         """
 
-    /// The served sizes the staged tiles carried (the update dropped the old ones: TileSizes.swift).
+    /// The served sizes the staged tiles carried, for compressed and gzip rows (the update dropped
+    /// the old ones: TileSizes.swift).
     static let recordSizes = """
         INSERT OR REPLACE INTO packfs_tile_sizes (tile_id, size)
         SELECT t.id, s.size FROM packfs_staged_tiles s CROSS JOIN tiles t ON \(tileMatch)
-        WHERE \(staged) AND s.size IS NOT NULL AND s.compressed = 1 AND s.data IS NOT NULL
+        WHERE \(staged) AND s.size IS NOT NULL AND s.data IS NOT NULL
+          AND (s.compressed = 1 OR substr(s.data, 1, 2) = x'1F8B')
         """
 
     static let linkTiles = """

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 
-/// Served sizes of compressed tiles, in PackFS's `packfs_tile_sizes` table.
+/// Served sizes of tiles whose stored length is not their size, in PackFS's `packfs_tile_sizes`
+/// table: compressed tiles, and gzip content (an MBTiles file's vector tiles, kept as they are),
+/// which the mount serves inflated (`TileFormat.content`).
 ///
 /// A file's size must be exact, and a compressed tile's decoded size is not in MapLibre's schema:
 /// without this table a listing with attributes (READDIRPLUS: `du`, `ls -l`, `find -size`) would
@@ -15,8 +17,8 @@ extension StoreBatch {
     /// Records the served size of the tile just stored in row `id`. The upsert's own update
     /// has already dropped an old size (trigger); an unknown size leaves none.
     func recordSize(of id: TileID, _ data: StoredData, contentSize: Int?) throws {
-        // Uncompressed content is its own size (readers take length(data)).
-        guard data.compressed, data.bytes != nil, let contentSize else { return }
+        // Uncompressed content other than gzip is its own size (readers take length(data)).
+        guard let bytes = data.bytes, let contentSize, data.compressed || bytes.starts(with: [0x1F, 0x8B]) else { return }
         if try !db.tableExists(Self.sizesTable) { try Migrations.ensureBookkeeping(db) }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO packfs_tile_sizes (tile_id, size) VALUES (?, ?)")
             .execute(arguments: [id.rawValue, contentSize])
@@ -25,9 +27,12 @@ extension StoreBatch {
 
 extension StoredData {
     /// The size the mount serves for a tile whose decoded content is `content`, for
-    /// `putTile(contentSize:)`; nil when it would take a second decode to know (content that is
-    /// itself gzip, which the mount inflates once more: see `TileFormat.content`).
+    /// `putTile(contentSize:)`: content that is itself gzip is inflated once more, as the mount
+    /// serves it (`TileFormat.content`), here, once, by the writer, rather than by every listing
+    /// (an imported pack's `du` inflated every tile: a sixth of the daemon's time). nil when
+    /// it does not inflate (a listing then reports what is wrong).
     public static func servedSize(of content: Data) -> Int? {
-        content.starts(with: [0x1F, 0x8B]) ? nil : content.count
+        guard content.starts(with: [0x1F, 0x8B]) else { return content.count }
+        return (try? Zlib.decompress(content))?.count
     }
 }
