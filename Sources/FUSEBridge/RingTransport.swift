@@ -33,6 +33,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         var offered = false
         var accepted = false
         var threads: [RingThread] = []
+        var queues = 0
         var whenExited: (@Sendable () -> Void)?
     }
 
@@ -97,7 +98,8 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         let maxWrite = Int(reply.loadUnaligned(fromByteOffset: 20, as: UInt32.self))
         let maxPages = flags & UInt32(1 << 22) != 0 ? Int(reply.loadUnaligned(fromByteOffset: 28, as: UInt16.self)) : 32
         let payload = (max(8192, maxWrite, maxPages * 4096) + 4095) / 4096 * 4096
-        guard let threads = makeThreads(payloadBytes: payload) else { return }
+        let queues = Self.possibleCPUs()
+        guard let threads = makeThreads(queues: queues, payloadBytes: payload) else { return }
         flags |= PACKFS_FUSE_INIT_EXT
         reply.storeBytes(of: flags, toByteOffset: 12, as: UInt32.self)
         let flags2 = reply.loadUnaligned(fromByteOffset: 32, as: UInt32.self) | PACKFS_FUSE_OVER_IO_URING_FLAGS2
@@ -105,13 +107,14 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         state.withLock {
             $0.accepted = true
             $0.threads = threads
+            $0.queues = queues
         }
     }
 
     /// A ring thread (not started) per entry of every queue; nil if any cannot be made.
-    private func makeThreads(payloadBytes: Int) -> [RingThread]? {
+    private func makeThreads(queues: Int, payloadBytes: Int) -> [RingThread]? {
         var threads: [RingThread] = []
-        for queue in 0..<Self.possibleCPUs() {
+        for queue in 0..<queues {
             for _ in 0..<Self.threadsPerQueue {
                 guard let thread = RingThread(session: session, fd: fd, queue: UInt16(truncatingIfNeeded: queue), payloadBytes: payloadBytes,
                                               served: { [weak self] in self?.served() },
@@ -129,7 +132,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
     /// After the INIT reply: the ring threads start and register their entries (the kernel
     /// refuses entries before that reply), or the reason there are none.
     private func start() {
-        let (offered, accepted, threads) = state.withLock { ($0.offered, $0.accepted, $0.threads) }
+        let (offered, accepted, threads, queues) = state.withLock { ($0.offered, $0.accepted, $0.threads, $0.queues) }
         guard accepted else {
             report(offered ? "/dev/fuse (io_uring: its rings could not be made)" : "/dev/fuse (io_uring: the kernel did not offer it)")
             return
@@ -140,7 +143,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
             report("/dev/fuse (io_uring: \(threads.count - running.count) ring threads could not start)")
             return
         }
-        report("io_uring (\(Self.possibleCPUs()) queues, \(Self.threadsPerQueue) threads each)")
+        report("io_uring (\(queues) queues, \(Self.threadsPerQueue) threads each)")
     }
 
     /// `wake` runs (once) when a ring thread finds the session told to exit after a request: the

@@ -69,12 +69,7 @@ final class RingTransportTests: DaemonMountTestCase {
     }
 
     func testKillNineWithRequestsInTheRingsLeavesAMountThatMountsAgain() throws {
-        try requireRing()
-        try makePack()
-        try mountPackFS(["-o", "io_uring=on"])
-        let pid = try XCTUnwrap(daemonPID())
-        let readers = Readers(root: packs + "/hki", count: 4)
-        XCTAssertTrue(eventually(timeout: 60) { readers.reads > 20 }, "the readers read")
+        let (pid, readers) = try ringMountWithReaders()
         kill(pid, SIGKILL)
         XCTAssertTrue(eventually(timeout: 30) { readers.allEnded }, "every reader saw the mount go (no read hangs)")
         XCTAssertTrue(eventually(timeout: 30) { kill(pid, 0) != 0 })
@@ -85,12 +80,7 @@ final class RingTransportTests: DaemonMountTestCase {
     }
 
     func testAnUnmountWithRequestsInFlightEndsTheDaemon() throws {
-        try requireRing()
-        try makePack()
-        try mountPackFS(["-o", "io_uring=on"])
-        let pid = try XCTUnwrap(daemonPID())
-        let readers = Readers(root: packs + "/hki", count: 4)
-        XCTAssertTrue(eventually(timeout: 60) { readers.reads > 20 }, "the readers read")
+        let (pid, readers) = try ringMountWithReaders()
         XCTAssertEqual(MountHelper.runTool("/usr/bin/fusermount3", ["-u", "-z", mount.path]).status, 0)
         XCTAssertTrue(eventually(timeout: 30) { readers.allEnded }, "every reader saw the mount go")
         XCTAssertTrue(eventually(timeout: 30) { kill(pid, 0) != 0 }, "the daemon exited")
@@ -137,6 +127,17 @@ final class RingTransportTests: DaemonMountTestCase {
         XCTAssertEqual(outcome.status, 1, outcome.text)
         XCTAssertTrue(outcome.text.contains("enable_uring"), outcome.text)
         XCTAssertFalse(mount.isMounted)
+    }
+
+    /// The pack on a mount over io_uring, with 4 readers reading it: the daemon's pid and the readers.
+    private func ringMountWithReaders() throws -> (Int32, Readers) {
+        try requireRing()
+        try makePack()
+        try mountPackFS(["-o", "io_uring=on"])
+        let pid = try XCTUnwrap(daemonPID())
+        let readers = Readers(root: packs + "/hki", count: 4)
+        XCTAssertTrue(eventually(timeout: 60) { readers.reads > 20 }, "the readers read")
+        return (pid, readers)
     }
 
     /// The daemon serving this test's mount.
