@@ -46,8 +46,8 @@ extension PackFilesystem {
             guard let url = try request.source(region, ref).1.declared.url else { throw FilesystemError.stale }
             return remember(try resourceContent(url: url, in: region), inode)
         case .tile(let region, let id):
-            guard let stored = try database.packTileData(id, in: region) else { throw FilesystemError.stale }
-            return remember(try tileContent(stored), inode)
+            guard let content = try database.servedTile(.row(id), in: region)?.content else { throw FilesystemError.stale }
+            return remember(content, inode)
         case .resource(let region, let id):
             guard let data = try database.packResourceData(id, in: region)?.decoded()
             else { throw FilesystemError.stale }
@@ -55,17 +55,6 @@ extension PackFilesystem {
         case .root, .packs, .pack, .source, .zoom, .column, .fontStack:
             throw FilesystemError.isDirectory
         }
-    }
-
-    /// What a renderer reads of a tile with content (`.stale` if it has none after all).
-    func tileContent(_ stored: StoredData) throws -> Data {
-        try tileContent(decoded: try stored.decoded())
-    }
-
-    /// The same from stored data already decoded.
-    func tileContent(decoded: Data?) throws -> Data {
-        guard let data = try TileFormat.content(decoded: decoded) else { throw FilesystemError.stale }
-        return data
     }
 
     func remember(_ data: Data, _ inode: Inode) -> Data {

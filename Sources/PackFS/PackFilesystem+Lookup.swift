@@ -143,13 +143,13 @@ extension PackFilesystem {
         // A size already known (the kernel forgot the name, not the size) needs no inflate.
         var known: UInt64?
         guard
-            let (id, decoded) = try database.packTileContent(key, in: region, wantsContent: { id in
+            let (id, content) = try database.servedTile(.key(key), in: region, wantsContent: { id in
                 known = (try? InodeCodec.encode(.tile(region, id))).flatMap(cache.size)
                 return known == nil
             })
         else { throw FilesystemError.notFound }
         let inode = try InodeCodec.encode(.tile(region, id))
-        let size = try known.map(Int.init) ?? remember(tileContent(decoded: decoded), inode).count
+        guard let size = known.map(Int.init) ?? content.map({ remember($0, inode).count }) else { throw FilesystemError.stale }
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
     }
 

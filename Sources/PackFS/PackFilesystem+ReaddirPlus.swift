@@ -9,7 +9,7 @@ import PackStore
 /// looked up as a LOOKUP would be.
 extension PackFilesystem {
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
-        try serving { request in
+        try serving(reads: true) { request in
             let node = try node(inode)
             guard case .column(let region, let ref, let z, let x) = node, statWalkers.wantsAttributes(caller.pid) else {
                 let entries = try listing(of: node, inode: inode, after: offset, limit: max(limit, 0), request)
@@ -60,9 +60,7 @@ extension PackFilesystem {
     /// without attributes and a lookup of it reports what is wrong.
     private func decodedSize(of id: TileID, in region: RegionID, inode: Inode) -> Int? {
         if let known = cache.size(inode) { return Int(known) }
-        guard let stored = try? database.packTileData(id, in: region), let content = try? tileContent(stored) else {
-            return nil
-        }
+        guard let content = (try? database.servedTile(.row(id), in: region))?.content else { return nil }
         cache.store(size: UInt64(content.count), for: inode)
         return content.count
     }

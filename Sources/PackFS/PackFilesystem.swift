@@ -75,7 +75,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     // MARK: Filesystem, read side
 
     public func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry {
-        try serving { request in try entry(named: name, in: try node(parent), caller: caller, request) }
+        try serving(reads: true) { request in try entry(named: name, in: try node(parent), caller: caller, request) }
     }
 
     /// The entry of `name` in directory `parent` (a lookup, or one entry of a listing with
@@ -99,17 +99,17 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes {
-        try serving { request in try timedAttributes(of: try node(inode), inode: inode, request) }
+        try serving(reads: true) { request in try timedAttributes(of: try node(inode), inode: inode, request) }
     }
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
-        try serving { request in
+        try serving(reads: true) { request in
             try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0), request)
         }
     }
 
     public func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions {
-        try serving { request in
+        try serving(reads: flags & O_ACCMODE == O_RDONLY) { request in
             let node = try node(inode)
             let (attributes, freshness) = try attributes(of: node, inode: inode, request)
             guard attributes.kind == .regularFile else { throw FilesystemError.isDirectory }
@@ -120,7 +120,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        try serving { request in
+        try serving(reads: true) { request in
             let data = try content(of: try node(inode), inode: inode, request)
             guard offset >= 0, offset < data.count, size > 0 else { return Data() }
             let start = data.startIndex + Int(offset)
@@ -165,9 +165,12 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// Runs one FUSE request: `body` gets the request's `Request` (each pack and layout read
     /// once), and any failure that is not a `FilesystemError` (a store error, a decoding
     /// failure) becomes `.io` with its cause, for the bridge to log: once per request, here.
-    func serving<T>(_ body: (Request) throws -> T) throws -> T {
+    /// A request that only `reads` makes its raw reads in one read transaction on one
+    /// connection (`OfflineDatabase.withReadSession`); one that writes must see its own writes.
+    func serving<T>(reads: Bool = false, _ body: (Request) throws -> T) throws -> T {
         do {
-            return try body(Request(self))
+            guard reads else { return try body(Request(self)) }
+            return try database.withReadSession { try body(Request(self)) }
         } catch let error as FilesystemError {
             throw error
         } catch StoreError.diskFull(let path) {

@@ -13,8 +13,9 @@ public final class OfflineDatabase: Sendable {
     public let path: String
     public let mode: Mode
     let writer: any DatabaseWriter
-    let packList = PackListCache()
-    let statuses = PackStatusCache()
+    let generation = CacheGeneration()
+    let packList: PackListCache
+    let statuses: PackStatusCache
     /// The last `coverage.geojson` documents, by the runs they were drawn from.
     let coverages = CoverageCache()
     /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
@@ -36,6 +37,8 @@ public final class OfflineDatabase: Sendable {
         self.writer = writer
         self.lock = lock
         self.readers = ReaderPool(path: path)
+        packList = PackListCache(generation: generation)
+        statuses = PackStatusCache(generation: generation)
         identity = lock == nil ? nil : FileIdentity.of(path)
     }
 

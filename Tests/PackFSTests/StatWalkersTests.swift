@@ -15,5 +15,9 @@ final class StatWalkersTests: XCTestCase {
         walkers.noteLookup(by: 12)
         XCTAssertFalse(walkers.wantsAttributes(10), "the oldest goes")
         XCTAssertTrue(walkers.wantsAttributes(12))
+        // Gone from the list, it is gone from the lock-free fast path too: noted again.
+        walkers.noteLookup(by: 10)
+        XCTAssertTrue(walkers.wantsAttributes(10))
+        XCTAssertFalse(walkers.wantsAttributes(11))
     }
 }

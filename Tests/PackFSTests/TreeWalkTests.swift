@@ -276,4 +276,33 @@ final class TreeWalkTests: XCTestCase {
         }
         XCTAssertEqual(try walker.list(try walker.lookup("packs").attributes.inode).map(\.name), [".", ".."])
     }
+
+    /// A tile lookup keeps what it read of the pack (`PackView`) for the next one, until the store
+    /// moves on: a rename, a state written, a pack forgotten; after each, lookups see the change.
+    func testAPackViewIsKeptUntilThePackOrItsStateChanges() throws {
+        let tile = "packs/helsinki/14/9326/4741.pbf"
+        let region = try database.pack(named: "helsinki").id
+        func view() -> PackView? { database.cacheGeneration.flatMap { fs.cache.view(of: region, generation: $0) } }
+        XCTAssertNil(view())
+        let first = try walker.lookup(tile)
+        let kept = try XCTUnwrap(view(), "the cold lookup kept its view")
+        XCTAssertEqual(kept.pack.name, "helsinki")
+        XCTAssertEqual(kept.state, .complete)
+        XCTAssertNotNil(kept.usableLayout, "a complete pack's layout is kept for good")
+        XCTAssertEqual(try walker.lookup(tile).attributes, first.attributes)
+
+        try database.renamePack(region, to: "espoo")
+        XCTAssertNil(view(), "a rename moves the store's count on")
+        XCTAssertThrowsError(try walker.lookup(tile))
+        XCTAssertEqual(try walker.lookup("packs/espoo/14/9326/4741.pbf").attributes.size, first.attributes.size)
+        XCTAssertEqual(try XCTUnwrap(view()).pack.name, "espoo")
+
+        try database.setStatus(PackStatus(state: .error, error: "x"), of: region)
+        XCTAssertNil(view(), "a state written moves it on")
+        XCTAssertEqual(try walker.lookup("packs/espoo/14").entryTimeout, 1, "a pack not complete: its directories may change")
+        XCTAssertEqual(try XCTUnwrap(view()).state, .error)
+
+        fs.caches.forgetPack(region)
+        XCTAssertNil(view(), "forgetting the pack drops it")
+    }
 }

@@ -17,20 +17,20 @@ final class TreeReadTests: StoreTestCase {
             try batch.link(tile: id, to: pack.id)
             return id
         }
-        let found = try XCTUnwrap(try database.packTileContent(tileKey(3, 1, 2), in: pack.id) { _ in true })
+        let found = try XCTUnwrap(try database.servedTile(.key(tileKey(3, 1, 2)), in: pack.id))
         XCTAssertEqual(found.id, id)
         XCTAssertEqual(found.content, try stored.decoded())
         // Asked not to, it finds the row and decodes nothing.
-        let undecoded = try XCTUnwrap(try database.packTileContent(tileKey(3, 1, 2), in: pack.id) { $0 != id })
+        let undecoded = try XCTUnwrap(try database.servedTile(.key(tileKey(3, 1, 2)), in: pack.id) { $0 != id })
         XCTAssertEqual(undecoded.id, id)
         XCTAssertNil(undecoded.content)
         XCTAssertEqual(try database.packTileData(id, in: pack.id), stored)
         XCTAssertEqual(try database.packTileID(tileKey(3, 1, 2), in: pack.id), id)
         XCTAssertTrue(try database.packHolds(tile: id, in: pack.id))
-        XCTAssertNil(try database.packTileContent(tileKey(3, 1, 2), in: other.id) { _ in true })
+        XCTAssertNil(try database.servedTile(.key(tileKey(3, 1, 2)), in: other.id))
         XCTAssertNil(try database.packTileData(id, in: other.id))
         XCTAssertFalse(try database.packHolds(tile: id, in: other.id))
-        XCTAssertNil(try database.packTileContent(tileKey(3, 1, 3), in: pack.id) { _ in true })
+        XCTAssertNil(try database.servedTile(.key(tileKey(3, 1, 3)), in: pack.id))
     }
 
     /// Listing sizes: recorded with the tile, the stored length of uncompressed content, nil

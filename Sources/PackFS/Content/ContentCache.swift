@@ -1,7 +1,9 @@
 import Foundation
 import PackStore
 
-/// Decoded sizes and small decoded contents by inode, bounded, shared by every FUSE thread.
+/// Decoded sizes and small decoded contents by inode, bounded, shared by every FUSE thread; and
+/// each pack's `PackView`, under the same lock, so that a cold tile lookup takes this lock and
+/// the reader pool's and no other.
 ///
 /// `st_size` must be exact, and knowing a tile's size means decoding it; a lookup is usually
 /// followed by an open and a read of the same file, so the content decoded for the size is kept
@@ -14,14 +16,15 @@ final class ContentCache: Sendable {
     let maxContentBytes: Int
     let maxFileBytes: Int
     let maxSizes: Int
-    private let state = LockedState(State())
+    let state = LockedState(State())
 
-    private struct State {
+    struct State {
         var contents: [Inode: Data] = [:]
         var contentOrder: [Inode] = []
         var contentBytes = 0
         var sizes: [Inode: UInt64] = [:]
         var sizeOrder: [Inode] = []
+        var views: [RegionID: PackView] = [:]
     }
 
     init(maxContentBytes: Int = 1 << 20, maxFileBytes: Int = 1 << 20, maxSizes: Int = 200_000) {
@@ -54,8 +57,8 @@ final class ContentCache: Sendable {
     /// Remembers the size of `inode` alone (a listing's: its content is not about to be read).
     func store(size: UInt64, for inode: Inode) { state.withLock { remember(size: size, for: inode, in: &$0) } }
 
-    /// Forgets what is kept of one pack's inodes (content changed under them: a refresh, a
-    /// redefinition; or the pack went). One pass over what is kept, by the region bits of each
+    /// Forgets what is kept of one pack's inodes and its view (content changed under them: a
+    /// refresh, a redefinition; or the pack went). One pass over what is kept, by the region bits of each
     /// inode.
     func removeAll(of region: RegionID) {
         state.withLock { state in
@@ -65,6 +68,7 @@ final class ContentCache: Sendable {
             state.contentBytes = state.contents.values.reduce(0) { $0 + $1.count }
             state.sizes = state.sizes.filter { stays($0.key) }
             state.sizeOrder.removeAll { !stays($0) }
+            state.views[region] = nil
         }
     }
 

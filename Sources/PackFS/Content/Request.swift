@@ -1,7 +1,9 @@
+import Foundation
 import PackStore
 
-/// One FUSE request's reads of the pack it concerns: the pack, its layout and whether it is
-/// complete, each read at most once however many steps of the request need them. (A cold lookup
+/// One FUSE request's reads of the pack it concerns: the pack, its state and its layout, each
+/// read at most once however many steps of the request need them, and none when an earlier
+/// request's `PackView` of the pack still holds. (A cold lookup
 /// of a zoom directory found its pack four times and its layout three: for the name, then for
 /// its attributes, each step through `source`; and each directory's attributes read the pack's
 /// state in a transaction of their own.)
@@ -18,17 +20,25 @@ final class Request {
         var region: RegionID
         var pack: Pack
         var layout: PackLayout?
-        var isComplete: Bool?
+        var state: PackState?
         var fontStacks: [PackFilesystem.FontStack]?
+        /// The store's count the pack was read under (`PackView`), nil where nothing is kept.
+        var generation: UInt64?
     }
 
     init(_ filesystem: PackFilesystem) { self.filesystem = filesystem }
 
-    /// The pack `region` names now; `.stale` when it was removed.
+    /// The pack `region` names now; `.stale` when it was removed. A view kept by an earlier
+    /// request (`PackView`) gives it, its state and its layout at once.
     func pack(_ region: RegionID) throws -> Pack {
         if let memo, memo.region == region { return memo.pack }
+        let generation = filesystem.database.cacheGeneration
+        if let generation, let view = filesystem.cache.view(of: region, generation: generation) {
+            memo = Memo(region: region, pack: view.pack, layout: view.usableLayout, state: view.state, generation: generation)
+            return view.pack
+        }
         let pack = try filesystem.currentPack(region)
-        memo = Memo(region: region, pack: pack)
+        memo = Memo(region: region, pack: pack, generation: generation)
         return pack
     }
 
@@ -38,12 +48,15 @@ final class Request {
         memo = Memo(region: pack.id, pack: pack)
     }
 
-    /// The pack's layout (`TreeCaches`: parsed at most once a second).
+    /// The pack's layout (`TreeCaches`: parsed at most once a second), kept in the pack's view.
     func layout(_ region: RegionID) throws -> PackLayout {
         let pack = try pack(region)
         if let layout = memo?.layout, memo?.region == region { return layout }
         let layout = try filesystem.caches.layout(of: pack)
-        if memo?.region == region { memo?.layout = layout }
+        if memo?.region == region {
+            memo?.layout = layout
+            try keepView(layoutRead: state(region) == .active ? Date() : nil)
+        }
         return layout
     }
 
@@ -67,10 +80,23 @@ final class Request {
     /// Whether the pack is complete: its directories no longer change (the store caches the
     /// state until it is written).
     func isComplete(_ region: RegionID) throws -> Bool {
-        if let complete = memo?.isComplete, memo?.region == region { return complete }
-        let complete = try filesystem.database.status(of: region).state == .complete
-        if memo?.region == region { memo?.isComplete = complete }
-        return complete
+        try state(region) == .complete
+    }
+
+    private func state(_ region: RegionID) throws -> PackState {
+        _ = try pack(region)
+        if let state = memo?.state, memo?.region == region { return state }
+        let state = try filesystem.database.status(of: region).state
+        if memo?.region == region { memo?.state = state }
+        return state
+    }
+
+    /// Keeps what this request read of its pack for the next requests, under the count read
+    /// before it (nothing where no count is kept: read-only).
+    private func keepView(layoutRead: Date?) throws {
+        guard let memo, let generation = memo.generation else { return }
+        let state = try memo.state ?? filesystem.database.status(of: memo.region).state
+        filesystem.cache.keep(PackView(generation: generation, pack: memo.pack, state: state, layout: memo.layout, layoutRead: layoutRead))
     }
 
     /// Drops what was read of the pack: this request changed it.

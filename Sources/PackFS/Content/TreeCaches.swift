@@ -40,6 +40,9 @@ public final class TreeCaches: Sendable {
     public func forgetPack(_ region: RegionID) {
         contents.removeAll(of: region)
         layouts.remove(region)
+        // Last: a request that read the old layout read the count before this, so the view it
+        // keeps is under a count that no longer holds (`PackView`).
+        database.bumpCacheGeneration()
     }
 
     /// A refresh's switch replaced the bytes of tiles and resources under their row ids, which

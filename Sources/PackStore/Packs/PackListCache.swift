@@ -15,6 +15,10 @@ final class PackListCache: Sendable {
     }
 
     private let state = LockedState(State())
+    /// Bumped with every invalidation, for readers outside the lock.
+    private let generation: CacheGeneration
+
+    init(generation: CacheGeneration) { self.generation = generation }
 
     /// The cached list, or `load()`'s result (kept if no change happened meanwhile).
     func packs(_ load: () throws -> [Pack]) throws -> [Pack] {
@@ -30,5 +34,6 @@ final class PackListCache: Sendable {
             $0.generation += 1
             $0.cached = nil
         }
+        generation.bump()
     }
 }

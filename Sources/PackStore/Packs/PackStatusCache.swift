@@ -17,6 +17,10 @@ final class PackStatusCache: Sendable {
     }
 
     private let state = LockedState(State())
+    /// Bumped with every invalidation, for readers outside the lock.
+    private let generation: CacheGeneration
+
+    init(generation: CacheGeneration = CacheGeneration()) { self.generation = generation }
 
     /// The cached status of `region`, or `load()`'s result (kept if no change happened meanwhile).
     func status(of region: RegionID, _ load: () throws -> PackStatus) throws -> PackStatus {
@@ -32,6 +36,7 @@ final class PackStatusCache: Sendable {
             $0.generation += 1
             $0.statuses[region] = nil
         }
+        generation.bump()
     }
 
     func invalidateAll() {
@@ -39,5 +44,6 @@ final class PackStatusCache: Sendable {
             $0.generation += 1
             $0.statuses = [:]
         }
+        generation.bump()
     }
 }

@@ -110,9 +110,14 @@ extension OfflineDatabase {
     }
 
     /// Whether the pack's extents are complete (its figures are counted, and they were kept).
+    /// Asked once per request in a `ReadSession` (its snapshot cannot change the answer).
     func extentsReady(_ region: RegionID, _ connection: ReadConnection) throws -> Bool {
-        guard try connection.first(ExtentRead.tableExists, [], { _ in true }) ?? false else { return false }
-        return try connection.first(ExtentRead.ready, [.int(region.rawValue)]) { _ in true } ?? false
+        let session = ReadSession.current(for: readers)
+        if let known = session?.extentsReady[region] { return known }
+        var ready = try connection.first(ExtentRead.tableExists, []) { _ in true } ?? false
+        if ready { ready = try connection.first(ExtentRead.ready, [.int(region.rawValue)]) { _ in true } ?? false }
+        session?.extentsReady[region] = ready
+        return ready
     }
 
     /// `extentsReady` for a GRDB read.

@@ -30,10 +30,16 @@ struct ReadRow {
 
     /// A blob column copied out (NULL is nil; an empty blob is empty data).
     func blob(_ column: Int32) -> Data? {
+        bytes(column).map { Data($0) }
+    }
+
+    /// A blob column where SQLite holds it, valid until the statement steps or resets (NULL is
+    /// nil; an empty blob is an empty buffer).
+    func bytes(_ column: Int32) -> UnsafeRawBufferPointer? {
         guard sqlite3_column_type(statement, column) != SQLITE_NULL else { return nil }
         let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: count)
     }
 
     /// A stored blob decoded as `StoredData.decoded()` does (nil for NULL), inflated where SQLite
@@ -41,12 +47,9 @@ struct ReadRow {
     /// decompressor made per row, on the path of every cold tile.
     func decoded(_ column: Int32, compressed: Bool) throws -> Data? {
         guard compressed else { return blob(column) }
-        guard sqlite3_column_type(statement, column) != SQLITE_NULL else { return nil }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return try Zlib.decompress(Data()) }
-        let stored = UnsafeRawBufferPointer(start: bytes, count: count)
-        if let data = WholeInflate.decompress(stored, limit: Zlib.maxInflatedBytes, using: connection.inflater) { return data }
-        return try Zlib.decompress(Data(stored))
+        guard let stored = bytes(column) else { return nil }
+        guard stored.count > 0 else { return try Zlib.decompress(Data()) }
+        return try connection.inflate(stored)
     }
 
     func text(_ column: Int32) -> String? {
@@ -99,6 +102,10 @@ final class ReadConnection {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
     }
+
+    /// Whether no transaction is open (SQLite's autocommit mode): a connection is handed to the
+    /// next reader only then.
+    var inAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// Runs `query` and calls `row` for each result row until it returns false; the statement
     /// is reset afterwards, ending its read transaction.

@@ -15,8 +15,11 @@ final class ReaderPool: @unchecked Sendable {  // `idle` (SQLite handles) and `c
         self.maxIdle = maxIdle
     }
 
-    /// Runs `body` on a connection of its own for the duration.
+    /// Runs `body` on a connection of its own for the duration: the calling thread's
+    /// `ReadSession`'s when one is open (no lock: the session checked it out once), else one
+    /// checked out for the call.
     func withConnection<T>(_ body: (ReadConnection) throws -> T) throws -> T {
+        if let session = ReadSession.current(for: self) { return try body(try session.reading()) }
         let connection = try checkOut()
         defer { checkIn(connection) }
         return try body(connection)
@@ -38,13 +41,13 @@ final class ReaderPool: @unchecked Sendable {  // `idle` (SQLite handles) and `c
         }
     }
 
-    private func checkOut() throws -> ReadConnection {
+    func checkOut() throws -> ReadConnection {
         let (reused, isClosed) = lock.withLock { (idle.popLast(), closed) }
         if isClosed { throw StoreError.sqlite("\(path): the database is closed") }
         return try reused ?? ReadConnection(path: path)
     }
 
-    private func checkIn(_ connection: ReadConnection) {
+    func checkIn(_ connection: ReadConnection) {
         lock.withLock {
             guard !closed, idle.count < maxIdle else { return }
             idle.append(connection)

@@ -3,7 +3,7 @@ import GRDB
 
 /// Served sizes of tiles whose stored length is not their size, in PackFS's `packfs_tile_sizes`
 /// table: compressed tiles, and gzip content (an MBTiles file's vector tiles, kept as they are),
-/// which the mount serves inflated (`TileFormat.content`).
+/// which the mount serves inflated (`ServedTile`).
 ///
 /// A file's size must be exact, and a compressed tile's decoded size is not in MapLibre's schema:
 /// without this table a listing with attributes (READDIRPLUS: `du`, `ls -l`, `find -size`) would
@@ -18,7 +18,7 @@ extension StoreBatch {
     /// has already dropped an old size (trigger); an unknown size leaves none.
     func recordSize(of id: TileID, _ data: StoredData, contentSize: Int?) throws {
         // Uncompressed content other than gzip is its own size (readers take length(data)).
-        guard let bytes = data.bytes, let contentSize, data.compressed || bytes.starts(with: [0x1F, 0x8B]) else { return }
+        guard let bytes = data.bytes, let contentSize, data.compressed || ServedTile.isGzip(bytes) else { return }
         if try !db.tableExists(Self.sizesTable) { try Migrations.ensureBookkeeping(db) }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO packfs_tile_sizes (tile_id, size) VALUES (?, ?)")
             .execute(arguments: [id.rawValue, contentSize])
@@ -28,11 +28,10 @@ extension StoreBatch {
 extension StoredData {
     /// The size the mount serves for a tile whose decoded content is `content`, for
     /// `putTile(contentSize:)`: content that is itself gzip is inflated once more, as the mount
-    /// serves it (`TileFormat.content`), here, once, by the writer, rather than by every listing
+    /// serves it (`ServedTile`), here, once, by the writer, rather than by every listing
     /// (an imported pack's `du` inflated every tile: a sixth of the daemon's time). nil when
     /// it does not inflate (a listing then reports what is wrong).
     public static func servedSize(of content: Data) -> Int? {
-        guard content.starts(with: [0x1F, 0x8B]) else { return content.count }
-        return (try? Zlib.decompress(content))?.count
+        (try? ServedTile.content(decoded: content))?.map(\.count)
     }
 }

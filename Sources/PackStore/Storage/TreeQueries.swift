@@ -81,6 +81,7 @@ extension OfflineDatabase {
               AND y = ? AND data IS NOT NULL AND \(member)
             """
         static let tileDataByID = "SELECT data, compressed FROM tiles t WHERE id = ? AND \(member)"
+        static let tileServedByID = "SELECT id, data, compressed FROM tiles t WHERE id = ? AND data IS NOT NULL AND \(member)"
         static let tileByID = """
             SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
               accessed, must_revalidate FROM tiles t WHERE id = ? AND \(member)

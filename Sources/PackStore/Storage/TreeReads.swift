@@ -9,6 +9,7 @@ extension OfflineDatabase {
         static let tileByKey = ReadQuery(TreeSQL.tileByKey)
         static let tileDataByKey = ReadQuery(TreeSQL.tileDataByKey)
         static let tileDataByID = ReadQuery(TreeSQL.tileDataByID)
+        static let tileServedByID = ReadQuery(TreeSQL.tileServedByID)
         static let resourceByURL = ReadQuery(TreeSQL.resourceByURL)
         static let resourceDataByID = ReadQuery(TreeSQL.resourceDataByID)
         static let holdsTile = ReadQuery(TreeSQL.holdsTile)
@@ -28,20 +29,6 @@ extension OfflineDatabase {
     /// The row of a tile with content that the pack holds, or nil.
     public func packTileID(_ key: TileKey, in region: RegionID) throws -> TileID? {
         try first(TreeRead.tileByKey, Self.arguments(key, region)) { TileID(rawValue: $0.int64(0)) }
-    }
-
-    /// The row of a tile with content that the pack holds, and its content decoded
-    /// (`StoredData.decoded()`), or nil: finding it proves the membership, so a lookup needs no
-    /// second read. `wantsContent` is asked with the row first: false (the caller knows what it
-    /// needs of it already) leaves the content nil and undecoded. Decoded in place, from SQLite's
-    /// own buffer (`ReadRow.decoded`).
-    public func packTileContent(_ key: TileKey, in region: RegionID, wantsContent: (TileID) -> Bool)
-        throws -> (id: TileID, content: Data?)?
-    {
-        try first(TreeRead.tileDataByKey, Self.arguments(key, region)) { row in
-            let id = TileID(rawValue: row.int64(0))
-            return (id, wantsContent(id) ? try row.decoded(1, compressed: row.bool(2)) : nil)
-        }
     }
 
     /// The stored data of a tile row, if `region` still holds it.
@@ -179,7 +166,7 @@ extension OfflineDatabase {
         try first(TreeRead.holdsResource, [.int(region.rawValue), .int(id.rawValue)]) { _ in true } ?? false
     }
 
-    private static func arguments(_ key: TileKey, _ region: RegionID) -> [ReadArgument] {
+    static func arguments(_ key: TileKey, _ region: RegionID) -> [ReadArgument] {
         [.text(key.urlTemplate), .int(Int64(key.pixelRatio)), .int(Int64(key.z)), .int(Int64(key.x)),
          .int(Int64(key.y)), .int(region.rawValue)]
     }

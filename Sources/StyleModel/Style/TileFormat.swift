@@ -4,18 +4,9 @@ import PackStore
 /// What a renderer reading `file://` needs from a stored tile, and the name extension that says
 /// what it is.
 public enum TileFormat {
-    /// The stored data decoded (zlib or gzip framing), then inflated once more when the content is
-    /// itself gzip (servers that send pre-gzipped vector tiles without Content-Encoding):
-    /// MapLibre Native inflates tiles fetched over HTTP but not those it reads from `file://`.
+    /// What a renderer reads of a stored tile (`ServedTile`: the store's one rule).
     public static func content(of data: StoredData) throws -> Data? {
-        try content(decoded: try data.decoded())
-    }
-
-    /// The same from stored data already decoded (`OfflineDatabase.packTileContent`).
-    public static func content(decoded: Data?) throws -> Data? {
-        guard let decoded else { return nil }
-        guard decoded.starts(with: [0x1F, 0x8B]) else { return decoded }
-        return try Zlib.decompress(decoded)
+        try ServedTile.content(of: data)
     }
 
     /// The extension for `content`: by magic bytes, else `fallback` (pbf for vector sources,
