@@ -211,7 +211,7 @@ static void read_bytes(fuse_req_t req, fuse_ino_t ino, size_t want, off_t offset
 }
 
 int main(int argc, char **argv) {
-    int ring = bare_ring_wanted(&argc, &argv);
+    int ring = bare_ring_wanted(&argc, &argv, "bare_db");
     if (argc != 6 && argc != 7) {
         fprintf(stderr, "usage: bare_db [--io-uring] DB TEMPLATE REGION_ID EXT MOUNTPOINT [THREADS]\n");
         return 2;
@@ -227,7 +227,7 @@ int main(int argc, char **argv) {
     struct fuse_session *session = fuse_session_new(&args, &ops, sizeof ops, NULL);
     if (!session || fuse_set_signal_handlers(session) != 0) return 1;
     if (fuse_session_mount(session, argv[5]) != 0) return 1;
-    if (ring) bare_ring_install(session, "bare_db");
+    if (ring) bare_ring_install(session);
     int status;
     if (threads <= 1) {
         status = fuse_session_loop(session);

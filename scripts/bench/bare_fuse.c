@@ -229,7 +229,7 @@ static void readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offse
 }
 
 int main(int argc, char **argv) {
-    int ring = bare_ring_wanted(&argc, &argv);
+    int ring = bare_ring_wanted(&argc, &argv, "bare_fuse");
     if (argc != 4) { fprintf(stderr, "usage: bare_fuse [--io-uring] ROOT|--tree LIST MOUNTPOINT\n"); return 2; }
     static struct tree tree;
     load(&tree, strcmp(argv[1], "--tree") == 0 ? NULL : argv[1], argv[2]);
@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
     struct fuse_session *session = fuse_session_new(&args, &ops, sizeof ops, &tree);
     if (!session || fuse_set_signal_handlers(session) != 0) return 1;
     if (fuse_session_mount(session, argv[3]) != 0) return 1;
-    if (ring) bare_ring_install(session, "bare_fuse");
+    if (ring) bare_ring_install(session);
     int status = fuse_session_loop(session);
     fuse_remove_signal_handlers(session);
     fuse_session_unmount(session);

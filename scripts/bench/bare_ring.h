@@ -281,23 +281,24 @@ static ssize_t ring_writev_hook(int fd, struct iovec *iov, int count, void *user
     return written;
 }
 
-// Removes a leading "--io-uring" from the arguments; 1 if it was there.
-static int bare_ring_wanted(int *argc, char ***argv) {
+// Removes a leading "--io-uring" from the arguments; 1 if it was there. Before the mount, so that
+// a kernel whose switch is off fails the server with nothing mounted.
+static int bare_ring_wanted(int *argc, char ***argv, const char *program) {
     if (*argc < 2 || strcmp((*argv)[1], "--io-uring") != 0) return 0;
     (*argv)[1] = (*argv)[0];
     (*argc)--, (*argv)++;
-    return 1;
-}
-
-// After fuse_session_mount: libfuse's I/O through the hooks. Fails unless the kernel's switch is on.
-static void bare_ring_install(struct fuse_session *session, const char *program) {
-    bare_ring.session = session;
     bare_ring.program = program;
-    bare_ring.fd = fuse_session_fd(session);
     FILE *parameter = fopen("/sys/module/fuse/parameters/enable_uring", "r");
     int enabled = parameter && fgetc(parameter) == 'Y';
     if (parameter) fclose(parameter);
     if (!enabled) ring_fail("/sys/module/fuse/parameters/enable_uring is not Y", 0);
+    return 1;
+}
+
+// After fuse_session_mount: libfuse's I/O through the hooks.
+static void bare_ring_install(struct fuse_session *session) {
+    bare_ring.session = session;
+    bare_ring.fd = fuse_session_fd(session);
     static const struct fuse_custom_io hooks = {.writev = ring_writev_hook, .read = ring_read_hook};
     if (fuse_session_custom_io(session, &hooks, bare_ring.fd) != 0) ring_fail("libfuse refused the I/O hooks", 0);
 }
