@@ -34,13 +34,17 @@ sides=(files mount mount_ring bare bare_ring floor floor_ring)
 switch=/sys/module/fuse/parameters/enable_uring
 previous=$(cat "$switch")
 server=
+declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)
+# cleanup: the bare servers told to stop first (one still loading mounts after an unmount would).
 cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for side in "${sides[@]}"; do fusermount3 -u "$work/mnt/$side" 2>/dev/null || true; done
   [ -z "$server" ] || kill "$server" 2>/dev/null || true
   echo "$previous" >"$switch"
 }
 cleanup
 trap cleanup EXIT
+trap 'exit 1' INT TERM  # a signal too ends through cleanup
 echo Y >"$switch"
 rm -rf "$work" && mkdir -p "$work/runs" "$work/logs"
 for side in "${sides[@]}"; do mkdir -p "$work/mnt/$side"; done
@@ -62,7 +66,6 @@ default_threads() { local n=$((2 * $(nproc))); echo $((n < 2 ? 2 : n > 16 ? 16 :
 tree() { case $1 in files) echo "$work/world/tiles" ;; mount*) echo "$work/mnt/$1/packs/bench" ;; *) echo "$work/mnt/$1" ;; esac; }
 # ring_flag SIDE: the bare servers' option for SIDE's transport.
 ring_flag() { [[ $1 == *_ring ]] && echo --io-uring || true; }
-declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)
 # start SIDE: a fresh process serving SIDE (nothing for files); a bare server's stderr (its
 # request counts per transport) goes to logs/SIDE.
 start() {
@@ -87,7 +90,7 @@ stop() {
               "$work/mnt/$1/status.json" >>"$work/logs/$1"
             [ "$1" = mount ] && vm_hwm "$work/packs.db" "$work/mnt/$1" >>"$work/runs/memory"
             unmount_db "$work/$([ "$1" = mount ] && echo packs || echo ring).db" "$work/mnt/$1" ;;
-    *) fusermount3 -u "$work/mnt/$1"; wait "${pids[$1]}" 2>/dev/null || true ;;
+    *) fusermount3 -u "$work/mnt/$1"; wait "${pids[$1]}" 2>/dev/null || true; unset "pids[$1]" ;;
   esac
 }
 # run SIDE PASS READERS [REPEATS]: one timed pass over SIDE's tree, its "rate seconds bytes" line

@@ -24,13 +24,17 @@ if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOUR
 switch=/sys/module/fuse/parameters/enable_uring
 previous=$(cat "$switch")
 db=$work/round.db mnt=$work/mnt bare=$work/bare
+bare_pid=
+# cleanup: a bare_fuse told to stop first (one still loading its tree mounts after an unmount would).
 cleanup() {
+  [ -z "$bare_pid" ] || kill "$bare_pid" 2>/dev/null || true
   fusermount3 -u "$mnt" 2>/dev/null || true
   fusermount3 -u "$bare" 2>/dev/null || true
   echo "$previous" >"$switch"
 }
 cleanup
 trap cleanup EXIT
+trap 'exit 1' INT TERM  # a signal too ends through cleanup
 echo Y >"$switch"
 rm -rf "$work" && mkdir -p "$mnt" "$bare"
 pack=$mnt/packs/big
@@ -99,7 +103,7 @@ bare() {
   local t saved=$pack name=bare_$1${3:+_ring}
   drop_caches
   "$work/bare_fuse" ${3:-} --tree "$work/tree.txt" "$bare" 2>"$work/bare.err" &
-  local pid=$!
+  bare_pid=$!
   for _ in $(seq 600); do mountpoint -q "$bare" && break; sleep 0.1; done
   mountpoint -q "$bare" || { echo "bare_fuse did not mount" >&2; exit 1; }
   pack=$bare
@@ -107,7 +111,8 @@ bare() {
   timed t "$2"
   pack=$saved
   fusermount3 -u "$bare"
-  wait "$pid" 2>/dev/null || true
+  wait "$bare_pid" 2>/dev/null || true
+  bare_pid=
   if [ -n "${3:-}" ] && ! grep -q '[1-9][0-9]* requests over the ring' "$work/bare.err"; then
     echo "bare_fuse --io-uring did not serve over the ring:" >&2; cat "$work/bare.err" >&2; exit 1
   fi
