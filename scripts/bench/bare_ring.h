@@ -250,8 +250,9 @@ static ssize_t ring_read_hook(int fd, void *buffer, size_t length, void *userdat
     atomic_fetch_add(&bare_ring.over_device, 1);
     const char *request = buffer;
     uint32_t opcode, flags, flags2;
+    if (count < ring_in_header + 20) return count;
     memcpy(&opcode, request + 4, 4);
-    if (count < ring_in_header + 20 || opcode != ring_init_opcode) return count;
+    if (opcode != ring_init_opcode) return count;
     memcpy(&bare_ring.init_unique, request + 8, 8);
     memcpy(&flags, request + ring_in_header + 12, 4);
     memcpy(&flags2, request + ring_in_header + 16, 4);
