@@ -8,11 +8,16 @@
 // layout, no style, no other file; names must be `<z>/<x>/<y>.<ext>`. Test-only; not part of PackFS.
 // usage: bare_db DB TEMPLATE REGION_ID EXT MOUNTPOINT [THREADS]   (THREADS 1: libfuse's
 //        single-threaded loop, as bare_fuse; more: its multi-threaded loop, a connection each)
+//    --io-uring first: served over FUSE's io_uring transport (bare_ring.h: its ring threads serve,
+//        THREADS then only sizes the /dev/fuse loop left with FORGETs; fails unless the kernel
+//        offers it); the request counts of each transport are printed on exit.
 // Runs in the foreground until unmounted.
+#define _GNU_SOURCE  // bare_ring.h: CPU_SET
 #define FUSE_USE_VERSION 312
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include "bare_offers.h"
+#include "bare_ring.h"
 #include <libdeflate.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -206,8 +211,9 @@ static void read_bytes(fuse_req_t req, fuse_ino_t ino, size_t want, off_t offset
 }
 
 int main(int argc, char **argv) {
+    int ring = bare_ring_wanted(&argc, &argv, "bare_db");
     if (argc != 6 && argc != 7) {
-        fprintf(stderr, "usage: bare_db DB TEMPLATE REGION_ID EXT MOUNTPOINT [THREADS]\n");
+        fprintf(stderr, "usage: bare_db [--io-uring] DB TEMPLATE REGION_ID EXT MOUNTPOINT [THREADS]\n");
         return 2;
     }
     config = (struct config){argv[1], argv[2], argv[4], atoll(argv[3]), time(NULL)};
@@ -221,6 +227,7 @@ int main(int argc, char **argv) {
     struct fuse_session *session = fuse_session_new(&args, &ops, sizeof ops, NULL);
     if (!session || fuse_set_signal_handlers(session) != 0) return 1;
     if (fuse_session_mount(session, argv[5]) != 0) return 1;
+    if (ring) bare_ring_install(session);
     int status;
     if (threads <= 1) {
         status = fuse_session_loop(session);
@@ -232,6 +239,7 @@ int main(int argc, char **argv) {
     }
     fuse_remove_signal_handlers(session);
     fuse_session_unmount(session);
+    if (ring && bare_ring_stop()) status = 1;
     fuse_session_destroy(session);
     return status ? 1 : 0;
 }

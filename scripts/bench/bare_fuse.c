@@ -10,11 +10,15 @@
 //    or: bare_fuse --tree LIST MOUNTPOINT (walk.sh: LIST holds lines "TYPE SIZE PATH", TYPE d or
 //        f, a directory before what it holds, as `find -printf '%y %s %P\n'` writes; names and
 //        sizes only, no bytes)
+// --io-uring first: served over FUSE's io_uring transport (bare_ring.h; fails unless the kernel
+// offers it); the request counts of each transport are printed on exit.
 // Runs in the foreground until unmounted.
+#define _GNU_SOURCE  // bare_ring.h: CPU_SET
 #define FUSE_USE_VERSION 312
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include "bare_offers.h"
+#include "bare_ring.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,7 +229,8 @@ static void readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offse
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: bare_fuse ROOT|--tree LIST MOUNTPOINT\n"); return 2; }
+    int ring = bare_ring_wanted(&argc, &argv, "bare_fuse");
+    if (argc != 4) { fprintf(stderr, "usage: bare_fuse [--io-uring] ROOT|--tree LIST MOUNTPOINT\n"); return 2; }
     static struct tree tree;
     load(&tree, strcmp(argv[1], "--tree") == 0 ? NULL : argv[1], argv[2]);
     const struct fuse_lowlevel_ops ops = {
@@ -237,9 +242,11 @@ int main(int argc, char **argv) {
     struct fuse_session *session = fuse_session_new(&args, &ops, sizeof ops, &tree);
     if (!session || fuse_set_signal_handlers(session) != 0) return 1;
     if (fuse_session_mount(session, argv[3]) != 0) return 1;
+    if (ring) bare_ring_install(session);
     int status = fuse_session_loop(session);
     fuse_remove_signal_handlers(session);
     fuse_session_unmount(session);
+    if (ring && bare_ring_stop()) status = 1;
     fuse_session_destroy(session);
     return status ? 1 : 0;
 }

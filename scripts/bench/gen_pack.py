@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Writes a pack of COUNT unique tiles straight into an offline database that `packfs reset` made:
-a square block of z16 tiles (stored as PackFS stores them: zlib, `compressed = 1`), the style
+a square block of z16 tiles made from real vector tiles (real_tiles.py: the Helsinki fixture's
+city-scale tiles, each made unique; stored as PackFS stores them: zlib, `compressed = 1`;
+22 KB each on average, so 1,000,000 tiles make a 22 GB database), the style
 that names them, the region and its memberships, and each tile's served size in PackFS's
 packfs_tile_sizes table, as PackFS's writer keeps it (`--app`: without, as an app's pack would be,
 so the mount must inflate every tile for its size). For the scale benchmarks (a 1,000,000-tile
-pack takes seconds this way, hours through a server). Usage: gen_pack.py DB COUNT [--app]"""
-import json, math, sqlite3, sys, zlib
+pack takes minutes this way, hours through a server). Usage: gen_pack.py DB COUNT [--app]"""
+import json, math, sqlite3, sys
+from real_tiles import ZLIB, RealTiles
 
 # PackFS's sizes table and its triggers, as Sources/PackStore/Schema/Schema.swift creates them.
 SIZES = ["""CREATE TABLE IF NOT EXISTS packfs_tile_sizes (
@@ -40,9 +43,10 @@ def main():
             "INSERT INTO resources (url, kind, data, compressed, accessed) VALUES (?, 1, ?, 0, 0)",
             (style_url, json.dumps(style).encode())).lastrowid
         db.execute("INSERT INTO region_resources (region_id, resource_id) VALUES (?, ?)", (region, resource))
-        content = lambda x, y: b"tile %d/%d " % (x, y) * 40
-        rows = ((template, z, x0 + i // side, y0 + i % side, zlib.compress(content(x0 + i // side, y0 + i % side)))
-                for i in range(count))
+        tiles = RealTiles(ZLIB)
+        key = lambda i: (x0 + i // side, y0 + i % side)
+        name = lambda i: b"%d/%d/%d" % (z, *key(i))
+        rows = ((template, z, *key(i), tiles.tile(i, name(i))[1]) for i in range(count))
         db.executemany("INSERT INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed) "
                        "VALUES (?, 1, ?, ?, ?, ?, 1, 0)", rows)
         if "--app" not in sys.argv[3:]:
@@ -50,8 +54,7 @@ def main():
                 db.execute(statement)
             db.executemany("INSERT INTO packfs_tile_sizes (tile_id, size) SELECT id, ? FROM tiles "
                            "WHERE url_template = ? AND pixel_ratio = 1 AND z = ? AND x = ? AND y = ?",
-                           ((len(content(x0 + i // side, y0 + i % side)), template, z, x0 + i // side, y0 + i % side)
-                            for i in range(count)))
+                           ((tiles.raw_size(i, name(i)), template, z, *key(i)) for i in range(count)))
         db.execute("INSERT INTO region_tiles (region_id, tile_id) SELECT ?, id FROM tiles", (region,))
     db.close()
     print(count)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Generates a tile server root for benchmarks: unique, compressible tiles for a bbox at one zoom,
-each with a pre-gzipped sibling (nginx gzip_static, as tile servers serve MBTiles blobs), a style
-and a TileJSON pointing at them. Usage: gen_tiles.py ROOT BASE_URL COUNT"""
-import gzip, json, math, os, random, sys
+"""Generates a tile server root for benchmarks: unique tiles made from real vector tiles
+(real_tiles.py: the Helsinki fixture's city-scale tiles, each made unique), raw, for a bbox at one
+zoom, each with a pre-gzipped sibling (nginx gzip_static, as tile servers serve MBTiles blobs), a
+style and a TileJSON pointing at them. Usage: gen_tiles.py ROOT BASE_URL COUNT"""
+import json, math, os, sys
+from real_tiles import GZIP, RealTiles
 
 def tile_range(count):
     # A square block of tiles at z15 around Helsinki, at least `count` tiles.
@@ -25,19 +27,18 @@ def bounds_of(z, x0, y0, side):
 def main():
     root, base, count = sys.argv[1], sys.argv[2].rstrip("/"), int(sys.argv[3])
     z, x0, y0, side = tile_range(count)
-    rng = random.Random(42)
-    words = [bytes(rng.choice(b"abcdefghijklmnop") for _ in range(8)) for _ in range(512)]
+    tiles = RealTiles(GZIP)
     urls = []
     for x in range(x0, x0 + side):
         d = os.path.join(root, "tiles", str(z), str(x))
         os.makedirs(d, exist_ok=True)
         for y in range(y0, y0 + side):
-            body = b"%d/%d/%d:" % (z, x, y) + b" ".join(rng.choice(words) for _ in range(rng.randint(300, 1500)))
+            body, gzipped = tiles.tile(len(urls), b"%d/%d/%d" % (z, x, y))
             path = os.path.join(d, "%d.pbf" % y)
             with open(path, "wb") as f:
                 f.write(body)
             with open(path + ".gz", "wb") as f:
-                f.write(gzip.compress(body, 6))
+                f.write(gzipped)
             urls.append("%s/tiles/%d/%d/%d.pbf" % (base, z, x, y))
     west, south, east, north = bounds_of(z, x0, y0, side)
     style = {"version": 8, "sources": {"bench": {"type": "vector", "tiles": [base + "/tiles/{z}/{x}/{y}.pbf"],

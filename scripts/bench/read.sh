@@ -1,157 +1,138 @@
 #!/usr/bin/env bash
-# Read benchmark: every tile of a generated pack of N unique tiles (default 20,000) read through
-# the mount, cold (fresh mount, page cache dropped) and warm, against the same tiles read from
-# ordinary files on the same disk, in the same run, each file opened, read to EOF and closed
-# (read_tiles.c). Cold and warm passes also read a bare FUSE filesystem (bare_fuse.c: the same
-# tiles held in memory, the same kernel settings as PackFS): cold (a fresh process, caches
-# dropped) it pays the kernel's FUSE round trips and nothing else, the floor for any FUSE
-# filesystem; warm, as a warm pass sends neither of them a message, its rate is the ceiling the
-# kernel's FUSE path sets. Each run prints mount/files, mount/bare and bare/files, cold and warm.
-# Cold passes also read a fourth tree, bare_db.c: the same pack served straight from the database
-# by the least a FUSE filesystem can do with MapLibre's format (one SQLite statement and one
-# inflate per tile, libfuse's own loop with as many threads as PackFS's default), the floor for
-# serving these tiles from this file; each run prints mount/floor and floor/files, cold.
-# Also prints the daemon's peak memory (VmHWM) against the tile bytes it served.
-# With PACKFS_BENCH_RESULTS=FILE (all.sh), also appends each round's figures to FILE.
-# Needs root (drop_caches), FUSE and a C compiler. usage: read.sh [TILES] [THREADS]
+# Read benchmark (issues 12 and 30): every tile of a pack of N unique tiles (default 20,000) read,
+# each file opened, read to EOF and closed (read_tiles.c), in three passes: cold with 1 reader,
+# cold with THREADS readers (default 4), warm with 1 reader. The tiles are real vector tiles
+# (real_tiles.py: the Helsinki fixture's city-scale tiles, each made unique), served by nginx and
+# downloaded into the pack by `packfs download`. Seven trees are read in every pass:
+# - files: the same tiles as ordinary files on the same disk (raw bytes);
+# - PackFS (the mount), over /dev/fuse (-o io_uring=off) and over io_uring (-o io_uring=on);
+# - bare_fuse (bare_fuse.c: the tiles held in memory, PackFS's kernel settings), on both
+#   transports: the floor of any FUSE filesystem, the kernel's round trips and nothing else;
+# - bare_db (bare_db.c: the pack served straight from the database, one SQLite statement and one
+#   inflate per tile, PackFS's default thread count), on both transports: the format's floor.
+# Cold: page cache, dentries and inodes dropped, and every FUSE tree a fresh process. Warm: every
+# tree mounted once, read once unmeasured, then read again and again (nothing reaches a daemon).
+# Also: the inflate alone (inflate_floor.c: libdeflate over the pack's stored tiles, from memory,
+# one thread), part of the format's floor; the daemon's peak memory.
+# Prints, per pass and transport, the median rate of each tree and PackFS's ratio to files and to
+# both floors (medians of the ratios within each round), the transports against each other, the
+# inflate's rate and the tiles' mean stored and raw sizes. Checks that every tree served the same
+# bytes and that the io_uring trees were served over the ring.
+# The kernel's switch /sys/module/fuse/parameters/enable_uring is set Y (needs Linux 6.14+) and
+# restored on exit. Rounds: PACKFS_BENCH_COLD_ROUNDS (3) cold, PACKFS_BENCH_PASSES (9) warm.
+# PACKFS_BIN: a built packfs to use (else a release build). With PACKFS_BENCH_RESULTS=FILE
+# (all.sh), also appends each round's figures to FILE (read_report.py).
+# Needs root (drop_caches, the switch), FUSE, a C compiler, liburing, libdeflate, nginx.
+# usage: read.sh [TILES] [THREADS]
 set -euo pipefail
 tiles=${1:-20000}
 threads=${2:-4}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
 source "$(dirname "$0")/common.sh"
-build_packfs
-fusermount3 -u "$work/mnt" 2>/dev/null || true
-fusermount3 -u "$work/bare" 2>/dev/null || true
-fusermount3 -u "$work/floor" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt" "$work/bare" "$work/floor" "$work/runs"
+if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
+sides=(files mount mount_ring bare bare_ring floor floor_ring)
+switch=/sys/module/fuse/parameters/enable_uring
+previous=$(cat "$switch")
+server=
+declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)
+# cleanup: the bare servers told to stop first (one still loading mounts after an unmount would).
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for side in "${sides[@]}"; do fusermount3 -u "$work/mnt/$side" 2>/dev/null || true; done
+  [ -z "$server" ] || kill "$server" 2>/dev/null || true
+  echo "$previous" >"$switch"
+}
+cleanup
+trap cleanup EXIT
+trap 'exit 1' INT TERM  # a signal too ends through cleanup
+echo Y >"$switch"
+rm -rf "$work" && mkdir -p "$work/runs" "$work/logs"
+for side in "${sides[@]}"; do mkdir -p "$work/mnt/$side"; done
 cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
 "$cc" -O2 -pthread -o "$work/read_tiles" scripts/bench/read_tiles.c
-"$cc" -O2 -o "$work/bare_fuse" scripts/bench/bare_fuse.c $(pkg-config --cflags --libs fuse3)
-"$cc" -O2 -pthread -o "$work/bare_db" scripts/bench/bare_db.c $(pkg-config --cflags --libs fuse3 sqlite3 libdeflate)
+"$cc" -O2 -pthread -o "$work/bare_fuse" scripts/bench/bare_fuse.c $(pkg-config --cflags --libs fuse3 liburing)
+"$cc" -O2 -pthread -o "$work/bare_db" scripts/bench/bare_db.c $(pkg-config --cflags --libs fuse3 sqlite3 libdeflate liburing)
+"$cc" -O2 -o "$work/inflate_floor" scripts/bench/inflate_floor.c $(pkg-config --cflags --libs sqlite3 libdeflate)
 serve_tiles "$work" "$tiles"
-trap 'for m in mnt bare floor; do fusermount3 -u "$work/$m" 2>/dev/null || true; done; kill $server 2>/dev/null || true' EXIT
 "$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
-kill $server 2>/dev/null || true
-
-# The same tiles as ordinary files, same disk: the generated server root (raw .pbf bytes).
-(cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) > "$work/list.txt"
-declare -A root=([files]="$work/world/tiles" [mount]="$work/mnt/packs/bench" [bare]="$work/bare" [floor]="$work/floor")
-# run SIDE PASS [ROUNDS]: one pass over SIDE's tree, its "rate seconds bytes" line appended to
-# runs/SIDE-PASS. A warm pass reads the list 5 times, so that it lasts long enough to time.
-run() { "$work/read_tiles" "${root[$1]}" "$work/list.txt" "$threads" "${3:-1}" >>"$work/runs/$1-$2"; }
-cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-3}
-passes=${PACKFS_BENCH_PASSES:-9}
-mount_pack() { mount_db "$work/packs.db" "$work/mnt" ${PACKFS_BENCH_MOUNT_OPTIONS:-}; }
-unmount_pack() { unmount_db "$work/packs.db" "$work/mnt"; }
-# peak_memory: the mounted daemon's peak resident set so far, in KiB, appended to runs/memory.
-peak_memory() { vm_hwm "$work/packs.db" "$work/mnt" >>"$work/runs/memory"; }
-
-# bare_mount: a fresh bare FUSE process serving the tiles from memory (loaded from the files).
-bare_mount() {
-  "$work/bare_fuse" "${root[files]}" "$work/list.txt" "${root[bare]}" &
-  bare_pid=$!
-  for _ in $(seq 100); do mountpoint -q "${root[bare]}" && return; sleep 0.1; done
-  echo "bare FUSE did not mount" >&2; exit 1
-}
-bare_unmount() { fusermount3 -u "${root[bare]}"; wait "$bare_pid" 2>/dev/null || true; }
-
-# floor_mount: a fresh bare_db process serving the pack's tiles from the database (its one tile
-# set, pack 1), with PackFS's default thread count.
-floor_mount() {
-  local template
-  template=$(sqlite3 "$work/packs.db" "SELECT url_template FROM tiles LIMIT 1")
-  "$work/bare_db" "$work/packs.db" "$template" 1 pbf "${root[floor]}" "$(default_threads)" &
-  floor_pid=$!
-  for _ in $(seq 100); do mountpoint -q "${root[floor]}" && return; sleep 0.1; done
-  echo "bare_db did not mount" >&2; exit 1
-}
-floor_unmount() { fusermount3 -u "${root[floor]}"; wait "$floor_pid" 2>/dev/null || true; }
+kill "$server" 2>/dev/null || true
+cp "$work/packs.db" "$work/ring.db"  # a daemon locks its database: the io_uring mount gets a copy
+(cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) >"$work/list.txt"
+template=$(sqlite3 "$work/packs.db" "SELECT url_template FROM tiles LIMIT 1")
 # default_threads: `packfs mount`'s default --threads (MountCommand.defaultThreads).
 default_threads() { local n=$((2 * $(nproc))); echo $((n < 2 ? 2 : n > 16 ? 16 : n)); }
 
-# Rounds of one pass per side, back to back, so that every side meets the same machine (a
-# background job slows a whole round); the order within a round rotates, so that no side always
-# follows the same one. Cold: page cache, dentries and inodes dropped before each pass; for the
-# mount and the bare filesystem also a fresh process (its own caches empty), so every tile costs
-# a lookup and a read (and for the mount a database query).
-cold_pass() {
-  case "$1" in
-    mount) mount_pack; drop_caches; run mount cold; peak_memory; unmount_pack ;;
-    bare) bare_mount; drop_caches; run bare cold; bare_unmount ;;
-    files) drop_caches; run files cold ;;
-    floor) floor_mount; drop_caches; run floor cold; floor_unmount ;;
+# tree SIDE: where SIDE's tiles are (z/x/y.pbf under it).
+tree() { case $1 in files) echo "$work/world/tiles" ;; mount*) echo "$work/mnt/$1/packs/bench" ;; *) echo "$work/mnt/$1" ;; esac; }
+# ring_flag SIDE: the bare servers' option for SIDE's transport.
+ring_flag() { [[ $1 == *_ring ]] && echo --io-uring || true; }
+# start SIDE: a fresh process serving SIDE (nothing for files); a bare server's stderr (its
+# request counts per transport) goes to logs/SIDE.
+start() {
+  local mnt=$work/mnt/$1
+  case $1 in
+    files) return ;;
+    mount) mount_db "$work/packs.db" "$mnt" -o io_uring=off ${PACKFS_BENCH_MOUNT_OPTIONS:-} ;;
+    mount_ring) mount_db "$work/ring.db" "$mnt" -o io_uring=on ${PACKFS_BENCH_MOUNT_OPTIONS:-} ;;
+    bare*) "$work/bare_fuse" $(ring_flag "$1") "$work/world/tiles" "$work/list.txt" "$mnt" 2>>"$work/logs/$1" & ;;
+    floor*) "$work/bare_db" $(ring_flag "$1") "$work/packs.db" "$template" 1 pbf "$mnt" "$(default_threads)" \
+              2>>"$work/logs/$1" & ;;
+  esac
+  [[ $1 != mount* ]] && pids[$1]=$!
+  for _ in $(seq 100); do mountpoint -q "$mnt" && return; sleep 0.1; done
+  echo "$1 did not mount (logs/$1)" >&2; exit 1
+}
+# stop SIDE: unmounted, its process gone. A PackFS mount first shows which transport served.
+stop() {
+  case $1 in
+    files) ;;
+    mount*) python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["transport"])' \
+              "$work/mnt/$1/status.json" >>"$work/logs/$1"
+            [ "$1" = mount ] && vm_hwm "$work/packs.db" "$work/mnt/$1" >>"$work/runs/memory"
+            unmount_db "$work/$([ "$1" = mount ] && echo packs || echo ring).db" "$work/mnt/$1" ;;
+    *) fusermount3 -u "$work/mnt/$1"; wait "${pids[$1]}" 2>/dev/null || true; unset "pids[$1]" ;;
   esac
 }
-sides=(files mount bare floor)
-for i in $(seq "$cold_rounds"); do
-  for k in 0 1 2 3; do cold_pass "${sides[(i + k) % 4]}"; done
-done
-# Warm: the same files again and again, everything cached (one unmeasured pass first).
-mount_pack
-bare_mount
-for side in files mount bare; do run "$side" unmeasured; done
-order=(files mount bare)
-for i in $(seq "$passes"); do
-  for k in 0 1 2; do run "${order[(i + k) % 3]}" warm 5; done
-done
-peak_memory
-unmount_pack; bare_unmount
+# run SIDE PASS READERS [REPEATS]: one timed pass over SIDE's tree, its "rate seconds bytes" line
+# appended to runs/SIDE-PASS (a warm pass reads the list 5 times, so that it lasts long enough).
+run() { "$work/read_tiles" "$(tree "$1")" "$work/list.txt" "$3" "${4:-1}" >>"$work/runs/$1-$2"; }
 
-# The median of a side's passes (by rate); each line is "rate seconds bytes".
-rate() { sort -n "$work/runs/$1" | awk '{ line[NR] = $1 } END { print line[int((NR + 1) / 2)] }'; }
-# pair_ratio A B: the median over rounds of A's rate / B's rate in that round. A slow spell of the
-# machine (this VM's DAMON reclaims page cache now and then) slows both sides of a round; a
-# ratio of the two medians would compare passes from different rounds.
-pair_ratio() {
-  paste -d' ' "$work/runs/$1" "$work/runs/$2" | python3 -c '
-import sys, statistics
-print(f"{statistics.median(float(l.split()[0]) / float(l.split()[3]) for l in sys.stdin):.2f}")'
-}
-# Same bytes every way (a benchmark of the wrong content would be meaningless).
-for pass in cold warm; do
+# Rounds of one pass per tree, back to back, so that every tree meets the same machine (a
+# background job slows a whole round); the order rotates, so that no tree always follows the
+# same one.
+cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-3}
+passes=${PACKFS_BENCH_PASSES:-9}
+for i in $(seq "$cold_rounds"); do
+  for pass in cold1 cold; do
+    readers=$([ $pass = cold1 ] && echo 1 || echo "$threads")
+    for k in $(seq 0 6); do
+      side=${sides[(i + k) % 7]}
+      start "$side"; drop_caches; run "$side" $pass "$readers"; stop "$side"
+    done
+  done
+done
+for side in "${sides[@]}"; do start "$side"; done
+for side in "${sides[@]}"; do run "$side" unmeasured 1; done
+for i in $(seq "$passes"); do
+  for k in $(seq 0 6); do run "${sides[(i + k) % 7]}" warm 1 5; done
+done
+for side in "${sides[@]}"; do stop "$side"; done
+# The inflate alone, the database in memory: as many rounds as the cold passes, "seconds tiles
+# bytes failed" each.
+for _ in $(seq "$cold_rounds"); do "$work/inflate_floor" "$work/packs.db" >>"$work/runs/inflate"; done
+
+for pass in cold1 cold warm; do
   [ "$(cut -d' ' -f3 "$work"/runs/*-$pass | sort -u | wc -l)" = 1 ] || { echo "$pass: byte totals differ" >&2; exit 1; }
 done
-# record_rounds PASS: each round's rates and ratios of PASS as figures for all.sh (common.sh's
-# record), the ratios taken within the round as above.
-record_rounds() {
-  local files mount bare
-  while read -r files _ _ mount _ _ bare _ _; do
-    record "read.$1.files_rate" "$files"; record "read.$1.mount_rate" "$mount"; record "read.$1.bare_rate" "$bare"
-    record "read.$1.mount_files" "$(awk "BEGIN { print $mount / $files }")"
-    record "read.$1.mount_bare" "$(awk "BEGIN { print $mount / $bare }")"
-    record "read.$1.bare_files" "$(awk "BEGIN { print $bare / $files }")"
-  done < <(paste -d' ' "$work/runs/files-$1" "$work/runs/mount-$1" "$work/runs/bare-$1")
-}
-record "# read_tiles" "$count"; record "# threads" "$threads"
-record_rounds cold
-record_rounds warm
-while read -r files _ _ mount _ _ floor _ _; do
-  record read.cold.floor_rate "$floor"
-  record read.cold.mount_floor "$(awk "BEGIN { print $mount / $floor }")"
-  record read.cold.floor_files "$(awk "BEGIN { print $floor / $files }")"
-done < <(paste -d' ' "$work/runs/files-cold" "$work/runs/mount-cold" "$work/runs/floor-cold")
-# Memory: each cold daemon's peak, then the warm one's (runs/memory holds them in that order).
-while read -r kib; do record read.cold.daemon_mb "$(awk "BEGIN { print $kib / 1024 }")"; done \
-  < <(head -n "$cold_rounds" "$work/runs/memory")
-record read.warm.daemon_mb "$(awk '{ kib = $1 } END { print kib / 1024 }' "$work/runs/memory")"
-echo "tiles: $count, $threads reader threads, $(nproc) cores; $cold_rounds cold and $passes warm rounds"
-echo "rates: medians of each side's passes; ratios: medians of the ratios within each round"
-echo "targets (issue 12): cold mount/files >= 0.7, cold mount/bare >= 0.5, warm mount/bare >= 0.98"
-printf '%-5s %11s %11s %11s %12s %11s %11s\n' pass "files t/s" "mount t/s" "bare t/s" mount/files mount/bare bare/files
-for pass in cold warm; do
-  printf '%-5s %11s %11s %11s %12s %11s %11s\n' "$pass" "$(rate files-$pass)" "$(rate mount-$pass)" \
-    "$(rate bare-$pass)" "$(pair_ratio mount-$pass files-$pass)" "$(pair_ratio mount-$pass bare-$pass)" \
-    "$(pair_ratio bare-$pass files-$pass)"
+# Served over the ring: each io_uring tree served at least a request per tile over it, each time.
+for side in bare_ring floor_ring; do
+  grep -o '[0-9]* requests over the ring' "$work/logs/$side" | awk -v least="$count" '$1 < least { bad++ } END { exit !(NR && !bad) }' ||
+    { echo "$side was not served over io_uring:" >&2; cat "$work/logs/$side" >&2; exit 1; }
 done
-printf 'cold, against the format floor (bare_db.c, %s threads): floor %s t/s, mount/floor %s, floor/files %s\n' \
-  "$(default_threads)" "$(rate floor-cold)" "$(pair_ratio mount-cold floor-cold)" "$(pair_ratio floor-cold files-cold)"
-# Memory: the largest cold daemon (each read every tile once), and the warm one (every tile read
-# cold once, then warm passes, which send it nothing).
-tile_bytes=$(head -1 "$work/runs/files-cold" | cut -d' ' -f3)
-cold_peak=$(head -n "$cold_rounds" "$work/runs/memory" | sort -n | tail -1); warm_peak=$(tail -1 "$work/runs/memory")
-python3 -c "print(f'daemon peak memory: cold {$cold_peak/1024:.1f} MB, warm {$warm_peak/1024:.1f} MB,' +
-  f' serving {$tile_bytes/2**20:.1f} MB of tiles ({$warm_peak*1024/$tile_bytes:.2f} of them)')"
-echo "every pass (tiles/s):"
-for f in files-cold mount-cold bare-cold floor-cold files-warm mount-warm bare-warm; do
-  printf '  %-11s %s\n' "$f" "$(cut -d' ' -f1 "$work/runs/$f" | tr '\n' ' ')"
-done
+if grep -qv '^io_uring' "$work/logs/mount_ring"; then
+  echo "PackFS did not always serve over io_uring:" >&2; cat "$work/logs/mount_ring" >&2; exit 1
+fi
+stored=$(sqlite3 "$work/packs.db" "SELECT AVG(LENGTH(data)) FROM tiles")
+python3 scripts/bench/read_report.py "$work/runs" "$count" "$threads" "$stored" "$(default_threads)"
+echo "io_uring trees, per mount: $(sort "$work/logs/mount_ring" | uniq -c | xargs) (PackFS);" \
+  "$(grep -ho '[0-9]* requests over the ring' "$work/logs/bare_ring" | head -1) (bare_fuse, first cold pass)"

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""read.sh's arithmetic and table. RUNS holds one file per tree and pass, SIDE-PASS, a line
+"rate seconds bytes" per round (read_tiles.c), `inflate` ("seconds tiles bytes failed" per round,
+inflate_floor.c) and `memory` (the /dev/fuse daemon's VmHWM in KiB after each pass, the warm one
+last). Rates are medians over rounds; a ratio is the median of the ratios within each round (a
+slow spell of the machine slows both sides of a round; a ratio of two medians would compare
+passes from different rounds). With PACKFS_BENCH_RESULTS set, appends each round's figures to it
+(all.sh). Usage: read_report.py RUNS TILES THREADS MEAN_STORED_BYTES FLOOR_THREADS"""
+import os, statistics, sys
+
+runs, count, threads, stored, floor_threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]
+PASSES = [("cold1", "cold, 1 reader"), ("cold", f"cold, {threads} readers"), ("warm", "warm, 1 reader")]
+TRANSPORTS = [("", "/dev/fuse"), ("_ring", "io_uring")]
+TREES = [("mount", "PackFS"), ("bare", "bare_fuse"), ("floor", "bare_db")]
+
+
+def lines(name):
+    return [line.split() for line in open(os.path.join(runs, name))]
+
+
+def rates(side, p):
+    return [float(words[0]) for words in lines(f"{side}-{p}")]
+
+
+def ratios(a, b, p):
+    return [x / y for x, y in zip(rates(a, p), rates(b, p))]
+
+
+def record(name, value):
+    if os.environ.get("PACKFS_BENCH_RESULTS"):
+        with open(os.environ["PACKFS_BENCH_RESULTS"], "a") as results:
+            results.write(f"{name} {value}\n")
+
+
+def record_rounds():
+    record("# read_tiles", count)
+    record("# threads", threads)
+    for p, _ in PASSES:
+        for side in ["files"] + [tree + suffix for tree, _ in TREES for suffix, _ in TRANSPORTS]:
+            for rate in rates(side, p):
+                record(f"read.{p}.{side}_rate", rate)
+        for suffix, _ in TRANSPORTS:
+            mount = "mount" + suffix
+            pairs = [(mount, "files"), (mount, "bare" + suffix), (mount, "floor" + suffix),
+                     ("bare" + suffix, "files"), ("floor" + suffix, "files")]
+            for a, b in pairs:
+                # /dev/fuse's keep the names all.sh's summary knows (read.cold.mount_bare...);
+                # io_uring's are named after their first tree alone (read.cold.mount_ring_bare).
+                for value in ratios(a, b, p):
+                    record(f"read.{p}.{a}_{b.removesuffix(suffix)}", value)
+    for seconds, tiles, _, _ in lines("inflate"):
+        record("read.inflate_rate", int(tiles) / float(seconds))
+    memory = [int(words[0]) for words in lines("memory")]
+    for kib in memory[:-1]:
+        record("read.cold.daemon_mb", kib / 1024)
+    record("read.warm.daemon_mb", memory[-1] / 1024)
+
+
+def table():
+    raw = int(lines("files-cold1")[0][2]) / count
+    cold_rounds, warm_rounds = len(rates("files", "cold")), len(rates("files", "warm"))
+    print(f"tiles: {count:,} real vector tiles, each unique (real_tiles.py): mean {stored / 1024:.1f} KB stored, "
+          f"{raw / 1024:.1f} KB raw; {os.cpu_count()} cores; bare_db: {floor_threads} threads")
+    print(f"{cold_rounds} cold rounds, {warm_rounds} warm; rates: medians (tiles/s); ratios: medians of the ratios "
+          "within each round")
+    heads = ["files", "PackFS", "bare_fuse", "bare_db", "PackFS/files", "PackFS/bare_fuse", "PackFS/bare_db"]
+    print(f"{'pass':<17} {'transport':<10}" + "".join(f" {h:>{max(9, len(h))}}" for h in heads))
+    for p, label in PASSES:
+        for suffix, transport in TRANSPORTS:
+            figures = [statistics.median(rates("files", p))] + \
+                      [statistics.median(rates(tree + suffix, p)) for tree, _ in TREES]
+            shares = [statistics.median(ratios("mount" + suffix, b, p))
+                      for b in ("files", "bare" + suffix, "floor" + suffix)]
+            cells = [f"{f:,.0f}" for f in figures] + [f"{r:.2f}" for r in shares]
+            print(f"{label if not suffix else '':<17} {transport:<10}" +
+                  "".join(f" {c:>{max(9, len(h))}}" for c, h in zip(cells, heads)))
+    for tree, name in TREES:
+        speedups = ", ".join(f"{p} {statistics.median(ratios(tree + '_ring', tree, p)):.2f}x" for p, _ in PASSES)
+        print(f"io_uring / /dev/fuse, {name}: {speedups}")
+    inflate = [(float(s), int(t), int(b)) for s, t, b, _ in lines("inflate")]
+    seconds, tiles, made = sorted(inflate)[len(inflate) // 2]
+    print(f"inflate alone (libdeflate, 1 thread, the pack's stored tiles in memory): {tiles / seconds:,.0f} tiles/s, "
+          f"{made / seconds / 2**20:,.0f} MB/s of raw tiles ({seconds / tiles * 1e6:.1f} us a tile), median of "
+          f"{len(inflate)}")
+    memory = [int(words[0]) for words in lines("memory")]
+    print(f"PackFS daemon peak memory (/dev/fuse): cold {max(memory[:-1]) / 1024:.1f} MB, warm {memory[-1] / 1024:.1f} MB, "
+          f"serving {raw * count / 2**20:.1f} MB of tiles")
+    print("targets (issue 12, /dev/fuse): cold mount/files >= 0.7, cold mount/bare >= 0.5, warm mount/bare >= 0.98")
+    print("every pass (tiles/s):")
+    for p, _ in PASSES:
+        for side in ["files"] + [tree + suffix for tree, _ in TREES for suffix, _ in TRANSPORTS]:
+            print(f"  {side + '-' + p:<17} " + " ".join(f"{r:.0f}" for r in rates(side, p)))
+
+
+record_rounds()
+table()
