@@ -93,9 +93,28 @@ stop() {
     *) fusermount3 -u "$work/mnt/$1"; wait "${pids[$1]}" 2>/dev/null || true; unset "pids[$1]" ;;
   esac
 }
+# pid_of SIDE: the process serving SIDE (none for files).
+pid_of() {
+  case $1 in
+    files) ;;
+    mount) daemon_pid "$work/packs.db" "$work/mnt/$1" ;;
+    mount_ring) daemon_pid "$work/ring.db" "$work/mnt/$1" ;;
+    *) echo "${pids[$1]}" ;;
+  esac
+}
+# cpu_ticks PID: the process's user + system time so far, all threads, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # run SIDE PASS READERS [REPEATS]: one timed pass over SIDE's tree, its "rate seconds bytes" line
-# appended to runs/SIDE-PASS (a warm pass reads the list 5 times, so that it lasts long enough).
-run() { "$work/read_tiles" "$(tree "$1")" "$work/list.txt" "$3" "${4:-1}" >>"$work/runs/$1-$2"; }
+# appended to runs/SIDE-PASS (a warm pass reads the list 5 times, so that it lasts long enough),
+# and the CPU seconds its server spent in the pass to runs/SIDE-PASS-cpu.
+run() {
+  local pid before
+  pid=$(pid_of "$1")
+  [ -z "$pid" ] || before=$(cpu_ticks "$pid")
+  "$work/read_tiles" "$(tree "$1")" "$work/list.txt" "$3" "${4:-1}" >>"$work/runs/$1-$2"
+  [ -z "$pid" ] || echo "$(( $(cpu_ticks "$pid") - before )) $(getconf CLK_TCK)" |
+    awk '{ print $1 / $2 }' >>"$work/runs/$1-$2-cpu"
+}
 
 # Rounds of one pass per tree, back to back, so that every tree meets the same machine (a
 # background job slows a whole round); the order rotates, so that no tree always follows the

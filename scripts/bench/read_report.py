@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """read.sh's arithmetic and table. RUNS holds one file per tree and pass, SIDE-PASS, a line
 "rate seconds bytes" per round (read_tiles.c), `inflate` ("seconds tiles bytes failed" per round,
-inflate_floor.c) and `memory` (the /dev/fuse daemon's VmHWM in KiB after each pass, the warm one
+inflate_floor.c), SIDE-PASS-cpu (the server's CPU seconds in each pass) and `memory` (the /dev/fuse daemon's VmHWM in KiB after each pass, the warm one
 last). Rates are medians over rounds; a ratio is the median of the ratios within each round (a
 slow spell of the machine slows both sides of a round; a ratio of two medians would compare
 passes from different rounds). With PACKFS_BENCH_RESULTS set, appends each round's figures to it
@@ -20,6 +20,12 @@ def lines(name):
 
 def rates(side, p):
     return [float(words[0]) for words in lines(f"{side}-{p}")]
+
+
+def cpu_per_tile(side, p):
+    """Microseconds of the server's CPU per tile read, each round (a warm pass reads each tile 5 times)."""
+    reads = count * (5 if p == "warm" else 1)
+    return [float(words[0]) * 1e6 / reads for words in lines(f"{side}-{p}-cpu")]
 
 
 def ratios(a, b, p):
@@ -48,6 +54,10 @@ def record_rounds():
                 # io_uring's are named after their first tree alone (read.cold.mount_ring_bare).
                 for value in ratios(a, b, p):
                     record(f"read.{p}.{a}_{b.removesuffix(suffix)}", value)
+        for tree, _ in TREES:
+            for suffix, _ in TRANSPORTS:
+                for micros in cpu_per_tile(tree + suffix, p):
+                    record(f"read.{p}.{tree + suffix}_cpu_us", micros)
     for seconds, tiles, _, _ in lines("inflate"):
         record("read.inflate_rate", int(tiles) / float(seconds))
     memory = [int(words[0]) for words in lines("memory")]
@@ -77,6 +87,13 @@ def table():
     for tree, name in TREES:
         speedups = ", ".join(f"{p} {statistics.median(ratios(tree + '_ring', tree, p)):.2f}x" for p, _ in PASSES)
         print(f"io_uring / /dev/fuse, {name}: {speedups}")
+    print("server CPU per tile (user + system, all threads; medians), and io_uring's against /dev/fuse's:")
+    for p, label in PASSES:
+        cells = []
+        for tree, name in TREES:
+            classic, ring = (statistics.median(cpu_per_tile(tree + suffix, p)) for suffix, _ in TRANSPORTS)
+            cells.append(f"{name} {classic:.0f} -> {ring:.0f} us ({(ring / classic - 1) * 100:+.0f}%)")
+        print(f"  {label}: " + ", ".join(cells))
     inflate = [(float(s), int(t), int(b)) for s, t, b, _ in lines("inflate")]
     seconds, tiles, made = sorted(inflate)[len(inflate) // 2]
     print(f"inflate alone (libdeflate, 1 thread, the pack's stored tiles in memory): {tiles / seconds:,.0f} tiles/s, "
