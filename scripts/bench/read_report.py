@@ -92,7 +92,8 @@ def table():
         cells = []
         for tree, name in TREES:
             classic, ring = (statistics.median(cpu_per_tile(tree + suffix, p)) for suffix, _ in TRANSPORTS)
-            cells.append(f"{name} {classic:.0f} -> {ring:.0f} us ({(ring / classic - 1) * 100:+.0f}%)")
+            change = f"{(ring / classic - 1) * 100:+.0f}%" if classic else "n/a"  # warm: the kernel serves
+            cells.append(f"{name} {classic:.1f} -> {ring:.1f} us ({change})")
         print(f"  {label}: " + ", ".join(cells))
     inflate = [(float(s), int(t), int(b)) for s, t, b, _ in lines("inflate")]
     seconds, tiles, made = sorted(inflate)[len(inflate) // 2]
