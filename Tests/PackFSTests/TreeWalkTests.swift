@@ -305,4 +305,22 @@ final class TreeWalkTests: XCTestCase {
         fs.caches.forgetPack(region)
         XCTAssertNil(view(), "forgetting the pack drops it")
     }
+
+    /// Issue 30: a cold tile LOOKUP (a tile never looked up, in a pack an earlier request has
+    /// read) takes two locks, the content cache's and the reader pool's, and each at most three
+    /// times; it took six locks, eight times, before.
+    func testAColdTileLookupTakesTwoLocks() throws {
+        let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
+        let names = try walker.list(column).map(\.name).filter { $0.hasSuffix(".pbf") }
+        XCTAssertGreaterThan(names.count, 1)
+        _ = try fs.lookup(parent: column, name: names[0], caller: walker.caller)
+        var entry: Entry?
+        let taken = try LockTally.counting {
+            entry = try fs.lookup(parent: column, name: names[1], caller: walker.caller)
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(entry).attributes.size, 0)
+        XCTAssertFalse(taken.isEmpty, "counted (a debug build)")
+        XCTAssertLessThanOrEqual(Set(taken).count, 2, "locks taken: \(taken)")
+        XCTAssertLessThanOrEqual(taken.count, 5)
+    }
 }

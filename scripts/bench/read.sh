@@ -20,7 +20,8 @@
 # bytes and that the io_uring trees were served over the ring.
 # The kernel's switch /sys/module/fuse/parameters/enable_uring is set Y (needs Linux 6.14+) and
 # restored on exit. Rounds: PACKFS_BENCH_COLD_ROUNDS (3) cold, PACKFS_BENCH_PASSES (9) warm.
-# PACKFS_BIN: a built packfs to use (else a release build). With PACKFS_BENCH_RESULTS=FILE
+# PACKFS_BIN: a built packfs to use (else a release build). PACKFS_BENCH_STORE=raw: the pack's
+# tiles stored inflated (inflate_pack.py), to measure what the inflate costs cold reads. With PACKFS_BENCH_RESULTS=FILE
 # (all.sh), also appends each round's figures to FILE (read_report.py).
 # Needs root (drop_caches, the switch), FUSE, a C compiler, liburing, libdeflate, nginx.
 # usage: read.sh [TILES] [THREADS]
@@ -56,6 +57,8 @@ cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
 serve_tiles "$work" "$tiles"
 "$packfs" download "$work/packs.db" bench "$work/world/region.json" 2>/dev/null
 kill "$server" 2>/dev/null || true
+# PACKFS_BENCH_STORE=raw: the pack's tiles stored inflated (a lever for cold reads: no inflate).
+[ "${PACKFS_BENCH_STORE:-}" != raw ] || python3 scripts/bench/inflate_pack.py "$work/packs.db" >/dev/null
 cp "$work/packs.db" "$work/ring.db"  # a daemon locks its database: the io_uring mount gets a copy
 (cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) >"$work/list.txt"
 template=$(sqlite3 "$work/packs.db" "SELECT url_template FROM tiles LIMIT 1")

@@ -194,7 +194,8 @@ final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `gen
 
     /// A layout to use now, or the caller's turn to parse one.
     private func claim(_ pack: Pack, complete: Bool) -> Claim {
-        condition.withLock {
+        LockTally.note(condition)
+        return condition.withLock {
             while true {
                 let entry = entries[pack.id].flatMap { $0.layout.pack == pack && $0.complete == complete ? $0 : nil }
                 if let entry, complete || Date().timeIntervalSince(entry.loaded) < Self.lifetime { return .kept(entry.layout) }

@@ -42,12 +42,14 @@ final class ReaderPool: @unchecked Sendable {  // `idle` (SQLite handles) and `c
     }
 
     func checkOut() throws -> ReadConnection {
+        LockTally.note(lock)
         let (reused, isClosed) = lock.withLock { (idle.popLast(), closed) }
         if isClosed { throw StoreError.sqlite("\(path): the database is closed") }
         return try reused ?? ReadConnection(path: path)
     }
 
     func checkIn(_ connection: ReadConnection) {
+        LockTally.note(lock)
         lock.withLock {
             guard !closed, idle.count < maxIdle else { return }
             idle.append(connection)

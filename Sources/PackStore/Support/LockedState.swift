@@ -13,6 +13,7 @@ public final class LockedState<Value>: @unchecked Sendable {  // `value` is guar
     public init(_ value: Value) { self.value = value }
 
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        LockTally.note(self)
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Which locks a thread takes, for tests that hold a hot path to a number of them (a cold tile
+/// lookup: at most two). `LockedState` notes itself on every acquisition, and so do the few locks
+/// of the mount's paths that are not one (the reader pool's, the layout cache's condition).
+/// Debug builds only: in a release build `note` is empty and `counting` counts nothing.
+public enum LockTally {
+    /// Runs `body` and returns the locks the calling thread took meanwhile, one entry per
+    /// acquisition (the lock's object identity), in order.
+    public static func counting(_ body: () throws -> Void) rethrows -> [ObjectIdentifier] {
+        #if DEBUG
+            let tally = Tally()
+            pthread_setspecific(key, Unmanaged.passUnretained(tally).toOpaque())
+            defer { pthread_setspecific(key, nil) }
+            try body()
+            return tally.taken
+        #else
+            try body()
+            return []
+        #endif
+    }
+
+    /// `lock` is being taken by the calling thread.
+    @inline(__always)
+    public static func note(_ lock: AnyObject) {
+        #if DEBUG
+            guard let raw = pthread_getspecific(key) else { return }
+            Unmanaged<Tally>.fromOpaque(raw).takeUnretainedValue().taken.append(ObjectIdentifier(lock))
+        #endif
+    }
+
+    #if DEBUG
+        private final class Tally {
+            var taken: [ObjectIdentifier] = []
+        }
+
+        private static let key: pthread_key_t = {
+            var key = pthread_key_t()
+            pthread_key_create(&key, nil)
+            return key
+        }()
+    #endif
+}
