@@ -86,9 +86,11 @@ struct MountCommand: ParsableCommand {
 
     /// `-o io_uring=auto|on|off` (the last one given; PackFS's own option, not libfuse's); off when not given.
     static func ioURing(_ options: [String]) throws -> FUSEMount.IOURing {
-        // Off unless asked for: over io_uring the soak test (SoakTests) once saw a read hang and
-        // the connection abort, and a staged refresh's reader once saw bytes neither old nor new
-        // (issue 30); `auto` becomes the default once those are found.
+        // Off unless asked for (issue 30): over io_uring the soak test (SoakTests) once saw a read
+        // hang and the connection abort (ring threads pinned to a busy CPU: no longer pinned), and
+        // a staged refresh's reader saw bytes neither old nor new (as it does over /dev/fuse: an
+        // fstat before the switch's invalidation, a read after); `auto` becomes the default once
+        // both tests pass 20 runs in a row over io_uring.
         guard let word = words(options).last(where: { $0.hasPrefix("io_uring=") }) else { return .off }
         let value = String(word.dropFirst("io_uring=".count))
         guard let mode = FUSEMount.IOURing(rawValue: value) else {

@@ -114,6 +114,28 @@ final class RingTransportTests: DaemonMountTestCase {
         unmountPackFS()
     }
 
+    /// The kernel hands a queue the requests of the processes on its CPU: ring threads pinned
+    /// there were starved by those very callers when the CPU was busy (SoakTests' reads waited
+    /// over 10 s), so each may run on every CPU the daemon may.
+    func testRingThreadsMayRunOnEveryCPU() throws {
+        try requireRing()
+        try mountPackFS(["-o", "io_uring=on"])
+        let served = try XCTUnwrap(transport())
+        XCTAssertTrue(served.hasPrefix("io_uring ("), served)
+        let pid = try XCTUnwrap(daemonPID())
+        let every = Self.allowedCPUs("/proc/\(pid)/status")
+        XCTAssertNotNil(every)
+        var rings: [String] = []
+        XCTAssertTrue(eventually(timeout: 30) {
+            rings = self.ringThreads(pid)
+            return rings.count >= 4
+        }, "the ring threads run")
+        for task in rings {
+            XCTAssertEqual(Self.allowedCPUs("/proc/\(pid)/task/\(task)/status"), every, "ring thread \(task)")
+        }
+        unmountPackFS()
+    }
+
     func testAnUnknownIOURingModeIsRefusedInOneLine() throws {
         let outcome = try packfs(["mount", db, mount.path, "-o", "io_uring=sometimes"])
         XCTAssertNotEqual(outcome.status, 0)
@@ -150,7 +172,22 @@ final class RingTransportTests: DaemonMountTestCase {
         }
     }
 
-    /// Voluntary context switches of the daemon's ring threads (named packfs-ring), summed.
+    /// The daemon's ring threads (named packfs-ring), by task id.
+    private func ringThreads(_ pid: Int32) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("packfs-ring") == true
+        }
+    }
+
+    /// The CPUs a task may run on, as its status file lists them (`0-1`).
+    private static func allowedCPUs(_ statusPath: String) -> String? {
+        let status = (try? String(contentsOfFile: statusPath, encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?
+            .dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+    }
+
+
     private func ringWakeUps(_ pid: Int32) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.reduce(0) { sum, task in
