@@ -107,6 +107,9 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         serve()
         pthread_setspecific(heldKey, nil)
         let made = held.takeRetainedValue().notifications
+        // Over io_uring the reply is only queued in its ring until the thread loops back to the
+        // kernel: it goes in now, so that these follow it, as on /dev/fuse.
+        if !made.isEmpty { RingEntry.current?.submitQueued() }
         for notify in made { enqueue(notify) }
     }
 

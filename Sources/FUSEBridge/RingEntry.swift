@@ -102,6 +102,14 @@ final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`,
         submitCommit()
     }
 
+    /// Submits the commit `reply` queued now, not when the thread loops back to the kernel: the
+    /// notifications a request made must reach the kernel after its reply (`KernelNotifier`),
+    /// and one waiting in the kernel for what the request holds would wait for that loop. Costs a
+    /// system call only for the requests that made notifications.
+    func submitQueued() {
+        _ = io_uring_submit(ring)
+    }
+
     private func submitCommit() {
         let commitID = header.pointee.ring_ent_in_out.commit_id
         unique = 0
