@@ -44,5 +44,5 @@ for m, name in (("off", "/dev/fuse"), ("on", "io_uring")):
     print(f"{name}: du -s {du:.2f} s (daemon CPU {du_cpu / 100:.2f} s), ls -lR {ls:.2f} s (daemon CPU {ls_cpu / 100:.2f} s), medians of {len(rows[m])}")
 c, r = med["off"], med["on"]
 print(f"io_uring against /dev/fuse, {sys.argv[2]} tiles: du -s {c[0] / r[0]:.2f}x as fast, ls -lR {c[2] / r[2]:.2f}x "
-      f"(target 1.5x); daemon CPU {100 * (1 - r[1] / c[1]):.0f}% and {100 * (1 - r[3] / c[3]):.0f}% lower (target 25%)")
+      f"(target 1.5x); daemon CPU {100 * (r[1] / c[1] - 1):+.0f}% and {100 * (r[3] / c[3] - 1):+.0f}% (target -25%)")
 PY
