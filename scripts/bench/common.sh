@@ -74,3 +74,16 @@ timed() {
   us=$(( 10#${end//[.,]/} - 10#${start//[.,]/} ))
   printf -v "$var" '%d.%06d' $((us / 1000000)) $((us % 1000000))
 }
+
+# ring_on CLEANUP: FUSE over io_uring on for this run (/sys/module/fuse/parameters/enable_uring,
+# Linux 6.14+, root). CLEANUP (a function: unmounts, stops servers) runs now, for what an earlier
+# run left, and again on exit or a signal, after which the switch is put back as it was.
+ring_on() {
+  ring_switch=/sys/module/fuse/parameters/enable_uring
+  ring_previous=$(cat "$ring_switch")
+  ring_cleanup=$1
+  "$ring_cleanup"
+  trap '"$ring_cleanup"; echo "$ring_previous" >"$ring_switch"' EXIT
+  trap 'exit 1' INT TERM  # a signal too ends through the exit trap
+  echo Y >"$ring_switch"
+}

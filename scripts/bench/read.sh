@@ -32,8 +32,6 @@ work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
 source "$(dirname "$0")/common.sh"
 if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
 sides=(files mount mount_ring bare bare_ring floor floor_ring)
-switch=/sys/module/fuse/parameters/enable_uring
-previous=$(cat "$switch")
 server=
 declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)
 # cleanup: the bare servers told to stop first (one still loading mounts after an unmount would).
@@ -41,12 +39,8 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for side in "${sides[@]}"; do fusermount3 -u "$work/mnt/$side" 2>/dev/null || true; done
   [ -z "$server" ] || kill "$server" 2>/dev/null || true
-  echo "$previous" >"$switch"
 }
-cleanup
-trap cleanup EXIT
-trap 'exit 1' INT TERM  # a signal too ends through cleanup
-echo Y >"$switch"
+ring_on cleanup
 rm -rf "$work" && mkdir -p "$work/runs" "$work/logs"
 for side in "${sides[@]}"; do mkdir -p "$work/mnt/$side"; done
 cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}

@@ -11,12 +11,9 @@ tiles=${1:-1000000} rounds=${2:-3}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-transport}
 source "$(dirname "$0")/common.sh"
 if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
-ring=/sys/module/fuse/parameters/enable_uring
-previous=$(cat "$ring")
-echo Y > "$ring"
-fusermount3 -u "$work/mnt" 2>/dev/null || true
+cleanup() { fusermount3 -u "$work/mnt" 2>/dev/null || true; }
+ring_on cleanup
 rm -rf "$work" && mkdir -p "$work/mnt"
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; echo "$previous" > "$ring"' EXIT
 python3 scripts/bench/gen_fresh.py Fixtures/mbtiles/land.mbtiles "$work/p.mbtiles" "$tiles" 0 >/dev/null
 "$packfs" import "$work/packs.db" "$work/p.mbtiles" --name p >/dev/null
 rm -f "$work/p.mbtiles"

@@ -21,8 +21,6 @@ rounds=${2:-3}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-walk}
 source "$(dirname "$0")/common.sh"
 if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
-switch=/sys/module/fuse/parameters/enable_uring
-previous=$(cat "$switch")
 db=$work/round.db mnt=$work/mnt bare=$work/bare
 bare_pid=
 # cleanup: a bare_fuse told to stop first (one still loading its tree mounts after an unmount would).
@@ -30,12 +28,8 @@ cleanup() {
   [ -z "$bare_pid" ] || kill "$bare_pid" 2>/dev/null || true
   fusermount3 -u "$mnt" 2>/dev/null || true
   fusermount3 -u "$bare" 2>/dev/null || true
-  echo "$previous" >"$switch"
 }
-cleanup
-trap cleanup EXIT
-trap 'exit 1' INT TERM  # a signal too ends through cleanup
-echo Y >"$switch"
+ring_on cleanup
 rm -rf "$work" && mkdir -p "$mnt" "$bare"
 pack=$mnt/packs/big
 

@@ -55,7 +55,8 @@ final class Request {
         let layout = try filesystem.caches.layout(of: pack)
         if memo?.region == region {
             memo?.layout = layout
-            try keepView(layoutRead: state(region) == .active ? Date() : nil)
+            let state = try state(region)
+            keepView(state: state, layoutRead: state == .active ? Date() : nil)
         }
         return layout
     }
@@ -93,9 +94,8 @@ final class Request {
 
     /// Keeps what this request read of its pack for the next requests, under the count read
     /// before it (nothing where no count is kept: read-only).
-    private func keepView(layoutRead: Date?) throws {
+    private func keepView(state: PackState, layoutRead: Date?) {
         guard let memo, let generation = memo.generation else { return }
-        let state = try memo.state ?? filesystem.database.status(of: memo.region).state
         filesystem.cache.keep(PackView(generation: generation, pack: memo.pack, state: state, layout: memo.layout, layoutRead: layoutRead))
     }
 

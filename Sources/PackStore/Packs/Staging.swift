@@ -150,7 +150,7 @@ extension StoreBatch {
         _ key: TileKey, data: StoredData, headers: CacheHeaders, contentSize: Int?, for region: RegionID, since: Int64
     ) throws {
         try requireStaging()
-        let size = data.bytes.map { data.compressed || $0.starts(with: [0x1F, 0x8B]) } == true ? contentSize : nil
+        let size = data.servedSizeDiffers ? contentSize : nil
         try db.cachedStatement(sql: Staging.stageTile).execute(arguments: [
             region.rawValue, since, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y, headers.expires,
             headers.modified, headers.etag, data.bytes, data.compressed, now, headers.mustRevalidate, size,

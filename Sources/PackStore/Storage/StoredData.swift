@@ -20,7 +20,7 @@ public struct StoredData: Equatable, Sendable {
     /// Gzip bytes (an MBTiles file's vector tiles, a patch's) are kept as they are without the
     /// attempt: deflate never makes them smaller, and trying cost a third of a patch's time.
     public static func encoding(_ raw: Data) -> StoredData {
-        if raw.starts(with: [0x1F, 0x8B]) { return StoredData(bytes: raw, compressed: false) }
+        if ServedTile.isGzip(raw) { return StoredData(bytes: raw, compressed: false) }
         if let packed = try? Zlib.compress(raw), packed.count < raw.count {
             return StoredData(bytes: packed, compressed: true)
         }
@@ -32,6 +32,10 @@ public struct StoredData: Equatable, Sendable {
         guard let bytes else { return nil }
         return compressed ? try Zlib.decompress(bytes) : bytes
     }
+
+    /// Whether what a renderer reads of it (`ServedTile`) differs in size from what is stored:
+    /// compressed, or gzip content. Only such rows get a recorded served size.
+    var servedSizeDiffers: Bool { bytes.map { compressed || ServedTile.isGzip($0) } ?? false }
 
     /// Size as stored (what MapLibre counts in `completed_bytes`).
     public var storedSize: Int { bytes?.count ?? 0 }

@@ -18,7 +18,7 @@ extension StoreBatch {
     /// has already dropped an old size (trigger); an unknown size leaves none.
     func recordSize(of id: TileID, _ data: StoredData, contentSize: Int?) throws {
         // Uncompressed content other than gzip is its own size (readers take length(data)).
-        guard let bytes = data.bytes, let contentSize, data.compressed || ServedTile.isGzip(bytes) else { return }
+        guard let contentSize, data.servedSizeDiffers else { return }
         if try !db.tableExists(Self.sizesTable) { try Migrations.ensureBookkeeping(db) }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO packfs_tile_sizes (tile_id, size) VALUES (?, ?)")
             .execute(arguments: [id.rawValue, contentSize])
