@@ -17,20 +17,26 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     private let served: @Sendable () -> Void
     private var thread = pthread_t()
     private var started = false
+    /// Runs only on its queue's CPU (`pinnedPerQueue`).
+    private let pinned: Bool
 
-    /// Not pinned to the queue's CPU unless `PACKFS_RING_PIN=1`. Pinned, `ls -lR` of 500,000 tiles
-    /// was 8% faster on an idle machine, but the kernel gives a queue the requests of the
-    /// processes on its CPU, so a busy CPU's callers starve the only threads that serve them:
-    /// SoakTests (60 s, ThreadSanitizer, beside two other soaks) had a read wait over 10 s in 4
-    /// runs of 5 pinned (3,349 reads in one), none of 4 unpinned (10,299 to 19,619 reads).
-    static let pins = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"] == "1"
+    /// How many of each queue's threads are pinned to its CPU: `PACKFS_RING_PIN=N` (0 to
+    /// `RingTransport.threadsPerQueue`), none by default. Pinned, `ls -lR` of 500,000 tiles was 8%
+    /// faster on an idle machine, but the kernel gives a queue the requests of the processes on
+    /// its CPU, so a busy CPU's callers starve threads that may run nowhere else: SoakTests (60 s,
+    /// ThreadSanitizer, beside two other soaks) had a read wait over 10 s in 4 runs of 5 with all
+    /// pinned (3,349 reads in one), none of 4 unpinned (10,299 to 19,619 reads).
+    static let pinnedPerQueue = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"].flatMap(Int.init).map {
+        min(max($0, 0), RingTransport.threadsPerQueue)
+    } ?? 0
     private static let wakeCookie: UInt64 = 0
     private static let entryCookie: UInt64 = 1
 
     /// The ring and its entry; the thread starts with `start()`. nil when io_uring cannot be set up.
-    init?(session: OpaquePointer, fd: Int32, queue: UInt16, payloadBytes: Int, served: @escaping @Sendable () -> Void,
-          failed: @escaping @Sendable (String) -> Void) {
+    init?(session: OpaquePointer, fd: Int32, queue: UInt16, pinned: Bool, payloadBytes: Int,
+          served: @escaping @Sendable () -> Void, failed: @escaping @Sendable (String) -> Void) {
         self.session = session
+        self.pinned = pinned
         self.served = served
         self.failed = failed
         ring = .allocate(capacity: 1)
@@ -87,7 +93,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
 
     private func run() {
         _ = packfs_name_this_thread("packfs-ring")
-        if Self.pins { _ = packfs_pin_this_thread(Int32(entry.queue)) }
+        if pinned { _ = packfs_pin_this_thread(Int32(entry.queue)) }
         guard let wake = io_uring_get_sqe(ring) else { return }
         packfs_uring_prep_wake(wake, wakeFD, Self.wakeCookie)
         entry.register(cookie: Self.entryCookie)

@@ -119,8 +119,9 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
     private func makeThreads(queues: Int, payloadBytes: Int) -> [RingThread]? {
         var threads: [RingThread] = []
         for queue in 0..<queues {
-            for _ in 0..<Self.threadsPerQueue {
-                guard let thread = RingThread(session: session, fd: fd, queue: UInt16(truncatingIfNeeded: queue), payloadBytes: payloadBytes,
+            for index in 0..<Self.threadsPerQueue {
+                guard let thread = RingThread(session: session, fd: fd, queue: UInt16(truncatingIfNeeded: queue),
+                                              pinned: index < RingThread.pinnedPerQueue, payloadBytes: payloadBytes,
                                               served: { [weak self] in self?.served() },
                                               failed: { [report] in report("/dev/fuse (io_uring refused: \($0))") })
                 else {

@@ -73,11 +73,11 @@ extension PackFilesystem {
             guard try database.packHolds(resource: id, in: region) || vacancies.stackName(region: region, id: id) != nil
             else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region, request))
-        case .tile(let region, let id):
+        case .tile(let region, let id, _):
             _ = try request.pack(region)
             guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }
             return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
-        case .resource(let region, let id):
+        case .resource(let region, let id, _):
             _ = try request.pack(region)
             guard try database.packHolds(resource: id, in: region) else { throw FilesystemError.stale }
             return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)

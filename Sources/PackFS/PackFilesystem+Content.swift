@@ -45,16 +45,40 @@ extension PackFilesystem {
         case .source(let region, let ref, .data):
             guard let url = try request.source(region, ref).1.declared.url else { throw FilesystemError.stale }
             return remember(try resourceContent(url: url, in: region), inode)
-        case .tile(let region, let id):
-            guard let content = try database.servedTile(.row(id), in: region)?.content else { throw FilesystemError.stale }
+        case .tile(let region, let id, let tag):
+            let content = try version(tag, of: .tile, id.rawValue, previous: ServedTile.content(of:)) {
+                try database.servedTile(.row(id), in: region)?.content
+            }
+            guard let content else { throw FilesystemError.stale }
             return remember(content, inode)
-        case .resource(let region, let id):
-            guard let data = try database.packResourceData(id, in: region)?.decoded()
-            else { throw FilesystemError.stale }
+        case .resource(let region, let id, let tag):
+            let data = try version(tag, of: .resource, id.rawValue, previous: { try $0.decoded() }) {
+                try database.packResourceData(id, in: region)?.decoded()
+            }
+            guard let data else { throw FilesystemError.stale }
             return remember(data, inode)
         case .root, .packs, .pack, .source, .zoom, .column, .fontStack:
             throw FilesystemError.isDirectory
         }
+    }
+
+    /// The bytes of the version of a row that `tag` names: the live row's (`live`) when it is the
+    /// current version, those a switch replaced while they are kept (`SwitchedRows`), else nil
+    /// (stale: an inode of a version no longer served).
+    private func version(_ tag: RowTag, of kind: SwitchedKind, _ id: Int64, previous: (StoredData) throws -> Data?,
+                         live: () throws -> Data?) throws -> Data? {
+        guard database.hasSwitchedRows, let switched = try database.switchedRow(kind, id) else {
+            return tag == .initial ? try live() : nil
+        }
+        if tag.names(switched.version) { return try live() }
+        guard tag.names(switched.version - 1), let kept = switched.previous else { return nil }
+        return try previous(kept)
+    }
+
+    /// The tag of a row's current version (`RowTag`): read only once a switch changed rows.
+    func currentTag(of kind: SwitchedKind, _ id: Int64) throws -> RowTag {
+        guard database.hasSwitchedRows else { return .initial }
+        return RowTag(version: try database.switchedRow(kind, id)?.version ?? 0)
     }
 
     func remember(_ data: Data, _ inode: Inode) -> Data {

@@ -81,7 +81,7 @@ extension PackFilesystem {
             guard let file = layout.spriteFiles.first(where: { $0.name == name }),
                 let id = try database.packResourceID(url: file.url, in: region)
             else { throw FilesystemError.notFound }
-            return .resource(region, id)
+            return .resource(region, id, try currentTag(of: .resource, id.rawValue))
         case (.regionFile, _), (.style, _), (.webStyle, _), (.progress, _), (.coverage, _):
             throw FilesystemError.notDirectory
         }
@@ -128,7 +128,7 @@ extension PackFilesystem {
     ) throws -> Node {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
         guard let id = try database.packTileID(key, in: region) else { throw FilesystemError.notFound }
-        return .tile(region, id)
+        return .tile(region, id, try currentTag(of: .tile, id.rawValue))
     }
 
     /// A tile's entry from one read: finding the tile by key proves the pack holds it, and the
@@ -140,16 +140,23 @@ extension PackFilesystem {
         named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
     ) throws -> Entry {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
-        // A size already known (the kernel forgot the name, not the size) needs no inflate.
+        // A size already known (the kernel forgot the name, not the size) needs no inflate. After
+        // a switch the row's version comes first (its inode names the size): no shortcut then.
         var known: UInt64?
+        let switched = database.hasSwitchedRows
         guard
             let (id, content) = try database.servedTile(.key(key), in: region, wantsContent: { id in
-                known = (try? InodeCodec.encode(.tile(region, id))).flatMap(cache.size)
+                guard !switched else { return true }
+                known = (try? InodeCodec.encode(.tile(region, id, .initial))).flatMap(cache.size)
                 return known == nil
             })
         else { throw FilesystemError.notFound }
-        let inode = try InodeCodec.encode(.tile(region, id))
-        guard let size = known.map(Int.init) ?? content.map({ remember($0, inode).count }) else { throw FilesystemError.stale }
+        let tag = try currentTag(of: .tile, id.rawValue)
+        // A switch that committed between the two reads: the known size was the version before's.
+        if tag != .initial { known = nil }
+        let served = try content ?? (known == nil ? database.servedTile(.row(id), in: region)?.content : nil)
+        let inode = try InodeCodec.encode(.tile(region, id, tag))
+        guard let size = known.map(Int.init) ?? served.map({ remember($0, inode).count }) else { throw FilesystemError.stale }
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
     }
 
@@ -171,7 +178,7 @@ extension PackFilesystem {
     {
         if let held = try request.fontStacks(region).first(where: { $0.id == stack }) {
             guard let range = held.ranges.first(where: { $0.file.name == name }) else { throw FilesystemError.notFound }
-            return .resource(region, range.id)
+            return .resource(region, range.id, try currentTag(of: .resource, range.id.rawValue))
         }
         // A stack emptied by `rm` (or whose lowest range went), by the name it had.
         let layout = try request.layout(region)
@@ -179,7 +186,7 @@ extension PackFilesystem {
             let file = layout.fontStacks.first(where: { $0.name == stackName })?.files.first(where: { $0.name == name }),
             let id = try database.packResourceID(url: file.url, in: region)
         else { throw FilesystemError.notFound }
-        return .resource(region, id)
+        return .resource(region, id, try currentTag(of: .resource, id.rawValue))
     }
 
     /// Whether the pack shows `style.json`: its style is stored and still a member (`rm
@@ -224,6 +231,11 @@ extension PackFilesystem {
 
     /// The stacks with at least one range in the pack, by their lowest row id.
     func fontStacks(_ layout: PackLayout) throws -> [FontStack] {
+        try Self.fontStacks(layout, in: database)
+    }
+
+    /// The font stacks of `layout` the pack holds ranges of, each named by its lowest range's row.
+    static func fontStacks(_ layout: PackLayout, in database: OfflineDatabase) throws -> [FontStack] {
         guard !layout.fontStacks.isEmpty else { return [] }
         let held = Dictionary(
             try database.packResources(of: .glyphs, in: layout.pack.id).map { ($0.url, $0.id) },

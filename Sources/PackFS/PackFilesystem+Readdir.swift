@@ -155,16 +155,18 @@ extension PackFilesystem {
         let lastY = Int(offset - 3)  // the XYZ row of the last entry already listed (-1: none)
         let rows = try database.tileRows(
             columns, z: z, x: x, after: source.row(lastY, z: z), descending: source.tiles?.scheme == .tms, limit: limit)
-        return rows.compactMap { row in
+        return try rows.compactMap { row in
             let y = source.row(row.y, z: z)
             guard (0..<1 << z).contains(y) else { return nil }  // outside the grid, as columns above
-            return ("\(y).\(source.fileExtension)", .tile(region, row.id), 3 + Int64(y))
+            return ("\(y).\(source.fileExtension)", .tile(region, row.id, try currentTag(of: .tile, row.id.rawValue)), 3 + Int64(y))
         }
     }
 
     private func spriteChildren(_ region: RegionID, _ request: Request) throws -> [Child] {
         try request.layout(region).spriteFiles.enumerated().compactMap { index, file in
-            try database.packResourceID(url: file.url, in: region).map { (file.name, .resource(region, $0), 3 + Int64(index)) }
+            try database.packResourceID(url: file.url, in: region).map {
+                (file.name, .resource(region, $0, try currentTag(of: .resource, $0.rawValue)), 3 + Int64(index))
+            }
         }
     }
 
@@ -176,7 +178,9 @@ extension PackFilesystem {
             if vacated != nil { return [] }
             throw FilesystemError.stale
         }
-        return stack.ranges.map { file, id in (file.name, .resource(region, id), 3 + Int64(file.start)) }
+        return try stack.ranges.map { file, id in
+            (file.name, .resource(region, id, try currentTag(of: .resource, id.rawValue)), 3 + Int64(file.start))
+        }
     }
 
     static func isDirectory(_ node: Node) -> Bool {
@@ -198,7 +202,7 @@ extension PackFilesystem {
             return ref.primary ? .pack(region, .directory) : .source(region, ref, .directory)
         case .column(let region, let ref, let z, _): return .zoom(region, ref, z: z)
         case .fontStack(let region, _): return .pack(region, .glyphs)
-        case .tile(let region, _), .resource(let region, _): return .pack(region, .directory)
+        case .tile(let region, _, _), .resource(let region, _, _): return .pack(region, .directory)
         }
     }
 }

@@ -48,8 +48,11 @@ extension PackFilesystem {
         return rows.compactMap { row -> PlusEntry? in
             let y = source.row(row.y, z: z)
             // Outside the grid, or a row no inode can name: left out, as `listing` does.
-            guard (0..<1 << z).contains(y), let inode = try? InodeCodec.encode(.tile(region, row.id)) else { return nil }
+            guard (0..<1 << z).contains(y), let tag = try? currentTag(of: .tile, row.id.rawValue),
+                let inode = try? InodeCodec.encode(.tile(region, row.id, tag))
+            else { return nil }
             let entry = DirectoryEntry(name: "\(y).\(source.fileExtension)", inode: inode, kind: .regularFile, cookie: 3 + Int64(y))
+            // A switched row's size is its current version's (`tileRowsWithSizes` reads the live row).
             guard let size = row.size ?? decodedSize(of: row.id, in: region, inode: inode) else { return (entry, nil) }
             return (entry, Entry(attributes: file(inode, 0o444, size), freshness: .immutable))
         }

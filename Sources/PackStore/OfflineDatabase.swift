@@ -14,6 +14,7 @@ public final class OfflineDatabase: Sendable {
     public let mode: Mode
     let writer: any DatabaseWriter
     let generation = CacheGeneration()
+    let switchedRowsFlag = SwitchedRowsFlag()
     let packList: PackListCache
     let statuses: PackStatusCache
     /// The last `coverage.geojson` documents, by the runs they were drawn from.
@@ -202,7 +203,7 @@ public final class OfflineDatabase: Sendable {
         return try wrap {
             try writer.write { db in
                 try keepCounting(db)
-                return try body(StoreBatch(db: db, now: now, statuses: statuses))
+                return try body(StoreBatch(db: db, now: now, statuses: statuses, switchedRows: switchedRowsFlag))
             }
         }
     }

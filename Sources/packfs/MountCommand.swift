@@ -61,6 +61,8 @@ struct MountCommand: ParsableCommand {
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + Self.words(options).filter { !$0.hasPrefix("io_uring=") },
                 maxThreads: threads, caching: KernelCaching(statelessOpen: true), ioURing: try Self.ioURing(options)))
         if !readOnly {
+            // A full disk must not stop a mount: the switches then replace bytes in place.
+            do { try database.beginSwitchedRows() } catch { StandardError.write("packfs: \(error)\n") }
             SpoolFile.removeLeftovers(besideDatabase: database.path)
             parts.manager.resumeActivePacks()
             database.startCounting { StandardError.write("packfs: \($0)\n") }
@@ -77,6 +79,8 @@ struct MountCommand: ParsableCommand {
     /// A database that did not close cleanly (a full disk keeps its log beside it) says so in
     /// the log: an unmount has nobody else to tell.
     private func report(closing database: OfflineDatabase) {
+        // Best effort: a file deleted or full keeps the table, which the next mount empties.
+        if database.mode != .readOnly { try? database.endSwitchedRows() }
         do {
             try database.close()
         } catch {
@@ -84,14 +88,10 @@ struct MountCommand: ParsableCommand {
         }
     }
 
-    /// `-o io_uring=auto|on|off` (the last one given; PackFS's own option, not libfuse's); off when not given.
+    /// `-o io_uring=auto|on|off` (the last one given; PackFS's own option, not libfuse's); `auto`
+    /// when not given: io_uring where the kernel offers it, /dev/fuse elsewhere.
     static func ioURing(_ options: [String]) throws -> FUSEMount.IOURing {
-        // Off unless asked for (issue 30): over io_uring the soak test (SoakTests) once saw a read
-        // hang and the connection abort (ring threads pinned to a busy CPU: no longer pinned), and
-        // a staged refresh's reader saw bytes neither old nor new (as it does over /dev/fuse: an
-        // fstat before the switch's invalidation, a read after); `auto` becomes the default once
-        // both tests pass 20 runs in a row over io_uring.
-        guard let word = words(options).last(where: { $0.hasPrefix("io_uring=") }) else { return .off }
+        guard let word = words(options).last(where: { $0.hasPrefix("io_uring=") }) else { return .auto }
         let value = String(word.dropFirst("io_uring=".count))
         guard let mode = FUSEMount.IOURing(rawValue: value) else {
             throw ValidationError("-o io_uring=\(value): say auto, on or off")

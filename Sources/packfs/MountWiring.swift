@@ -19,7 +19,7 @@ struct MountParts {
          readOnly: Bool = false, webBase: String? = nil, fuse: FUSEMount.Options) {
         let notifier = KernelNotifier()
         let caches = TreeCaches(database: database, kernel: notifier)
-        manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches))
+        manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches, database: database))
         let filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
             controller: readOnly ? nil : ManagerController(manager: manager, database: database), webBase: webBase)
@@ -87,8 +87,12 @@ final class ManagerController: PackController {
 /// The lifecycle's events, passed on to the tree's caches.
 final class TreeEvents: PackEventSink {
     private let caches: TreeCaches
+    private let database: OfflineDatabase
 
-    init(caches: TreeCaches) { self.caches = caches }
+    init(caches: TreeCaches, database: OfflineDatabase) {
+        self.caches = caches
+        self.database = database
+    }
 
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
         // A download only added rows (its layout may have gained a TileJSON; other packs are
@@ -98,6 +102,10 @@ final class TreeEvents: PackEventSink {
 
     func packContentSwitched(_ switched: SwitchedContent) {
         caches.contentSwitched(switched)
+        // The bytes the switch replaced stay readable under their old inodes a while (`RowTag`).
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(OfflineDatabase.switchedRowRetention) + 1)) {
+            [database] in try? database.releaseSwitchedRows()
+        }
     }
 
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {

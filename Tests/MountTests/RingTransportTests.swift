@@ -136,6 +136,18 @@ final class RingTransportTests: DaemonMountTestCase {
         unmountPackFS()
     }
 
+    /// Without `-o io_uring=`, the mount serves over io_uring where the kernel offers it and
+    /// over /dev/fuse, saying why, where it does not (`auto`).
+    func testTheDefaultIsTheRingWhereTheKernelOffersIt() throws {
+        try mountPackFS([])
+        let served = try XCTUnwrap(transport())
+        if Self.kernelOffersRing {
+            XCTAssertTrue(served.hasPrefix("io_uring ("), served)
+        } else {
+            XCTAssertEqual(served, "/dev/fuse (io_uring: the kernel does not offer it)")
+        }
+    }
+
     func testAnUnknownIOURingModeIsRefusedInOneLine() throws {
         let outcome = try packfs(["mount", db, mount.path, "-o", "io_uring=sometimes"])
         XCTAssertNotEqual(outcome.status, 0)

@@ -72,6 +72,36 @@ final class StagedRefreshTests: CrashRigTestCase {
         rig.unmount()
     }
 
+    /// A file opened before the switch keeps its bytes, as a file replaced by `rename` does: its
+    /// size and content stay the old ones however late it is read, while the same path opened
+    /// after the switch is another inode with the new bytes (`RowTag`).
+    func testAFileOpenAcrossTheSwitchKeepsItsOldBytesAndThePathGivesTheNewOnes() throws {
+        let before = try downloadPack()
+        _ = try touchAndWaitMidway(before)
+        var open: [(origin: String, path: String, fd: Int32, stat: stat)] = []
+        defer { open.forEach { close($0.fd) } }
+        for (origin, path) in try changedFiles().sorted(by: { $0.key < $1.key }) {
+            let fd = openReadOnly(path)
+            XCTAssertGreaterThanOrEqual(fd, 0, "\(path): errno \(errno)")
+            var info = stat()
+            XCTAssertEqual(fstat(fd, &info), 0)
+            XCTAssertEqual(Int(info.st_size), try original(origin).count, origin)
+            open.append((origin, path, fd, info))
+        }
+        XCTAssertEqual(open.count, Self.changed.count)
+        try rig.server.release()
+        waitForTheRefreshToEnd()
+        for file in open {
+            XCTAssertEqual(try readAll(file.fd), try original(file.origin), "\(file.origin): the open file reads its old bytes")
+            var now = stat()
+            XCTAssertEqual(stat(file.path, &now), 0)
+            XCTAssertNotEqual(now.st_ino, file.stat.st_ino, "\(file.origin): the path names another inode")
+            XCTAssertEqual(Int(now.st_size), try rig.server.expectedContent(file.origin).count, file.origin)
+            XCTAssertEqual(FileManager.default.contents(atPath: file.path), try rig.server.expectedContent(file.origin), file.origin)
+        }
+        rig.unmount()
+    }
+
     /// (b) and (c): a kill -9 mid-way leaves the old pack whole, its old hash; the next mount
     /// resumes, asks only for the held tiles, and ends with the new pack and its hash.
     func testAKillMidwayLeavesTheOldPackAndTheNextMountAsksOnlyWhatWasNotAnswered() throws {
@@ -252,6 +282,21 @@ final class StagedRefreshTests: CrashRigTestCase {
             files[origin] = packs + "/p/" + relative
         }
         return files
+    }
+
+    /// Opens `path` read-only (POSIX: Foundation's name for `open` is taken by its own types).
+    private func openReadOnly(_ path: String) -> Int32 { Glibc.open(path, O_RDONLY) }
+
+    /// Everything `fd` reads from offset 0 to its end.
+    private func readAll(_ fd: Int32) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(data.count)) }
+            guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
     }
 
     private func changedContent(_ content: (String) throws -> Data) throws -> [String: Data] {

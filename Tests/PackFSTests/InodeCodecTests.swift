@@ -27,10 +27,12 @@ final class InodeCodecTests: XCTestCase {
                 }
             }
             for row in [0, 1, Int64(Int32.max), InodeCodec.maxRow] {
-                nodes += [
-                    .tile(region, TileID(rawValue: row)), .resource(region, ResourceID(rawValue: row)),
-                    .fontStack(region, ResourceID(rawValue: row)),
-                ]
+                nodes.append(.fontStack(region, ResourceID(rawValue: row)))
+                // Every version's tag (RowTag): 0, then 1-4 for versions 1-4.
+                for version in Int64(0)...4 {
+                    let tag = RowTag(version: version)
+                    nodes += [.tile(region, TileID(rawValue: row), tag), .resource(region, ResourceID(rawValue: row), tag)]
+                }
             }
         }
         return nodes
@@ -49,16 +51,29 @@ final class InodeCodecTests: XCTestCase {
         XCTAssertEqual(try InodeCodec.encode(.root), .root)
     }
 
+    /// Versions take the four tags in turn; the version before a switch never shares the tag of
+    /// the one after it, and a row no switch changed keeps the plain tile and resource kinds.
+    func testRowVersionsTakeFourTagsInTurn() throws {
+        XCTAssertEqual((1...9).map { RowTag(version: $0).raw }, [1, 2, 3, 4, 1, 2, 3, 4, 1])
+        for version in Int64(1)...9 { XCTAssertNotEqual(RowTag(version: version), RowTag(version: version - 1)) }
+        XCTAssertTrue(RowTag(version: 5).names(1))
+        XCTAssertFalse(RowTag.initial.names(4))
+        let plain = try InodeCodec.encode(.tile(RegionID(3), TileID(rawValue: 9), .initial))
+        XCTAssertEqual(plain.rawValue >> 60, 5)
+        XCTAssertEqual(try InodeCodec.encode(.resource(RegionID(3), ResourceID(rawValue: 9), RowTag(version: 4))).rawValue >> 60, 15)
+        XCTAssertEqual(InodeCodec.region(of: try InodeCodec.encode(.tile(RegionID(3), TileID(rawValue: 9), RowTag(version: 2)))), RegionID(3))
+    }
+
     func testNumbersThatDoNotFitAreRefusedNotTruncated() {
         let big = RegionID(InodeCodec.maxRegion + 1)
         XCTAssertThrowsError(try InodeCodec.encode(.pack(big, .directory)))
-        XCTAssertThrowsError(try InodeCodec.encode(.tile(RegionID(1), TileID(rawValue: InodeCodec.maxRow + 1))))
+        XCTAssertThrowsError(try InodeCodec.encode(.tile(RegionID(1), TileID(rawValue: InodeCodec.maxRow + 1), .initial)))
         XCTAssertThrowsError(try InodeCodec.encode(.zoom(RegionID(1), SourceRef(index: 64, primary: false), z: 0)))
         XCTAssertThrowsError(try InodeCodec.encode(.column(RegionID(1), refs[0], z: 24, x: 1 << 24)))
     }
 
     func testNumbersTheCodecNeverMakesDecodeToNothing() {
-        for raw: UInt64 in [0, 4, 15 << 60, 8 << 60, 1 << 36, 2 << 60 | 1 << 24, 3 << 60 | 5] {
+        for raw: UInt64 in [0, 4, 1 << 60 | 99, 2 << 60 | 1 << 35, 1 << 36, 2 << 60 | 1 << 24, 3 << 60 | 5] {
             XCTAssertNil(InodeCodec.decode(Inode(rawValue: raw)), String(raw, radix: 16))
         }
     }

@@ -112,10 +112,10 @@ final class ReachabilityTests: XCTestCase {
                          _ label: String) throws -> Reached {
         let place = "\(label): \(path)"
         switch InodeCodec.decode(file.inode) {
-        case .tile(_, let id)?:
+        case .tile(_, let id, _)?:
             try checkTile(path, file.content, id: id, database, region, place)
             return .tile(id.rawValue)
-        case .resource(_, let id)?:
+        case .resource(_, let id, _)?:
             XCTAssertEqual(file.content, try database.packResourceData(id, in: region)?.decoded(), place)
             return .resource(id.rawValue)
         case .pack(_, .style)?:

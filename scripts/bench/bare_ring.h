@@ -7,7 +7,7 @@
 // - the writev hook adds FUSE_INIT_EXT and the flag to libfuse's INIT reply, and once that reply
 //   is written (the kernel refuses entries before) starts the ring threads: per possible CPU (the
 //   kernel makes a queue for each), `bare_ring_threads` threads, each with its own SQE128 ring and
-//   one entry, pinned to the queue's CPU as PackFS's are;
+//   one entry, the first PACKFS_RING_PIN of them pinned to the queue's CPU as PackFS's are;
 // - a ring thread REGISTERs its entry, lays each request out as a /dev/fuse read gives it and
 //   hands it to fuse_session_process_buf; the reply comes back through the writev hook (the
 //   thread's current entry, matched by unique), goes into the entry and is COMMIT_AND_FETCHed.
@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ struct ring_entry {
     struct io_uring ring;
     int wake;  // an eventfd polled on the ring: written to stop the thread
     uint16_t queue;
+    bool pinned;  // runs only on its queue's CPU
     struct ring_header *header;
     char *payload, *request;  // request: laid out as /dev/fuse gives it, for libfuse
     size_t payload_bytes;
@@ -165,10 +167,12 @@ static int ring_handle(struct ring_entry *e, int result) {
 
 static void *ring_run(void *argument) {
     struct ring_entry *e = argument;
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    CPU_SET(e->queue, &cpus);
-    pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
+    if (e->pinned) {
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        CPU_SET(e->queue, &cpus);
+        pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
+    }
     struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
     io_uring_prep_poll_add(sqe, e->wake, POLLIN);
     sqe->user_data = ring_wake_cookie;
@@ -234,7 +238,12 @@ static void ring_accept(struct iovec *iov, int count) {
     bare_ring.count = bare_ring.queues * bare_ring_threads;
     bare_ring.entries = calloc((size_t)bare_ring.count, sizeof *bare_ring.entries);
     if (!bare_ring.entries) ring_fail("entries", errno);
-    for (int i = 0; i < bare_ring.count; i++) ring_make_entry(&bare_ring.entries[i], (uint16_t)(i / bare_ring_threads), payload);
+    const char *pin = getenv("PACKFS_RING_PIN");  // how many of each queue's threads are pinned
+    int pinned = pin ? atoi(pin) : 0;
+    for (int i = 0; i < bare_ring.count; i++) {
+        ring_make_entry(&bare_ring.entries[i], (uint16_t)(i / bare_ring_threads), payload);
+        bare_ring.entries[i].pinned = i % bare_ring_threads < pinned;
+    }
     flags |= ring_init_ext;
     memcpy(reply + 12, &flags, 4);
     memcpy(&flags2, reply + 32, 4);

@@ -45,27 +45,34 @@ public final class TreeCaches: Sendable {
         database.bumpCacheGeneration()
     }
 
-    /// A refresh's switch replaced the bytes of tiles and resources under their row ids, which
-    /// the kernel caches for an hour, in its pack and in every pack sharing those rows, and may
-    /// have added members or a new style: drop our caches of those packs, tell the kernel to
-    /// forget each changed file of each of them and the switched pack's listings and generated
-    /// files (those of a pack sharing a changed resource too: it may be their style), then wait
-    /// (briefly, bounded) for the kernel to have been told, so that a reader who then sees the
-    /// pack `complete` reads the new bytes. Called on the run's thread, never a FUSE thread.
-    /// Nodes that do not fit an inode were never shown, so nothing of theirs is cached.
+    /// A refresh's switch replaced the bytes of tiles and resources under their row ids, in its
+    /// pack and in every pack sharing those rows, and may have added members or a new style:
+    /// drop our caches of those packs; tell the kernel to forget the changed files (the names
+    /// that led to their versions before, which serve the old bytes a while yet: `RowTag`) and
+    /// the switched pack's listings and generated files (those of a pack sharing a changed
+    /// resource too: it may be their style); then wait (briefly, bounded) for the kernel to have
+    /// been told, so that a reader who then sees the pack `complete` reads the new bytes. Called
+    /// on the run's thread, never a FUSE thread. Nodes that do not fit an inode were never shown.
     public func contentSwitched(_ switched: SwitchedContent) {
         let documents = Set(switched.changedResources.map(\.region)).union([switched.region])
         for region in documents.union(switched.changedTiles.map(\.region)) { forgetPack(region) }
         guard let kernel else { return }
-        var nodes = switched.changedTiles.map { Node.tile($0.region, $0.id) }
-        nodes += switched.changedResources.map { Node.resource($0.region, $0.id) }
+        var batch = NotificationBatch(kernel: kernel)
+        for member in switched.changedTiles {
+            let version = switched.tileVersions[member.id]
+            batch.add(.tile(member.region, member.id, version.map { RowTag(version: $0 - 1) } ?? tag(.tile, member.id.rawValue)))
+            if version != nil, let key = switched.tileKeys[member.id] { forgetNames(of: key, in: member.region, &batch) }
+        }
+        for member in switched.changedResources {
+            let version = switched.resourceVersions[member.id]
+            batch.add(.resource(member.region, member.id,
+                                version.map { RowTag(version: $0 - 1) } ?? tag(.resource, member.id.rawValue)))
+            if version != nil, let url = switched.resourceURLs[member.id] { forgetNames(of: url, in: member.region, &batch) }
+        }
         for region in documents {
-            nodes += [.pack(region, .style), .pack(region, .webStyle), .pack(region, .directory), .pack(region, .glyphs),
-                      .pack(region, .sprites)]
+            for part in [PackPart.style, .webStyle, .directory, .glyphs, .sprites] { batch.add(.pack(region, part)) }
         }
-        for node in nodes {
-            if let inode = try? InodeCodec.encode(node) { kernel.invalidate(inode: inode) }
-        }
+        batch.send()
         kernel.settle(within: 1)
     }
 
@@ -88,7 +95,8 @@ public final class TreeCaches: Sendable {
         }
         for url in resources {
             // A resource no longer stored has no content left to serve.
-            guard let id = try database.resource(url: url)?.id, let inode = try? InodeCodec.encode(.resource(region, id))
+            guard let id = try database.resource(url: url)?.id,
+                let inode = try? InodeCodec.encode(.resource(region, id, tag(.resource, id.rawValue)))
             else { continue }
             kernel.invalidate(inode: inode)
         }
@@ -107,7 +115,7 @@ public final class TreeCaches: Sendable {
         let key = TileKey(urlTemplate: changes.columns.urlTemplate, pixelRatio: changes.columns.pixelRatio, z: 0, x: 0, y: 0)
         let shown = Self.sources(showing: key, in: try layout(of: try database.pack(id: region)))
         var batch = NotificationBatch(kernel: kernel)
-        for id in changes.changed { batch.add(.tile(region, id)) }
+        for id in changes.changed { batch.add(.tile(region, id, tag(.tile, id.rawValue))) }
         for place in changes.deleted {
             for (ref, source) in shown {
                 let (z, x) = (Int(place.z), Int(place.x))
@@ -123,7 +131,7 @@ public final class TreeCaches: Sendable {
         }
         directories.forEach { batch.add($0) }
         for other in changes.otherPacks {
-            for id in changes.sharedRows { batch.add(.tile(other, id)) }
+            for id in changes.sharedRows { batch.add(.tile(other, id, tag(.tile, id.rawValue))) }
         }
         batch.send()
     }

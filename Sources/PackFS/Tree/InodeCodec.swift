@@ -20,10 +20,11 @@ enum Node: Hashable, Sendable {
     case zoom(RegionID, SourceRef, z: Int)
     /// `<z>/<x>/`.
     case column(RegionID, SourceRef, z: Int, x: Int)
-    /// `<z>/<x>/<y>.<ext>`: a row of `tiles` (the row fixes template, z, x and y).
-    case tile(RegionID, TileID)
-    /// A glyph range or sprite file: a row of `resources`.
-    case resource(RegionID, ResourceID)
+    /// `<z>/<x>/<y>.<ext>`: a row of `tiles` (the row fixes template, z, x and y), in one of
+    /// its versions.
+    case tile(RegionID, TileID, RowTag)
+    /// A glyph range or sprite file: a row of `resources`, in one of its versions.
+    case resource(RegionID, ResourceID, RowTag)
     /// `glyphs/<fontstack>/`, named by the lowest row id of its glyph ranges in the pack.
     case fontStack(RegionID, ResourceID)
 
@@ -31,10 +32,30 @@ enum Node: Hashable, Sendable {
         switch self {
         case .root, .status, .packs, .rejection, .draft, .scratch, .patch: return nil
         case .pack(let r, _), .source(let r, _, _), .zoom(let r, _, _), .column(let r, _, _, _),
-            .tile(let r, _), .resource(let r, _), .fontStack(let r, _):
+            .tile(let r, _, _), .resource(let r, _, _), .fontStack(let r, _):
             return r
         }
     }
+}
+
+/// Which version of a row a tile or resource node names (`SwitchedRows` in PackStore): a refresh's
+/// switch replaces a row's bytes under its id, and each version gets an inode of its own, as a
+/// file replaced by `rename` does, so that the kernel never holds one size for another's bytes.
+/// 0 for a row no switch changed during this mount (the tile and resource kinds), else versions
+/// 1, 2, 3, 4, 5... take the tags 1, 2, 3, 4, 1... (kinds 8-11 and 12-15): the kernel is told to
+/// forget each version's names and pages at the switch that ends it, so four never meet.
+struct RowTag: Hashable, Sendable {
+    static let count: UInt64 = 4
+    static let initial = RowTag(raw: 0)
+
+    let raw: UInt64
+
+    init(version: Int64) { raw = version <= 0 ? 0 : UInt64((version - 1) % Int64(Self.count)) + 1 }
+
+    fileprivate init(raw: UInt64) { self.raw = raw }
+
+    /// Whether this tag names version `version` of its row.
+    func names(_ version: Int64) -> Bool { self == RowTag(version: version) }
 }
 
 /// The nodes that hang directly off one pack, one inode each.
@@ -63,7 +84,8 @@ struct SourceRef: Hashable, Sendable {
 // Inode bit layout (64 bits, most significant first):
 //
 //   63..60  kind      0 top, 1 pack part, 2 source, 3 zoom dir, 4 column dir, 5 tile,
-//                     6 resource file, 7 font stack dir
+//                     6 resource file, 7 font stack dir, 8-11 tile and 12-15 resource file of
+//                     row tags 1-4 (`RowTag`: a row a switch changed during this mount)
 //   59..36  region    regions.id (24 bits: ids up to 16,777,215); 0 for kind 0
 //   35..0   payload   by kind:
 //     top          1 root (FUSE_ROOT_ID), 2 status.json, 3 packs/,
@@ -112,8 +134,8 @@ enum InodeCodec {
         case .zoom(let region, let ref, let z): return try make(.zoom, region, try coordinates(ref, z: z, x: 0))
         case .column(let region, let ref, let z, let x):
             return try make(.column, region, try coordinates(ref, z: z, x: x))
-        case .tile(let region, let id): return try make(.tile, region, try row(id.rawValue))
-        case .resource(let region, let id): return try make(.resource, region, try row(id.rawValue))
+        case .tile(let region, let id, let tag): return try make(.tile, tag, region, try row(id.rawValue))
+        case .resource(let region, let id, let tag): return try make(.resource, tag, region, try row(id.rawValue))
         case .fontStack(let region, let id): return try make(.fontStack, region, try row(id.rawValue))
         }
     }
@@ -121,16 +143,21 @@ enum InodeCodec {
     /// The pack of a node inside one (nil for the top's), from the kind and region bits alone:
     /// what a pack's cached entries are found by when the pack changes.
     static func region(of inode: Inode) -> RegionID? {
-        guard let kind = Kind(rawValue: inode.rawValue >> 60), kind != .top else { return nil }
+        guard inode.rawValue >> 60 != Kind.top.rawValue else { return nil }
         return regionBitsOf(inode.rawValue)
     }
 
     /// The node `inode` names, or nil for a number this codec never makes.
     static func decode(_ inode: Inode) -> Node? {
         let raw = inode.rawValue
-        guard let kind = Kind(rawValue: raw >> 60) else { return nil }
         let region = regionBitsOf(raw)
         let payload = raw & ((1 << payloadBits) - 1)
+        guard let kind = Kind(rawValue: raw >> 60) else {
+            let tagged = (raw >> 60) - 8  // 8...15: tiles and resources of tags 1...4
+            let tag = RowTag(raw: tagged % RowTag.count + 1)
+            return tagged < RowTag.count ? .tile(region, TileID(rawValue: Int64(payload)), tag)
+                : .resource(region, ResourceID(rawValue: Int64(payload)), tag)
+        }
         let ref = SourceRef(index: Int((payload >> 29) & 0x3F), primary: payload >> 35 == 1)
         let z = Int((payload >> 24) & 0x1F)
         let x = Int(payload & 0xFF_FFFF)
@@ -148,8 +175,8 @@ enum InodeCodec {
             return .source(region, ref, part)
         case .zoom: return x == 0 ? .zoom(region, ref, z: z) : nil
         case .column: return .column(region, ref, z: z, x: x)
-        case .tile: return .tile(region, TileID(rawValue: Int64(payload)))
-        case .resource: return .resource(region, ResourceID(rawValue: Int64(payload)))
+        case .tile: return .tile(region, TileID(rawValue: Int64(payload)), .initial)
+        case .resource: return .resource(region, ResourceID(rawValue: Int64(payload)), .initial)
         case .fontStack: return .fontStack(region, ResourceID(rawValue: Int64(payload)))
         }
     }
@@ -159,10 +186,20 @@ enum InodeCodec {
     }
 
     private static func make(_ kind: Kind, _ region: RegionID, _ payload: UInt64) throws -> Inode {
+        try make(kind.rawValue, region, payload)
+    }
+
+    /// A tile's or resource's inode: its own kind for tag 0, one of 8-15 for a switched row's.
+    private static func make(_ kind: Kind, _ tag: RowTag, _ region: RegionID, _ payload: UInt64) throws -> Inode {
+        guard tag != .initial else { return try make(kind, region, payload) }
+        return try make((kind == .tile ? 7 : 11) + tag.raw, region, payload)
+    }
+
+    private static func make(_ kind: UInt64, _ region: RegionID, _ payload: UInt64) throws -> Inode {
         guard (0...maxRegion).contains(region.rawValue) else {
             throw FilesystemError.io("region id \(region.rawValue) does not fit in an inode (max \(maxRegion))")
         }
-        return Inode(rawValue: kind.rawValue << 60 | UInt64(region.rawValue) << payloadBits | payload)
+        return Inode(rawValue: kind << 60 | UInt64(region.rawValue) << payloadBits | payload)
     }
 
     private static func coordinates(_ ref: SourceRef, z: Int, x: Int) throws -> UInt64 {

@@ -99,8 +99,8 @@ extension PackFilesystem {
             }
         }
         switch node {
-        case .tile(let region, let id): try database.dropByHand(tile: id, from: region)
-        case .resource(let region, let id): try database.dropByHand(resource: id, from: region)
+        case .tile(let region, let id, _): try database.dropByHand(tile: id, from: region)
+        case .resource(let region, let id, _): try database.dropByHand(resource: id, from: region)
         case .pack(let region, .style):
             try unlinkResource(url: try request.pack(region).definition?.styleURL, from: region)
             caches.forgetPack(region)

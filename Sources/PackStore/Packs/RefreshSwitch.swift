@@ -26,6 +26,13 @@ public struct SwitchedContent: Equatable, Sendable {
     /// those of the packs sharing the row (tiles are shared by key, resources by URL).
     public var changedTiles: [PackMember<TileID>] = []
     public var changedResources: [PackMember<ResourceID>] = []
+    /// The key of each changed tile and the URL of each changed resource: where the mount shows them.
+    public var tileKeys: [TileID: TileKey] = [:]
+    public var resourceURLs: [ResourceID: String] = [:]
+    /// Each changed row's version after the switch, while a mount records them (`SwitchedRows`):
+    /// the version before it names the inode the kernel may still hold.
+    public var tileVersions: [TileID: Int64] = [:]
+    public var resourceVersions: [ResourceID: Int64] = [:]
 
     public init(region: RegionID) { self.region = region }
 
@@ -52,14 +59,14 @@ enum RefreshSwitch {
     /// Holds on tiles whose bytes change, in every pack (CROSS JOIN keeps SQLite to the staging
     /// range first; a pack's staged rows are few beside `tiles` and `region_tiles`).
     static let changedTiles = """
-        SELECT rt.region_id, t.id, t.url_template, t.pixel_ratio FROM packfs_staged_tiles s
+        SELECT rt.region_id, t.id, t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM packfs_staged_tiles s
           CROSS JOIN tiles t ON \(tileMatch)
           CROSS JOIN region_tiles rt ON rt.tile_id = t.id
         WHERE \(staged) AND (t.data IS NOT s.data OR t.compressed IS NOT s.compressed)
         """
 
     static let changedResources = """
-        SELECT rr.region_id, r.id, r.kind FROM packfs_staged_resources s
+        SELECT rr.region_id, r.id, r.kind, r.url FROM packfs_staged_resources s
           CROSS JOIN resources r ON r.url = s.url
           CROSS JOIN region_resources rr ON rr.resource_id = r.id
         WHERE \(staged) AND (r.data IS NOT s.data OR r.compressed IS NOT s.compressed)
@@ -144,10 +151,13 @@ extension StoreBatch {
         var sets = Set<PackHashSet>()
         for row in try Row.fetchAll(db.cachedStatement(sql: RefreshSwitch.changedTiles), arguments: arguments) {
             let holder = RegionID(rawValue: try row.stored(at: 0, "region_tiles.region_id"))
-            switched.changedTiles.append(PackMember(region: holder, id: TileID(rawValue: try row.stored(at: 1, "tiles.id"))))
-            if holder != region, let template: String = row.lenient("url_template"), let ratio: Int = row.lenient("pixel_ratio") {
-                sets.insert(PackHashSet(region: holder, urlTemplate: template, pixelRatio: ratio))
+            let id = TileID(rawValue: try row.stored(at: 1, "tiles.id"))
+            switched.changedTiles.append(PackMember(region: holder, id: id))
+            guard let template: String = row.lenient("url_template"), let ratio: Int = row.lenient("pixel_ratio") else { continue }
+            if let z: Int = row.lenient("z"), let x: Int = row.lenient("x"), let y: Int = row.lenient("y") {
+                switched.tileKeys[id] = TileKey(urlTemplate: template, pixelRatio: ratio, z: z, x: x, y: y)
             }
+            if holder != region { sets.insert(PackHashSet(region: holder, urlTemplate: template, pixelRatio: ratio)) }
         }
         // Tiles are shared by key: the packs sharing a changed tile see its new bytes too (as
         // MapLibre's own refresh makes them), so their recorded hashes no longer hold. Dropped,
@@ -156,6 +166,7 @@ extension StoreBatch {
         // recorded" until the pack next becomes whole, a stale one would fail every verify and
         // refuse every patch made for the tiles it now holds.
         for set in sets { try db.execute(sql: RefreshSwitch.dropHash, arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]) }
+        try recordSwitchedRows(.tile, region, since, &switched)
         try db.cachedStatement(sql: RefreshSwitch.upsertTiles).execute(arguments: arguments)
         switched.tiles = db.changesCount
         try db.cachedStatement(sql: RefreshSwitch.recordSizes).execute(arguments: arguments)
@@ -169,12 +180,14 @@ extension StoreBatch {
             let holder = RegionID(rawValue: try row.stored(at: 0, "region_resources.region_id"))
             let id = ResourceID(rawValue: try row.stored(at: 1, "resources.id"))
             switched.changedResources.append(PackMember(region: holder, id: id))
+            if let url: String = row.lenient("url") { switched.resourceURLs[id] = url }
             // A shared style or TileJSON says which tiles another pack's sources hold, and how its
             // rows are numbered: its hashes go too.
             let kind = (row.lenient("kind") as Int?).flatMap(ResourceKind.init(rawValue:))
             if holder != region, kind == .style || kind == .source { documents.insert(holder) }
         }
         for holder in documents { try db.execute(sql: RefreshSwitch.dropHashes, arguments: [holder.rawValue]) }
+        try recordSwitchedRows(.resource, region, since, &switched)
         try db.cachedStatement(sql: RefreshSwitch.upsertResources).execute(arguments: arguments)
         switched.resources = db.changesCount
         try db.cachedStatement(sql: RefreshSwitch.linkResources).execute(arguments: arguments)

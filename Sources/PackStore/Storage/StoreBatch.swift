@@ -10,11 +10,14 @@ public struct StoreBatch {
     /// The database's cached statuses, which `setStatus` drops once it commits (nil: the
     /// caller drops them all itself).
     let statuses: PackStatusCache?
+    /// The mount's note that rows were switched (`SwitchedRows`); nil outside `OfflineDatabase.write`.
+    let switchedRows: SwitchedRowsFlag?
 
-    init(db: Database, now: Int64 = unixNow(), statuses: PackStatusCache? = nil) {
+    init(db: Database, now: Int64 = unixNow(), statuses: PackStatusCache? = nil, switchedRows: SwitchedRowsFlag? = nil) {
         self.db = db
         self.now = now
         self.statuses = statuses
+        self.switchedRows = switchedRows
     }
 
     /// Stores a resource (content and cache headers) and returns its row id.

@@ -1,0 +1,35 @@
+import PackStore
+
+/// Where a row a switch changed shows, for the kernel to forget the names that lead to the inode
+/// of its version before (`RowTag`): the next lookup of each finds the new version's inode.
+extension TreeCaches {
+    /// The tag of the current version of a row (0 unless a switch changed it during this mount).
+    func tag(_ kind: SwitchedKind, _ id: Int64) -> RowTag {
+        RowTag(version: (try? database.switchedRow(kind, id))?.version ?? 0)
+    }
+
+    /// A tile's name in each place its tile set shows in the pack (its `sources/<id>/` and, for
+    /// the primary source, the pack's top). A pack whose layout cannot be read names nothing:
+    /// its old names then lead to the old version until the kernel's entries time out.
+    func forgetNames(of key: TileKey, in region: RegionID, _ batch: inout NotificationBatch) {
+        guard let layout = try? layout(of: try database.pack(id: region)) else { return }
+        for (ref, source) in Self.sources(showing: key, in: layout) {
+            let name = "\(source.row(key.y, z: key.z)).\(source.fileExtension)"
+            batch.add(parent: .column(region, ref, z: key.z, x: key.x), name: name)
+        }
+    }
+
+    /// A resource's name: a sprite file in `sprites/`, a glyph range in `glyphs/<stack>/`.
+    func forgetNames(of url: String, in region: RegionID, _ batch: inout NotificationBatch) {
+        guard let layout = try? layout(of: try database.pack(id: region)) else { return }
+        for file in layout.spriteFiles where file.url == url { batch.add(parent: .pack(region, .sprites), name: file.name) }
+        guard layout.fontStacks.contains(where: { $0.files.contains { $0.url == url } }),
+            let stacks = try? PackFilesystem.fontStacks(layout, in: database)
+        else { return }
+        for stack in stacks {
+            for range in stack.ranges where range.file.url == url {
+                batch.add(parent: .fontStack(region, stack.id), name: range.file.name)
+            }
+        }
+    }
+}
