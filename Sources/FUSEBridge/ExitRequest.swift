@@ -6,8 +6,8 @@ import Foundation
 /// (`WorkerLoop`), and a worker asleep in read() never sees. So a watcher, woken through a pipe by
 /// `request()` or by a signal (the shim chains a handler after libfuse's, which also records the
 /// signal: what `serve` returns), sends one request of its own, a statfs of the mountpoint (never cached by the
-/// kernel), again each second until the loop ends; the worker that answers it then ends the
-/// loop. The watcher sleeps in read() until then: an idle mount wakes nobody. An external unmount needs none of this: the device read
+/// kernel); the worker that answers it then ends the loop. The watcher sleeps in read() until
+/// then: an idle mount wakes nobody. An external unmount needs none of this: the device read
 /// fails with ENODEV and the loop ends.
 final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `requested` and `wake` are guarded by `lock`
     private let lock = NSLock()
@@ -65,29 +65,20 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
         // creator stores after pthread_create returns, which a new thread that runs first has
         // not got yet (under load the watcher kept no name, and LifecycleTests found none).
         _ = packfs_name_this_thread(Self.threadName)
-        var kicks = 0
+        var kicked = false
         var byte: UInt8 = 0
         while true {
             let state: Bool? = lock.withLock { session.map { fuse_session_exited($0) != 0 } }
             guard let exited = state else { return }
-            if exited {
-                // Kicked again each second while the loop goes on: CI saw a mount's loop (over
-                // io_uring, under load) outlive its exit request by minutes, once, and the
-                // request that would have ended it was not found; the log says if it recurs.
-                if kicks == 1 { Self.say("packfs: the loop did not end 1 s after the exit request; asking again\n") }
+            if exited && !kicked {
                 var figures = statvfs()
                 _ = statvfs(mountpoint, &figures)
-                kicks += 1
+                kicked = true
             }
-            var waiting = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
-            if exited && poll(&waiting, 1, 1000) == 0 { continue }
             let count = read(wake, &byte, 1)
             if count == 0 || (count < 0 && errno != EINTR) { return }
-        }
-    }
 
-    private static func say(_ line: String) {
-        line.withCString { _ = write(STDERR_FILENO, $0, strlen($0)) }
+        }
     }
 
     private static func poke(_ fd: Int32) {
