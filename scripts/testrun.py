@@ -24,6 +24,7 @@ import argparse
 import collections
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -88,12 +89,22 @@ def shards_of(classes, jobs, weights):
     return [(shard, load) for shard, load in zip(shards, loads) if shard]
 
 
+def default_exit_signals():
+    """In each test process, before exec: SIGHUP, SIGINT and SIGTERM as a terminal gives them. A
+    runner started by nohup, or as a background job of a script, passes them on ignored, and an
+    ignored SIGINT or SIGHUP is one libfuse leaves alone (as a daemon should: nohup means it), so
+    the tests that stop a mount with a signal would wait for nothing (SignalTests, the daemon's
+    SIGINT in PackManagementTests)."""
+    for number in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+
+
 def run_shards(bundle, shards, logs, environment):
     processes = []
     for index, (classes, _) in enumerate(shards):
         log = open(logs / f"shard-{index}.log", "w")
         process = subprocess.Popen([bundle, ",".join(classes)], stdout=log, stderr=subprocess.STDOUT,
-                                   env=environment, cwd=ROOT)
+                                   env=environment, cwd=ROOT, preexec_fn=default_exit_signals)
         processes.append((process, log))
     statuses = []
     for process, log in processes:
