@@ -1,18 +1,20 @@
 // swift-tools-version:6.0
 // PackFS: offline map packs (MapLibre Native's offline database) mounted as a filesystem.
 // Layers depend one way (see README "Layout"):
-//   PackStore <- StyleModel <- Downloader <- PackLifecycle <- packfs
-//                StyleModel <- PackFS <- FUSEBridge <- packfs
-//                StyleModel <- Interchange <- packfs
+//   PackStore <- StyleModel <- Downloader <- PackLifecycle <- PackFSCommands
+//                StyleModel <- PackFS <- FUSEBridge <- PackFSCommands
+//                StyleModel <- Interchange <- PackFSCommands
 //   PackStore <- PMTilesFormat <- Downloader, Interchange
-//                             ObjectStorage <- packfs     (CCurl only: files to S3)
+//                             ObjectStorage <- PackFSCommands     (CCurl only: files to S3)
+// The executable `packfs` is the target PackFSCommands: a name that differs from the library
+// PackFS by more than case, so that a case-insensitive file system holds both directories.
 import PackageDescription
 
 let package = Package(
     name: "PackFS",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "packfs", targets: ["packfs"])
+        .executable(name: "packfs", targets: ["PackFSCommands"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -46,7 +48,7 @@ let package = Package(
         ]),
         // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
         .target(name: "ObjectStorage", dependencies: ["CCurl"]),
-        .executableTarget(name: "packfs", dependencies: [
+        .executableTarget(name: "PackFSCommands", dependencies: [
             "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
             "CMalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -47,22 +47,30 @@ depends=$(for name in $needed; do
 done | cut -d: -f1 | sort -u | tr '\n' ' ')
 depends="fuse3, $(echo $depends | sed 's/ /, /g')"
 size=$(du -sk "$root" | cut -f1)
+# The maintainer the package names: PACKFS_MAINTAINER ("Name <address>"), else the git author
+# configured where it is built, else none (dpkg-deb warns): never a made-up address. No Homepage:
+# the project has none to name.
+maintainer=${PACKFS_MAINTAINER:-}
+if [ -z "$maintainer" ] && name=$(git config user.name 2>/dev/null) && email=$(git config user.email 2>/dev/null); then
+  maintainer="$name <$email>"
+fi
 mkdir -p "$root/DEBIAN"
-cat > "$root/DEBIAN/control" <<CONTROL
-Package: packfs
-Version: $version
-Architecture: $arch
-Maintainer: PackFS developers <packfs@localhost>
+{
+  echo "Package: packfs"
+  echo "Version: $version"
+  echo "Architecture: $arch"
+  if [ -n "$maintainer" ]; then echo "Maintainer: $maintainer"; fi
+  cat <<CONTROL
 Installed-Size: $size
 Depends: $depends
 Section: utils
 Priority: optional
-Homepage: https://github.com/packfs/packfs
 Description: offline map packs as a filesystem
  PackFS mounts the SQLite offline database of MapLibre Native (and the Mapbox Maps SDK's legacy
  offline API) with FUSE: every pack is a directory of tiles, style.json, glyphs and sprites;
  writing a region file downloads a pack; rm removes it.
 CONTROL
+} > "$root/DEBIAN/control"
 mkdir -p dist
 deb="dist/packfs_${version}_${arch}.deb"
 dpkg-deb --root-owner-group --build "$root" "$deb" >&2

@@ -98,6 +98,10 @@ final class MountScriptTests: XCTestCase {
         XCTAssertEqual(built.status, 0, built.stderr)
         let deb = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertTrue(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb), built.stdout)
+        // Honest metadata: no made-up homepage or address.
+        let control = try Command.run("/usr/bin/dpkg-deb", ["-f", deb]).text
+        XCTAssertFalse(control.contains("Homepage:"), control)
+        XCTAssertFalse(control.contains("@localhost"), control)
         let installed = try Command.run("/usr/bin/dpkg", ["-i", deb])
         defer { _ = try? Command.run("/usr/bin/dpkg", ["-r", "packfs"]) }
         XCTAssertEqual(installed.status, 0, installed.text)
