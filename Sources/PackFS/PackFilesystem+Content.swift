@@ -71,14 +71,8 @@ extension PackFilesystem {
             return tag == .initial ? try live() : nil
         }
         if tag.names(switched.version) { return try live() }
-        guard tag.names(switched.version - 1), let kept = switched.previous else { return nil }
+        guard switched.version > 0, tag.names(switched.version - 1), let kept = switched.previous else { return nil }
         return try previous(kept)
-    }
-
-    /// The tag of a row's current version (`RowTag`): read only once a switch changed rows.
-    func currentTag(of kind: SwitchedKind, _ id: Int64) throws -> RowTag {
-        guard database.hasSwitchedRows else { return .initial }
-        return RowTag(version: try database.switchedRow(kind, id)?.version ?? 0)
     }
 
     func remember(_ data: Data, _ inode: Inode) -> Data {

@@ -81,7 +81,7 @@ extension PackFilesystem {
             guard let file = layout.spriteFiles.first(where: { $0.name == name }),
                 let id = try database.packResourceID(url: file.url, in: region)
             else { throw FilesystemError.notFound }
-            return .resource(region, id, try currentTag(of: .resource, id.rawValue))
+            return .resource(region, id, try database.rowTag(.resource, id.rawValue))
         case (.regionFile, _), (.style, _), (.webStyle, _), (.progress, _), (.coverage, _):
             throw FilesystemError.notDirectory
         }
@@ -128,7 +128,7 @@ extension PackFilesystem {
     ) throws -> Node {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
         guard let id = try database.packTileID(key, in: region) else { throw FilesystemError.notFound }
-        return .tile(region, id, try currentTag(of: .tile, id.rawValue))
+        return .tile(region, id, try database.rowTag(.tile, id.rawValue))
     }
 
     /// A tile's entry from one read: finding the tile by key proves the pack holds it, and the
@@ -151,7 +151,7 @@ extension PackFilesystem {
                 return known == nil
             })
         else { throw FilesystemError.notFound }
-        let tag = try currentTag(of: .tile, id.rawValue)
+        let tag = try database.rowTag(.tile, id.rawValue)
         // A switch that committed between the two reads: the known size was the version before's.
         if tag != .initial { known = nil }
         let served = try content ?? (known == nil ? database.servedTile(.row(id), in: region)?.content : nil)
@@ -178,7 +178,7 @@ extension PackFilesystem {
     {
         if let held = try request.fontStacks(region).first(where: { $0.id == stack }) {
             guard let range = held.ranges.first(where: { $0.file.name == name }) else { throw FilesystemError.notFound }
-            return .resource(region, range.id, try currentTag(of: .resource, range.id.rawValue))
+            return .resource(region, range.id, try database.rowTag(.resource, range.id.rawValue))
         }
         // A stack emptied by `rm` (or whose lowest range went), by the name it had.
         let layout = try request.layout(region)
@@ -186,7 +186,7 @@ extension PackFilesystem {
             let file = layout.fontStacks.first(where: { $0.name == stackName })?.files.first(where: { $0.name == name }),
             let id = try database.packResourceID(url: file.url, in: region)
         else { throw FilesystemError.notFound }
-        return .resource(region, id, try currentTag(of: .resource, id.rawValue))
+        return .resource(region, id, try database.rowTag(.resource, id.rawValue))
     }
 
     /// Whether the pack shows `style.json`: its style is stored and still a member (`rm

@@ -158,14 +158,14 @@ extension PackFilesystem {
         return try rows.compactMap { row in
             let y = source.row(row.y, z: z)
             guard (0..<1 << z).contains(y) else { return nil }  // outside the grid, as columns above
-            return ("\(y).\(source.fileExtension)", .tile(region, row.id, try currentTag(of: .tile, row.id.rawValue)), 3 + Int64(y))
+            return ("\(y).\(source.fileExtension)", .tile(region, row.id, try database.rowTag(.tile, row.id.rawValue)), 3 + Int64(y))
         }
     }
 
     private func spriteChildren(_ region: RegionID, _ request: Request) throws -> [Child] {
         try request.layout(region).spriteFiles.enumerated().compactMap { index, file in
             try database.packResourceID(url: file.url, in: region).map {
-                (file.name, .resource(region, $0, try currentTag(of: .resource, $0.rawValue)), 3 + Int64(index))
+                (file.name, .resource(region, $0, try database.rowTag(.resource, $0.rawValue)), 3 + Int64(index))
             }
         }
     }
@@ -179,7 +179,7 @@ extension PackFilesystem {
             throw FilesystemError.stale
         }
         return try stack.ranges.map { file, id in
-            (file.name, .resource(region, id, try currentTag(of: .resource, id.rawValue)), 3 + Int64(file.start))
+            (file.name, .resource(region, id, try database.rowTag(.resource, id.rawValue)), 3 + Int64(file.start))
         }
     }
 

@@ -48,7 +48,7 @@ extension PackFilesystem {
         return rows.compactMap { row -> PlusEntry? in
             let y = source.row(row.y, z: z)
             // Outside the grid, or a row no inode can name: left out, as `listing` does.
-            guard (0..<1 << z).contains(y), let tag = try? currentTag(of: .tile, row.id.rawValue),
+            guard (0..<1 << z).contains(y), let tag = try? database.rowTag(.tile, row.id.rawValue),
                 let inode = try? InodeCodec.encode(.tile(region, row.id, tag))
             else { return nil }
             let entry = DirectoryEntry(name: "\(y).\(source.fileExtension)", inode: inode, kind: .regularFile, cookie: 3 + Int64(y))

@@ -61,7 +61,8 @@ final class SwitchedRowsTests: SessionDatabaseTestCase {
         XCTAssertNil(row.previous, "over the limit: nothing kept")
     }
 
-    /// Outside a mount (`packfs` commands, an unmounted database) a switch records nothing.
+    /// Outside a mount (`packfs` commands, an unmounted database) a switch records nothing, not
+    /// even into a table the file brings (a mount that could not empty it, another program).
     func testASwitchWithoutAMountRecordsNothing() throws {
         let (region, ids) = try makePack()
         let switched = try refresh(region, [0: bytes(0, 1)])
@@ -69,6 +70,12 @@ final class SwitchedRowsTests: SessionDatabaseTestCase {
         XCTAssertEqual(switched.tileVersions, [:])
         XCTAssertFalse(database.hasSwitchedRows)
         XCTAssertFalse(try database.read { try $0.tableExists("packfs_switched_rows") })
+
+        try database.write { batch in try batch.db.execute(sql: SwitchedRows.create) }
+        let again = try refresh(region, [0: bytes(0, 2)])
+        XCTAssertEqual(again.tileVersions, [:], "a table this session did not make is not used")
+        XCTAssertFalse(database.hasSwitchedRows)
+        XCTAssertEqual(try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM packfs_switched_rows") }, 0)
     }
 
     /// A pack of three tiles, each `bytes(x, 0)`.

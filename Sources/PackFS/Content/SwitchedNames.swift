@@ -1,11 +1,19 @@
 import PackStore
 
+extension OfflineDatabase {
+    /// The tag of a row's current version (`RowTag`): 0 unless a switch changed it during this
+    /// mount (`switchedRow` reads nothing before one did).
+    func rowTag(_ kind: SwitchedKind, _ id: Int64) throws -> RowTag {
+        RowTag(version: try switchedRow(kind, id)?.version ?? 0)
+    }
+}
+
 /// Where a row a switch changed shows, for the kernel to forget the names that lead to the inode
 /// of its version before (`RowTag`): the next lookup of each finds the new version's inode.
 extension TreeCaches {
-    /// The tag of the current version of a row (0 unless a switch changed it during this mount).
+    /// `rowTag`, a row that cannot be read taken for one no switch changed.
     func tag(_ kind: SwitchedKind, _ id: Int64) -> RowTag {
-        RowTag(version: (try? database.switchedRow(kind, id))?.version ?? 0)
+        (try? database.rowTag(kind, id)) ?? .initial
     }
 
     /// A tile's name in each place its tile set shows in the pack (its `sources/<id>/` and, for

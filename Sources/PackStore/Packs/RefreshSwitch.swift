@@ -51,8 +51,8 @@ public struct SwitchedContent: Equatable, Sendable {
 /// (dropped by the tiles trigger, written again here).
 enum RefreshSwitch {
     /// The staged rows of the switched refresh: `?1` the pack, `?2` its `since`.
-    private static let staged = "s.region_id = ?1 AND s.since = ?2"
-    private static let tileMatch = """
+    static let staged = "s.region_id = ?1 AND s.since = ?2"
+    static let tileMatch = """
         t.url_template = s.url_template AND t.pixel_ratio = s.pixel_ratio AND t.z = s.z AND t.x = s.x AND t.y = s.y
         """
 

@@ -41,15 +41,11 @@ enum SwitchedRows {
     /// The rows of `kind` whose bytes the switch of `?1`'s refresh of `?2` replaces, joined to
     /// their live row `t`.
     private static func changed(_ kind: SwitchedKind) -> String {
-        kind == .tile
-            ? """
-            packfs_staged_tiles s CROSS JOIN tiles t ON t.url_template = s.url_template AND t.pixel_ratio = s.pixel_ratio
-              AND t.z = s.z AND t.x = s.x AND t.y = s.y
-            WHERE s.region_id = ?1 AND s.since = ?2 AND (t.data IS NOT s.data OR t.compressed IS NOT s.compressed)
-            """
-            : """
-            packfs_staged_resources s CROSS JOIN resources t ON t.url = s.url
-            WHERE s.region_id = ?1 AND s.since = ?2 AND (t.data IS NOT s.data OR t.compressed IS NOT s.compressed)
+        let (staging, live, match) = kind == .tile
+            ? ("packfs_staged_tiles", "tiles", RefreshSwitch.tileMatch) : ("packfs_staged_resources", "resources", "t.url = s.url")
+        return """
+            \(staging) s CROSS JOIN \(live) t ON \(match)
+            WHERE \(RefreshSwitch.staged) AND (t.data IS NOT s.data OR t.compressed IS NOT s.compressed)
             """
     }
 
@@ -89,8 +85,16 @@ public struct SwitchedRow: Sendable {
 /// were never switched reads no version on its lookups.
 final class SwitchedRowsFlag: Sendable {
     private let raised = Atomic<Bool>(false)
+    /// Set once this session made the table afresh (`beginSwitchedRows`): a table a file brings
+    /// (a mount that could not empty it, another program) is never recorded into or read.
+    private let began = Atomic<Bool>(false)
     var value: Bool { raised.load(ordering: .acquiring) }
+    var isRecording: Bool { began.load(ordering: .acquiring) }
     func store(_ value: Bool) { raised.store(value, ordering: .releasing) }
+    func recording(_ value: Bool) {
+        began.store(value, ordering: .releasing)
+        if !value { store(false) }
+    }
 }
 
 extension OfflineDatabase {
@@ -102,12 +106,13 @@ extension OfflineDatabase {
             try batch.db.execute(sql: SwitchedRows.create)
         }
         switchedRowsFlag.store(false)
+        switchedRowsFlag.recording(true)
     }
 
     /// A mount that ends leaves no kept bytes behind (a killed one's go at the next mount).
     public func endSwitchedRows() throws {
+        switchedRowsFlag.recording(false)
         try write { batch in try batch.db.execute(sql: "DROP TABLE IF EXISTS \(SwitchedRows.table)") }
-        switchedRowsFlag.store(false)
     }
 
     /// How long the bytes before a switch stay readable under their old inode, in seconds.
@@ -143,7 +148,7 @@ extension StoreBatch {
     /// does, while a mount keeps the table, and their new versions in `switched`.
     func recordSwitchedRows(_ kind: SwitchedKind, _ region: RegionID, _ since: Int64, _ switched: inout SwitchedContent,
                             keepingAtMost limit: Int64 = SwitchedRows.keptBytesLimit) throws {
-        guard let flag = switchedRows, try db.tableExists(SwitchedRows.table) else { return }
+        guard let flag = switchedRows, flag.isRecording, try db.tableExists(SwitchedRows.table) else { return }
         flag.store(true)
         let bytes = try Int64.fetchOne(db, sql: SwitchedRows.changedBytes(kind), arguments: [region.rawValue, since]) ?? 0
         let sql = SwitchedRows.record(kind, keep: bytes <= limit)
