@@ -26,10 +26,10 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
-        .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CGlibc"),
 
         .target(name: "PackStore", dependencies: [
-            "CZlib", "CDeflate", .product(name: "GRDB", package: "GRDB.swift"),
+            "CZlib", "CDeflate", "CGlibc", .product(name: "GRDB", package: "GRDB.swift"),
             // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "ObjectStorage", dependencies: ["CCurl"]),
         .executableTarget(name: "PackFSCommands", dependencies: [
             "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
-            "CMalloc",
+            "CGlibc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -1,5 +1,10 @@
 import CFuse
-import Foundation
+import FoundationEssentials
+import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Ending the loop from outside the kernel. `fuse_session_exit` (what `stop()` and libfuse's signal
 /// handlers call) only sets a flag, which workers test before reading the next request
@@ -10,7 +15,7 @@ import Foundation
 /// then: an idle mount wakes nobody. An external unmount needs none of this: the device read
 /// fails with ENODEV and the loop ends.
 final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `requested` and `wake` are guarded by `lock`
-    private let lock = NSLock()
+    private let lock = Lock()
     private var session: OpaquePointer?
     private var requested = false
     /// The wake-up pipe's write end while `serve` runs (non-blocking, so that a signal handler
@@ -38,8 +43,18 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
             self.wake = writeEnd
             if requested { fuse_session_exit(session) }
         }
+        do {
+            try NativeThread.start(name: "PackFS exit") { self.watch(wake: readEnd, mountpoint: mountpoint) }
+        } catch {
+            lock.withLock {
+                self.session = nil
+                self.wake = nil
+            }
+            close(readEnd)
+            close(writeEnd)
+            return -error.code
+        }
         if chainSignals { _ = packfs_chain_exit_signals(writeEnd) }
-        Thread.detachNewThread { self.watch(wake: readEnd, mountpoint: mountpoint) }
         let result = loop()
         if chainSignals { packfs_unchain_exit_signals() }
         lock.withLock {

@@ -1,6 +1,10 @@
 import CFuse
-import Foundation
+import FoundationEssentials
 import PackFS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One mount of a `Filesystem`: `run()` mounts, serves requests on worker threads (`WorkerLoop`)
 /// and unmounts when the loop ends: by `stop()`, SIGINT/SIGTERM/SIGHUP, or an external unmount

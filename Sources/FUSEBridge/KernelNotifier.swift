@@ -1,6 +1,12 @@
 import CFuse
-import Foundation
+import FoundationEssentials
+import PackStore
 import PackFS
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `KernelCache` over libfuse's invalidation notifications.
 ///
@@ -17,7 +23,7 @@ import PackFS
 public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session` and `sending` are guarded by `condition`
     private typealias Notification = @Sendable (OpaquePointer) -> Int32
     private let queue = DispatchQueue(label: "packfs.fuse.notify")
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var session: OpaquePointer?
     /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
     private var sending = 0

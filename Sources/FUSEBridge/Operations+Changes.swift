@@ -1,6 +1,10 @@
 import CFuse
-import Foundation
+import FoundationEssentials
 import PackFS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The table's entries that change the tree (DESIGN section 2, "Management with ordinary tools")
 /// and its extended attributes.

@@ -1,6 +1,10 @@
 import CFuse
-import Foundation
+import FoundationEssentials
 import PackFS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one operations table. Each entry copies the kernel's arguments into Swift values, calls
 /// the model inside `Session.serve` and lets it send the single reply. Entries left nil get

@@ -1,6 +1,10 @@
 import CFuse
-import Foundation
+import FoundationEssentials
 import PackFS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one answer a request gets. Callbacks compute a `Reply` and `send` it, so every path ends
 /// in exactly one `fuse_reply_*` (libfuse requires one and only one per request).

@@ -1,5 +1,9 @@
 import CFuse
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One FUSE ring entry: the two buffers the kernel writes a request into and reads the reply
 /// from (a 288-byte header: the in/out header, the operation's struct, the payload's size; and

@@ -1,5 +1,9 @@
 import CFuse
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One ring thread of `RingTransport`: its own io_uring with one FUSE entry of one queue. It
 /// registers the entry, then waits for a request in it, serves it through libfuse (the reply

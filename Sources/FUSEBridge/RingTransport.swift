@@ -1,6 +1,10 @@
 import CFuse
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// FUSE over io_uring (Linux 6.14+; `Documentation/filesystems/fuse-io-uring.rst`): when the
 /// kernel offers it, requests arrive in ring entries the daemon registered, one queue per

@@ -1,7 +1,11 @@
 import CFuse
-import Foundation
+import FoundationEssentials
 import PackFS
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
 /// `Session.of(req)` (passthrough_ll's `lo_data(req)`).

@@ -1,6 +1,11 @@
 import CFuse
-import Foundation
+import FoundationEssentials
+import PackStore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The multi-threaded request loop: workers that each read a request from the device and answer
 /// it, one more started whenever none is left waiting (up to `maxWorkers`), as libfuse's loop does.
@@ -15,7 +20,7 @@ import Synchronization
 final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failure` are guarded by `condition`
     private let session: OpaquePointer
     private let maxWorkers: Int
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var workers: [pthread_t] = []
     /// Workers waiting for a request (in read()) right now. Atomic: every request changes it
     /// twice, and a lock there was one more that all FUSE threads contend for; the lock is taken

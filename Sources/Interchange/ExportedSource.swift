@@ -1,6 +1,10 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 import StyleModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What every export says about a tiled source besides its tiles, one rule for MBTiles' metadata
 /// and PMTiles' header and metadata: the extent, the center, and the vector layers of a source

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// gzip members (RFC 1952), as MBTiles readers expect vector tiles and as PMTiles frames its

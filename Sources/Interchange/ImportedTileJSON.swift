@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The TileJSON an imported pack stores, made from the fields a file's metadata gives.

@@ -19,7 +19,7 @@
 // as text or JSON.
 //
 // Errors. One enum, `InterchangeError`: a case per cause, naming the file or the pack.
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// An export of one pack, written once.

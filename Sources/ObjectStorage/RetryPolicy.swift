@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How often and after how long a failed request is tried again: attempts in all, and the wait
 /// before the first retry, doubled for each later one up to `maxDelay`. Each request of an

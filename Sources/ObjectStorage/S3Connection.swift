@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// One S3 request: the method, the object, the query (canonical: see `S3Encoding`) and the
 /// object's content type when it creates one.
@@ -131,7 +131,8 @@ final class S3Connection {
     fileprivate func receive(headerLine bytes: UnsafeRawPointer, count: Int) {
         let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
         guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "etag" else { return }
-        etag = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = line[line.index(after: colon)...].drop(while: \.isWhitespace)
+        etag = String(value.reversed().drop(while: \.isWhitespace).reversed())
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The few bits of S3's XML an upload reads and writes. S3's answers are flat and machine-made;
 /// an element's text is found by name (`<UploadId>...</UploadId>`) and unescaped, no parser needed.
@@ -6,7 +6,7 @@ enum S3XML {
     /// The text of the first `<name>` element of `body`, unescaped; nil when there is none.
     static func text(of name: String, in body: Data) -> String? {
         let xml = String(decoding: body, as: UTF8.self)
-        guard let open = xml.range(of: "<\(name)>"), let close = xml.range(of: "</\(name)>", range: open.upperBound..<xml.endIndex) else {
+        guard let open = xml.firstRange(of: "<\(name)>"), let close = xml[open.upperBound...].firstRange(of: "</\(name)>") else {
             return nil
         }
         return unescape(String(xml[open.upperBound..<close.lowerBound]))
@@ -30,13 +30,13 @@ enum S3XML {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 
     static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&#34;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+        text.replacing("&quot;", with: "\"").replacing("&apos;", with: "'")
+            .replacing("&lt;", with: "<").replacing("&gt;", with: ">")
+            .replacing("&#34;", with: "\"").replacing("&amp;", with: "&")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One directory entry (spec section 4.1): `runLength` tiles from `tileID` on, all with the
 /// content at `offset` in the tile data section; or, with `runLength` 0, a leaf directory whose

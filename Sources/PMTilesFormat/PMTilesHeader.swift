@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The 127-byte header at the start of every PMTiles v3 archive (spec chapter 3): where the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A tile's id in a PMTiles archive (spec section 4.1): its place on the Hilbert curves of zoom
 /// 0, 1, 2, ... laid end to end. Zoom z starts after the (4^z - 1) / 3 tiles of the zooms above

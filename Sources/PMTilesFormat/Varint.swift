@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Protocol Buffers' unsigned varints, as PMTiles directories are written: seven bits a byte,
 /// lowest first, the high bit set on every byte but the last.

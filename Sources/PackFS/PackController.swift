@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// What the filesystem asks of the pack manager that the executable wires in (PackFS never

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Listings with attributes (READDIRPLUS), which make a walk of a big pack (`du`, `find`,

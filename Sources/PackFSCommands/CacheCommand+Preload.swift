@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PackStore
 import StyleModel
 
@@ -85,11 +85,11 @@ extension CacheCommand {
     /// FILE's bytes, read with Foundation's throwing API (a directory or an unreadable file is
     /// one line naming it, never a trap).
     private func readFile(_ path: String) throws -> Data {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CommandFailure("\(path): no such file")
         }
-        guard !isDirectory.boolValue else { throw CommandFailure("\(path): is a directory") }
+        guard !isDirectory else { throw CommandFailure("\(path): is a directory") }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

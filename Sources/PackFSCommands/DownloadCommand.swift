@@ -1,6 +1,6 @@
 import ArgumentParser
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackLifecycle
 import PackStore
 import StyleModel

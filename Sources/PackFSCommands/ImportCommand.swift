@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Interchange
 import PackStore
 
@@ -50,11 +50,10 @@ enum ImportFormat {
     case offlineDatabase, mbtiles, pmtiles
 
     init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = try? PosixFile(path: path, access: .read) else {
             throw CommandFailure("cannot read \(path)")
         }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        let head = (try? handle.read(upTo: 16)) ?? Data()
         if head.starts(with: Array("PMTiles".utf8)) {
             self = .pmtiles
         } else if head.starts(with: Array("SQLite format 3".utf8)) {

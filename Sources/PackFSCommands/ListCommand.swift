@@ -51,4 +51,4 @@ struct PackReport {
     }
 }
 
-import Foundation
+import FoundationEssentials

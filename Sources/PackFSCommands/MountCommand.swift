@@ -1,8 +1,13 @@
 import ArgumentParser
+import CGlibc
 import FUSEBridge
-import Foundation
+import FoundationEssentials
 import PackLifecycle
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct MountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -117,24 +122,29 @@ enum Background {
 
     static func start(_ arguments: [String], database: String, mountpoint: String, at absolute: String,
                       log path: String?) throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = absolutePaths(Array(arguments.dropFirst()), database: database, mountpoint: mountpoint,
-                                        absolute: absolute) + ["-f"]
-        child.environment = ProcessInfo.processInfo.environment.merging([readyVariable: "1"]) { $1 }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let childArguments = absolutePaths(Array(arguments.dropFirst()), database: database, mountpoint: mountpoint,
+                                           absolute: absolute) + ["-f"]
+        let environment = ProcessInfo.processInfo.environment.merging([readyVariable: "1"]) { $1 }
         let log = try LogFile(path)
         defer { log.removeIfTemporary() }
-        let ready = Pipe()
-        child.standardInput = FileHandle.nullDevice
-        child.standardOutput = ready
-        child.standardError = log.handle
-        try child.run()
+        var ends: [Int32] = [-1, -1]
+        guard packfs_pipe_cloexec(&ends) == 0 else { throw CommandFailure("\(mountpoint): no pipe to the daemon: \(SystemError(code: errno))") }
+        let ready = PosixFile(borrowing: ends[0])
+        defer { close(ends[0]) }
+        let child: ChildProcess
+        do {
+            defer { close(ends[1]) }
+            child = try ChildProcess.start(executable, childArguments, environment: environment,
+                                           output: ends[1], error: log.handle.descriptor)
+        } catch {
+            throw CommandFailure("\(mountpoint): cannot start the daemon: \(error)")
+        }
         // The first line, or end of file when the child exits (or closes its stdout) first.
-        let said = String(decoding: (try? ready.fileHandleForReading.read(upToCount: readyLine.utf8.count)) ?? nil ?? Data(),
-                          as: UTF8.self)
+        let said = String(decoding: (try? ready.read(upTo: readyLine.utf8.count)) ?? Data(), as: UTF8.self)
         if said == readyLine { return }
-        child.waitUntilExit()
-        let text = log.written().replacingOccurrences(of: "packfs: ", with: "")
+        _ = child.wait()
+        let text = log.written().replacing("packfs: ", with: "")
         throw CommandFailure(text.isEmpty ? "\(mountpoint): the mount ended before it was up" : text)
     }
 
@@ -166,7 +176,7 @@ enum Background {
 /// removed once the parent leaves (a pipe with no reader would fail the daemon's later lines).
 struct LogFile {
     let url: URL
-    let handle: FileHandle
+    let handle: PosixFile
     let start: UInt64
     let temporary: Bool
 
@@ -180,17 +190,17 @@ struct LogFile {
             }
         }
         do {
-            handle = try FileHandle(forWritingTo: url)
+            handle = try PosixFile(path: url.path, access: .write)
             start = try handle.seekToEnd()
         } catch {
-            throw CommandFailure("\(url.path): cannot write the mount's log: \(error.localizedDescription)")
+            throw CommandFailure("\(url.path): cannot write the mount's log: \(error)")
         }
     }
 
     /// What the child wrote since `start`, trimmed.
     func written() -> String {
         let data = (try? Data(contentsOf: url))?.dropFirst(Int(clamping: start)) ?? Data()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: data, as: UTF8.self).trimmed
     }
 
     func removeIfTemporary() { if temporary { try? FileManager.default.removeItem(at: url) } }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 #if canImport(Glibc)
@@ -70,18 +70,14 @@ enum MountPoint {
     }
 
     private static func detachDeadMount(_ absolute: String, as path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/fusermount3")
-        process.arguments = ["-u", "-z", absolute]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let status: Int32
         do {
-            try process.run()
-            process.waitUntilExit()
+            status = try ChildProcess.start("/usr/bin/fusermount3", ["-u", "-z", absolute],
+                                            environment: ProcessInfo.processInfo.environment).wait()
         } catch {
             throw CommandFailure("\(path): a dead PackFS mount is in the way and fusermount3 cannot run: \(error)")
         }
-        guard process.terminationStatus == 0 else {
+        guard status == 0 else {
             throw CommandFailure("\(path): a dead PackFS mount is in the way and fusermount3 -u -z failed")
         }
         StandardError.write("packfs: \(path): detached the mount of a PackFS daemon that had died\n")

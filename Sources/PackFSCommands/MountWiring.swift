@@ -1,10 +1,11 @@
 import Downloader
 import FUSEBridge
-import Foundation
+import FoundationEssentials
 import Interchange
 import PackFS
 import PackLifecycle
 import PackStore
+import Dispatch
 
 /// The parts of a mount, made in the order their references run, so each is complete when
 /// built and none points back: the kernel's notifier, the tree's caches over it, the pack manager

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Options of every command that talks HTTP (DESIGN section 4).

@@ -1,7 +1,11 @@
-import Foundation
+import FoundationEssentials
 import Interchange
 import ObjectStorage
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An export to object storage: written to a staging directory first (the exporters write files,
 /// and an upload needs the whole file's size before it starts), then each file uploaded beside
@@ -63,7 +67,7 @@ struct ObjectStorageExportSummary: InterchangeSummary {
     var uploads: [MultipartUpload.Report]
 
     var lines: [String] {
-        export.lines.map { $0.replacingOccurrences(of: staging, with: prefix) } + uploads.map { report in
+        export.lines.map { $0.replacing(staging, with: prefix) } + uploads.map { report in
             let retries = report.retries > 0 ? ", \(counted(report.retries, "request")) retried" : ""
             return "uploaded \(report.object): \(humanBytes(report.bytes)) in \(counted(report.parts, "part")) of up to "
                 + "\(humanBytes(Int64(report.partSize)))\(retries)"
@@ -86,7 +90,7 @@ struct ObjectStorageExportSummary: InterchangeSummary {
 
     private func relabel(_ value: JSONValue) -> JSONValue {
         switch value {
-        case .string(let text): return .string(text.replacingOccurrences(of: staging, with: prefix))
+        case .string(let text): return .string(text.replacing(staging, with: prefix))
         case .array(let items): return .array(items.map(relabel))
         case .object(let fields): return .object(fields.mapValues(relabel))
         default: return value

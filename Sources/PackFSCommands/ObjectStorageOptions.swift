@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ObjectStorage
 
 /// `packfs export`'s options for an OUT of `s3://bucket/key.pmtiles` (or `.mbtiles`): where the
@@ -91,8 +91,8 @@ struct ObjectStorageOptions: ParsableArguments {
 
     private func stagingParent(_ environment: [String: String]) throws -> String {
         let parent = staging ?? environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw ValidationError("--staging: \(parent) is no directory")
         }
         return parent

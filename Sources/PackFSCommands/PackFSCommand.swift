@@ -1,7 +1,11 @@
 import ArgumentParser
-import CMalloc
-import Foundation
+import CGlibc
+import FoundationEssentials
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The root command: a table of subcommands and the one place that turns errors into a line on
 /// stderr and an exit status (0 success, 1 failure, 2 bad usage).
@@ -51,20 +55,20 @@ struct PackFSCommand: ParsableCommand {
         let code = exitCode(for: error)
         if code == .success {
             print(fullMessage(for: error))
-            Foundation.exit(0)
+            Glibc.exit(0)
         }
         if code.rawValue == ExitCode.validationFailure.rawValue {
-            let line = message(for: error).replacingOccurrences(of: "\n", with: " ")
+            let line = message(for: error).replacing("\n", with: " ")
             StandardError.write("packfs: \(line) (see 'packfs help')\n")
-            Foundation.exit(2)
+            Glibc.exit(2)
         }
         fail(String(describing: error))
     }
 
     static func fail(_ message: String) -> Never {
-        let line = message.replacingOccurrences(of: "\n", with: " ")
+        let line = message.replacing("\n", with: " ")
         StandardError.write("packfs: \(line)\n")
-        Foundation.exit(1)
+        Glibc.exit(1)
     }
 }
 

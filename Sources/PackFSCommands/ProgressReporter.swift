@@ -1,6 +1,11 @@
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Shows a download's progress: a bar redrawn in place on a terminal, a plain line at most once
 /// a second otherwise. SIGINT and SIGTERM suspend the download (it resumes on the next run).

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PackStore
 import StyleModel
 
@@ -20,7 +20,11 @@ struct StatusCommand: ParsableCommand {
         if coverage {
             // As the mount serves it; the style only once the pack is counted (see PackFS).
             let style = try database.coverageCounted(pack.id) ? try PackStyle.load(pack, from: database) : nil
-            FileHandle.standardOutput.write(try database.coverage(of: pack.id, primary: style?.primarySource))
+            do {
+                try PosixFile.standardOutput.write(try database.coverage(of: pack.id, primary: style?.primarySource))
+            } catch let error as SystemError {
+                throw CommandFailure("standard output: \(error)")
+            }
             return
         }
         let progress = try database.progress(of: pack.id)

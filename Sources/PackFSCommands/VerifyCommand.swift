@@ -1,7 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PackLifecycle
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

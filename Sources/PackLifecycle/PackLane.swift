@@ -1,6 +1,7 @@
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
 
 /// One pack's serial executor: the run under way and the requests queued behind it (see the
 /// target's header for the rules). A lane, once closed, runs nothing more.
@@ -16,7 +17,7 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
     let region: RegionID
     private let runner: PackRunner
     private let queue: DispatchQueue
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Entered while the executor drains: `waitUntilStopped` waits for it to leave.
     private let busy = DispatchGroup()
     private var queued: [Mode] = []

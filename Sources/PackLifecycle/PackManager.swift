@@ -1,5 +1,5 @@
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The packs of an open database over time: what the mount (and only the mount, today) asks for
@@ -8,7 +8,7 @@ import PackStore
 public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` are guarded by `lock`; the rest never changes
     private let database: OfflineDatabase
     private let runner: PackRunner
-    private let lock = NSLock()
+    private let lock = Lock()
     private var lanes: [RegionID: PackLane] = [:]
     private var stopped = false
 

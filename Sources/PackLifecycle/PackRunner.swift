@@ -1,5 +1,5 @@
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackStore
 import StyleModel
 

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One offline database file, open for reading or writing.
 ///

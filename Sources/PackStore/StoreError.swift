@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Every failure PackStore reports. Each case names what failed and where, so that a one-line
 /// message (`description`) is enough for a user to act on.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PMTilesFormat
 
 /// Where the tiles of one batch lie in a remote archive: absent (the archive lacks them, which a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// One segment of a region's geometry in grid units: a polygon edge, a piece of a line, or a

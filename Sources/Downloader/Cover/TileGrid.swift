@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A point in tile units at one zoom: x from 0 (-180) to 2^z (180), y from 0 (north edge of the
 /// world, +85.0511) to 2^z (south edge).

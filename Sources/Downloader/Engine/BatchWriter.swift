@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
 
 /// One finished piece of a download, waiting to be written.
 enum WriteItem {
@@ -35,7 +36,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     private let maxItems: Int
     private let maxDelay: TimeInterval
     private let queue = DispatchQueue(label: "packfs.batch-writer")
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Each item with the plan chunk of a tile's write (`ResumeLedger`), if it has one.
     private var pending: [(item: WriteItem, chunk: Int?)] = []
     private var flushQueued = false

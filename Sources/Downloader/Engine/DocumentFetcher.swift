@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
 
 /// Fetches for planning without a database (`packfs estimate`): single documents, and batches of
 /// samples sent together (one round trip for all of them, not one each). Nothing is stored.
@@ -10,7 +11,7 @@ final class DocumentFetcher: Sendable {
 
     /// Completions by tag, handed from the HTTP thread to the waiting caller.
     private final class Outcomes: @unchecked Sendable {  // `lock` guards `byTag` and `sent`; `group` counts the requests in flight
-        let lock = NSLock()
+        let lock = Lock()
         let group = DispatchGroup()
         var byTag: [Int: HTTPOutcome] = [:]
         var sent = 0

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// A refresh never shows a mix (PackStore's Staging.swift): what it fetches with new content is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 import StyleModel
 
@@ -33,8 +33,8 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// before the pack is recorded complete.
     public var onSwitched: (@Sendable (SwitchedContent) -> Void)?
 
-    let lock = NSLock()
-    let idle = NSCondition()
+    let lock = Lock()
+    let idle = Condition()
     var outstanding = 0
     /// The count at or below which a waiting submitter wants to be woken (-1: nobody waits).
     var wakeAt = -1

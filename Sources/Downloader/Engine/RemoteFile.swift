@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// One file fetched whole to disk (`packfs patch DB NAME https://.../diff.mbtiles`): in ranges of

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How far into the plan every tile is committed: the run's resume position (`ResumePoint`).
 ///
@@ -11,7 +15,7 @@ import PackStore
 /// position at its chunk, which is what a resume must ask for again. Thread-safe: chunks open on
 /// the run's thread and commits arrive on the writer's.
 final class ResumeLedger: @unchecked Sendable {  // everything is guarded by `lock`
-    private let lock = NSLock()
+    private let lock = Lock()
     private var open: [(start: Int, count: Int)] = []
     private var head = 0
     private var remaining: [Int: Int] = [:]

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where an estimated size comes from.
 public enum ByteBasis: Equatable, Sendable {

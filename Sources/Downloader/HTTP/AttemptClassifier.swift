@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// What the loop does after an attempt ends.

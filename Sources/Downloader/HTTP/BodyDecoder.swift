@@ -1,5 +1,5 @@
 import CDeflate
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Turns a 200 body as received into its content and its stored form, inflating at most once and

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import PackStore
+import Dispatch
 
 /// Decodes 2xx bodies on a few worker threads, so that libcurl keeps receiving while bodies are
 /// inflated: on the loop thread, inflating was a quarter of the loop's time, and no transfer moved
@@ -32,7 +34,7 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
         var now: Int64
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var queue: [Work] = []
     private var pending: [UInt64: (job: Job<Tag>, bytes: Int)] = [:]
     private var pendingBytes = 0
@@ -45,33 +47,41 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
     private let wakeLoop: @Sendable () -> Void
     private let finish: @Sendable (Job<Tag>, HTTPOutcome) -> Void
     private let exited = DispatchGroup()
-    private var threads: [Thread] = []
+    private var threads: [NativeThread] = []  // guarded by `condition`
 
     /// `finish` completes a job on the worker thread; `wakeLoop` interrupts the loop's poll.
     init(workers: Int, limit: Int, byteLimit: Int, bodyLimit: Int, wakeLoop: @escaping @Sendable () -> Void,
-         finish: @escaping @Sendable (Job<Tag>, HTTPOutcome) -> Void) {
+         finish: @escaping @Sendable (Job<Tag>, HTTPOutcome) -> Void) throws {
         self.limit = limit
         self.byteLimit = byteLimit
         self.wakeLoop = wakeLoop
         self.finish = finish
+        var failure: Error?
         for index in 0..<max(1, workers) {
             let exited = self.exited
             exited.enter()
-            // Weak: `threads` keeps each Thread, and a Thread keeps its closure after it ends,
-            // so a strong `self` here kept every pool (its loop's curl handle and the
-            // completion's download with it) alive forever: 15 KB per download run.
-            let thread = Thread { [weak self] in
-                // A BodyDecoder reuses its inflaters: one per thread, made on it.
-                self?.run(AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit))
+            do {
+                // Weak: a strong `self` here once kept every pool (its loop's curl handle and
+                // the completion's download with it) alive forever: 15 KB per download run.
+                let thread = try NativeThread.start(name: "PackFS decode \(index)") { [weak self] in
+                    // A BodyDecoder reuses its inflaters: one per thread, made on it.
+                    self?.run(AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit))
+                    exited.leave()
+                }
+                condition.withLock { threads.append(thread) }
+            } catch {
                 exited.leave()
+                failure = error
             }
-            thread.name = "PackFS HTTP decode \(index)"
-            threads.append(thread)
         }
-        threads.forEach { $0.start() }
+        // Fewer workers decode more slowly; none would leave every body waiting.
+        if let failure, condition.withLock({ threads.isEmpty }) {
+            throw DownloadError.setup("no thread to decode bodies: \(failure)")
+        }
     }
 
-    func runs(on thread: Thread) -> Bool { threads.contains { $0 === thread } }
+    /// Whether the caller is one of the workers (a completion running on it).
+    var runsOnCurrentThread: Bool { condition.withLock { threads.contains { $0.isCurrent } } }
 
     // MARK: Loop side
 

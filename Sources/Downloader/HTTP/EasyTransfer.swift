@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// Options every easy handle gets once, at creation.
 struct EasySettings {

@@ -1,5 +1,9 @@
 import CDeflate
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The common gzip body, one member, decoded by libdeflate: the trailer's ISIZE is the exact
 /// content size, so the output is allocated once, never grown and never zero-filled, and the

@@ -1,6 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
 
 /// Settings of an `HTTPClient`.
 public struct HTTPClientConfiguration: Sendable {
@@ -72,12 +73,12 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     private let statisticsBox = StatisticsBox()
     private let completion: @Sendable (HTTPCompletion<Tag>) -> Void
     private let finished = DispatchGroup()
-    private let thread: Thread
+    private let thread: NativeThread
     private let decoders: DecodePool<Tag>
     /// Judges each request's URL on the submitting thread: a URL parse per request was 4% of
     /// the loop thread, which paces every transfer. Redirects are judged by the loop.
     private let inspector: URLInspector
-    private let inspecting = NSLock()
+    private let inspecting = Lock()
     private let allowHost: @Sendable (_ host: String, _ port: Int) -> Bool
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
@@ -96,12 +97,16 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         decoders = loop.decoders
         let finished = self.finished
         finished.enter()
-        thread = Thread {
-            loop.run()
+        do {
+            thread = try NativeThread.start(name: "PackFS HTTP loop") {
+                loop.run()
+                finished.leave()
+            }
+        } catch {
             finished.leave()
+            loop.decoders.close()
+            throw DownloadError.setup("no thread for the HTTP loop: \(error)")
         }
-        thread.name = "PackFS HTTP loop"
-        thread.start()
     }
 
     deinit { shutdown() }
@@ -147,8 +152,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     public func shutdown() {
         inbox.close()
         multi.wakeUp()
-        let current = Thread.current
-        if current !== thread && !decoders.runs(on: current) { finished.wait() }
+        if !thread.isCurrent && !decoders.runsOnCurrentThread { finished.wait() }
     }
 
     /// Totals so far; updated by the loop after each turn.

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// HTTP dates: all three RFC 9110 forms are read; IMF-fixdate is written.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// One GET the client should perform. `tag` is opaque to the client and comes back with the

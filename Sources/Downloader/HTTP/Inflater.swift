@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+import FoundationEssentials
 
 /// zlib inflation of one stream that reports how much input the stream used: gzip re-framing
 /// has to know where the first member ends. Output is sized from a hint so a correct hint (gzip's

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// A request on its way: the caller's request plus what the loop tracks across attempts.

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The response header fields the client uses, collected line by line from libcurl's header

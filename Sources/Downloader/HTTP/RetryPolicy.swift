@@ -1,5 +1,9 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// When and how often a failed attempt is tried again.
 ///

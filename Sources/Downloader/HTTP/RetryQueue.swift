@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Requests waiting for their retry time: a binary min-heap on the due time, so the loop can poll
 /// with a timeout that ends at the earliest retry and pop the due ones in O(log n). Ties keep

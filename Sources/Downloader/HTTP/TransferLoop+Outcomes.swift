@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What happens after an attempt: finish, retry later, or follow a redirect.
 extension TransferLoop {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One side of a diff, OLD or NEW: a tile set as its MBTiles file holds it (an MBTiles file, or a
 /// pack's tiled source as `packfs export` writes it), read once, in martin's order.

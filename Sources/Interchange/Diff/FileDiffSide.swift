@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An MBTiles file as a side of a diff, read-only: its rows as they are (martin's diff compares
 /// the files' bytes, not what they decode to), its metadata rows as its metadata. A stored
@@ -12,11 +12,11 @@ public struct FileDiffSide: DiffSide {
     /// Opens the file and reads its metadata. Refused: no file, a directory, a file that is not
     /// MBTiles, a patch (martin refuses to diff one too).
     public init(path: String) throws {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw InterchangeError.noSuchFile(path)
         }
-        guard !isDirectory.boolValue else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
+        guard !isDirectory else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
         let reader = try MBTilesReader.open(path)
         do {
             metadata = try reader.metadata()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `packfs diff OLD NEW OUT`: the patch that turns tile set OLD into NEW, in martin's format (his
 /// `mbtiles diff`, docs/content/mbtiles-diff.md), which `packfs patch`, martin's `mbtiles
@@ -56,13 +56,13 @@ public struct TileDiff {
     /// OUT is a new file in a directory that exists: checked before anything is read (and once
     /// more by the final move, which never replaces a file).
     private static func requireNewFile(_ path: String) throws {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            let reason = isDirectory.boolValue ? "it is a directory: name the patch file to write" : Staging.takenReason
+            let reason = isDirectory ? "it is a directory: name the patch file to write" : Staging.takenReason
             throw InterchangeError.invalidDestination(path, reason: reason)
         }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw InterchangeError.invalidDestination(path, reason: "there is no directory \(parent)")
         }
     }

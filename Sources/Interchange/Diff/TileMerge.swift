@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StyleModel
 
 /// The one streaming pass of a diff: both sides in martin's order, merged as two sorted lists

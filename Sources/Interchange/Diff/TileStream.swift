@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PackStore
 
 /// One side's tiles pulled one at a time from a walk that calls back (`DiffSide.forEachTile`):
 /// the walk runs on a thread of its own and hands its tiles over in batches, a few batches
@@ -12,15 +13,19 @@ struct TileStream {
     /// Starts `side`'s walk.
     init(_ side: any DiffSide) {
         let handoff = handoff
-        Thread.detachNewThread {
-            var batcher = TileBatcher(handoff: handoff)
-            do {
-                try side.forEachTile { tile in try batcher.add(tile) }
-                try batcher.flush()
-                handoff.end(nil)
-            } catch {
-                handoff.end(error)
+        do {
+            try NativeThread.start(name: "PackFS diff side") {
+                var batcher = TileBatcher(handoff: handoff)
+                do {
+                    try side.forEachTile { tile in try batcher.add(tile) }
+                    try batcher.flush()
+                    handoff.end(nil)
+                } catch {
+                    handoff.end(error)
+                }
             }
+        } catch {
+            handoff.end(error)
         }
     }
 
@@ -74,7 +79,7 @@ final class TileHandoff: @unchecked Sendable {  // every stored var is guarded b
     /// Thrown to the walk once the merge has stopped taking.
     struct Stopped: Error {}
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var waiting: [[DiffTile]] = []
     private var ended = false
     private var failure: (any Error)?

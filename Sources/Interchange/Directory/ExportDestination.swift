@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,17 +21,17 @@ struct ExportDestination {
         self.path = path
         let parent = url.deletingLastPathComponent().path
         try Self.refuseIfTaken(path, given: given)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw InterchangeError.invalidDestination(given, reason: "its parent directory \(parent) does not exist")
         }
     }
 
     /// An existing DIR is refused unless it is an empty directory, which the export replaces.
     private static func refuseIfTaken(_ path: String, given: String) throws {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
-        guard isDirectory.boolValue else {
+        guard isDirectory else {
             throw InterchangeError.destinationTaken(given, entries: nil)
         }
         let entries = try FileManager.default.contentsOfDirectory(atPath: path)

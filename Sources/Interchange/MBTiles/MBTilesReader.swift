@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// An MBTiles file opened read-only: the file is someone else's, and nothing here writes to it.
@@ -18,9 +18,9 @@ final class MBTilesReader: Sendable {
     }
 
     static func open(_ path: String) throws -> MBTilesReader {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw InterchangeError.noSuchFile(path) }
-        guard !isDirectory.boolValue else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
+        guard !isDirectory else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
         var configuration = Configuration()
         configuration.readonly = true
         let queue: DatabaseQueue

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// Writes one MBTiles 1.3 file: a `metadata` table and a plain `tiles` table (TMS rows), each

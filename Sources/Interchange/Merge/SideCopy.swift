@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 import PackStore
 
@@ -14,8 +14,8 @@ struct SideCopy {
     private let directory: URL
 
     init(of original: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: original, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: original, isDirectory: &isDirectory), !isDirectory else {
             throw InterchangeError.noSuchFile(original)
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-side-\(UUID().uuidString)")
@@ -45,7 +45,7 @@ struct SideCopy {
             try check(side)
             return try body(side)
         } catch let error as StoreError {
-            let reason = error.description.replacingOccurrences(of: path, with: original)
+            let reason = error.description.replacing(path, with: original)
             throw InterchangeError.sideRefused(original, reason: reason)
         }
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PackStore
 import PMTilesFormat
 
 /// The distinct tile contents of an archive being written, each kept once in a scratch file as
@@ -23,8 +24,7 @@ final class PMTilesContents {
     private(set) var blobs: [Blob] = []
     private var byKey: [Key: Int] = [:]
     private let path: String
-    private let output: FileHandle
-    private let input: FileHandle
+    private let file: PosixFile
     private var pending = Data()
     private var flushed: UInt64 = 0
     private var size: UInt64 = 0
@@ -34,16 +34,15 @@ final class PMTilesContents {
     /// RAM-backed /tmp).
     init(path: String) throws {
         self.path = path
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let output = FileHandle(forWritingAtPath: path), let input = FileHandle(forReadingAtPath: path)
-        else { throw InterchangeError.cannotWrite(path, action: "create", reason: nil) }
-        self.output = output
-        self.input = input
+        do {
+            file = try PosixFile(path: path, access: .readWrite, create: true, truncate: true)
+        } catch {
+            throw InterchangeError.cannotWrite(path, action: "create", reason: "\(error)")
+        }
     }
 
     deinit {
-        try? output.close()
-        try? input.close()
+        file.close()
         try? FileManager.default.removeItem(atPath: path)
     }
 
@@ -71,8 +70,8 @@ final class PMTilesContents {
             let start = Int(blob.offset - flushed)
             return pending.subdata(in: start..<(start + Int(blob.length)))
         }
-        try input.seek(toOffset: blob.offset)
-        guard let data = try input.read(upToCount: Int(blob.length)), data.count == Int(blob.length) else {
+        let data = try file.read(at: blob.offset, count: Int(blob.length))
+        guard data.count == Int(blob.length) else {
             throw InterchangeError.cannotRead(path, reason: "it ends before byte \(blob.offset + UInt64(blob.length))")
         }
         return data
@@ -81,7 +80,7 @@ final class PMTilesContents {
     /// Writes out the buffer; after it, every content is in the scratch file.
     func flush() throws {
         guard !pending.isEmpty else { return }
-        try output.write(contentsOf: pending)
+        try file.write(pending)
         flushed += UInt64(pending.count)
         pending.removeAll(keepingCapacity: true)
     }

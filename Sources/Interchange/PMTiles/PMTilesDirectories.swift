@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PMTilesFormat
 
 /// An archive's directories, compressed and ready to write: the root, and the leaves back to

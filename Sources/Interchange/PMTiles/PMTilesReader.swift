@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PMTilesFormat
 import PackStore
 
@@ -14,31 +14,29 @@ public final class PMTilesReader {
 
     public let path: String
     public let header: PMTilesHeader
-    private let handle: FileHandle
+    private let handle: PosixFile
     private let fileSize: UInt64
-    private var name: String { (path as NSString).lastPathComponent }
+    private var name: String { PathText.lastComponent(path) }
 
     public init(path: String) throws {
         self.path = path
-        let name = (path as NSString).lastPathComponent
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw InterchangeError.cannotRead(path, reason: nil) }
+        let name = PathText.lastComponent(path)
+        guard let handle = try? PosixFile(path: path, access: .read) else { throw InterchangeError.cannotRead(path, reason: nil) }
         self.handle = handle
         do {
             fileSize = try handle.seekToEnd()
-            try handle.seek(toOffset: 0)
-            header = try PMTilesHeader(decoding: handle.read(upToCount: PMTilesHeader.size) ?? Data())
+            header = try PMTilesHeader(decoding: handle.read(at: 0, count: PMTilesHeader.size))
             for (section, what) in header.sections { try Self.check(section, what, fileSize: fileSize, name: name) }
             guard [.gzip, .none, .unknown].contains(header.internalCompression) else {
                 throw InterchangeError.unsupported(
                     name, detail: "internal compression \(header.internalCompression) is not supported (gzip or none)")
             }
         } catch {
-            try? handle.close()
+            handle.close()
             throw Self.naming(name, error)
         }
     }
 
-    deinit { try? handle.close() }
 
     /// `error` as the reader reports it: bytes that break the spec make the file `damaged`.
     private static func naming(_ name: String, _ error: Error) -> Error {
@@ -143,8 +141,7 @@ public final class PMTilesReader {
         guard let part = section.part(at: offset, length: length), let count = Int(exactly: length) else {
             throw InterchangeError.damaged(name, detail: "the \(what) (\(length) bytes at \(offset)) lies outside its section")
         }
-        try handle.seek(toOffset: part.offset)
-        let data = try handle.read(upToCount: count) ?? Data()
+        let data = try handle.read(at: part.offset, count: count)
         guard data.count == count else {
             throw InterchangeError.damaged(name, detail: "the file ends inside the \(what)")
         }

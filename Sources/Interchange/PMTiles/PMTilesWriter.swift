@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PMTilesFormat
 import PackStore
 
@@ -104,11 +104,14 @@ final class PMTilesWriter {
     /// Writes `sections`, then the contents in `order`, to a temporary file renamed onto `path`.
     private func write(_ sections: [Data], then order: [Int]) throws {
         let temporary = Staging.sibling(of: path, "partial")
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-            let handle = FileHandle(forWritingAtPath: temporary)
-        else { throw InterchangeError.cannotWrite(temporary, action: "create", reason: nil) }
+        let handle: PosixFile
         do {
-            defer { try? handle.close() }
+            handle = try PosixFile(path: temporary, access: .write, create: true, truncate: true)
+        } catch {
+            throw InterchangeError.cannotWrite(temporary, action: "create", reason: "\(error)")
+        }
+        do {
+            defer { handle.close() }
             var buffer = Data()
             for section in sections { buffer.append(section) }
             let scratch = try contents.mapped()
@@ -116,11 +119,11 @@ final class PMTilesWriter {
                 let blob = contents.blobs[index]
                 buffer.append(scratch[Int(blob.offset)..<Int(blob.offset) + Int(blob.length)])
                 if buffer.count >= 1 << 20 {
-                    try handle.write(contentsOf: buffer)
+                    try handle.write(buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            try handle.write(contentsOf: buffer)
+            try handle.write(buffer)
             try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)

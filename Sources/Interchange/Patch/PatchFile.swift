@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A patch in martin's format (`mbtiles diff`): a flat MBTiles file of the tiles that changed
 /// between two versions of a tile set (a NULL `tile_data` deletes the tile), whose metadata says

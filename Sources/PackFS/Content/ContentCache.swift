@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Decoded sizes and small decoded contents by inode, bounded, shared by every FUSE thread; and

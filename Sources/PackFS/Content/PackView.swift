@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// What requests read of one pack that later requests may use without reading it again: its row,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// One FUSE request's reads of the pack it concerns: the pack, its state and its layout, each

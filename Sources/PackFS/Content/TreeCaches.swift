@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// What the mount keeps about its tree, and what each change makes it forget: decoded sizes and
@@ -174,7 +174,7 @@ final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `gen
         case kept(PackLayout)
         case load(generation: Int)
     }
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var entries: [RegionID: Entry] = [:]
     /// Packs whose layout a thread is parsing now.
     private var loading: Set<RegionID> = []

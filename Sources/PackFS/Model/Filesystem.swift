@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A node number as the kernel sees it. 1 is the root (FUSE_ROOT_ID). The bit layout that makes
 /// an inode say what it names (pack, source, z, x, y, ...) is `InodeCodec`'s business.

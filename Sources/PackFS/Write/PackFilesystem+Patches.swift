@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Removal (DESIGN section 2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// `mv packs/<a>.region packs/<b>.region` or `mv packs/<a> packs/<b>` renames the pack; no

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// setattr on region files: `touch` (new times) refreshes the pack, a truncate resizes a region

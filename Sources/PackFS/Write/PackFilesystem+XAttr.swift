@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The two extended attributes of a pack's region file. Unknown `user.` names read as ENODATA,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Patches being copied to `packs/<name>.patch`, each into a spool file beside the database

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Region files open for writing, by pack name. All handles open on one name share one buffer,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Tells, from the bytes written so far, whether a region file's text is decided: one complete
 /// JSON object (more bytes could only be whitespace, or break it), or text no further bytes can

@@ -1,5 +1,10 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once every process that dropped
 /// files from it has ended: `rm -r` unlinks file after file and its drops stay restorable until

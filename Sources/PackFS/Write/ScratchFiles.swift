@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Files in `packs/` that are no region file: the temporary file `sed -i` writes beside the file

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal.

@@ -1,6 +1,6 @@
 import Dispatch
 import Downloader
-import Foundation
+import FoundationEssentials
 import PackStore
 import StyleModel
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether bytes are a Mapbox Vector Tile as far as `packfs verify` asks: a protobuf message
 /// whose fields all decode, each `layers` field (3) a message whose fields decode and which has

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// MD5 (RFC 1321), streaming: the digest martin's `agg_tiles_hash` is made of. Written here
 /// because no library PackFS links has one (zlib and libdeflate do not; OpenSSL's libcrypto is

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import GRDB
+import Dispatch
 
 /// Figures kept current as the data changes, so that `status.json`, `progress.json`, `packfs
 /// list` and `packfs status` read a row instead of counting a pack, let alone the database
@@ -312,13 +313,18 @@ extension OfflineDatabase {
     public func startCounting(log: @escaping @Sendable (String) -> Void) {
         guard mode == .session else { return }
         backgroundCount.group.enter()
-        QuietThread.start { [self] in
-            defer { backgroundCount.group.leave() }
-            do {
-                try countWhatIsNotCounted()
-            } catch {
-                if !backgroundCount.stopped.withLock({ $0 }) { log("counting the database's figures failed: \(error)") }
+        do {
+            try QuietThread.start(name: "PackFS count") { [self] in
+                defer { backgroundCount.group.leave() }
+                do {
+                    try countWhatIsNotCounted()
+                } catch {
+                    if !backgroundCount.stopped.withLock({ $0 }) { log("counting the database's figures failed: \(error)") }
+                }
             }
+        } catch {
+            backgroundCount.group.leave()
+            log("counting the database's figures did not start: no thread (\(error))")
         }
     }
 

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `packs/NAME/coverage.geojson` and `packfs status --coverage`: what a pack holds of a tile
 /// set, as a GeoJSON FeatureCollection with a Feature per zoom (`properties`: `zoom`, `tiles`)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One pack: a row of `regions` with the name PackFS shows for it.
 public struct Pack: Equatable, Sendable {

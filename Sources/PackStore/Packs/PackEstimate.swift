@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// What a pack was estimated to need (tiles and bytes per source and zoom), recorded by the

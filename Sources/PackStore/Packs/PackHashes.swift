@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// The hash each tile set of a pack had when the pack last became whole (`packfs_pack_hashes`):

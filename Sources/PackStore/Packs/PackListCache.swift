@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The pack list, parsed once per change instead of once per call: a mount asks for it on every
 /// lookup under `packs/` and for every pack directory, and each call would otherwise parse every

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// A pack's download state, as `user.packfs.state` shows it.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Each pack's recorded status, read once per change instead of once per call: the mount asks
 /// for it for every directory it shows (a complete pack's directories are cached by the kernel

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// A pack's hold on a row: the mount names a file by both (its inode encodes the pair).

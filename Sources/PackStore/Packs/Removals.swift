@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// Removing a pack without making anyone wait for its rows (`packfs_removals`).
@@ -58,7 +58,7 @@ enum Removals {
 
 /// A mount's remover: one thread, woken by each removal, that finishes them.
 final class BackgroundRemover: @unchecked Sendable {  // `wanted`, `stopped`, `running` and `busy` are guarded by `condition`
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var wanted = false
     private var stopped = false
     private var running = false
@@ -78,15 +78,23 @@ final class BackgroundRemover: @unchecked Sendable {  // `wanted`, `stopped`, `r
             return true
         }
         guard start else { return }
-        QuietThread.start { [self] in
-            while nextRound() {
-                work { self.condition.withLock { self.stopped } }
-                condition.withLock { busy = false }
+        do {
+            try QuietThread.start(name: "PackFS remover") { [self] in
+                while nextRound() {
+                    work { self.condition.withLock { self.stopped } }
+                    condition.withLock { busy = false }
+                }
+                finish()
             }
-            condition.withLock {
-                running = false
-                condition.broadcast()
-            }
+        } catch {
+            finish()  // no thread now: the next removal's wake tries again
+        }
+    }
+
+    private func finish() {
+        condition.withLock {
+            running = false
+            condition.broadcast()
         }
     }
 

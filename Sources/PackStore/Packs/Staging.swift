@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// What a refresh fetched that a reader must not see yet (`packfs_staged_tiles`,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A parsed JSON document. Object keys keep no order; the writers that need MapLibre's key order
 /// write their own.
@@ -18,58 +18,10 @@ public enum JSONValue: Equatable, Sendable {
         public var description: String
     }
 
-    /// Parses `data`, or says why it is not JSON. Foundation's parser refuses nesting deeper than
-    /// 512 levels (so no recursion here or in any reader of the value goes deeper), numbers no
-    /// double holds, NaN, invalid UTF-8 and unpaired surrogates.
+    /// Parses `data`, or says why it is not JSON (`JSONParser`).
     public static func parsing(_ data: Data) throws -> JSONValue {
-        let any: Any
-        do {
-            any = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch let error as NSError {
-            let detail = error.userInfo[NSDebugDescriptionErrorKey] as? String
-            throw SyntaxError(description: detail ?? error.localizedDescription)
-        }
-        guard let value = JSONValue(any: any) else { throw SyntaxError(description: "a value JSON cannot hold") }
-        return value
-    }
-
-    init?(any: Any) {
-        // Containers first: casting a Swift array or dictionary to a class (NSNull, NSNumber)
-        // bridges it to Foundation, all of it, at every level: a text-font expression nested
-        // 400 deep took seconds (found by fuzzing).
-        switch any {
-        case let array as [Any]:
-            var items: [JSONValue] = []
-            items.reserveCapacity(array.count)
-            for element in array {
-                guard let value = JSONValue(any: element) else { return nil }
-                items.append(value)
-            }
-            self = .array(items)
-        case let dict as [String: Any]:
-            var fields: [String: JSONValue] = [:]
-            for (key, element) in dict {
-                guard let value = JSONValue(any: element) else { return nil }
-                fields[key] = value
-            }
-            self = .object(fields)
-        case let string as String: self = .string(string)
-        case is NSNull: self = .null
-        case let decimal as NSDecimalNumber:
-            // Foundation on Linux returns long mantissas (17 digits, as in shortest round-trip
-            // coordinates) as NSDecimalNumber, whose doubleValue is off by a few ulps; its decimal
-            // text is exact, and Double(String) rounds it correctly.
-            guard let value = Double(decimal.stringValue) else { return nil }
-            self = .number(value)
-        case let number as NSNumber:
-            // CFBoolean is an NSNumber; its objCType is "c".
-            if String(cString: number.objCType) == "c" {
-                self = .bool(number.boolValue)
-            } else {
-                self = .number(number.doubleValue)
-            }
-        default: return nil
-        }
+        var parser = JSONParser(data)
+        return try parser.document()
     }
 
     public subscript(key: String) -> JSONValue? {
@@ -146,7 +98,8 @@ struct JSONWriter {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Pack names (DESIGN section 3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file
 /// name's 255 bytes (`ls -l` and `tar` fail on longer ones); without `/` or control characters

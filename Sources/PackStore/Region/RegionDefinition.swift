@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a pack covers: MapLibre's `OfflineTilePyramidRegionDefinition` (bounds) or
 /// `OfflineGeometryRegionDefinition` (geometry), stored in `regions.definition` as MapLibre's

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The region file a user writes to `packs/<name>.region` (DESIGN section 3): a region definition
 /// plus free-form `metadata`.

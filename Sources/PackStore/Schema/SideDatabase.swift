@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Another offline database read into this one (a merge, as MapLibre's `mergeOfflineRegions`):
 /// opened on a copy the caller made, never created, and attached to the writer's connection as
@@ -13,8 +17,8 @@ extension OfflineDatabase {
         switch try FileInspection.inspect(path: path, recovering: true) {
         case .absent: throw StoreError.fileNotFound(path: path)
         case .empty:
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-            if size == 0 { throw StoreError.notSQLite(path: path) }
+            var info = stat()
+            if stat(path, &info) == 0, info.st_size == 0 { throw StoreError.notSQLite(path: path) }
             throw StoreError.notOfflineDatabase(path: path, missing: Schema.tables)
         case .offline: return try open(path: path, mode: .command)
         }

@@ -1,5 +1,9 @@
 import CDeflate
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Inflation of many values in turn on one thread (`packfs verify` inflates every tile of a
 /// pack): one libdeflate decompressor and one output buffer, grown to the largest value seen,

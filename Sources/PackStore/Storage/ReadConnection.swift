@@ -1,5 +1,5 @@
 import CDeflate
-import Foundation
+import FoundationEssentials
 import GRDBSQLite
 
 /// One SQL text the raw readers run, prepared once per connection. Statements are found by the

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import GRDBSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One FUSE request's reads: every raw read the request makes (`TreeReads`, `ExtentReads`) runs
 /// on one connection, checked out of the pool on the first read and back when the request ends,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Raw read-only connections (`ReadConnection`), one per concurrent reader, kept open with their
 /// prepared statements. A FUSE thread takes one, runs its statement and gives it back; at most
@@ -6,7 +6,7 @@ import Foundation
 final class ReaderPool: @unchecked Sendable {  // `idle` (SQLite handles) and `closed` are guarded by `lock`
     let path: String
     let maxIdle: Int
-    private let lock = NSLock()
+    private let lock = Lock()
     private var idle: [ReadConnection] = []
     private var closed = false
 

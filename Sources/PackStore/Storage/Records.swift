@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// HTTP cache facts stored with every resource and tile.
 public struct CacheHeaders: Equatable, Sendable {

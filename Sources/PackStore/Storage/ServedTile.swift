@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a renderer reads of a stored tile: the stored framing undone (`StoredData.decoded`), then
 /// a gzip payload inflated once more (an MBTiles file's vector tiles, a server's pre-gzipped

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// The writes of one transaction (`OfflineDatabase.write`). Updates keep row ids (update, then

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The `data` and `compressed` columns of one row, exactly as stored.
 ///

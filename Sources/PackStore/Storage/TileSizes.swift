@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// Served sizes of tiles whose stored length is not their size, in PackFS's `packfs_tile_sizes`

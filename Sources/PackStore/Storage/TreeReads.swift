@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The single-statement questions the mount asks for every file it looks up or reads (a tile by
 /// key, a tile or resource by row, membership), on raw read connections (`ReaderPool`): through

@@ -1,5 +1,9 @@
 import CDeflate
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Inflation of a whole buffer at once with libdeflate, about twice as fast as zlib's streaming
 /// inflate (measured on the benchmark's tiles: 14 µs against 25 µs for 8 KB of output). The mount

@@ -1,5 +1,9 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// zlib's one-shot compress, gzip members, and a decompressor that accepts zlib or gzip framing.
 public enum Zlib {

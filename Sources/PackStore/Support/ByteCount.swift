@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sizes for people: 1.5 MiB (the commands' and the exports' summaries).
 public func humanBytes(_ bytes: Int64) -> String {

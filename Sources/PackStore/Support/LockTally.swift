@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which locks a thread takes, for tests that hold a hot path to a number of them (a cold tile
 /// lookup: at most two). `LockedState` notes itself on every acquisition, and so do the few locks

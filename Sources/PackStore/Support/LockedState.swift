@@ -1,13 +1,13 @@
-import Foundation
+import FoundationEssentials
 
 /// State that threads share, reached only through `withLock`. A class holding its mutable state
 /// in one of these is `Sendable` as the compiler checks it, with no `@unchecked` of its own.
 ///
 /// Not Synchronization's `Mutex`: on Linux it sleeps on a bare futex that ThreadSanitizer does
 /// not see, so every access it guards is reported as a race (checked with a four-thread append
-/// under `-sanitize=thread`). NSLock is a pthread mutex, which TSan models.
+/// under `-sanitize=thread`). `Lock` is a pthread mutex, which TSan models.
 public final class LockedState<Value>: @unchecked Sendable {  // `value` is guarded by `lock`
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value: Value
 
     public init(_ value: Value) { self.value = value }

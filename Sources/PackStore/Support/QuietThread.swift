@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -10,8 +10,8 @@ import Foundation
 /// (a wait inside libdispatch) waits for that thread, and was lost when the thread ended: the
 /// daemon then never ended on SIGTERM.
 enum QuietThread {
-    static func start(_ body: @escaping @Sendable () -> Void) {
-        Thread.detachNewThread {
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+        try NativeThread.start(name: name) {
             var signals = sigset_t()
             sigemptyset(&signals)
             for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +12,7 @@ import Foundation
 /// whoever holds the database's lock owns these names.
 public final class SpoolFile: @unchecked Sendable {  // `descriptor` is guarded by `lock`
     public let path: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var descriptor: Int32
 
     /// A new empty spool file beside the database at `databasePath`.

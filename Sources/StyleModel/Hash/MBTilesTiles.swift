@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// A tiled source's tiles as its MBTiles export holds them: the one rule for the export's rows

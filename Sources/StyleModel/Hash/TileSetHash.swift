@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// martin's `agg_tiles_hash` (mbtiles `calc_agg_tiles_hash`): MD5 over a tile set's tiles in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// `coverage.geojson` of a pack: the coverage (`OfflineDatabase.coverage`) of its primary

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// A pack's style and sources as stored: what the mount shows and what `packfs export` writes, read

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The source id a synthetic style gives a tile template: the imported file's pack name for an
@@ -22,12 +22,12 @@ enum SourceID {
 
     static func name(of template: String) -> String {
         let scheme = URLString.scheme(of: template)
-        let host = URLString.host(of: template).map { $0.removingPercentEncoding ?? $0 } ?? ""
+        let host = URLString.host(of: template).map { $0.percentDecoded ?? $0 } ?? ""
         if scheme == ImportedFiles.mbtilesScheme || scheme == ImportedFiles.pmtilesScheme, !host.isEmpty { return host }
         let path = URLString.splitQuery(template).head
         let afterAuthority = path.split(separator: "/", omittingEmptySubsequences: true).dropFirst(2)
         let segments = afterAuthority.prefix { !$0.contains("{") }
-        if let last = segments.last { return String(last).removingPercentEncoding ?? String(last) }
+        if let last = segments.last { return last.percentDecoded ?? String(last) }
         return host.isEmpty ? "tiles" : host
     }
 }

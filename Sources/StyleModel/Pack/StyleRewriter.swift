@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// A pack's style made to render from a copy of the pack's files with no other server: each tiled

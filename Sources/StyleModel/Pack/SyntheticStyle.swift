@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The minimal style of a pack that holds tiles but no usable style (DESIGN section 2): one source

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The layer names of a Mapbox Vector Tile (a protobuf `Tile`: field 3 repeats `Layer`, whose
 /// field 1 is its name), for the synthetic style of a pack whose TileJSON lists no

@@ -1,5 +1,9 @@
 import PackStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The font stacks a style's symbol layers can ask for, by MapLibre's `populateFontStack`: a
 /// symbol layer with a `text-field` contributes its `text-font`, or MapLibre's default stack when
 /// it sets none; a zoom function or an expression contributes every literal stack it can produce.

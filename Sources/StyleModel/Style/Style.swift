@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// A resource a style names, under the URL it is stored by (as the style names it, resolved

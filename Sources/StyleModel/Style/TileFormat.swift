@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// What a renderer reading `file://` needs from a stored tile, and the name extension that says

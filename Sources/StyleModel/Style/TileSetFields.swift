@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The tileset fields MapLibre reads (`Converter<Tileset>`), from a TileJSON document (2.x or 3.0)

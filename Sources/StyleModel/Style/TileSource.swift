@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A tiled source once its TileJSON (if any) is known: everything needed to list and key its tiles.
 public struct TileSource: Equatable, Sendable {

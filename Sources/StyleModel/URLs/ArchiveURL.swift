@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// MapLibre's PMTiles protocol: a tiled source whose `url` is `pmtiles://` followed by the http(s)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The URLs of packs made from an imported MBTiles or PMTiles file. Such a pack keeps its tiles

@@ -16,7 +16,7 @@ public enum MapboxURL {
         let parts = Segments(url)
         let file = PathParts(parts.path)
         guard URLString.scheme(of: url) != nil,
-            parts.domain.replacingOccurrences(of: ".cn", with: ".com").hasSuffix("mapbox.com"),
+            parts.domain.replacing(".cn", with: ".com").hasSuffix("mapbox.com"),
             !file.filename.isEmpty, file.extension.count > 1, file.directory.hasPrefix("/v4/")
         else { return url }
         var result = "mapbox://tiles" + file.directory.dropFirst("/v4".count) + file.filename

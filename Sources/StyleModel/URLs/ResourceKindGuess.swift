@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PackStore
 
 /// The kind of resource a URL names, read off its shape alone (`packfs cache preload`, which is
@@ -11,10 +11,10 @@ public enum ResourceKindGuess {
     public static func kind(of url: String) -> ResourceKind {
         if MapboxURL.isMapbox(url) { return mapboxKind(url) }
         guard let components = URLComponents(string: url) else { return .unknown }
-        let name = (components.path as NSString).lastPathComponent.lowercased()
-        let stem = (name as NSString).deletingPathExtension
-        switch (name as NSString).pathExtension {
-        case "pbf" where stem.range(of: #"^\d+-\d+$"#, options: .regularExpression) != nil: return .glyphs
+        let name = PathText.lastComponent(components.path).lowercased()
+        let stem = PathText.stem(name)
+        switch PathText.fileExtension(name) {
+        case "pbf" where isGlyphRange(stem): return .glyphs
         case "json" where stem.hasPrefix("sprite") || components.path.lowercased().contains("/sprites/"):
             return .spriteJSON
         case "png" where stem.hasPrefix("sprite") || components.path.lowercased().contains("/sprites/"):
@@ -25,6 +25,12 @@ public enum ResourceKindGuess {
         case "png", "jpg", "jpeg", "webp", "gif": return .image
         default: return .unknown
         }
+    }
+
+    /// "0-255": digits, a dash, digits.
+    private static func isGlyphRange(_ stem: String) -> Bool {
+        let parts = stem.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
     }
 
     /// mapbox://styles/..., mapbox://fonts/..., mapbox://sprites/...(.json|.png), mapbox://ids.

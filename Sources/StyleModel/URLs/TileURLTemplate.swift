@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import PackStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Tile URL templates: the tokens MapLibre's `Resource::tile` substitutes, and the stored key.
 ///
