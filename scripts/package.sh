@@ -26,6 +26,14 @@ chmod 0755 "$root"  # the package's "/": mktemp's 0700 would be its mode
 
 install -D -m 0755 "$binary" "$root/usr/bin/packfs"
 strip --strip-unneeded "$root/usr/bin/packfs"
+# Small enough for a device's flash: FoundationEssentials only, never ICU (full Foundation's
+# locale data, 30 MB; its data's name, icudt, shows in the bytes even when stripped).
+binary_limit=$((25 * 1000 * 1000)) package_limit=$((10 * 1000 * 1000))
+binary_size=$(stat -c %s "$root/usr/bin/packfs")
+if grep -q icudt "$root/usr/bin/packfs"; then echo "package.sh: $binary links ICU (full Foundation)" >&2; exit 1; fi
+if [ "$binary_size" -gt "$binary_limit" ]; then
+  echo "package.sh: the stripped binary is $binary_size bytes, over $binary_limit" >&2; exit 1
+fi
 install -D -m 0755 mount-scripts/mount.packfs "$root/sbin/mount.fuse.packfs"
 install -D -m 0755 mount-scripts/umount.packfs "$root/usr/sbin/umount.packfs"
 install -D -m 0644 mount-scripts/packfs@.service "$root/lib/systemd/system/packfs@.service"
@@ -74,4 +82,10 @@ CONTROL
 mkdir -p dist
 deb="dist/packfs_${version}_${arch}.deb"
 dpkg-deb --root-owner-group --build "$root" "$deb" >&2
+package_size=$(stat -c %s "$deb")
+echo "package.sh: binary $(awk -v b="$binary_size" 'BEGIN { printf "%.1f", b / 1e6 }') MB stripped," \
+  "package $(awk -v b="$package_size" 'BEGIN { printf "%.1f", b / 1e6 }') MB" >&2
+if [ "$package_size" -gt "$package_limit" ]; then
+  echo "package.sh: $deb is $package_size bytes, over $package_limit" >&2; exit 1
+fi
 echo "$(pwd)/$deb"

@@ -21,3 +21,9 @@ static inline int packfs_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXE
 
 /// posix_spawn's flag for a child in a session of its own.
 static inline short packfs_spawn_setsid(void) { return POSIX_SPAWN_SETSID; }
+
+/// Has a spawned child close every descriptor from `lowest` up, as exec'd children should: an
+/// inherited one (a test runner's socket that tells it its child ended) would outlive the child.
+static inline int packfs_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}

@@ -7,7 +7,7 @@ import PackStore
 #endif
 
 /// A program started with posix_spawn, in a session of its own, with the exit signals at their
-/// defaults and none blocked: what Foundation's Process was to the commands (the background
+/// defaults and none blocked, no descriptor but the standard three: what Foundation's Process was to the commands (the background
 /// daemon, fusermount3), without full Foundation.
 struct ChildProcess {
     let pid: pid_t
@@ -26,6 +26,9 @@ struct ChildProcess {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
             }
         }
+        // Only the three: what the parent inherited without close-on-exec (a socket its own
+        // parent watches for its end) must not live on in a daemon.
+        packfs_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

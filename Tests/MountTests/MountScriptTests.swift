@@ -108,6 +108,14 @@ final class MountScriptTests: XCTestCase {
         XCTAssertEqual(try Command.run("/usr/bin/packfs", ["--version"]).text.trimmingCharacters(in: .whitespacesAndNewlines), "0.9.0")
         let libraries = try Command.run("/usr/bin/ldd", ["/usr/bin/packfs"]).text
         XCTAssertFalse(libraries.contains("libswift") || libraries.contains("Foundation"), libraries)
+        // Small for a device: at most 25 MB stripped, a package of at most 10 MB, and no ICU
+        // (full Foundation's locale data, whose name shows in the bytes of a stripped binary).
+        let binary = try Data(contentsOf: URL(fileURLWithPath: "/usr/bin/packfs"))
+        XCTAssertLessThanOrEqual(binary.count, 25_000_000, "the installed binary's size")
+        XCTAssertNil(binary.firstRange(of: Data("icudt".utf8)), "the binary holds ICU's data")
+        let package = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: deb)[.size] as? Int)
+        XCTAssertLessThanOrEqual(package, 10_000_000, "the package's size")
+        XCTAssertTrue(built.stderr.contains("MB stripped, package "), "package.sh prints both sizes: \(built.stderr)")
         for file in ["/sbin/mount.fuse.packfs", "/usr/sbin/umount.packfs", "/lib/systemd/system/packfs@.service",
                      "/usr/share/man/man1/packfs.1.gz", "/usr/share/man/man8/mount.fuse.packfs.8.gz",
                      "/usr/share/bash-completion/completions/packfs", "/usr/share/zsh/vendor-completions/_packfs"] {
