@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // PackFS: offline map packs (MapLibre Native's offline database) mounted as a filesystem.
-// Layers depend one way (see README "Layout"):
+// Layers depend one way (see docs/internals.md, "The code's layout"):
 //   PackStore <- StyleModel <- Downloader <- PackLifecycle <- PackFSCommands
 //                StyleModel <- PackFS <- FUSEBridge <- PackFSCommands
 //                StyleModel <- Interchange <- PackFSCommands

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite under ThreadSanitizer and AddressSanitizer (RELIABILITY.md, "Sanitizers").
+# The test suite under ThreadSanitizer and AddressSanitizer (docs/reliability.md, "Sanitizers").
 #
 #   scripts/sanitize.sh [thread|address|all] [--filter REGEX]
 #

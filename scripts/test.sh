@@ -9,7 +9,7 @@
 #
 #   PACKFS_TESTS=plain ./scripts/test.sh    every test in the plain build (quick, no sanitizer)
 #
-# The long forms stay as scripts of their own (RELIABILITY.md): sanitize.sh (the whole suite
+# The long forms stay as scripts of their own (docs/testing.md, docs/reliability.md): sanitize.sh (the whole suite
 # under ThreadSanitizer and AddressSanitizer), fuzz.sh, faults.sh, reliability.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -6,7 +6,7 @@ import PackFS
     import Glibc
 #endif
 
-/// The table's entries that change the tree (DESIGN section 2, "Management with ordinary tools")
+/// The table's entries that change the tree (docs/design.md §2, "Management with ordinary tools")
 /// and its extended attributes.
 extension Operations {
     static func addChanges(to ops: inout fuse_lowlevel_ops) {

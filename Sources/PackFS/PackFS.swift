@@ -1,4 +1,4 @@
-// PackFS: the filesystem model of the mount (DESIGN section 2), over PackStore and StyleModel; no
+// PackFS: the filesystem model of the mount (docs/design.md §2), over PackStore and StyleModel; no
 // FUSE here (FUSEBridge calls the `Filesystem` protocol) and no HTTP (region files and pack
 // commands reach the pack manager through `PackController`, wired by the executable).
 //

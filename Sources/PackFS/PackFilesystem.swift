@@ -5,7 +5,7 @@ import PackStore
     import Glibc
 #endif
 
-/// The mount's tree (DESIGN section 2) over one offline database. Every node is
+/// The mount's tree (docs/design.md §2) over one offline database. Every node is
 /// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
 /// listings grow while a download writes. The writable surface (region files, removal, rename,
 /// touch, state xattrs) reaches the pack manager through `controller`.

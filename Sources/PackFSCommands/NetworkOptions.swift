@@ -3,7 +3,7 @@ import Downloader
 import FoundationEssentials
 import PackStore
 
-/// Options of every command that talks HTTP (DESIGN section 4).
+/// Options of every command that talks HTTP (docs/design.md §4).
 struct NetworkOptions: ParsableArguments {
     @Option(help: "Requests in flight at most.")
     var concurrency = 20

@@ -3,7 +3,7 @@ import PackStore
 import TestSupport
 import XCTest
 
-/// `--disk-quota` (DESIGN section 5, issue 11): the ambient cache goes first; a download that
+/// `--disk-quota` (docs/design.md §4, issue 11): the ambient cache goes first; a download that
 /// needs more stops in `error` with a message that says so, keeps every batch it committed, and
 /// resumes from them once the quota allows.
 final class DiskQuotaCommandTests: CLITestCase {

@@ -23,7 +23,7 @@ final class EstimateCommandTests: CLITestCase {
 
     func testTileCountsPerZoomMatchMercantile() throws {
         // openmaptiles is clipped to its TileJSON's bounds; land (vector, z0-4) is not; relief is
-        // a 256-pixel raster: one zoom deeper, clamped to its maxzoom 1 (DESIGN section 4).
+        // a 256-pixel raster: one zoom deeper, clamped to its maxzoom 1 (docs/design.md §4).
         let tileJSON = try XCTUnwrap(JSONValue.parse(try Data(contentsOf: ProjectPaths.world.appendingPathComponent("tiles/helsinki.json"))))
         let sourceBounds = try XCTUnwrap(tileJSON["bounds"]?.array?.compactMap(\.number))
         for bounds in [helsinki, [19.0, 59.0, 31.0, 70.0]] {

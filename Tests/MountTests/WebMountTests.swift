@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// Issue 22's live mount as a web origin: `packfs mount --web-base URL` and nginx publishing the
-/// mount at URL with README's location block (Tests/web/serve-directory.sh --alias). MapLibre GL
+/// mount at URL with docs/web.md's location block (Tests/web/serve-directory.sh --alias). MapLibre GL
 /// JS, in headless Chromium, renders a pack from its `web-style.json` while another pack
 /// downloads into the same mount: the map goes idle with no error event, and nginx answered
 /// every request with 200.

@@ -5,7 +5,7 @@ import StyleModel
 import TestSupport
 import XCTest
 
-/// Packs with tiles but no usable style (DESIGN section 2, issue 11): an app's pack whose style
+/// Packs with tiles but no usable style (docs/design.md §2, issue 11): an app's pack whose style
 /// row is missing, and a pack imported from an MBTiles file. The mount shows every tile template
 /// as `sources/<id>/`, the first as the primary directory, and a minimal style.json that names
 /// every source and every vector layer.

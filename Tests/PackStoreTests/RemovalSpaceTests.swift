@@ -3,7 +3,7 @@ import PackStore
 import TestSupport
 import XCTest
 
-/// Removing a pack gives its space back to the file system (DESIGN section 1: the database is
+/// Removing a pack gives its space back to the file system (docs/design.md §1: the database is
 /// `auto_vacuum = INCREMENTAL`, and a removal ends with `PRAGMA incremental_vacuum`): the file ends
 /// within 10% of the size of a database that never held the pack, in the command's journal mode
 /// (DELETE) and in the mount's (WAL, checked after the close that ends the session).

@@ -4,10 +4,10 @@ import GRDB
 import TestSupport
 import XCTest
 
-/// The switch of a large refresh holds no reader (DESIGN 1: readers never wait for the writer):
+/// The switch of a large refresh holds no reader (docs/design.md §1: readers never wait for the writer):
 /// in a session (a mount: WAL), the mount's raw readers read the switched pack and another one
 /// throughout the switch's one transaction, the old bytes until it commits, each read within
-/// 100 ms. `PACKFS_SWITCH_TILES` sets the staged tiles (default 20,000; the README's figures are
+/// 100 ms. `PACKFS_SWITCH_TILES` sets the staged tiles (default 20,000; docs/benchmarks.md's figures are
 /// of larger runs). CI's three shards share two cores, so a thread may wait for one: there the
 /// longest read may take 0.5 s (a reader the switch held would wait as long as the switch); a
 /// run given `PACKFS_SWITCH_TILES` holds it to 100 ms.

@@ -5,7 +5,7 @@ import XCTest
 
 @testable import StyleModel
 
-/// Reading a style (DESIGN section 4): what it needs, in order, by MapLibre's rules.
+/// Reading a style (docs/design.md §4): what it needs, in order, by MapLibre's rules.
 final class StyleTests: XCTestCase {
     static let base = "http://127.0.0.1:8181"
     static let styleURL = base + "/styles/bright.json"

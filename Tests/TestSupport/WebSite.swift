@@ -18,7 +18,7 @@ public final class WebSite {
     private let log: URL
 
     /// Serves `root`; with `alias`, also `alias.prefix` from `alias.directory` (with a CORS
-    /// header), as README's nginx location for a mount does.
+    /// header), as docs/web.md's nginx location for a mount does.
     public init(root: URL, state: URL, alias: (prefix: String, directory: String)? = nil) throws {
         var lastPort = 0
         for _ in 0..<5 {  // a free port may be taken before nginx binds it: try another

@@ -7,7 +7,7 @@
 # usage: serve-directory.sh --root DIR --state STATE --port PORT [--alias PREFIX DIRECTORY]
 #   STATE  created if needed; gets nginx.conf, access.log, error.log, nginx.pid
 #   --alias  also serves DIRECTORY (a PackFS mountpoint) under PREFIX (e.g. /packfs), with the
-#            location block README's "The mount as a web origin" shows: content types, and the
+#            location block docs/web.md's "The live mount as a web origin" shows: content types, and the
 #            CORS header a map page on another origin needs.
 # access.log: one JSON object per request: time, method, uri (as requested, still encoded),
 #   status, bytes, content_type.

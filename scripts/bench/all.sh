@@ -11,7 +11,7 @@
 # DOWNLOAD_TILES (20000), RESULTS (the results file; default /var/tmp/packfs-bench/DATE.txt).
 # At the default sizes on 2 cores: 32 minutes on issue 12's starting code, 28 of them walk.sh's
 # du -s and ls -lR of the 1M pack (2-8 minutes each); 19 minutes on its final code, 8 of them
-# ls -lR (two extended-attribute round trips per file, see README). Since issue 30 the tiles are
+# ls -lR (two extended-attribute round trips per file, see docs/mount.md). Since issue 30 the tiles are
 # real (real_tiles.py) and read.sh and walk.sh also measure io_uring: walk.sh's 1,000,000-tile
 # pack is a 22 GB database, copied for each round (about 45 GB free needed).
 # usage: all.sh

@@ -5,7 +5,7 @@
 # gone, page cache, dentries and inodes dropped, mounted again), so that every name costs the
 # daemon its work: `packfs mount` itself (until it returns with the pack visible), `ls` of one
 # column, `du -s`, `find | wc -l` and `ls -lR` of the pack, and the pack's removal the way the
-# README removes a pack in one step, `rm MNT/packs/big.region` (`rm -r` of the directory unlinks
+# docs/mount.md removes a pack in one step, `rm MNT/packs/big.region` (`rm -r` of the directory unlinks
 # file after file, one transaction each). Each round works on a fresh copy of the database, so
 # each removes a whole pack. These go over /dev/fuse (-o io_uring=off); `du -s` and `ls -lR` also
 # over io_uring (-o io_uring=on), and both again on the kernel's floor (bare_fuse.c --tree) over

@@ -2,7 +2,7 @@ import PackStore
 
 // Tile cover: which Web Mercator XYZ tiles a region needs at one zoom. Pure logic, no I/O.
 //
-// Rules (DESIGN section 4), checked against mercantile and supermercado by TileCoverTests:
+// Rules (docs/design.md §4), checked against mercantile and supermercado by TileCoverTests:
 // - Latitudes are clamped to +-85.0511 (the Mercator square), longitudes to -180...180, and a
 //   coordinate within 1e-14 world widths of a tile edge is on it (mercantile's EPSILON), so that
 //   bounds copied from a tile's own bounds give that tile. A tile owns its west and north edges;

@@ -27,7 +27,7 @@ struct ArchiveState {
 }
 
 /// `pmtiles://` sources: the archive's metadata as the source's TileJSON, its tiles by merged
-/// range requests (DESIGN "Downloads"), refresh by the archive's ETag.
+/// range requests (docs/design.md §4), refresh by the archive's ETag.
 extension PackDownload {
     /// The source's TileJSON, made from the archive's header and metadata; stored under the
     /// `pmtiles://` URL with the archive's validators. A refresh asks for the opening range with

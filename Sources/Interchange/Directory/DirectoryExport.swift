@@ -3,7 +3,7 @@ import PackStore
 import StyleModel
 
 /// `packfs export DB NAME DIR/`: a pack as static files any web server serves to web maps, laid out
-/// as the mount lays out `packs/<name>/` (DESIGN section 2): `style.json`; per source
+/// as the mount lays out `packs/<name>/` (docs/design.md §2): `style.json`; per source
 /// `sources/<id>/tiles.json` and `sources/<id>/<z>/<x>/<y>.<ext>` (XYZ rows, raw tile bytes: no
 /// gzip, as the mount serves them), or its `data.geojson` / `image.<ext>`;
 /// `glyphs/<stack>/<range>.pbf`; `sprites/<id>[@2x].json|png`. The primary source's second view

@@ -163,7 +163,7 @@ public protocol Filesystem: AnyObject, Sendable {
     func release(inode: Inode, handle: UInt64)
     func statfs() throws -> FilesystemStatistics
 
-    // Changes (DESIGN section 2, "Management with ordinary tools").
+    // Changes (docs/design.md §2, "Management with ordinary tools").
     func create(parent: Inode, name: String, mode: UInt32, flags: Int32, caller: Caller) throws -> (Entry, OpenOptions)
     /// A region file's content is judged by the write that completes it; an error fails that
     /// write. (There is no flush: close() sends the daemon nothing, see the bridge's `flush`.)

@@ -1,14 +1,14 @@
 import FoundationEssentials
 import PackStore
 
-/// Removal (DESIGN section 2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack
+/// Removal (docs/design.md §2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack
 /// through the pack manager; `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm`
 /// drops that file's tile or resource from the pack (the row stays for other packs, or becomes
 /// ambient cache), generated files (progress.json, a generated tiles.json) go quietly, and
 /// `rmdir` of any directory succeeds without doing anything: so `rm -r packs/<name>` empties
 /// what it can file by file, then its last rmdir removes the pack, and prints no error.
 ///
-/// Everything else is refused with the errno DESIGN prescribes: inside a pack EROFS, at the top
+/// Everything else is refused with the errno docs/design.md §2 prescribes: inside a pack EROFS, at the top
 /// and in `packs/` EPERM (a pack is made by writing its region file, never by mkdir).
 extension PackFilesystem {
     public func unlink(parent: Inode, name: String, caller: Caller) throws {

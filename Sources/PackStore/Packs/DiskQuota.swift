@@ -8,7 +8,7 @@ public struct DiskUsage: Equatable, Sendable {
     public var usedBytes: Int64 { fileBytes - freeBytes }
 }
 
-/// A write that would take the database past `--disk-quota` (DESIGN section 5): the transaction
+/// A write that would take the database past `--disk-quota` (docs/design.md §4): the transaction
 /// that met it rolls back, so the pack keeps every batch committed before it.
 public struct DiskQuotaExceeded: Error, CustomStringConvertible, Equatable {
     public var quota: Int64

@@ -4,7 +4,7 @@ import GRDB
 /// What `preload` stored and what making room for it evicted.
 public struct PreloadReport: Equatable, Sendable {
     public var id: ResourceID
-    /// Bytes as stored (compressed when that is smaller, DESIGN section 1).
+    /// Bytes as stored (compressed when that is smaller, docs/design.md §1).
     public var storedBytes: Int
     public var evicted: EvictionReport
 }

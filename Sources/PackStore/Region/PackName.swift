@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Pack names (DESIGN section 3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file
+/// Pack names (docs/design.md §3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file
 /// name's 255 bytes (`ls -l` and `tar` fail on longer ones); without `/` or control characters
 /// (U+0000-U+001F, U+007F: a newline or a tab breaks `packfs list`'s table and every script that
 /// reads `ls`); not starting with `.` (a dot file hides); not ending in `.region` or `.error` (the

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The region file a user writes to `packs/<name>.region` (DESIGN section 3): a region definition
+/// The region file a user writes to `packs/<name>.region` (docs/design.md §3): a region definition
 /// plus free-form `metadata`.
 ///
 /// Two spellings are read, told apart by one key:

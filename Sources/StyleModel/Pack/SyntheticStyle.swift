@@ -1,7 +1,7 @@
 import FoundationEssentials
 import PackStore
 
-/// The minimal style of a pack that holds tiles but no usable style (DESIGN section 2): one source
+/// The minimal style of a pack that holds tiles but no usable style (docs/design.md §2): one source
 /// per tile set the pack holds, in template order, drawn plainly enough to see every tile. A vector
 /// source gets a fill, a line and a circle layer per vector layer (named by its stored TileJSON's
 /// `vector_layers`, else read from one of its tiles); a raster source a raster layer.

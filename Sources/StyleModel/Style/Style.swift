@@ -13,7 +13,7 @@ public struct StyleResource: Hashable, Sendable {
     }
 }
 
-/// A style document read by MapLibre's rules (DESIGN section 4): what it needs besides itself,
+/// A style document read by MapLibre's rules (docs/design.md §4): what it needs besides itself,
 /// and how the files of a pack made from it are named.
 ///
 /// Reading is pure: it parses the style's bytes and fetches nothing. TileJSON documents, once
@@ -112,7 +112,7 @@ public struct Style: Sendable {
         return resources.filter { seen.insert($0.url).inserted }
     }
 
-    /// The pack's primary source (DESIGN section 2), given each source's tiles where known (same
+    /// The pack's primary source (docs/design.md §2), given each source's tiles where known (same
     /// order as `sources`): the first vector source, else the first tiled one.
     public static func primary(of tiles: [TileSource?]) -> Int? {
         tiles.firstIndex { $0?.type == .vector } ?? tiles.firstIndex { $0 != nil }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// DESIGN 1 and 2: "a crash at any instant leaves a database that opens, passes integrity_check
+/// docs/design.md §1 and §2: "a crash at any instant leaves a database that opens, passes integrity_check
 /// and holds every committed batch"; "killing the daemon loses nothing that was stored". The
 /// `packfs mount` daemon is SIGKILLed again and again during downloads, refreshes,
 /// redefinitions and removals (ReliabilityRun.killsPerKind of each); after every kill the

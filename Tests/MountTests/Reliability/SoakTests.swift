@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// DESIGN 6: "many readers in parallel with a download and a removal: every read returns the
+/// docs/design.md §6: "many readers in parallel with a download and a removal: every read returns the
 /// exact bytes or a clean ENOENT, never EIO". For ReliabilityRun.soakSeconds, twelve threads
 /// read tiles, glyphs, sprites, TileJSON and style.json of five packs through the mount
 /// (half of them cold, past the page cache) and list directories, while at once:

@@ -3,7 +3,7 @@ import Foundation
 import PackStore
 import XCTest
 
-/// Removal, rename, touch, chmod/truncate and the state attributes (DESIGN section 2).
+/// Removal, rename, touch, chmod/truncate and the state attributes (docs/design.md §2).
 final class ManagementTests: WriteTestCase {
     func testRemovingTheRegionFileOrTheDirectoryRemovesThePack() throws {
         let alpha = try region("alpha")

@@ -3,7 +3,7 @@ import Foundation
 import PackStore
 import XCTest
 
-/// Region files written with create/open, write and close (DESIGN section 2): judged at the
+/// Region files written with create/open, write and close (docs/design.md §2): judged at the
 /// write that completes their JSON text, or at release / after a rest when it never completes.
 final class RegionFileWriteTests: WriteTestCase {
     func testCopyingARegionFileInChunksCreatesThePack() throws {
