@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// One offline database file, open for reading or writing.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Figures kept current as the data changes, so that `status.json`, `progress.json`, `packfs
 /// list` and `packfs status` read a row instead of counting a pack, let alone the database

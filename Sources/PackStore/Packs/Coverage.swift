@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// `packs/NAME/coverage.geojson` and `packfs status --coverage`: what a pack holds of a tile
 /// set, as a GeoJSON FeatureCollection with a Feature per zoom (`properties`: `zoom`, `tiles`)

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 
 #if canImport(Glibc)
     import Glibc

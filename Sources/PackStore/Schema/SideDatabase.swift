@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Another offline database read into this one (a merge, as MapLibre's `mergeOfflineRegions`):
 /// opened on a copy the caller made, never created, and attached to the writer's connection as

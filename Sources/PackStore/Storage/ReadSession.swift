@@ -1,5 +1,5 @@
+import CSQLite
 import Foundation
-import GRDBSQLite
 
 /// One FUSE request's reads: every raw read the request makes (`TreeReads`, `ExtentReads`) runs
 /// on one connection, checked out of the pool on the first read and back when the request ends,
