@@ -6,6 +6,7 @@
 //                StyleModel <- Interchange <- PackFSCommands
 //   PackStore <- PMTilesFormat <- Downloader, Interchange
 //                             ObjectStorage <- PackFSCommands     (CCurl only: files to S3)
+//   SQLiteDB <- PackStore, Interchange     (SQLite's C API under GRDB's names, without Foundation)
 // The executable `packfs` is the target PackFSCommands: a name that differs from the library
 // PackFS by more than case, so that a case-insensitive file system holds both directories.
 import PackageDescription
@@ -18,20 +19,24 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev", "liburing-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CGlibc"),
 
+        // Connections, statements, rows and transactions over CSQLite: the subset of GRDB's API that
+        // PackFS uses, under its names. GRDB imports Foundation, which links ICU into the binary.
+        .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
+
         .target(name: "PackStore", dependencies: [
-            "CZlib", "CDeflate", "CGlibc", .product(name: "GRDB", package: "GRDB.swift"),
+            "CZlib", "CDeflate", "CGlibc", "SQLiteDB",
             // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "CSQLite",
         ]),
         // PMTiles v3's bytes: header, directories, tile ids; no I/O (files and HTTP ranges are the callers').
         .target(name: "PMTilesFormat", dependencies: ["PackStore"]),
@@ -44,7 +49,7 @@ let package = Package(
         .target(name: "PackLifecycle", dependencies: ["PackStore", "StyleModel", "Downloader"]),
         // Packs in and out: MBTiles, PMTiles, web directories, other offline databases; no FUSE.
         .target(name: "Interchange", dependencies: [
-            "PackStore", "StyleModel", "PMTilesFormat", .product(name: "GRDB", package: "GRDB.swift"),
+            "PackStore", "StyleModel", "PMTilesFormat", "SQLiteDB",
         ]),
         // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
         .target(name: "ObjectStorage", dependencies: ["CCurl"]),
@@ -57,43 +62,44 @@ let package = Package(
         // Writes batches until killed: the crash-safety test's subject.
         .executableTarget(name: "packfs-crashwriter", dependencies: ["PackStore"], path: "Tests/CrashWriter"),
         // Helpers shared by the test targets: temp directories, test servers, the built executable.
-        .target(name: "TestSupport", dependencies: ["PackStore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PackStore", "SQLiteDB"], path: "Tests/TestSupport"),
         // What each fuzz target does with one input; the unit tests replay findings through it.
         .target(
             name: "FuzzBodies", dependencies: ["PackStore", "StyleModel", "Downloader", "PackFS", "Interchange"],
             path: "Tests/Fuzz/Bodies"),
+        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "CSQLite"]),
         .testTarget(
             name: "PackStoreTests",
-            dependencies: ["PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PackStore", "TestSupport", "SQLiteDB"],
             resources: [.copy("Reference")]),
         .testTarget(name: "StyleModelTests", dependencies: ["StyleModel", "PackStore", "TestSupport"]),
         .testTarget(
             name: "DownloaderTests",
             dependencies: [
-                "Downloader", "StyleModel", "PackStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "Downloader", "StyleModel", "PackStore", "TestSupport", "SQLiteDB",
             ],
             exclude: ["Reference"]),
         .testTarget(
             name: "PackFSTests",
             dependencies: [
                 "PackFS", "PackStore", "StyleModel", "Downloader", "TestSupport", "FuzzBodies",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "SQLiteDB",
             ]),
         .testTarget(
             name: "PackLifecycleTests",
             dependencies: [
-                "PackLifecycle", "PackStore", "Downloader", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "PackLifecycle", "PackStore", "Downloader", "TestSupport", "SQLiteDB",
             ]),
         .testTarget(
             name: "InterchangeTests",
-            dependencies: ["Interchange", "PackStore", "StyleModel", "PMTilesFormat", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Interchange", "PackStore", "StyleModel", "PMTilesFormat", "TestSupport", "SQLiteDB"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["PackStore", "StyleModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["PackStore", "StyleModel", "TestSupport", "SQLiteDB"]),
         .testTarget(
             name: "MountTests",
-            dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["PackStore", "TestSupport", "FUSEBridge", "PackFS", "SQLiteDB"]),
     ],
     swiftLanguageModes: [.v6]
 )

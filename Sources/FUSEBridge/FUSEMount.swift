@@ -70,7 +70,7 @@ public final class FUSEMount: Sendable {
 
         /// libfuse's message, on the same line: ": fuse: unknown option(s): `-o x'".
         private static func said(_ detail: String) -> String {
-            let line = detail.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+            let line = detail.split(whereSeparator: \.isNewline).joined(separator: " ").trimmedSpaces
             return line.isEmpty ? "" : ": " + line
         }
     }

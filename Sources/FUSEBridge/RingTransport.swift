@@ -186,7 +186,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         let ranges = (try? String(contentsOfFile: "/sys/devices/system/cpu/possible", encoding: .utf8)) ?? ""
         var highest = -1
         for part in ranges.split(separator: ",") {
-            let bounds = part.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "-").compactMap { Int($0) }
+            let bounds = part.trimmed.split(separator: "-").compactMap { Int($0) }
             if let last = bounds.last { highest = max(highest, last) }
         }
         return highest >= 0 ? highest + 1 : max(1, sysconf(Int32(_SC_NPROCESSORS_CONF)))

@@ -93,7 +93,7 @@ extension CacheCommand {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CommandFailure("\(path): cannot be read (\(error.localizedDescription))")
+            throw CommandFailure("\(path): cannot be read (\(errorText(error)))")
         }
     }
 }

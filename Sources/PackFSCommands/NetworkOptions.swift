@@ -55,7 +55,7 @@ struct NetworkOptions: ParsableArguments {
         }
         guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
         guard retryDelay >= 0.001, retryDelay <= RetryPolicy().maxDelay else {
-            throw ValidationError("--retry-delay must be 0.001 to \(String(format: "%g", RetryPolicy().maxDelay)) seconds")
+            throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", RetryPolicy().maxDelay)) seconds")
         }
         for rule in rewrite {
             do { _ = try URLRewrite(argument: rule) } catch { throw ValidationError("--rewrite \(rule): \(error)") }

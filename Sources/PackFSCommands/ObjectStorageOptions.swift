@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import PackStore
 import ObjectStorage
 
 /// `packfs export`'s options for an OUT of `s3://bucket/key.pmtiles` (or `.mbtiles`): where the
@@ -82,7 +83,7 @@ struct ObjectStorageOptions: ParsableArguments {
         }
         if let retryDelay {
             guard retryDelay >= 0.001, retryDelay <= options.retry.maxDelay else {
-                throw ValidationError("--retry-delay must be 0.001 to \(String(format: "%g", options.retry.maxDelay)) seconds")
+                throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", options.retry.maxDelay)) seconds")
             }
             options.retry.baseDelay = retryDelay
         }

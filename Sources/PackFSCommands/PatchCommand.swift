@@ -60,7 +60,7 @@ struct PatchCommand: ParsableCommand {
 
     /// The URL scheme PATCH starts with (lower-cased), or nil for a path.
     static func scheme(of text: String) -> String? {
-        guard let range = text.range(of: "://") else { return nil }
+        guard let range = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<range.lowerBound]
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
         return scheme.lowercased()

@@ -51,7 +51,7 @@ enum ProgressReporter {
                 let filled = Int(fraction * Double(width))
                 bar = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
             }
-            return "\(name): \(bar)\(String(format: "%5.1f", fraction * 100))% \(done)/\(progress.requiredResources) resources,"
+            return "\(name): \(bar)\(cFormat("%5.1f", fraction * 100))% \(done)/\(progress.requiredResources) resources,"
                 + " \(progress.counts.tiles)/\(progress.requiredTiles) tiles, \(humanBytes(progress.completedBytes))"
                 + (progress.counted ? "" : " (still being counted)")
         }

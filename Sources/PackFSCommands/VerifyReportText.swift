@@ -54,7 +54,7 @@ final class VerifyProgress: Sendable {
             let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
             let filled = Int(fraction * 30)
             let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
-            StandardError.write("\r\u{1B}[K\(name): [\(bar)] \(String(format: "%5.1f", fraction * 100))% \(done)/\(total) tiles")
+            StandardError.write("\r\u{1B}[K\(name): [\(bar)] \(cFormat("%5.1f", fraction * 100))% \(done)/\(total) tiles")
         }
     }
 

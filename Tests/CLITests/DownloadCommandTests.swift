@@ -1,6 +1,6 @@
-import GRDB
 import Foundation
 import PackStore
+import SQLiteDB
 import TestSupport
 import XCTest
 

@@ -1,7 +1,7 @@
 import Downloader
 import Foundation
-import GRDB
 import PackStore
+import SQLiteDB
 import StyleModel
 import TestSupport
 import XCTest

@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 import Interchange
 import PackStore
+import SQLiteDB
 import TestSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 import Downloader
 import Foundation
-import GRDB
+import SQLiteDB
 @testable import PackFS
 import PackStore
 import StyleModel

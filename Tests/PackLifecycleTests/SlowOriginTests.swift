@@ -1,7 +1,7 @@
 import Downloader
 import Foundation
-import GRDB
 import PackLifecycle
+import SQLiteDB
 @testable import PackStore
 import TestSupport
 import XCTest

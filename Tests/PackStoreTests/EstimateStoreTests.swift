@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 @testable import PackStore
 import TestSupport
 import XCTest

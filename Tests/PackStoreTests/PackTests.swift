@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PackStore
+import SQLiteDB
 import XCTest
 
 final class PackTests: StoreTestCase {

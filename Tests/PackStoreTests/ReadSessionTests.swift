@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PackStore
+import SQLiteDB
 import XCTest
 
 /// One request's reads (`ReadSession`) and the one read of a tile's bytes (`servedTile`).

@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PackStore
+import SQLiteDB
 import XCTest
 
 /// Resources and tiles: the zlib rule, no-content rows, validators, row ids kept on update.

@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PackStore
+import SQLiteDB
 import XCTest
 
 /// The mount's raw reads (`TreeReads`): same answers as the tree's SQL, always the latest

@@ -116,10 +116,10 @@ struct CacheControl {
 
     init(_ header: String) {
         for part in header.split(separator: ",") {
-            let directive = part.trimmingCharacters(in: .whitespaces).lowercased()
+            let directive = part.trimmedSpaces.lowercased()
             let pieces = directive.split(separator: "=", maxSplits: 1)
             let name = pieces.first.map(String.init) ?? ""
-            let argument = pieces.count > 1 ? Int64(pieces[1].trimmingCharacters(in: ["\""])) : nil
+            let argument = pieces.count > 1 ? Int64(pieces[1].trimming { $0 == "\"" }) : nil
             switch name {
             case "max-age": maxAge = argument.map { max(0, $0) }
             case "s-maxage": sharedMaxAge = argument.map { max(0, $0) }

@@ -1,5 +1,6 @@
 import CCurl
 import FoundationEssentials
+import PackStore
 
 /// Transfers that receive nothing.
 ///
@@ -40,7 +41,7 @@ extension TransferLoop {
     }
 
     private func abandon(_ slot: Int) {
-        let seconds = String(format: "%g", limits.stallSeconds)
+        let seconds = cFormat("%g", limits.stallSeconds)
         transfers[slot].abandon("nothing received for \(seconds) s (stall timeout)")
         totals.stalls += 1
         // The attempt ends as a timeout: never a body to decode.

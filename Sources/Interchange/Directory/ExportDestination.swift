@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PackStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,7 @@ struct ExportDestination {
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
         } catch {
-            throw InterchangeError.cannotWrite(staging, action: "create", reason: error.localizedDescription)
+            throw InterchangeError.cannotWrite(staging, action: "create", reason: errorText(error))
         }
         return staging
     }

@@ -59,7 +59,7 @@ public struct MBTilesImport: PackImport {
     /// Inside the import's transaction: a mismatch throws, and nothing is written.
     private func checkHash(_ computed: String, file: String) throws {
         guard let storedHash, !acceptHashMismatch,
-            storedHash.trimmingCharacters(in: .whitespaces).uppercased() != computed
+            storedHash.trimmedSpaces.uppercased() != computed
         else { return }
         throw InterchangeError.hashMismatch(file: file, stored: storedHash, computed: computed)
     }
@@ -95,7 +95,7 @@ public struct MBTilesImport: PackImport {
     /// "24.9, 60.1,25" as numbers; nil when any part is not a finite number.
     private static func numbers(_ text: String) -> [Double]? {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        let numbers = parts.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let numbers = parts.compactMap { Double($0.trimmedSpaces) }
         guard numbers.count == parts.count, numbers.allSatisfy(\.isFinite) else { return nil }
         return numbers
     }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// An MBTiles file opened read-only: the file is someone else's, and nothing here writes to it.
 ///
@@ -7,7 +7,7 @@ import GRDB
 /// view (`zoom_level`, `tile_column`, `tile_row`, `tile_data`); a file without them is not
 /// MBTiles and is refused by `open`. Everything read from it is outside data: a tile row whose
 /// coordinates are not integers or whose data is missing is an error naming the row. Sendable:
-/// its state is two constants, and GRDB's queue serializes what reaches the file.
+/// its state is two constants, and SQLiteDB's queue serializes what reaches the file.
 final class MBTilesReader: Sendable {
     let path: String
     private let queue: DatabaseQueue

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// Writes one MBTiles 1.3 file: a `metadata` table and a plain `tiles` table (TMS rows), each
 /// with the unique index the spec calls common, and `PRAGMA application_id` set to "MPBX" as the

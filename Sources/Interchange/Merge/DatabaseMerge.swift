@@ -1,6 +1,6 @@
 import FoundationEssentials
-import GRDB
 import PackStore
+import SQLiteDB
 
 /// Merging another offline database (MapLibre Native's or the Mapbox SDK's legacy one) into
 /// this one, as MapLibre's `mergeOfflineRegions` and Mapbox's `addContentsOfFile` do:

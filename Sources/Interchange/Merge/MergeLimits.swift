@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// The database-wide tile caps a merge must respect, the downloader's: `--max-tiles` over every
 /// tile, and MapLibre's Mapbox limit over tiles with a `mapbox://` template. As with a download,

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import GRDB
 import PackStore
+import SQLiteDB
 
 /// A pack of the side file, with the state PackFS recorded for it there (nil for an app's pack,
 /// which has none: it reads as inactive, as such packs always do).

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// One of the two tables of rows a merge moves (tiles or resources), and the set-based SQL that
 /// moves it: rows newer in the side file replace the target's in place (row ids kept), rows the

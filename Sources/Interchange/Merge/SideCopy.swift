@@ -1,6 +1,6 @@
 import FoundationEssentials
-import GRDB
 import PackStore
+import SQLiteDB
 
 /// The file to merge, copied into a private temporary directory with its `-journal` or `-wal`
 /// (pages SQLite's own recovery puts back): every check and every migration runs on the copy,
@@ -29,7 +29,7 @@ struct SideCopy {
             }
         } catch {
             remove()
-            throw InterchangeError.cannotWrite(original, action: "copy", reason: error.localizedDescription)
+            throw InterchangeError.cannotWrite(original, action: "copy", reason: errorText(error))
         }
     }
 

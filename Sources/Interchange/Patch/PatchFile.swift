@@ -48,7 +48,7 @@ public final class PatchFile {
     /// A hash as martin writes it (any case, spaces around it), upper-cased; nil unless it is 32
     /// hex digits.
     static func hash(_ value: String?) -> String? {
-        guard let text = value?.trimmingCharacters(in: .whitespaces).uppercased(), text.utf8.count == 32,
+        guard let text = value?.trimmedSpaces.uppercased(), text.utf8.count == 32,
             text.utf8.allSatisfy({ (48...57).contains($0) || (65...70).contains($0) })
         else { return nil }
         return text

@@ -40,7 +40,7 @@ extension PackFilesystem {
             else { throw try refusal(at: inode) == .readOnly ? FilesystemError.readOnly : .notSupported }
             guard attribute == .state else { throw FilesystemError.notPermitted }
             // `echo active | attr -s ...` and friends may add a newline.
-            let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: value, as: UTF8.self).trimmed
             guard let active = ["active": true, "inactive": false][text] else {
                 throw FilesystemError.invalid("\(name) takes active or inactive, not \"\(text)\"")
             }

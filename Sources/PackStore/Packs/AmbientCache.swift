@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// What an eviction or clear removed.
 public struct EvictionReport: Equatable, Sendable {

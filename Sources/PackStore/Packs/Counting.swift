@@ -1,6 +1,6 @@
-import FoundationEssentials
-import GRDB
 import Dispatch
+import FoundationEssentials
+import SQLiteDB
 
 /// Figures kept current as the data changes, so that `status.json`, `progress.json`, `packfs
 /// list` and `packfs status` read a row instead of counting a pack, let alone the database

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// What one pack holds, in MapLibre's terms: counts of rows and their stored bytes.
 public struct PackCounts: Equatable, Sendable {

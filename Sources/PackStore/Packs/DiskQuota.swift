@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// How much of the database file is in use: its pages, less those on the free list (which new
 /// rows reuse first, and `PRAGMA incremental_vacuum` returns to the file system).

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Where each pack's tiles lie: a row per pack and tile column (template, pixel ratio, z, x)
 /// with the lowest and highest y the pack holds there (`packfs_pack_extents`).

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Files `rm` takes out of a pack on a mount ("hand drops"), restorable until they settle.
 ///

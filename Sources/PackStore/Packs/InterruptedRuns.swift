@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Runs a daemon had under way when it stopped without unmounting (`packfs_interrupted_runs`), so
 /// that one pack cannot keep a mount from coming up. A mount resumes every pack left `active`: a

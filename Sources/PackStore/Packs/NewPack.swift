@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 extension OfflineDatabase {
     /// Creates pack `name` and stores its content in the same transaction: `fill` gets the batch

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// What a pack was estimated to need (tiles and bytes per source and zoom), recorded by the
 /// downloader when it plans the pack and shown in `progress.json` as `estimate` (`packfs_estimate`).

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// The hash each tile set of a pack had when the pack last became whole (`packfs_pack_hashes`):
 /// martin's `agg_tiles_hash` of the tiles as the pack's MBTiles export holds them, and their

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// A pack's download state, as `user.packfs.state` shows it.
 public enum PackState: String, Sendable, CaseIterable {

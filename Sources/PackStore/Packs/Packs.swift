@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// Creating, finding, renaming, redefining and removing packs.
 extension OfflineDatabase {

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// A refresh asked for and not finished (`packfs_refresh`): it outlives the process, so a refresh
 /// cut by a kill or an unmount goes on where it was instead of being lost or starting over.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// What `preload` stored and what making room for it evicted.
 public struct PreloadReport: Equatable, Sendable {

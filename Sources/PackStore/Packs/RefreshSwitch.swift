@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// A pack's hold on a row: the mount names a file by both (its inode encodes the pair).
 public struct PackMember<ID: Hashable & Sendable>: Hashable, Sendable {

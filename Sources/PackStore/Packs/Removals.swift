@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// Removing a pack without making anyone wait for its rows (`packfs_removals`).
 ///

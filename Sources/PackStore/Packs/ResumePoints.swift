@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Where a pack's download goes on (`packfs_resume_points`), so that resuming a country does not
 /// look up every tile it already stored, one by one from the start of its plan (9,000,000

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Which tiles each pack holds, as runs: a row per pack, tile column (template, pixel ratio, z,
 /// x) and maximal run of consecutive rows `min_y...max_y` it holds there (`packfs_pack_runs`).
@@ -165,7 +165,7 @@ enum Runs {
 
     /// The pack's runs in a snapshot (a pass over its memberships, by the count), in column order.
     static func measure(_ region: RegionID, _ db: Database) throws -> [Row] {
-        let cursor = try GRDB.Row.fetchCursor(db, sql: """
+        let cursor = try SQLiteDB.Row.fetchCursor(db, sql: """
             SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y
               FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id
               WHERE rt.region_id = ? AND typeof(t.url_template) = 'text' AND typeof(t.pixel_ratio) = 'integer'
@@ -208,7 +208,7 @@ enum Runs {
     static func finish(_ measured: [Row], into region: RegionID, _ db: Database) throws {
         var columns: [Column: [ClosedRange<Int64>]] = [:]
         for run in measured { columns[run.column, default: []].append(run.minY...run.maxY) }
-        let drops = try GRDB.Row.fetchAll(db, sql: """
+        let drops = try SQLiteDB.Row.fetchAll(db, sql: """
             SELECT url_template, pixel_ratio, z, x, y FROM packfs_pack_run_drops d WHERE region_id = ?
               AND NOT EXISTS (SELECT 1 FROM tiles t JOIN region_tiles rt ON rt.tile_id = t.id AND rt.region_id = d.region_id
                 WHERE t.url_template = d.url_template AND t.pixel_ratio = d.pixel_ratio AND t.z = d.z AND t.x = d.x AND t.y = d.y)
@@ -234,7 +234,7 @@ enum Runs {
             """)
         for (column, ranges) in columns {
             let key: StatementArguments = [region.rawValue, column.urlTemplate, column.pixelRatio, column.z, column.x]
-            let current = try GRDB.Row.fetchAll(kept, arguments: key).compactMap { row -> ClosedRange<Int64>? in
+            let current = try SQLiteDB.Row.fetchAll(kept, arguments: key).compactMap { row -> ClosedRange<Int64>? in
                 guard let low: Int64 = row.lenient("min_y"), let high: Int64 = row.lenient("max_y"), low <= high else { return nil }
                 return low...high
             }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// What a refresh fetched that a reader must not see yet (`packfs_staged_tiles`,
 /// `packfs_staged_resources`): the switch at the refresh's end (RefreshSwitch.swift) moves it

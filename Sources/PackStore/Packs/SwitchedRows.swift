@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 import Synchronization
 
 /// What a refresh's switch replaced under a row id while a mount serves the database

@@ -24,7 +24,7 @@ public enum PackName {
         }
         guard !name.contains("/") else { throw StoreError.invalidPackName(name, reason: "contains '/'") }
         if let control = name.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            let code = String(format: "U+%04X", control.value)
+            let code = cFormat("U+%04X", control.value)
             throw StoreError.invalidPackName(name, reason: "contains the control character \(code)")
         }
         guard !name.hasPrefix(".") else {

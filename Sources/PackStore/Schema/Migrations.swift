@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Creating schema v6 and migrating versions 2 to 5, step for step as MapLibre Native does
 /// (`OfflineDatabase::createSchema` and `migrateToVersion3/5/6`).

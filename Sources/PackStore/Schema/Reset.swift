@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 extension OfflineDatabase {
     /// Deletes everything and leaves a fresh v6 database in the same file (created when absent).

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// The tree's questions asked through the pack's own extents (`Extents`) once they are complete:
 /// each seeks the pack's columns, then reads the `tiles` index only between the pack's lowest and
@@ -120,7 +120,7 @@ extension OfflineDatabase {
         return ready
     }
 
-    /// `extentsReady` for a GRDB read.
+    /// `extentsReady` for a read through SQLiteDB.
     static func extentsReady(_ region: RegionID, _ db: Database) throws -> Bool {
         guard try db.tableExists(Extents.table) else { return false }
         return try Bool.fetchOne(db.cachedStatement(sql: ExtentSQL.ready), arguments: [region.rawValue]) != nil

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Bulk questions the downloader asks: which of these are stored already, and what a pack holds.
 /// Each runs in one read transaction (a snapshot; in a session it never waits for the writer).

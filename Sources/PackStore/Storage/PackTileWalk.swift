@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Whole-pack questions for export and for packs without a stored style: which tile sets a pack
 /// holds, and every tile of one set in z, x, y order. Both go through the `tiles` unique index
@@ -162,7 +162,7 @@ extension StoreSnapshot {
                     """),
                 arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]
             ).compactMap { row in
-                // Lenient, not `row[...]`, which traps on a damaged bookkeeping row (z 'abc', 1.5):
+                // Lenient, not `decode`, which throws on a damaged bookkeeping row (z 'abc', 1.5):
                 // a column whose extent does not read is left out, as an inverted one is.
                 guard let z: Int = row.lenient("z"), let x: Int = row.lenient("x"), let low: Int = row.lenient("min_y"),
                     let high: Int = row.lenient("max_y"), low <= high

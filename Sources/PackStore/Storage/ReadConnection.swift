@@ -1,6 +1,6 @@
 import CDeflate
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 
 /// One SQL text the raw readers run, prepared once per connection. Statements are found by the
 /// query's identity, not by hashing its text on every call.
@@ -58,9 +58,9 @@ struct ReadRow {
     }
 }
 
-/// A read-only SQLite connection of its own, outside GRDB, for the mount's hot single-statement
-/// queries: GRDB's per-read cost (a dispatch hop, a pool checkout, BEGIN and COMMIT) was most of
-/// a cold tile lookup. A single SELECT in autocommit mode is its own consistent read
+/// A read-only SQLite connection of its own, outside SQLiteDB's pool, for the mount's hot
+/// single-statement queries: a pool read's cost (under GRDB: a dispatch hop, a pool checkout,
+/// BEGIN and COMMIT) was most of a cold tile lookup. A single SELECT in autocommit mode is its own consistent read
 /// transaction, which in WAL mode never waits for a writer; it ends when the statement is reset.
 /// Used by one thread at a time (`ReaderPool` hands it out).
 final class ReadConnection {
@@ -86,7 +86,7 @@ final class ReadConnection {
         }
         self.handle = handle
         self.path = path
-        // As GRDB's connections: wait for locks rather than fail (a rollback-journal file, or a
+        // As the pool's connections: wait for locks rather than fail (a rollback-journal file, or a
         // WAL being reset).
         sqlite3_busy_timeout(handle, 30_000)
         // A small page cache (256 KiB, SQLite's default is 2 MB per connection): the kernel's page
@@ -149,7 +149,7 @@ final class ReadConnection {
             let code: Int32
             switch argument {
             case .int(let value): code = sqlite3_bind_int64(statement, index, value)
-            case .text(let value): code = sqlite3_bind_text(statement, index, value, -1, Self.transient)
+            case .text(let value): code = sqlite3_bind_text(statement, index, value, -1, packfs_sqlite_transient())
             }
             guard code == SQLITE_OK else { throw failure(code) }
         }
@@ -158,7 +158,4 @@ final class ReadConnection {
     private func failure(_ code: Int32) -> StoreError {
         StoreError.sqlite("\(path): \(String(cString: sqlite3_errmsg(handle))) (code \(code))")
     }
-
-    /// SQLITE_TRANSIENT (a macro Swift cannot import): SQLite copies the bound text.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Reading single resources and tiles back.
 extension OfflineDatabase {

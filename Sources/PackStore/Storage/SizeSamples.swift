@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// Stored sizes of some rows: how many, and their bytes as stored ("no content" counts 0).
 public struct SizeSample: Equatable, Sendable {

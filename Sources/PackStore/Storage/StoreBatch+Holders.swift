@@ -1,12 +1,12 @@
-import GRDB
+import SQLiteDB
 
 /// Who holds a tile row: a patch changes a row every pack holding it sees (tiles are shared by
 /// URL, as in MapLibre), so it asks which other packs those are (through the membership index on
 /// `tile_id`: one seek per tile, never a scan).
 extension StoreBatch {
-    /// The tile's row (id and stored data) under `key`; nil when none is stored. Not `row[...]`,
-    /// which traps on a damaged row (data holding the integer 5): the stored data is read by
-    /// the one reading that names the column instead.
+    /// The tile's row (id and stored data) under `key`; nil when none is stored. A damaged row
+    /// (data holding the integer 5) fails with an error naming the column, as every reading of
+    /// stored data does.
     public func storedTile(_ key: TileKey) throws -> (id: TileID, data: StoredData)? {
         guard let row = try Row.fetchOne(
             db.cachedStatement(sql: """

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// The writes of one transaction (`OfflineDatabase.write`). Updates keep row ids (update, then
 /// insert if absent, as MapLibre does; tiles use an upsert to the same effect); pack membership

@@ -1,11 +1,11 @@
+import CSQLite
 import FoundationEssentials
-import GRDB
-import GRDBSQLite
+import SQLiteDB
 
 /// A stored value's bytes where SQLite holds them for the row being stepped, as `StoredData`
 /// (`data` NOT NULL): valid only inside the call it is passed to. The whole-pack walks hand
 /// tiles out so (`forEachPackTileBytes`): `packfs verify` and the hash read every byte of a pack,
-/// and a copy per tile into `Data` plus GRDB's row decoding was a third of their time.
+/// and a copy per tile into `Data` plus GRDB's row decoding (the layer of the time) was a third of their time.
 public struct StoredBytes {
     public let bytes: UnsafeRawBufferPointer
     public let compressed: Bool
@@ -19,12 +19,12 @@ public struct StoredBytes {
     public var stored: StoredData { StoredData(bytes: Data(bytes), compressed: compressed) }
 }
 
-/// Raw stepping of a GRDB statement (its arguments set), reading columns by index with SQLite's
+/// Raw stepping of a SQLiteDB statement (its arguments set), reading columns by index with SQLite's
 /// own calls: no `Row` made per row. The values are read with the same leniency and the same
 /// errors as `Row.stored` and `Row.lenient` (`RowDecoding`).
 enum RawRows {
     /// Steps `statement` to its end, calling `row` with each row; the number of rows. The
-    /// statement is reset afterwards (GRDB resets it again when it next sets arguments).
+    /// statement is reset afterwards (SQLiteDB resets it again when it next sets arguments).
     static func step(_ statement: Statement, in db: Database, _ row: (SQLiteStatement) throws -> Void) throws -> Int {
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLiteDB
 
 /// Served sizes of tiles whose stored length is not their size, in PackFS's `packfs_tile_sizes`
 /// table: compressed tiles, and gzip content (an MBTiles file's vector tiles, kept as they are),

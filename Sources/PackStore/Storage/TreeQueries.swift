@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// One tile source of one pack, as the mount lists it: the pack, the first `tiles` template and
 /// the key's pixel ratio.

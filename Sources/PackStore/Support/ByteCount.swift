@@ -9,5 +9,5 @@ public func humanBytes(_ bytes: Int64) -> String {
         value /= 1024
         unit += 1
     }
-    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    return unit == 0 ? "\(bytes) B" : cFormat("%.1f", value) + " " + units[unit]
 }

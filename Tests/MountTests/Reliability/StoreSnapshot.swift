@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PackStore
+import SQLiteDB
 import TestSupport
 
 /// What a database file held at a moment (right after a kill), read through a connection of the

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLiteDB
 @testable import PackFS
 import PackStore
 import TestSupport

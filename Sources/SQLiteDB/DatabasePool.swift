@@ -1,0 +1,126 @@
+import CSQLite
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A database in WAL mode with one writer connection and up to `maximumReaderCount` reader
+/// connections, made as needed and kept: reads never wait for the writer, nor it for them.
+public final class DatabasePool: DatabaseWriter {
+    public let configuration: Configuration
+    public let path: String
+    private let writer: SerializedConnection
+    private let readers: ConnectionPool
+
+    /// Opens the writer (its `prepareDatabase` steps first), then puts the file in WAL mode with
+    /// `synchronous = NORMAL`, as GRDB does, and makes sure a non-empty log exists: read-only
+    /// connections cannot create one, and would fail to open the file without it.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        precondition(configuration.maximumReaderCount > 0, "maximumReaderCount must be at least 1")
+        self.configuration = configuration
+        self.path = path
+        writer = try SerializedConnection(path: path, configuration: configuration)
+        var readerConfiguration = configuration
+        readerConfiguration.readonly = true
+        if readerConfiguration.readonlyBusyMode == nil { readerConfiguration.readonlyBusyMode = .timeout(10) }
+        readers = ConnectionPool(maximum: configuration.maximumReaderCount) { [readerConfiguration] in
+            try SerializedConnection(path: path, configuration: readerConfiguration)
+        }
+        if !configuration.readonly { try writer.sync { try Self.setUpWAL($0) } }
+    }
+
+    private static func setUpWAL(_ db: Database) throws {
+        guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+            throw DatabaseError(message: "could not activate WAL Mode at path: \(db.path)")
+        }
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        var status = stat()
+        if stat(db.path + "-wal", &status) != 0 || status.st_size == 0 {
+            try db.inTransaction {
+                try db.execute(sql: "CREATE TABLE sqlitedb_wal_setup (id INTEGER PRIMARY KEY); DROP TABLE sqlitedb_wal_setup")
+                return .commit
+            }
+        }
+    }
+
+    /// A read transaction on a reader connection: the last commit's snapshot, however long it
+    /// takes. Waits for a reader when all of them are busy.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        let reader = try readers.checkOut()
+        var reusable = true
+        defer { readers.checkIn(reader, reusable: reusable) }
+        return try reader.sync { db in
+            defer { reusable = !db.isInsideTransaction }
+            var result: T?
+            try db.inTransaction(.deferred) {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the read gave no result") }
+            return result
+        }
+    }
+
+    /// Called from the writer (inside `writeWithoutTransaction`, outside a transaction): starts a
+    /// read transaction on a reader that sees the writer's last commit, returns once that snapshot
+    /// is taken, and runs `value` with it on another thread. The writer may go on meanwhile; the
+    /// read never sees what it writes next.
+    public func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, Error>) -> Void) {
+        let reader: SerializedConnection
+        do {
+            reader = try readers.checkOut()
+        } catch {
+            value(.failure(error))
+            return
+        }
+        let isolated = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [readers] in
+            var reusable = true
+            defer { readers.checkIn(reader, reusable: reusable) }
+            do {
+                try reader.sync { db in
+                    defer { reusable = !db.isInsideTransaction }
+                    do {
+                        // BEGIN DEFERRED takes no snapshot: the first read does.
+                        try db.beginTransaction(.deferred)
+                        _ = try Int.fetchOne(db, sql: "PRAGMA schema_version")
+                    } catch {
+                        try? db.rollback()
+                        isolated.signal()
+                        value(.failure(error))
+                        return
+                    }
+                    isolated.signal()
+                    value(.success(db))
+                    do { try db.commit() } catch { try? db.rollback() }
+                }
+            } catch {
+                isolated.signal()
+                value(.failure(error))
+            }
+        }
+        isolated.wait()
+    }
+
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.syncEndingTransactions(body)
+    }
+
+    /// Interrupts the writer and every reader.
+    public func interrupt() {
+        writer.interrupt()
+        readers.forEach { $0.interrupt() }
+    }
+
+    /// Closes the writer, then (once every read has ended) the readers. A writer that cannot
+    /// close leaves everything open.
+    public func close() throws {
+        try writer.close()
+        try readers.close()
+    }
+}

@@ -1,0 +1,42 @@
+/// One connection, used by one thread at a time: `read`, `write` and the rest wait for each other.
+public final class DatabaseQueue: DatabaseWriter {
+    public let configuration: Configuration
+    public let path: String
+    private let connection: SerializedConnection
+
+    /// Opens (or, unless read-only, creates) the database at `path`.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.path = path
+        connection = try SerializedConnection(path: path, configuration: configuration)
+    }
+
+    /// A read-only transaction (DEFERRED, under `PRAGMA query_only` unless the connection is
+    /// read-only already): writes in `body` fail with SQLITE_READONLY.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try connection.sync { db in
+            try db.readOnly {
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the read gave no result") }
+                return result
+            }
+        }
+    }
+
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try connection.syncEndingTransactions(body)
+    }
+
+    /// The connection as it is, no transaction begun or checked.
+    public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        try connection.sync(body)
+    }
+
+    public func interrupt() { connection.interrupt() }
+
+    public func close() throws { try connection.close() }
+}

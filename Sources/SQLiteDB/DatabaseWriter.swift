@@ -1,0 +1,67 @@
+import CSQLite
+
+/// What reads a database: a `DatabaseQueue` or a `DatabasePool`.
+public protocol DatabaseReader: AnyObject, Sendable {
+    var configuration: Configuration { get }
+    var path: String { get }
+
+    /// Runs `body` in a read-only transaction: one consistent snapshot, no write possible.
+    func read<T>(_ body: (Database) throws -> T) throws -> T
+
+    /// Stops the statements running on the connections (they fail with SQLITE_INTERRUPT).
+    func interrupt()
+
+    /// Closes the connections; later uses throw "Connection is closed".
+    func close() throws
+}
+
+/// What writes a database.
+public protocol DatabaseWriter: DatabaseReader {
+    /// Runs `body` with the writer connection, outside any transaction (PRAGMAs that refuse one,
+    /// ATTACH, transactions of its own). A transaction it leaves open is rolled back, and fails.
+    func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
+}
+
+extension DatabaseWriter {
+    /// Runs `body` in one IMMEDIATE transaction: committed when it returns, rolled back when it
+    /// throws.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the transaction gave no result") }
+            return result
+        }
+    }
+}
+
+extension DatabaseReader {
+    /// Copies this database, as a read transaction sees it, over `writer`'s (SQLite's online
+    /// backup, all pages in one step).
+    public func backup(to writer: some DatabaseWriter) throws {
+        try writer.writeWithoutTransaction { destination in
+            try read { source in try source.backup(to: destination) }
+        }
+    }
+}
+
+extension Database {
+    /// Copies this connection's main database over `destination`'s.
+    func backup(to destination: Database) throws {
+        let target = try destination.connection()
+        guard let backup = sqlite3_backup_init(target, "main", try connection(), "main") else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(target)), message: destination.lastErrorMessage)
+        }
+        let code = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: destination.lastErrorMessage)
+        }
+        guard finish == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: finish), message: destination.lastErrorMessage)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import CSQLite
+import Foundation
+import SQLiteDB
+import XCTest
+
+/// Prepared statements: the cache, resets, arguments kept between executions.
+final class StatementTests: SQLiteDBTestCase {
+    func testCachedStatementsAreReusedAndResetAfterEachFetch() throws {
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (1), (2), (3)")
+            let first = try db.cachedStatement(sql: "SELECT v FROM t ORDER BY id")
+            XCTAssertTrue(first === (try db.cachedStatement(sql: "SELECT v FROM t ORDER BY id")))
+            XCTAssertEqual(try Int.fetchOne(first), 1)
+            XCTAssertEqual(sqlite3_stmt_busy(first.sqliteStatement), 0, "reset after the first row: no read left open")
+            XCTAssertEqual(try Int.fetchAll(first), [1, 2, 3])
+            XCTAssertEqual(try Row.fetchAll(first).count, 3)
+        }
+    }
+
+    func testAFailedCachedStatementIsPreparedAgain() throws {
+        try store(1)
+        try queue.writeWithoutTransaction { db in
+            let sql = "INSERT INTO t (id, v) VALUES (?, 'x')"
+            let statement = try db.cachedStatement(sql: sql)
+            XCTAssertThrowsError(try statement.execute(arguments: [1]))
+            let again = try db.cachedStatement(sql: sql)
+            XCTAssertFalse(statement === again)
+            try again.execute(arguments: [2])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM t"), 2)
+        }
+    }
+
+    func testArgumentsSetOnceServeLaterExecutions() throws {
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO t (v) VALUES (?)")
+            try insert.execute(arguments: ["temporary"])
+            try insert.execute()  // the same arguments, bound again
+            try insert.setArguments(["set"])
+            try insert.execute()
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id"), ["temporary", "temporary", "set"])
+            try db.execute(sql: "UPDATE t SET v = 'u'")
+            XCTAssertEqual(db.changesCount, 3)
+            XCTAssertEqual(db.lastInsertedRowID, 3)
+        }
+    }
+
+    func testUnsetArgumentsAreAnError() throws {
+        let error = databaseError { try queue.write { db in try db.makeStatement(sql: "INSERT INTO t (v) VALUES (?)").execute() } }
+        XCTAssertEqual(error?.resultCode, .SQLITE_MISUSE)
+    }
+
+    func testCursorStepsRowByRow() throws {
+        try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES ('a'), ('b')") }
+        try queue.read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT v FROM t WHERE id >= ? ORDER BY id", arguments: [1])
+            var seen: [String] = []
+            while let row = try cursor.next() { seen.append(try row.decode(forColumn: "v")) }
+            XCTAssertEqual(seen, ["a", "b"])
+            XCTAssertNil(try cursor.next())
+        }
+    }
+
+    func testLargeArgumentListsAreCopied() throws {
+        let values = (0..<30).map { "value \($0)" }
+        let sql = "SELECT " + Array(repeating: "?", count: 30).joined(separator: " || ")
+        let joined = try queue.write { db in try String.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) }
+        XCTAssertEqual(joined, values.joined())
+    }
+}
