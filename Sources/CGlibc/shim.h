@@ -1,12 +1,16 @@
-// glibc's calls that Swift's Glibc module does not import: malloc tuning (mallopt), and the
-// _GNU_SOURCE extensions PackFS uses (thread names, pipe2, posix_spawn's new session).
+// glibc's calls that Swift's Glibc module does not import: malloc tuning (mallopt), and the GNU
+// extensions PackFS uses (thread names, pipe2, posix_spawn's new session and closefrom). They are
+// declared here rather than by defining _GNU_SOURCE, which changes glibc's own structs (fd_set)
+// against the Glibc module's view of them.
 #pragma once
-#define _GNU_SOURCE 1
 #include <malloc.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <fcntl.h>
-#include <unistd.h>
+
+extern int pthread_setname_np(pthread_t thread, const char *name);
+extern int pipe2(int ends[2], int flags);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int lowest);
 
 static inline int packfs_mallopt(int parameter, int value) { return mallopt(parameter, value); }
 static inline int packfs_malloc_arena_max(void) { return M_ARENA_MAX; }
@@ -19,8 +23,8 @@ static inline int packfs_name_thread(const char *name) { return pthread_setname_
 /// A pipe whose ends close on exec.
 static inline int packfs_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
 
-/// posix_spawn's flag for a child in a session of its own.
-static inline short packfs_spawn_setsid(void) { return POSIX_SPAWN_SETSID; }
+/// posix_spawn's flag for a child in a session of its own (glibc's value, a GNU extension).
+static inline short packfs_spawn_setsid(void) { return 0x80; }
 
 /// Has a spawned child close every descriptor from `lowest` up, as exec'd children should: an
 /// inherited one (a test runner's socket that tells it its child ended) would outlive the child.
