@@ -4,7 +4,6 @@ extension Database {
     public enum TransactionKind: String, Sendable {
         case deferred = "DEFERRED"
         case immediate = "IMMEDIATE"
-        case exclusive = "EXCLUSIVE"
     }
 
     /// What `inTransaction`'s closure asks for.

@@ -6,7 +6,7 @@ public final class Database {
     /// The raw connection, for the C API; nil once closed.
     public private(set) var sqliteConnection: SQLiteConnection?
     public let configuration: Configuration
-    public let path: String
+    let path: String
     /// `cachedStatement`'s statements, by SQL text.
     private var statementCache: [String: Statement] = [:]
     /// Transaction state (Database+Transactions.swift).
@@ -167,9 +167,6 @@ public final class Database {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE (`sqlite3_changes`).
     public var changesCount: Int { sqliteConnection.map { Int(sqlite3_changes($0)) } ?? 0 }
-
-    /// Rows changed since the connection opened (`sqlite3_total_changes`).
-    public var totalChangesCount: Int { sqliteConnection.map { Int(sqlite3_total_changes($0)) } ?? 0 }
 
     /// The row id of the last successful INSERT.
     public var lastInsertedRowID: Int64 { sqliteConnection.map { sqlite3_last_insert_rowid($0) } ?? 0 }

@@ -12,8 +12,6 @@ import Dispatch
 /// A database in WAL mode with one writer connection and up to `maximumReaderCount` reader
 /// connections, made as needed and kept: reads never wait for the writer, nor it for them.
 public final class DatabasePool: DatabaseWriter {
-    public let configuration: Configuration
-    public let path: String
     private let writer: SerializedConnection
     private let readers: ConnectionPool
 
@@ -22,8 +20,6 @@ public final class DatabasePool: DatabaseWriter {
     /// connections cannot create one, and would fail to open the file without it.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         precondition(configuration.maximumReaderCount > 0, "maximumReaderCount must be at least 1")
-        self.configuration = configuration
-        self.path = path
         writer = try SerializedConnection(path: path, configuration: configuration)
         var readerConfiguration = configuration
         readerConfiguration.readonly = true

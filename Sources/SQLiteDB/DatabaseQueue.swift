@@ -1,13 +1,9 @@
 /// One connection, used by one thread at a time: `read`, `write` and the rest wait for each other.
 public final class DatabaseQueue: DatabaseWriter {
-    public let configuration: Configuration
-    public let path: String
     private let connection: SerializedConnection
 
     /// Opens (or, unless read-only, creates) the database at `path`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        self.configuration = configuration
-        self.path = path
         connection = try SerializedConnection(path: path, configuration: configuration)
     }
 
@@ -29,11 +25,6 @@ public final class DatabaseQueue: DatabaseWriter {
 
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try connection.syncEndingTransactions(body)
-    }
-
-    /// The connection as it is, no transaction begun or checked.
-    public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        try connection.sync(body)
     }
 
     public func interrupt() { connection.interrupt() }

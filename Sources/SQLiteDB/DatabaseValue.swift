@@ -15,7 +15,7 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
 
     public static let null = DatabaseValue(storage: .null)
 
-    public init(storage: Storage) { self.storage = storage }
+    init(storage: Storage) { self.storage = storage }
 
     /// Column `index` of the row `sqliteStatement` is on, copied out.
     public init(sqliteStatement: SQLiteStatement, index: CInt) {

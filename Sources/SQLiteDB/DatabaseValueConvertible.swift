@@ -69,16 +69,6 @@ extension DatabaseValueConvertible {
     }
 }
 
-extension DatabaseValueConvertible where Self: Hashable {
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Set<Self> {
-        Set(try fetchAll(db, sql: sql, arguments: arguments))
-    }
-
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Set<Self> {
-        Set(try fetchAll(statement, arguments: arguments))
-    }
-}
-
 extension DatabaseError {
     /// A value that does not convert to the type asked for.
     static func mismatch(_ value: DatabaseValue, _ type: Any.Type, _ column: String, sql: String? = nil) -> DatabaseError {

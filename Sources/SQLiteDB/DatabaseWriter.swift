@@ -2,9 +2,6 @@ import CSQLite
 
 /// What reads a database: a `DatabaseQueue` or a `DatabasePool`.
 public protocol DatabaseReader: AnyObject, Sendable {
-    var configuration: Configuration { get }
-    var path: String { get }
-
     /// Runs `body` in a read-only transaction: one consistent snapshot, no write possible.
     func read<T>(_ body: (Database) throws -> T) throws -> T
 

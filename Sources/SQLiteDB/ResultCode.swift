@@ -17,7 +17,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     /// SQLite's English text for the code ("database or disk is full").
-    public var errorString: String { String(cString: sqlite3_errstr(rawValue)) }
+    var errorString: String { String(cString: sqlite3_errstr(rawValue)) }
 
     public var description: String { "\(rawValue) (\(errorString))" }
 

@@ -10,11 +10,6 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
     public let columnNames: [String]
     public let databaseValues: [DatabaseValue]
 
-    public init(columnNames: [String], databaseValues: [DatabaseValue]) {
-        self.columnNames = columnNames
-        self.databaseValues = databaseValues
-    }
-
     /// The row `statement` is on.
     init(_ statement: Statement) {
         columnNames = statement.columnNames
@@ -22,15 +17,11 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
         databaseValues = (0..<CInt(columnNames.count)).map { DatabaseValue(sqliteStatement: handle, index: $0) }
     }
 
-    public var count: Int { databaseValues.count }
-
     /// The index of the leftmost column named `name` (ASCII case-insensitively, as SQLite names).
-    public func index(forColumn name: String) -> Int? {
+    func index(forColumn name: String) -> Int? {
         if let exact = columnNames.firstIndex(of: name) { return exact }
         return columnNames.firstIndex { Self.sameName($0, name) }
     }
-
-    public func hasColumn(_ name: String) -> Bool { index(forColumn: name) != nil }
 
     // MARK: Subscripts (never trap)
 
@@ -53,7 +44,7 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
     /// value did not convert. Ask for an optional to read NULL as nil.
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, atIndex index: Int) throws -> Value {
         guard databaseValues.indices.contains(index) else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no column at index \(index) in a row of \(count)")
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no column at index \(index) in a row of \(databaseValues.count)")
         }
         return try convert(databaseValues[index], "column \(index)")
     }

@@ -33,11 +33,9 @@ public final class Statement {
     /// The SQL text, trimmed of surrounding white space and semicolons.
     public var sql: String { DatabaseError.trimmed(String(cString: sqlite3_sql(sqliteStatement))) }
 
-    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
-
-    public var columnNames: [String] {
+    var columnNames: [String] {
         if let names { return names }
-        let made = (0..<CInt(columnCount)).map { sqlite3_column_name(sqliteStatement, $0).map { String(cString: $0) } ?? "" }
+        let made = (0..<sqlite3_column_count(sqliteStatement)).map { sqlite3_column_name(sqliteStatement, $0).map { String(cString: $0) } ?? "" }
         names = made
         return made
     }

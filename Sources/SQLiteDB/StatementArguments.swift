@@ -23,16 +23,8 @@ public struct StatementArguments: ExpressibleByArrayLiteral, Equatable, Sendable
 
     public var count: Int { values.count }
 
-    public mutating func append(contentsOf other: StatementArguments) {
-        values += other.values
-    }
-
     public static func + (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
         StatementArguments(values: lhs.values + rhs.values)
-    }
-
-    public static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
-        lhs.values += rhs.values
     }
 
     public var description: String { "[" + values.map(\.description).joined(separator: ", ") + "]" }

@@ -104,7 +104,7 @@ final class ConversionTests: SQLiteDBTestCase {
         XCTAssertNil(row[7] as Int?)
         XCTAssertEqual(row[7] as DatabaseValue, .null)
         XCTAssertEqual(row["v"] as String?, "abc")
-        XCTAssertEqual(row[0] as DatabaseValue, DatabaseValue(storage: .string("abc")))
+        XCTAssertEqual(row[0] as DatabaseValue, "abc".databaseValue)
     }
 
     func testDatabaseValues() throws {

@@ -44,9 +44,9 @@ final class ErrorTests: SQLiteDBTestCase {
     }
 
     func testMakeStatementRefusesSeveralStatements() throws {
-        let error = databaseError { try queue.inDatabase { db in _ = try db.makeStatement(sql: "SELECT 1; SELECT 2") } }
+        let error = databaseError { try queue.writeWithoutTransaction { db in _ = try db.makeStatement(sql: "SELECT 1; SELECT 2") } }
         XCTAssertEqual(error?.resultCode, .SQLITE_MISUSE)
-        try queue.inDatabase { db in _ = try db.makeStatement(sql: "SELECT 1; -- a comment\n ;") }
+        try queue.writeWithoutTransaction { db in _ = try db.makeStatement(sql: "SELECT 1; -- a comment\n ;") }
     }
 
     func testAFileThatIsNoDatabaseFailsAtOpen() throws {
