@@ -18,6 +18,14 @@ enum WriteItem {
     /// A tile the refresh staged before it was cut (Staging.swift): nothing to write; its plan
     /// chunk counts it.
     case alreadyStaged
+
+    /// The bytes it holds, for the writer's batch limit.
+    var byteCount: Int {
+        switch self {
+        case .resource(_, _, let data, _), .tile(_, let data, _, _, _): data.bytes?.count ?? 0
+        default: 0
+        }
+    }
 }
 
 /// Collects finished downloads from the HTTP thread and writes them into the pack in batches,
@@ -34,11 +42,13 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     private let database: OfflineDatabase
     private let region: RegionID
     private let maxItems: Int
+    private let maxBytes: Int
     private let maxDelay: TimeInterval
     private let queue = DispatchQueue(label: "packfs.batch-writer")
     private let lock = Lock()
     /// Each item with the plan chunk of a tile's write (`ResumeLedger`), if it has one.
     private var pending: [(item: WriteItem, chunk: Int?)] = []
+    private var pendingBytes = 0
     private var flushQueued = false
     private var failure: Error?
     private var tally: PackCounts?
@@ -63,10 +73,14 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     var onFailure: ((Error) -> Void)?
 
     // 2048 items per batch was tried (fewer commits and fsyncs): no measurable gain over 512.
-    init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxDelay: TimeInterval = 0.2) {
+    // 4 MiB: 512 real vector tiles (44 KB each) were 22 MB a batch, and two batches waiting put
+    // a download's daemon at 90 MB; by bytes too, it stays near 40 (docs/benchmarks.md).
+    init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxBytes: Int = 1 << 20,
+         maxDelay: TimeInterval = 0.2) {
         self.database = database
         self.region = region
         self.maxItems = maxItems
+        self.maxBytes = maxBytes
         self.maxDelay = maxDelay
     }
 
@@ -74,8 +88,11 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     func add(_ item: WriteItem, chunk: Int? = nil) {
         lock.lock()
         pending.append((item, chunk))
+        pendingBytes += item.byteCount
         let count = pending.count
-        let flushNow = count >= maxItems && !flushQueued
+        let full = count >= maxItems || pendingBytes >= maxBytes
+        let overfull = count >= 2 * maxItems || pendingBytes >= 2 * maxBytes
+        let flushNow = full && !flushQueued
         if flushNow { flushQueued = true }
         lock.unlock()
         if flushNow {
@@ -86,7 +103,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         // Flow control: with two batches waiting, the caller (a decoding worker, or the transfer
         // loop) waits for the writer's queued flush, so the network cannot outrun the disk and
         // pile tiles up in memory (a writer starved by readers on the same 2 cores did).
-        if count >= 2 * maxItems { queue.sync {} }
+        if overfull { queue.sync {} }
     }
 
     /// Writes what is pending and waits for it; rethrows the first write failure.
@@ -126,6 +143,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         lock.lock()
         let items = pending
         pending = []
+        pendingBytes = 0
         flushQueued = false
         let failed = failure != nil
         lock.unlock()
