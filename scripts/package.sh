@@ -4,9 +4,10 @@
 # It holds a release binary linked with the Swift runtime statically (--static-swift-stdlib: the
 # device needs no Swift), /sbin/mount.fuse.packfs (mount -t fuse.packfs, fstab), umount.packfs,
 # the systemd unit packfs@.service, man pages packfs(1) (from the argument parser's help) and
-# mount.fuse.packfs(8), and bash and zsh completions (the argument parser's). Depends: names the
-# Debian packages of the libraries the binary links (its NEEDED entries, found with ldd and
-# dpkg -S), and fuse3.
+# mount.fuse.packfs(8), bash and zsh completions (the argument parser's), and the web page a
+# `--web-base` mount shows in /usr/share/packfs/web (web/ and MapLibre GL JS with its licence, from
+# PyPI's maplibre: scripts/web-assets.sh). Depends: names the Debian packages of the libraries the
+# binary links (its NEEDED entries, found with ldd and dpkg -S), and fuse3.
 #
 #   scripts/package.sh [--scratch-path DIR]    (default .build-package)
 set -euo pipefail
@@ -44,6 +45,7 @@ ln -s mount.fuse.packfs.8.gz "$root/usr/share/man/man8/umount.packfs.8.gz"
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions"
 "$binary" --generate-completion-script bash > "$root/usr/share/bash-completion/completions/packfs"
 "$binary" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_packfs"
+./scripts/web-assets.sh "$root/usr/share/packfs/web"
 
 # The Debian packages of the libraries the binary links itself (its NEEDED entries, where ldd
 # finds them), and fuse3 for fusermount3.
@@ -76,7 +78,8 @@ Priority: optional
 Description: offline map packs as a filesystem
  PackFS mounts the SQLite offline database of MapLibre Native (and the Mapbox Maps SDK's legacy
  offline API) with FUSE: every pack is a directory of tiles, style.json, glyphs and sprites;
- writing a region file downloads a pack; rm removes it.
+ writing a region file downloads a pack; rm removes it. With --web-base, the mount's root
+ is a web page showing every pack live on a map (MapLibre GL JS, included).
 CONTROL
 } > "$root/DEBIAN/control"
 mkdir -p dist

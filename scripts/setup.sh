@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what PackFS needs on a fresh Debian machine (run as root, or with sudo):
-#   setup.sh            to build and run it (the main job, scripts/demo.sh, scripts/package.sh)
+#   setup.sh            to build and run it (the main job, scripts/demo.sh, scripts/package.sh),
+#                       and the web page a `--web-base` mount shows into /usr/share/packfs/web:
+#                       web/ and MapLibre GL JS (BSD-3) from PyPI's maplibre, with its licence
 #   setup.sh --tests    and to test it: Mesa EGL and pymgl (MapLibre Native) for the render tests,
-#                       Chromium, its driver, selenium and maplibre (MapLibre GL JS) for the web
-#                       tests, the reference tile-cover and PMTiles/MBTiles readers, moto's S3
+#                       Chromium, its driver and selenium for the web tests, the reference tile-cover and PMTiles/MBTiles readers, moto's S3
 #                       server for the upload tests, strace.
 set -euo pipefail
 SUDO=""
@@ -23,14 +24,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# MapLibre GL JS, never from a CDN: PyPI's maplibre carries maplibre-gl.js and .css (find_spec:
+# importing it logs warnings). The page is assembled as the user, then installed.
+python3 -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('maplibre') is None)" || pip install -q maplibre
+page=$(mktemp -d)
+"$(dirname "$0")/web-assets.sh" "$page"
+$SUDO install -d -m 0755 /usr/share/packfs/web
+$SUDO install -m 0644 "$page"/* /usr/share/packfs/web/
+rm -rf "$page"
 if $tests; then
   # Independent references for the tile-cover tests.
   python3 -c "import mercantile, supermercado" 2>/dev/null || pip install -q mercantile supermercado
   # MapLibre Native for the render test (Tests/render/render_compare.py).
   python3 -c "import pymgl" 2>/dev/null || pip install -q pymgl
-  # Independent readers of what `packfs export` writes, and the browser test's driver and MapLibre
-  # GL JS: pmtiles, pymbtiles, selenium, maplibre (ships maplibre/srcjs/maplibre-gl.js).
-  python3 -c "import pmtiles, pymbtiles, selenium, maplibre" 2>/dev/null || pip install -q pmtiles pymbtiles selenium maplibre
+  # Independent readers of what `packfs export` writes, and the browser tests' driver: pmtiles,
+  # pymbtiles, selenium.
+  python3 -c "import pmtiles, pymbtiles, selenium" 2>/dev/null || pip install -q pmtiles pymbtiles selenium
   # An S3-compatible server for the upload tests (S3ExportTests): moto's, run as python3 -m moto.server.
   python3 -c "import moto.server, flask" 2>/dev/null || pip install -q "moto[server]"
 fi

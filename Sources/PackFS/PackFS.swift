@@ -9,7 +9,8 @@
 // StyleModel as the downloader read them to fetch (`PackLayout`: sources in style order with their
 // tile keys, the primary source, glyph and sprite files), so the tree shows what was stored and
 // nothing else. Directories are listed by indexed queries (`TreeQueries.swift` in PackStore) one
-// page at a time with stable cookies.
+// page at a time with stable cookies. With a web base the root also shows `packs.json` and the web
+// page (Web/: `WebPage`, its files read once when the mount starts and served from memory).
 //
 // Caching. `TreeCaches` holds decoded sizes and small contents by inode (`ContentCache`, bounded,
 // so `st_size` is exact without decoding twice), layouts parsed at most once a second, and the

@@ -30,9 +30,9 @@ extension PackFilesystem {
     func entry(for node: Node, _ request: Request) throws -> Entry {
         let inode = try InodeCodec.encode(node)
         let (attributes, freshness) = try attributes(of: node, inode: inode, request)
-        // The root's two names never change what they name, though status.json itself is live:
-        // with a zero entry timeout every path walk would cost a lookup of "packs".
-        let binding = node == .packs || node == .status ? Freshness.immutable : freshness
+        // The root's names never change what they name, though status.json and packs.json are
+        // live: with a zero entry timeout every path walk would cost a lookup of "packs".
+        let binding = [.packs, .status, .packList].contains(node) ? Freshness.immutable : freshness
         return Entry(attributes: attributes, entryTimeout: binding.timeout, attributeTimeout: freshness.timeout)
     }
 
@@ -57,7 +57,10 @@ extension PackFilesystem {
         case .patch(let serial):
             guard let upload = uploads.upload(serial) else { throw FilesystemError.stale }
             return (file(inode, 0o644, Int(clamping: upload.size)), .live)
-        case .status, .rejection: return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
+        case .status, .packList, .rejection:
+            return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
+        // The page is read once, at the mount: it never changes while mounted.
+        case .webFile(let index): return (file(inode, 0o444, try pageFile(index).content.count), .immutable)
         case .pack(let region, let part): return try attributes(of: part, in: region, inode: inode, request)
         case .source(let region, let ref, let part):
             guard !ref.primary, try request.layout(region).source(ref) != nil else { throw FilesystemError.stale }

@@ -8,6 +8,8 @@ extension PackFilesystem {
         if let cached = cache.content(inode) { return cached }
         switch node {
         case .status: return try statusJSON()
+        case .packList: return try packListJSON()
+        case .webFile(let index): return try pageFile(index).content
         case .rejection(let serial):
             guard let rejection = rejections.rejection(serial) else { throw FilesystemError.stale }
             return Data((rejection.reason + "\n").utf8)
@@ -116,7 +118,8 @@ extension PackFilesystem {
     }
 
     /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache, the file's
-    /// pages in use and free, and the disk quota.
+    /// pages in use and free, the room left on its disk (what `df` shows available), and the
+    /// disk quota.
     private func statusJSON() throws -> Data {
         // A file deleted or replaced under the mount: the figures cannot be read any more, and
         // what the user must know is that, and what happens to the data.
@@ -146,6 +149,7 @@ extension PackFilesystem {
                 "file_bytes": number(disk.fileBytes),
                 "used_bytes": number(disk.usedBytes),
                 "free_bytes": number(disk.freeBytes),
+                "available_bytes": number(availableBytes(onDiskOf: database.path)),
                 "quota": diskQuota.map(number) ?? .null,
             ]),
             "transport": transport.withLock { $0 }.map(JSONValue.string) ?? .null,

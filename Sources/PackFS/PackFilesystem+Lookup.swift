@@ -10,7 +10,9 @@ extension PackFilesystem {
             switch name {
             case "status.json": return .status
             case "packs": return .packs
-            default: throw FilesystemError.notFound
+            default:
+                guard let web = webChild(named: name) else { throw FilesystemError.notFound }
+                return web
             }
         case .packs: return try packsChild(named: name, request)
         case .pack(let region, let part): return try packChild(named: name, of: part, in: region, request)
@@ -19,7 +21,8 @@ extension PackFilesystem {
         case .column(let region, let ref, let z, let x):
             return try tileChild(named: name, in: region, ref, z: z, x: x, request)
         case .fontStack(let region, let id): return try glyphChild(named: name, stack: id, in: region, request)
-        case .status, .rejection, .draft, .scratch, .patch, .source(_, _, .tileJSON), .source(_, _, .data), .tile, .resource:
+        case .status, .packList, .webFile, .rejection, .draft, .scratch, .patch, .source(_, _, .tileJSON),
+            .source(_, _, .data), .tile, .resource:
             throw FilesystemError.notDirectory
         }
     }

@@ -46,7 +46,7 @@ extension PackFilesystem {
     private func children(of node: Node, after offset: Int64, limit: Int, _ request: Request) throws -> [Child] {
         let all: [Child]
         switch node {
-        case .root: all = [("status.json", .status, 3), ("packs", .packs, 4)]
+        case .root: all = [("status.json", .status, 3), ("packs", .packs, 4)] + webChildren()
         case .packs: all = try packsChildren()
         case .pack(let region, .directory): all = try packChildren(region, request)
         case .pack(let region, .sources):
@@ -188,13 +188,13 @@ extension PackFilesystem {
         case .root, .packs, .zoom, .column, .fontStack: return true
         case .pack(_, let part): return [.directory, .sources, .glyphs, .sprites].contains(part)
         case .source(_, _, let part): return part == .directory
-        case .status, .rejection, .draft, .scratch, .patch, .tile, .resource: return false
+        case .status, .packList, .webFile, .rejection, .draft, .scratch, .patch, .tile, .resource: return false
         }
     }
 
     static func parent(of node: Node) -> Node {
         switch node {
-        case .root, .status, .packs: return .root
+        case .root, .status, .packs, .packList, .webFile: return .root
         case .rejection, .draft, .scratch, .patch, .pack(_, .directory), .pack(_, .regionFile): return .packs
         case .pack(let region, _): return .pack(region, .directory)
         case .source(let region, _, _): return .pack(region, .sources)

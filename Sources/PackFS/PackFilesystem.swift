@@ -45,6 +45,9 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// `--web-base`: where a web server publishes the mountpoint; each pack then also shows
     /// `web-style.json`, its style with every URL absolute under it (nil: not shown).
     let webBase: String?
+    /// The web page the root shows with a web base (`WebPage`: index.html, its script and
+    /// stylesheet, MapLibre GL JS); nil without a web base, or when its files could not be read.
+    let webPage: WebPage?
     /// How long a region file written without an open (no release will come) may rest with
     /// undecided text before it is judged as it stands.
     let settleDelay: TimeInterval
@@ -54,10 +57,12 @@ public final class PackFilesystem: Filesystem, Sendable {
     public init(
         database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,
         caches: TreeCaches? = nil,
-        controller: (any PackController)? = nil, settleDelay: TimeInterval = 2, webBase: String? = nil
+        controller: (any PackController)? = nil, settleDelay: TimeInterval = 2, webBase: String? = nil,
+        webPage: WebPage? = nil
     ) {
         self.database = database
         self.webBase = webBase
+        self.webPage = webBase == nil ? nil : webPage
         self.settleDelay = settleDelay
         self.mountpoint = mountpoint.count > 1 && mountpoint.hasSuffix("/") ? String(mountpoint.dropLast()) : mountpoint
         self.tileLimit = tileLimit
@@ -182,7 +187,7 @@ public final class PackFilesystem: Filesystem, Sendable {
 }
 
 /// What the filesystem holding `path` has left for unprivileged users, in bytes (0 if unknown).
-private func availableBytes(onDiskOf path: String) -> UInt64 {
+func availableBytes(onDiskOf path: String) -> UInt64 {
     var figures = statvfs()
     guard statvfs(path, &figures) == 0 else { return 0 }
     return UInt64(figures.f_bavail) * UInt64(figures.f_frsize)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CGlibc
 import FUSEBridge
 import FoundationEssentials
+import PackFS
 import PackLifecycle
 import PackStore
 
@@ -29,9 +30,13 @@ struct MountCommand: ParsableCommand {
                                valueName: "FILE"))
     var log: String?
     @Option(name: .customLong("web-base"), help: ArgumentHelp(
-        "Where a web server publishes MOUNTPOINT (http(s)://host/path): each pack also shows web-style.json, its style with every URL absolute under it.",
+        "Where a web server publishes MOUNTPOINT (http(s)://host/path): each pack also shows web-style.json, its style with every URL absolute under it, and the root a web page of every pack (index.html, packs.json).",
         valueName: "URL"))
     var webBase: String?
+    @Option(name: .customLong("web-assets"), help: ArgumentHelp(
+        "With --web-base: the directory holding the web page the root shows (index.html, its script and stylesheet, MapLibre GL JS) instead of \(WebPage.installed).",
+        valueName: "DIR"))
+    var webAssets: String?
     @OptionGroup var network: NetworkOptions
 
     /// Two workers per core: each request wakes a worker asleep on the device, and workers
@@ -47,10 +52,13 @@ struct MountCommand: ParsableCommand {
                 url.host?.isEmpty == false, url.query == nil, url.fragment == nil
             else { throw ValidationError("--web-base \"\(webBase)\" is not an http(s) URL without a query (e.g. https://maps.example/packfs)") }
         }
+        if webAssets != nil, webBase == nil { throw ValidationError("--web-assets needs --web-base") }
     }
 
     func run() throws {
         let mountpoint = try MountPoint.prepare(self.mountpoint)
+        // Before the daemon starts, so that what is wrong with the page reaches the terminal.
+        let webPage = try loadWebPage()
         if !foreground {
             return try Background.start(
                 CommandLine.arguments, database: db.database, mountpoint: self.mountpoint, at: mountpoint, log: log)
@@ -61,7 +69,7 @@ struct MountCommand: ParsableCommand {
         try database.openReaders(threads)
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
-            readOnly: readOnly, webBase: webBase,
+            readOnly: readOnly, webBase: webBase, webPage: webPage,
             fuse: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + Self.words(options).filter { !$0.hasPrefix("io_uring=") },
                 maxThreads: threads, caching: KernelCaching(statelessOpen: true), ioURing: try Self.ioURing(options)))
@@ -78,6 +86,20 @@ struct MountCommand: ParsableCommand {
             try parts.mount.run(mounted: Background.tellParent)
         } catch {
             throw CommandFailure("mounting \(self.mountpoint) failed: \(error)")
+        }
+    }
+
+    /// The web page the root shows with `--web-base`. A `--web-assets` directory that does not
+    /// hold it fails the mount; the installed one missing leaves the mount without the page (the
+    /// web styles still serve a map page of one's own), and a line says so.
+    private func loadWebPage() throws -> WebPage? {
+        guard webBase != nil else { return nil }
+        do {
+            return try WebPage.load(from: webAssets ?? WebPage.installed)
+        } catch {
+            if webAssets != nil { throw CommandFailure("--web-assets: \(error)") }
+            StandardError.write("packfs: no web page at the root: \(error) (scripts/setup.sh or the package installs it; --web-assets DIR names another)\n")
+            return nil
         }
     }
 

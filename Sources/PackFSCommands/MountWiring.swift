@@ -17,13 +17,14 @@ struct MountParts {
 
     /// `readOnly` (`-o ro`): the filesystem refuses every change and no download is run.
     init(database: OfflineDatabase, mountpoint: String, tileLimit: Int?, downloads: DownloadOptions,
-         readOnly: Bool = false, webBase: String? = nil, fuse: FUSEMount.Options) {
+         readOnly: Bool = false, webBase: String? = nil, webPage: WebPage? = nil, fuse: FUSEMount.Options) {
         let notifier = KernelNotifier()
         let caches = TreeCaches(database: database, kernel: notifier)
         manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches, database: database))
         let filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
-            controller: readOnly ? nil : ManagerController(manager: manager, database: database), webBase: webBase)
+            controller: readOnly ? nil : ManagerController(manager: manager, database: database), webBase: webBase,
+            webPage: webPage)
         var fuse = fuse
         let told = fuse.transport
         fuse.transport = { transport in

@@ -127,6 +127,9 @@ final class CommandTests: CLITestCase {
             XCTAssertTrue(outcome.stderr.contains("--web-base \"\(base)\""), outcome.stderr)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: db), "nothing created")
+        let assets = try packfs("mount", db, temp.path("mnt"), "--web-assets", temp.path("web"))
+        XCTAssertEqual(assets.status, 2, assets.stderr)
+        XCTAssertTrue(assets.stderr.contains("--web-assets needs --web-base"), assets.stderr)
     }
 
     /// The retry options of every network command: a value out of range is a usage error that

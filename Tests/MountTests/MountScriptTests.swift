@@ -50,14 +50,17 @@ final class MountScriptTests: XCTestCase {
     /// reach the daemon, and options for mount(8) itself stay behind.
     func testMountHelperPassesReadOnlyAndPackFSOptions() throws {
         XCTAssertEqual(try Packfs.run(["reset", db]).status, 0, "a read-only mount needs an existing database")
-        let mounted = try run(script("mount.packfs"), [db, mount.path, "-o", "ro,nofail,concurrency=4,threads=3,allow_host=a,allow_host=b"])
+        let mounted = try run(script("mount.packfs"), [
+            db, mount.path, "-o", "ro,nofail,concurrency=4,threads=3,allow_host=a,allow_host=b,web_base=http://127.0.0.1:1/packfs",
+        ])
         XCTAssertEqual(mounted.status, 0, mounted.text)
         let table = try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)
         let line = try XCTUnwrap(table.split(separator: "\n").first { $0.contains(" \(mount.path) ") })
         XCTAssertTrue(line.split(separator: " ")[5].split(separator: ",").contains("ro"), String(line))
         XCTAssertEqual(errnoOf { open(mount.path + "/packs/x.region", O_CREAT | O_WRONLY, 0o644) }, EROFS)
         let arguments = try XCTUnwrap(daemonArguments(mount.path))
-        for expected in [["--concurrency", "4"], ["--threads", "3"], ["--allow-host", "a"], ["--allow-host", "b"], ["-o", "ro"]] {
+        for expected in [["--concurrency", "4"], ["--threads", "3"], ["--allow-host", "a"], ["--allow-host", "b"], ["-o", "ro"],
+                         ["--web-base", "http://127.0.0.1:1/packfs"]] {
             XCTAssertTrue(arguments.indices.contains { Array(arguments[$0...].prefix(2)) == expected }, "\(expected) in \(arguments)")
         }
         XCTAssertFalse(arguments.contains { $0.contains("nofail") }, "\(arguments)")
@@ -86,7 +89,8 @@ final class MountScriptTests: XCTestCase {
     }
 
     /// `scripts/package.sh` builds the Debian package; installed with dpkg, its binary needs no
-    /// Swift library, `mount -t fuse.packfs` mounts through its helper, a tile reads, its
+    /// Swift library, the web page is in /usr/share/packfs/web, `mount -t fuse.packfs` mounts
+    /// through its helper (with `web_base=`, the page at the root), a tile reads, its
     /// `umount.packfs` unmounts, and `dpkg -r` takes every file away again. (The class's other
     /// tests install a helper of their own: one class, so never at the same time.)
     func testTheDebianPackageInstallsMountsReadsAndUnmounts() throws {
@@ -124,9 +128,24 @@ final class MountScriptTests: XCTestCase {
         let land = ProjectPaths.fixtures.appendingPathComponent("mbtiles/land.mbtiles").path
         let imported = try Command.run("/usr/bin/packfs", ["import", db, land, "--name", "land"])
         XCTAssertEqual(imported.status, 0, imported.text)
+        // The web page and MapLibre GL JS with its licence, this checkout's, served from the package's
+        // copy by a `--web-base` mount (web_base=, through the helper).
+        let page = ["index.html", "packfs.js", "packfs.css", "maplibre-gl.js", "maplibre-gl.css", "maplibre-gl-LICENSE.txt"]
+        for name in page {
+            let installed = FileManager.default.contents(atPath: "/usr/share/packfs/web/" + name)
+            XCTAssertFalse(installed?.isEmpty ?? true, "the package installs /usr/share/packfs/web/\(name)")
+            if !name.hasPrefix("maplibre-gl.") {
+                XCTAssertEqual(installed, FileManager.default.contents(atPath: ProjectPaths.root.path + "/web/" + name), name)
+            }
+        }
         let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-        let mounted = try Command.run("/bin/mount", ["-t", "fuse.packfs", db, mount.path], environment: environment)
+        let mounted = try Command.run("/bin/mount", ["-t", "fuse.packfs", db, mount.path, "-o", "web_base=http://127.0.0.1:1/packfs"],
+                                      environment: environment)
         XCTAssertEqual(mounted.status, 0, mounted.text)
+        let root = try FileManager.default.contentsOfDirectory(atPath: mount.path)
+        XCTAssertEqual(Set(root), Set(["packs", "status.json", "packs.json"] + page), "the page at the root")
+        XCTAssertEqual(FileManager.default.contents(atPath: mount.path + "/maplibre-gl.js"),
+                       FileManager.default.contents(atPath: "/usr/share/packfs/web/maplibre-gl.js"))
         let tile = try XCTUnwrap(FileManager.default.subpaths(atPath: mount.path + "/packs/land")?.first { $0.hasSuffix(".pbf") })
         let bytes = try Data(contentsOf: URL(fileURLWithPath: mount.path + "/packs/land/" + tile))
         let size = try FileManager.default.attributesOfItem(atPath: mount.path + "/packs/land/" + tile)[.size] as? Int
@@ -138,6 +157,7 @@ final class MountScriptTests: XCTestCase {
         XCTAssertEqual(try Command.run("/usr/bin/dpkg", ["-r", "packfs"]).status, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/usr/bin/packfs"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/sbin/mount.fuse.packfs"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/usr/share/packfs/web/index.html"))
     }
 
     func testMountHelperRefusesUnknownArguments() throws {

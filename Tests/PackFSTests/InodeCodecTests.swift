@@ -11,8 +11,10 @@ final class InodeCodecTests: XCTestCase {
     ]
 
     func nodes() -> [Node] {
-        var nodes: [Node] = [.root, .status, .packs, .rejection(0), .rejection(UInt32.max)]
-        for serial in [UInt32(0), 1, UInt32.max] { nodes += [.draft(serial), .scratch(serial), .patch(serial)] }
+        var nodes: [Node] = [.root, .status, .packs, .packList, .rejection(0), .rejection(UInt32.max)]
+        for serial in [UInt32(0), 1, UInt32.max] {
+            nodes += [.draft(serial), .scratch(serial), .patch(serial), .webFile(serial)]
+        }
         for region in regions {
             nodes += PackPart.allCases.map { .pack(region, $0) }
             for ref in refs where !ref.primary {
@@ -73,7 +75,7 @@ final class InodeCodecTests: XCTestCase {
     }
 
     func testNumbersTheCodecNeverMakesDecodeToNothing() {
-        for raw: UInt64 in [0, 4, 1 << 60 | 99, 2 << 60 | 1 << 35, 1 << 36, 2 << 60 | 1 << 24, 3 << 60 | 5] {
+        for raw: UInt64 in [0, 5, 6 << 32, 1 << 60 | 99, 2 << 60 | 1 << 35, 1 << 36, 2 << 60 | 1 << 24, 3 << 60 | 5] {
             XCTAssertNil(InodeCodec.decode(Inode(rawValue: raw)), String(raw, radix: 16))
         }
     }

@@ -44,6 +44,16 @@ public final class WebSite {
 
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
+    /// The web page a `--web-base` mount shows, assembled from the checkout's web/ and MapLibre
+    /// GL JS by `scripts/web-assets.sh` into `directory` (never the installed copy, which may be
+    /// older than the checkout). Returns `directory`.
+    public static func assemblePage(into directory: String) throws -> String {
+        let script = ProjectPaths.root.appendingPathComponent("scripts/web-assets.sh").path
+        let outcome = try Command.run(script, [directory], timeout: 60)
+        guard outcome.status == 0 else { throw TestServer.Failure.startFailed("web-assets.sh: \(outcome.text)") }
+        return directory
+    }
+
     /// Every request answered so far. nginx logs a request once its answer is sent, in order: a
     /// request made now is logged after all those answered before it, so its line marks the end.
     public func requestsBeforeNow() throws -> [Request] {

@@ -21,7 +21,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
-def browser(width, height):
+def browser(width, height, performance=False):
+    """Headless Chromium at `width` x `height`; with `performance`, it also keeps the DevTools
+    network log (driver.get_log("performance"))."""
     # Selenium Manager would look for drivers on the network; the paths are given instead.
     os.environ["SE_OFFLINE"] = "true"
     from selenium import webdriver
@@ -38,7 +40,7 @@ def browser(width, height):
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     ]:
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if performance else {})})
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 

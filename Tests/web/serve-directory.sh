@@ -7,8 +7,8 @@
 # usage: serve-directory.sh --root DIR --state STATE --port PORT [--alias PREFIX DIRECTORY]
 #   STATE  created if needed; gets nginx.conf, access.log, error.log, nginx.pid
 #   --alias  also serves DIRECTORY (a PackFS mountpoint) under PREFIX (e.g. /packfs), with the
-#            location block docs/web.md's "The live mount as a web origin" shows: content types, and the
-#            CORS header a map page on another origin needs.
+#            location block docs/web.md shows: the page at PREFIX/, content types, and the CORS
+#            header a map page on another origin needs.
 # access.log: one JSON object per request: time, method, uri (as requested, still encoded),
 #   status, bytes, content_type.
 set -eu
@@ -33,8 +33,14 @@ alias_block=""
 if [ -n "$alias_prefix" ]; then
   alias_block="location $alias_prefix/ {
             alias $alias_dir/;
+            index index.html;
             types {
+                text/html html;
+                text/css css;
+                application/javascript js;
+                text/plain txt;
                 application/json json;
+                application/geo+json geojson;
                 application/x-protobuf pbf;
                 image/png png;
                 image/jpeg jpg;
@@ -43,7 +49,7 @@ if [ -n "$alias_prefix" ]; then
             default_type application/octet-stream;
             add_header Access-Control-Allow-Origin * always;
             gzip on;
-            gzip_types application/json application/x-protobuf;
+            gzip_types application/json application/geo+json application/x-protobuf application/javascript text/css;
         }"
 fi
 user_line=""

@@ -3,6 +3,10 @@ import PackStore
 /// What a node of the mount is, decoded from its inode number alone (no table: squashfuse style).
 enum Node: Hashable, Sendable {
     case root, status, packs
+    /// `packs.json` (`--web-base`): every pack's name, bounds and progress, for the web page.
+    case packList
+    /// A file of the web page at the root (`--web-base`), by its index in `WebPage.files`.
+    case webFile(UInt32)
     /// `packs/<name>.error`: a rejected region file, by the serial number of its rejection (the
     /// name may belong to no pack: a rejected creation creates nothing).
     case rejection(UInt32)
@@ -30,7 +34,7 @@ enum Node: Hashable, Sendable {
 
     var region: RegionID? {
         switch self {
-        case .root, .status, .packs, .rejection, .draft, .scratch, .patch: return nil
+        case .root, .status, .packs, .packList, .webFile, .rejection, .draft, .scratch, .patch: return nil
         case .pack(let r, _), .source(let r, _, _), .zoom(let r, _, _), .column(let r, _, _, _),
             .tile(let r, _, _), .resource(let r, _, _), .fontStack(let r, _):
             return r
@@ -88,11 +92,12 @@ struct SourceRef: Hashable, Sendable {
 //                     row tags 1-4 (`RowTag`: a row a switch changed during this mount)
 //   59..36  region    regions.id (24 bits: ids up to 16,777,215); 0 for kind 0
 //   35..0   payload   by kind:
-//     top          1 root (FUSE_ROOT_ID), 2 status.json, 3 packs/,
+//     top          1 root (FUSE_ROOT_ID), 2 status.json, 3 packs/, 4 packs.json,
 //                  2^32 + n: packs/<name>.error of rejection number n
 //                  2^33 + n: packs/<name>.region being written, draft number n (no pack yet)
 //                  3 * 2^32 + n: any other file in packs/, scratch file number n
 //                  4 * 2^32 + n: packs/<name>.patch being copied, upload number n
+//                  5 * 2^32 + n: the web page's file number n at the root (`WebPage.files`)
 //     pack part    PackPart raw value
 //     source, zoom, column
 //                  35 primary view | 34..29 source index (0-63) | 28..24 z (0-31) | 23..0 x
@@ -124,6 +129,8 @@ enum InodeCodec {
         case .root: return .root
         case .status: return Inode(rawValue: 2)
         case .packs: return packs
+        case .packList: return Inode(rawValue: 4)
+        case .webFile(let index): return Inode(rawValue: 5 << 32 | UInt64(index))
         case .rejection(let serial): return Inode(rawValue: 1 << 32 | UInt64(serial))
         case .draft(let serial): return Inode(rawValue: 2 << 32 | UInt64(serial))
         case .scratch(let serial): return Inode(rawValue: 3 << 32 | UInt64(serial))
@@ -168,7 +175,8 @@ enum InodeCodec {
             if payload >> 32 == 2 { return .draft(UInt32(truncatingIfNeeded: payload)) }
             if payload >> 32 == 3 { return .scratch(UInt32(truncatingIfNeeded: payload)) }
             if payload >> 32 == 4 { return .patch(UInt32(truncatingIfNeeded: payload)) }
-            return [1: Node.root, 2: .status, 3: .packs][payload]
+            if payload >> 32 == 5 { return .webFile(UInt32(truncatingIfNeeded: payload)) }
+            return [1: Node.root, 2: .status, 3: .packs, 4: .packList][payload]
         case .pack: return PackPart(rawValue: payload).map { .pack(region, $0) }
         case .source:
             guard z == 0, !ref.primary, let part = SourcePart(rawValue: payload & 0xFF_FFFF) else { return nil }

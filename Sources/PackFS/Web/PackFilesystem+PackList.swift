@@ -1,0 +1,63 @@
+import FoundationEssentials
+import PackStore
+
+/// The root's web files (`--web-base`): `packs.json`, which the page polls, and the page's own
+/// files (`WebPage`), which come from memory and touch no database (a request's read session
+/// takes a connection only at its first read).
+extension PackFilesystem {
+    static let packListName = "packs.json"
+
+    /// The root's children beyond `status.json` and `packs/`: `packs.json` and the page's files
+    /// with a web base, none without.
+    func webChildren() -> [Child] {
+        guard webBase != nil else { return [] }
+        let page = webPage?.files.enumerated().map { index, file in
+            (name: file.name, node: Node.webFile(UInt32(index)), cookie: Int64(6 + index))
+        }
+        return [(Self.packListName, .packList, 5)] + (page ?? [])
+    }
+
+    /// The root's web file called `name`, if the mount shows one.
+    func webChild(named name: String) -> Node? {
+        guard webBase != nil else { return nil }
+        if name == Self.packListName { return .packList }
+        return webPage?.index(of: name).map { .webFile(UInt32($0)) }
+    }
+
+    /// The page's file number `index` (`.stale`: the page has no such file).
+    func pageFile(_ index: UInt32) throws -> WebPage.File {
+        guard let files = webPage?.files, Int(index) < files.count else { throw FilesystemError.stale }
+        return files[Int(index)]
+    }
+
+    /// `packs.json`: `{"packs": [...]}`, one entry per pack in id order: the fields of its
+    /// `progress.json` but the estimate, its `name`, its `bounds` (`[west, south, east, north]` of its region; null
+    /// for a pack an app made without one) and `web_style` (whether it shows `web-style.json`;
+    /// null while a database an app filled is still being counted, when a pack without a stored
+    /// style would cost a pass over its tiles to say). The work grows with the number of packs,
+    /// never with their tiles: the list, the states, the counts and the layouts are kept ones.
+    func packListJSON() throws -> Data {
+        var entries: [JSONValue] = []
+        // Packs no inode can name are left out, as the listing of packs/ leaves them out.
+        for pack in try database.packs() where (0...InodeCodec.maxRegion).contains(pack.id.rawValue) {
+            let progress = try database.progress(of: pack.id)
+            var fields = progress.json.object ?? [:]
+            // A few kilobytes a pack, for a page polling every second: progress.json has it.
+            fields["estimate"] = nil
+            fields["name"] = .string(pack.name)
+            fields["bounds"] = Self.bounds(of: pack).map { .array($0.map(JSONValue.number)) } ?? .null
+            fields["web_style"] = progress.counted ? .bool(try holdsStyle(try caches.layout(of: pack))) : .null
+            entries.append(.object(fields))
+        }
+        return Data((JSONValue.object(["packs": .array(entries)]).compactText + "\n").utf8)
+    }
+
+    /// `[west, south, east, north]` of the pack's region: its bounds, or its geometry's.
+    static func bounds(of pack: Pack) -> [Double]? {
+        switch pack.definition?.area {
+        case .bounds(let box)?: return [box.west, box.south, box.east, box.north]
+        case .geometry(let geometry)?: return geometry.bounds.map { [$0.west, $0.south, $0.east, $0.north] }
+        case nil: return nil
+        }
+    }
+}

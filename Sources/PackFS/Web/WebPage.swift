@@ -1,0 +1,70 @@
+import FoundationEssentials
+import PackStore
+
+/// The web page a `--web-base` mount shows at its root (docs/web.md, "The mount as a web app"):
+/// the project's `index.html`, `packfs.js` and `packfs.css` (the checkout's `web/`), and MapLibre
+/// GL JS's script, stylesheet and licence, which the page loads from beside itself, so that it
+/// makes no request outside the web base. `scripts/web-assets.sh` assembles the directory
+/// (`/usr/share/packfs/web` by `scripts/setup.sh` and the package; a test's own from the checkout).
+///
+/// Read once, whole, when the mount starts (about 1 MB): the files are read-only, never change
+/// while mounted (they match the binary serving `packs.json`), and a read of them touches no
+/// database. A directory missing any of them gives no page at all rather than half of one.
+public struct WebPage: Sendable {
+    public struct File: Sendable {
+        public var name: String
+        public var content: Data
+    }
+
+    /// Where the package installs the page.
+    public static let installed = "/usr/share/packfs/web"
+
+    /// The page's files, in the order the root lists them.
+    public static let names = [
+        "index.html", "packfs.js", "packfs.css", "maplibre-gl.js", "maplibre-gl.css", "maplibre-gl-LICENSE.txt",
+    ]
+
+    /// A file larger than this is no part of the page (a wrong directory).
+    static let maxBytes = 16 << 20
+
+    public let files: [File]
+
+    public init(files: [File]) { self.files = files }
+
+    /// Reads every file of `names` from `directory`; throws naming the first one that cannot be read.
+    public static func load(from directory: String) throws(WebPageError) -> WebPage {
+        var files: [File] = []
+        for name in names {
+            let path = (directory.hasSuffix("/") ? directory : directory + "/") + name
+            files.append(File(name: name, content: try read(path)))
+        }
+        return WebPage(files: files)
+    }
+
+    /// The index of the file called `name`, if the page has one.
+    func index(of name: String) -> Int? { files.firstIndex { $0.name == name } }
+
+    private static func read(_ path: String) throws(WebPageError) -> Data {
+        let content: Data
+        do throws(SystemError) {
+            content = try PosixFile(path: path, access: .read).read(upTo: maxBytes + 1)
+        } catch {
+            throw .unreadable(path: path, reason: error.description)
+        }
+        guard content.count <= maxBytes else { throw .tooLarge(path: path) }
+        return content
+    }
+}
+
+/// Why the page's directory gave no page.
+public enum WebPageError: Error, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case tooLarge(path: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): return "\(path): \(reason)"
+        case .tooLarge(let path): return "\(path): larger than \(WebPage.maxBytes >> 20) MiB, no part of the page"
+        }
+    }
+}
