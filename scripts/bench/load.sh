@@ -145,5 +145,5 @@ for round in $(seq "$rounds"); do
   readdir_round "$round"
 done
 unmount_db "$db" "$mnt"
-echo "targets (issue 12): 8 threads / 1 >= 1.6x; daemon peak with 8 readers and a download <= 48 MB;" \
+echo "targets (issue 12): 8 threads / 1 >= 1.6x; daemon peak with 8 readers and a download <= 40 MB;" \
   "ls while downloading: reported"

@@ -23,7 +23,7 @@ TARGETS = [
     ("load.threads_8_1", "cold reads through the mount, 8 reader threads / 1 (load.sh, {load_tiles} tiles)",
      "1 reader thread, same round", "x", (">=", 1.6, "median")),
     ("load.memory_mb", "daemon peak memory (VmHWM), 8 cold readers and a download at once", "(absolute)", "MB",
-     ("<=", 48, "max")),
+     ("<=", 40, "max")),
     ("load.readdir_ratio", "`ls` of a pack's root while it downloads / idle (medians)", "the same `ls`, pack idle",
      "x", None),
     ("load.readdir_max_ms", "`ls` of a pack's root while it downloads: slowest", "(absolute)", "ms", None),
