@@ -30,6 +30,9 @@ final class RingTransportTests: DaemonMountTestCase {
         try copyRegion(try regionFile("hki.json"), to: "hki")
         waitForState("hki")
         unmountPackFS()
+        // The daemon ends a moment after it closes the database (longer under ThreadSanitizer):
+        // until it has, `daemonPID` could find it instead of the next mount's.
+        XCTAssertTrue(eventually(timeout: 30) { daemonPID() == nil }, "the first daemon ended")
     }
 
     private func transport() -> String? {
