@@ -44,6 +44,18 @@ extension Database {
         if let firstError { throw firstError }
     }
 
+    /// `body`'s result, from one transaction committed when it returns (rolled back when it
+    /// throws): what `read` and `write` run.
+    func committed<T>(_ kind: TransactionKind?, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(kind) {
+            result = try body(self)
+            return .commit
+        }
+        guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the transaction gave no result") }
+        return result
+    }
+
     /// Prepared anew each time. Tried: a cached BEGIN; one prepared before an ATTACH does not lock
     /// the attached database (a merge's commit then skipped the super-journal a full disk refuses).
     func beginTransaction(_ kind: TransactionKind?) throws {

@@ -19,6 +19,7 @@ public final class DatabasePool: DatabaseWriter {
     /// `synchronous = NORMAL`, as GRDB does, and makes sure a non-empty log exists: read-only
     /// connections cannot create one, and would fail to open the file without it.
     public init(path: String, configuration: Configuration = Configuration()) throws {
+        // A programmer's mistake only: the count is the caller's constant, never outside data.
         precondition(configuration.maximumReaderCount > 0, "maximumReaderCount must be at least 1")
         writer = try SerializedConnection(path: path, configuration: configuration)
         var readerConfiguration = configuration
@@ -52,13 +53,7 @@ public final class DatabasePool: DatabaseWriter {
         defer { readers.checkIn(reader, reusable: reusable) }
         return try reader.sync { db in
             defer { reusable = !db.isInsideTransaction }
-            var result: T?
-            try db.inTransaction(.deferred) {
-                result = try body(db)
-                return .commit
-            }
-            guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the read gave no result") }
-            return result
+            return try db.committed(.deferred, body)
         }
     }
 

@@ -11,15 +11,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// read-only already): writes in `body` fail with SQLITE_READONLY.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try connection.sync { db in
-            try db.readOnly {
-                var result: T?
-                try db.inTransaction(.deferred) {
-                    result = try body(db)
-                    return .commit
-                }
-                guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the read gave no result") }
-                return result
-            }
+            try db.readOnly { try db.committed(.deferred, body) }
         }
     }
 

@@ -23,15 +23,7 @@ extension DatabaseWriter {
     /// Runs `body` in one IMMEDIATE transaction: committed when it returns, rolled back when it
     /// throws.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction { db in
-            var result: T?
-            try db.inTransaction {
-                result = try body(db)
-                return .commit
-            }
-            guard let result else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the transaction gave no result") }
-            return result
-        }
+        try writeWithoutTransaction { db in try db.committed(nil, body) }
     }
 }
 

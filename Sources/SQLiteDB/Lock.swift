@@ -28,6 +28,8 @@ final class Lock: @unchecked Sendable {  // the mutex guards itself; it lives at
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         let code = pthread_mutex_lock(mutex)
+        // A programmer's mistake only (a database call from inside another on the same
+        // connection); no outside data decides it.
         precondition(code != EDEADLK, "SQLiteDB: database methods are not reentrant")
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -44,9 +44,13 @@ public final class PosixFile: @unchecked Sendable {  // `descriptor` is immutabl
         try fill(count) { buffer, done in Glibc.read(descriptor, buffer + done, count - done) }
     }
 
-    /// Up to `count` bytes at `offset`; fewer only at the end of the file.
+    /// Up to `count` bytes at `offset`; fewer only at the end of the file. An offset past what
+    /// a file can hold (one read from a damaged header) is EINVAL, never a trap.
     public func read(at offset: UInt64, count: Int) throws(SystemError) -> Data {
-        try fill(count) { buffer, done in pread(descriptor, buffer + done, count - done, off_t(offset) + off_t(done)) }
+        guard let start = off_t(exactly: offset), count >= 0, start <= off_t.max - off_t(count) else {
+            throw SystemError(code: EINVAL)
+        }
+        return try fill(count) { buffer, done in pread(descriptor, buffer + done, count - done, start + off_t(done)) }
     }
 
     /// All of `data`, at the current position.
@@ -76,7 +80,8 @@ public final class PosixFile: @unchecked Sendable {  // `descriptor` is immutabl
     }
 
     public func seek(to offset: UInt64) throws(SystemError) {
-        guard lseek(descriptor, off_t(offset), SEEK_SET) >= 0 else { throw Self.lastError() }
+        guard let position = off_t(exactly: offset) else { throw SystemError(code: EINVAL) }
+        guard lseek(descriptor, position, SEEK_SET) >= 0 else { throw Self.lastError() }
     }
 
     /// Data and metadata on the disk (fsync).
