@@ -35,8 +35,16 @@ final class RingTransportTests: DaemonMountTestCase {
         XCTAssertTrue(eventually(timeout: 30) { daemonPID() == nil }, "the first daemon ended")
     }
 
+    /// The transport status.json names. It is null until the kernel's INIT is answered (over
+    /// io_uring, until the ring threads run), which can come after the mount shows: waits for it.
     private func transport() -> String? {
-        FileManager.default.contents(atPath: mount.path + "/status.json").flatMap(JSONValue.parse)?["transport"]?.string
+        var served: String?
+        _ = eventually(timeout: 30) {
+            served = FileManager.default.contents(atPath: self.mount.path + "/status.json")
+                .flatMap(JSONValue.parse)?["transport"]?.string
+            return served != nil
+        }
+        return served
     }
 
     /// Every file under the pack, with its bytes (paths relative to the pack).
