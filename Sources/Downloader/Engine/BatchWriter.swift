@@ -91,7 +91,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         pendingBytes += item.byteCount
         let count = pending.count
         let full = count >= maxItems || pendingBytes >= maxBytes
-        let overfull = count >= 2 * maxItems || pendingBytes >= 2 * maxBytes
+        let overfull = full && flushQueued
         let flushNow = full && !flushQueued
         if flushNow { flushQueued = true }
         lock.unlock()
@@ -100,9 +100,10 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         } else if count == 1 {
             queue.asyncAfter(deadline: .now() + maxDelay) { self.flush() }
         }
-        // Flow control: with two batches waiting, the caller (a decoding worker, or the transfer
-        // loop) waits for the writer's queued flush, so the network cannot outrun the disk and
-        // pile tiles up in memory (a writer starved by readers on the same 2 cores did).
+        // Flow control: with a full batch waiting behind the one being committed, the caller (a
+        // decoding worker, or the transfer loop) waits for the writer's queued flush, so the
+        // network cannot outrun the disk and pile tiles up in memory (a writer starved by readers
+        // on the same 2 cores did). At most two batches are held, and the one being filled.
         if overfull { queue.sync {} }
     }
 

@@ -73,10 +73,11 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         active = Array(repeating: nil, count: transfers.count)
         isQuiet = Array(repeating: false, count: transfers.count)
         // Last: nothing may throw once the workers run (the pool throws only when none started).
-        // 4 bodies per slot (or 32 MB): 16 were 3-5% faster with small generated tiles, but 320
-        // real vector tiles (44 KB each) waiting for the decoder held 14 MB of the daemon.
+        // One body per slot, 2 per concurrent transfer (or 32 MB): 16 were 3-5% faster with small
+        // generated tiles, but 320 real vector tiles (44 KB each) waiting for the decoder held 14
+        // MB of the daemon; 2 store tiles as fast as 4 (docs/benchmarks.md), 1.7 MB at most.
         decoders = try DecodePool(
-            workers: configuration.decoders, limit: configuration.concurrency * 4, byteLimit: 32 << 20,
+            workers: configuration.decoders, limit: configuration.concurrency * 2, byteLimit: 32 << 20,
             bodyLimit: configuration.maxBodyBytes,
             wakeLoop: { multi.wakeUp() },
             finish: { job, outcome in
