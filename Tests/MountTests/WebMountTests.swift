@@ -8,16 +8,7 @@ import XCTest
 /// JS, in headless Chromium, renders a pack from its `web-style.json` while another pack
 /// downloads into the same mount: the map goes idle with no error event, and nginx answered
 /// every request with 200.
-final class WebMountTests: DaemonMountTestCase {
-    var site: WebSite?
-    var slowOrigin: TestServer?
-
-    override func tearDown() {
-        site?.stop()
-        slowOrigin?.stop()
-        super.tearDown()
-    }
-
+final class WebMountTests: WebSiteMountTestCase {
     func testAPackRendersInABrowserFromTheLiveMountWhileAnotherDownloads() throws {
         let scripts = try WebSite.requireBrowser()
         let root = mount.directory.url.appendingPathComponent("site")

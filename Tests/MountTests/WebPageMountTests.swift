@@ -12,16 +12,7 @@ import XCTest
 /// error event, a pack made meanwhile joins the list and leaves it when removed, and the page
 /// fits a phone's width. Every request nginx logged was answered 200 or 304 and was under URL,
 /// and the browser's own network log shows none elsewhere.
-final class WebPageMountTests: DaemonMountTestCase {
-    var site: WebSite?
-    var slowOrigin: TestServer?
-
-    override func tearDown() {
-        site?.stop()
-        slowOrigin?.stop()
-        super.tearDown()
-    }
-
+final class WebPageMountTests: WebSiteMountTestCase {
     func testThePageShowsEveryPackLiveAndDrawsOneWithNothingFromElsewhere() throws {
         _ = try WebSite.requireBrowser()
         let assets = try WebSite.assemblePage(into: mount.directory.path("web"))
