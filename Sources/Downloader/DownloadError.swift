@@ -23,6 +23,9 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A redirect pointed at a URL that is not http or https; it was not followed.
     case redirectSchemeRefused(from: String, to: String)
     case tooManyRedirects(url: String)
+    /// The URL's host resolved to (or is) an address that is not public, and the URL is on no
+    /// origin the user vouched for (`AddressReach`): no connection was opened.
+    case addressRefused(url: String, address: String, scope: AddressScope)
     /// An HTTP status the caller cannot use: a 4xx other than 404, a 5xx/429 after the last
     /// retry, a 3xx without a target, or "no content" for a document.
     case status(Int, url: String)
@@ -68,6 +71,9 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .redirectSchemeRefused(let from, let to):
             return "refused redirect from \(from) to \(to): only http and https URLs are fetched"
         case .tooManyRedirects(let url): return "too many redirects for \(url)"
+        case .addressRefused(let url, let address, let scope):
+            return "refused \(url): it leads to \(address), a \(scope.rawValue) address, which only the style's own "
+                + "origin or a host named by --allow-host may reach"
         case .status(let status, let url): return "HTTP \(status) for \(url)"
         case .network(let code, let message, let url): return "\(url): \(message) (curl error \(code))"
         case .corruptBody(let reason, let url): return "bad response body from \(url): \(reason)"

@@ -17,12 +17,17 @@ final class DocumentFetcher: Sendable {
         var sent = 0
     }
 
-    init(options: DownloadOptions) throws {
+    /// `trusting`: the URL the user named (a region's style, a patch's URL), whose origin may
+    /// reach any address; what it names may not, unless the options' policy allows it
+    /// (`AddressReach`).
+    init(options: DownloadOptions, trusting userURL: String?) throws {
         self.options = options
         let outcomes = Outcomes()
         let policy = options.urlPolicy
+        let trusted = userURL.flatMap { try? policy.requestURL(for: $0, kind: .style) } ?? userURL
         client = try HTTPClient<Int>(
             configuration: options.http, allowHost: { policy.allows(host: $0, port: $1) },
+            reach: policy.addressReach(styleURL: trusted),
             completion: { completion in
                 outcomes.lock.withLock { outcomes.byTag[completion.tag] = completion.outcome }
                 outcomes.group.leave()

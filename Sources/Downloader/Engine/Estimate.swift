@@ -62,7 +62,7 @@ public struct Estimate: Sendable {
     /// the server (at most `tileSamples` tiles; 0 for none).
     public static func make(for definition: RegionDefinition, options: DownloadOptions, database: OfflineDatabase? = nil,
                             tileSamples: Int = defaultTileSamples) throws -> Estimate {
-        let fetcher = try DocumentFetcher(options: options)
+        let fetcher = try DocumentFetcher(options: options, trusting: definition.styleURL)
         defer { fetcher.shutdown() }
         let archives = ArchiveSizing(fetcher: fetcher)
         var estimate = try make(

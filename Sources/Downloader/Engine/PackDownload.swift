@@ -205,8 +205,11 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         let status = currentStatus()
         if try database.status(of: region) != status { try database.setStatus(status, of: region) }
         let policy = options.urlPolicy
+        // The region file is the user's: its style's origin is trusted, what the style names not.
+        let styleURL = try? policy.requestURL(for: definition.styleURL, kind: .style)
         let client = try HTTPClient<FetchTag>(
             configuration: options.http, allowHost: { host, port in policy.allows(host: host, port: port) },
+            reach: policy.addressReach(styleURL: styleURL),
             completion: { [unowned self] completion in self.handle(completion) })
         lock.lock()
         runClient = client

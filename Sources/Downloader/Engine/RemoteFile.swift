@@ -16,7 +16,7 @@ public enum RemoteFile {
     @discardableResult
     public static func fetch(_ url: String, options: DownloadOptions, chunk: UInt64 = chunk,
                              into write: (Data) throws -> Void) throws -> UInt64 {
-        let fetcher = try DocumentFetcher(options: options)
+        let fetcher = try DocumentFetcher(options: options, trusting: url)
         defer { fetcher.shutdown() }
         var offset: UInt64 = 0
         var etag: String?

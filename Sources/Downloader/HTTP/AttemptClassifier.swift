@@ -46,6 +46,9 @@ struct AttemptClassifier {
 
     private func networkFailure(_ result: AttemptResult, url: String) -> AttemptStep {
         if result.bodyTooLarge { return .finish(.failure(.bodyTooLarge(limit: bodyLimit, url: url))) }
+        if let refused = result.refusedAddress {
+            return .finish(.failure(.addressRefused(url: url, address: refused.address, scope: refused.scope)))
+        }
         let error = DownloadError.network(code: Int(result.code.rawValue), message: result.message, url: url)
         return RetryPolicy.isTransient(result.code) ? .retry(error, retryAfter: nil) : .finish(.failure(error))
     }

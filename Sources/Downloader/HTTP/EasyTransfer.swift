@@ -24,6 +24,8 @@ struct AttemptResult {
     var newConnections: Int
     /// The request asked for a byte range: its body is used as received, never recompressed.
     var isRange = false
+    /// A connection the address rule refused (`AddressReach`): the address and its scope.
+    var refusedAddress: (address: String, scope: AddressScope)?
 }
 
 /// One reusable easy handle and the buffers its callbacks fill. There is one per transfer slot,
@@ -56,6 +58,10 @@ final class EasyTransfer {
     private var abandonment: String?
     /// Whether the attempt asks for a byte range.
     private var isRange = false
+    /// Whether the attempt may connect to an address that is not public (`AddressReach`).
+    private var reachesAnyAddress = false
+    /// The first connection of the attempt that the address rule refused.
+    private var refusedAddress: (address: String, scope: AddressScope)?
 
     init(slot: Int, settings: EasySettings) throws {
         guard let handle = curl_easy_init() else { throw DownloadError.setup("curl_easy_init failed") }
@@ -83,6 +89,8 @@ final class EasyTransfer {
             packfs_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, me),
             packfs_easy_setopt_prereq(handle, CURLOPT_PREREQFUNCTION, requestGoesOut),
             packfs_easy_setopt_ptr(handle, CURLOPT_PREREQDATA, me),
+            packfs_easy_setopt_opensocket(handle, CURLOPT_OPENSOCKETFUNCTION, socketOpener),
+            packfs_easy_setopt_ptr(handle, CURLOPT_OPENSOCKETDATA, me),
             packfs_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer),
             packfs_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
             // Only http and https, for the request and (were it ever on) for redirects.
@@ -107,9 +115,11 @@ final class EasyTransfer {
 
     /// Points the handle at the next request. `shared` is the header list of unconditional
     /// requests; a conditional one gets its own list, freed when the next request is prepared.
-    func prepare(url: String, validators: HTTPValidators?, range: ByteRange?, shared: UnsafeMutablePointer<curl_slist>?)
-        -> Bool
+    func prepare(url: String, validators: HTTPValidators?, range: ByteRange?, shared: UnsafeMutablePointer<curl_slist>?,
+                 reachesAnyAddress: Bool) -> Bool
     {
+        self.reachesAnyAddress = reachesAnyAddress
+        refusedAddress = nil
         body = Data()
         headers = ResponseHeaderFields()
         bodyTooLarge = false
@@ -157,7 +167,7 @@ final class EasyTransfer {
         let result = AttemptResult(
             code: code, message: message, status: status, headers: headers, body: body,
             bodyTooLarge: bodyTooLarge, redirectURL: redirect.map { String(cString: $0) },
-            newConnections: connects, isRange: isRange)
+            newConnections: connects, isRange: isRange, refusedAddress: code == CURLE_OK ? nil : refusedAddress)
         body = Data()
         return result
     }
@@ -181,6 +191,20 @@ final class EasyTransfer {
         headers.consume(line: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
+    /// The socket for a connection to `address`, or CURL_SOCKET_BAD when the address rule
+    /// refuses it (libcurl then tries the name's next address, if any).
+    fileprivate func openSocket(to address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let length = Int(packfs_sockaddr_ip(address, &bytes))
+        let ip = Array(bytes.prefix(length))
+        let scope = AddressScope(address: ip)
+        guard reachesAnyAddress || scope == .public else {
+            if refusedAddress == nil { refusedAddress = (AddressScope.text(of: ip), scope) }
+            return CURL_SOCKET_BAD
+        }
+        return packfs_open_socket(address)
+    }
+
     fileprivate func sendsRequest() {
         requestSent = true
         lastActivity = MonotonicClock.now()
@@ -200,6 +224,12 @@ private let receiveHeader: packfs_write_cb = { data, size, count, userdata in
     let transfer = Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
     transfer.receive(headerLine: UnsafeRawPointer(data), count: size * count)
     return size * count
+}
+
+/// Called for every connection libcurl opens, with the address it resolved (docs/design.md §4).
+private let socketOpener: packfs_opensocket_cb = { userdata, _, address in
+    guard let userdata, let address else { return CURL_SOCKET_BAD }
+    return Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue().openSocket(to: address)
 }
 
 /// Called once the connection is up (new or reused, TLS done), just before the request is sent.

@@ -80,9 +80,13 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     private let inspector: URLInspector
     private let inspecting = Lock()
     private let allowHost: @Sendable (_ host: String, _ port: Int) -> Bool
+    private let reach: ReachJudge
 
+    /// `allowHost` says which hosts may be contacted at all; `reach`, which requests may connect
+    /// to addresses that are not public (every request, by default).
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
                 allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool = { _, _ in true },
+                reach: AddressReach = .anywhere,
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
         guard configuration.concurrency > 0 else { throw DownloadError.setup("concurrency must be at least 1") }
         guard configuration.stallTimeout > 0, configuration.stallTimeout <= 86_400 else {
@@ -92,8 +96,10 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         self.completion = completion
         self.allowHost = allowHost
         inspector = try URLInspector()
+        self.reach = ReachJudge(reach, inspector: inspector)
         let loop = try TransferLoop(multi: multi, configuration: configuration, inbox: inbox,
-                                    statistics: statisticsBox, allowHost: allowHost, completion: completion)
+                                    statistics: statisticsBox, allowHost: allowHost, reach: self.reach,
+                                    completion: completion)
         decoders = loop.decoders
         let finished = self.finished
         finished.enter()
@@ -133,7 +139,10 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         defer { inspecting.unlock() }
         return requests.map { request in
             var job = Job(request)
-            job.refusal = inspector.refusal(of: request.url, redirectedFrom: nil, allowHost: allowHost)
+            switch inspector.judge(request.url, redirectedFrom: nil, allowHost: allowHost) {
+            case .success(let endpoint): job.reachesAnyAddress = reach.mayReachAnyAddress(endpoint)
+            case .failure(let refusal): job.refusal = refusal
+            }
             return job
         }
     }

@@ -13,6 +13,8 @@ struct Job<Tag: Sendable>: Sendable {
     var newConnections = 0
     /// Why the request's own URL may not be fetched, judged when it was submitted; nil: allowed.
     var refusal: DownloadError?
+    /// Whether the next attempt's URL may connect to an address that is not public (`ReachJudge`).
+    var reachesAnyAddress = false
 
     init(_ request: HTTPRequest<Tag>) {
         self.request = request
@@ -137,23 +139,30 @@ final class URLInspector {
 
     deinit { curl_url_cleanup(handle) }
 
-    /// Nil when `url` may be fetched; else why not, phrased for a first request or for a redirect
-    /// from `origin`.
-    func refusal(of url: String, redirectedFrom origin: String?, allowHost: (String, Int) -> Bool) -> DownloadError? {
+    /// Where `url` may be fetched: its endpoint, or why not, phrased for a first request or for
+    /// a redirect from `origin`.
+    func judge(_ url: String, redirectedFrom origin: String?, allowHost: (String, Int) -> Bool)
+        -> Result<Endpoint, DownloadError>
+    {
         guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
               let scheme = part(CURLUPART_SCHEME)
-        else { return .malformedURL(url: url) }
+        else { return .failure(.malformedURL(url: url)) }
         guard scheme == "http" || scheme == "https" else {
-            if let origin { return .redirectSchemeRefused(from: origin, to: url) }
-            return .unsupportedScheme(url: url)
+            if let origin { return .failure(.redirectSchemeRefused(from: origin, to: url)) }
+            return .failure(.unsupportedScheme(url: url))
         }
         // The port libcurl would connect to, the scheme's default when none is written.
         guard let host = part(CURLUPART_HOST), !host.isEmpty,
               let port = part(CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap({ Int($0) })
-        else { return .malformedURL(url: url) }
-        guard !allowHost(host, port) else { return nil }
-        if let origin { return .redirectRefused(host: "\(host):\(port)", from: origin, to: url) }
-        return .hostNotAllowed(host: "\(host):\(port)", url: url)
+        else { return .failure(.malformedURL(url: url)) }
+        guard !allowHost(host, port) else { return .success(Endpoint(scheme: scheme, host: host, port: port)) }
+        if let origin { return .failure(.redirectRefused(host: "\(host):\(port)", from: origin, to: url)) }
+        return .failure(.hostNotAllowed(host: "\(host):\(port)", url: url))
+    }
+
+    /// The endpoints of `urls` that libcurl can parse (a rewrite's target may be a bare origin).
+    func endpoints(of urls: [String]) -> Set<Endpoint> {
+        Set(urls.compactMap { try? judge($0, redirectedFrom: nil, allowHost: { _, _ in true }).get() })
     }
 
     private func part(_ which: CURLUPart, flags: UInt32 = 0) -> String? {

@@ -29,7 +29,9 @@ extension TransferLoop {
             complete(job, .failure(.tooManyRedirects(url: job.request.url)))
             return
         }
-        if let refusal = urls.refusal(of: target, redirectedFrom: job.url, allowHost: allowHost) {
+        switch urls.judge(target, redirectedFrom: job.url, allowHost: allowHost) {
+        case .success(let endpoint): job.reachesAnyAddress = reach.mayReachAnyAddress(endpoint)
+        case .failure(let refusal):
             complete(job, .failure(refusal))
             return
         }

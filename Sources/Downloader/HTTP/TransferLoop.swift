@@ -29,6 +29,7 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
     let statistics: StatisticsBox
     let completion: @Sendable (HTTPCompletion<Tag>) -> Void
     let allowHost: @Sendable (_ host: String, _ port: Int) -> Bool
+    let reach: ReachJudge
     let limits: Limits
     let urls: URLInspector
     let classifier: AttemptClassifier
@@ -51,12 +52,13 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
 
     init(multi: MultiHandle, configuration: HTTPClientConfiguration, inbox: Inbox<Tag>,
          statistics: StatisticsBox, allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool,
-         completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
+         reach: ReachJudge, completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
         multiHandle = multi
         self.multi = multi.pointer
         self.inbox = inbox
         self.statistics = statistics
         self.allowHost = allowHost
+        self.reach = reach
         self.completion = completion
         limits = Limits(
             retry: configuration.retry, maxRedirects: configuration.maxRedirects,
@@ -137,7 +139,8 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
             }
             let transfer = transfers[slot]
             guard transfer.prepare(
-                url: job.url, validators: job.request.validators, range: job.request.range, shared: sharedHeaders),
+                url: job.url, validators: job.request.validators, range: job.request.range, shared: sharedHeaders,
+                reachesAnyAddress: job.reachesAnyAddress),
                   curl_multi_add_handle(multi, transfer.handle) == CURLM_OK
             else {
                 complete(job, .failure(.setup("could not start a transfer for \(job.url)")))

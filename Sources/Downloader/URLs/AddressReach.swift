@@ -1,0 +1,62 @@
+/// Which requests may connect to an address that is not public (`AddressScope`): the rule of
+/// docs/design.md §4, "Where a document may send PackFS". A style is a document from a server,
+/// and so is everything it names; what PackFS stores, every reader of the mount can read. So a URL
+/// reaches loopback, private and the other non-public addresses only when the user vouched for it:
+/// it is on an origin (scheme, host and port) the user named, the region's style origin or a
+/// `--rewrite` target, or `--allow-host` names its host (or host and port).
+///
+/// The HTTP client judges each hop (the request and every redirect) by its URL here, and the
+/// address each connection actually reaches by `AddressScope`, in libcurl's open-socket callback.
+public struct AddressReach: Sendable {
+    /// URLs whose origins may reach any address; parsed by the client with libcurl's parser.
+    public var trustedURLs: [String]
+    /// Whether `--allow-host` names this host (or host and port); nil when it names none.
+    public var allowedHost: (@Sendable (_ host: String, _ port: Int) -> Bool)?
+    /// Every request may reach every address: a client that fetches only what the user named.
+    public var unrestricted: Bool
+
+    public init(trustedURLs: [String] = [], allowedHost: (@Sendable (String, Int) -> Bool)? = nil,
+                unrestricted: Bool = false) {
+        self.trustedURLs = trustedURLs
+        self.allowedHost = allowedHost
+        self.unrestricted = unrestricted
+    }
+
+    /// No limit on addresses (the HTTP client's default, for callers that name every URL).
+    public static let anywhere = AddressReach(unrestricted: true)
+}
+
+/// One origin as libcurl parses it: scheme and host lowercased, the port the scheme implies when
+/// none is written. Two URLs on one origin share their connections, so they must share a verdict.
+struct Endpoint: Hashable, Sendable {
+    var scheme: String
+    var host: String
+    var port: Int
+}
+
+/// `AddressReach` with its trusted URLs parsed: the verdict for each hop of a request.
+struct ReachJudge: Sendable {
+    let trusted: Set<Endpoint>
+    let reach: AddressReach
+
+    init(_ reach: AddressReach, inspector: URLInspector) {
+        self.reach = reach
+        trusted = reach.unrestricted ? [] : inspector.endpoints(of: reach.trustedURLs)
+    }
+
+    /// Whether a hop to `endpoint` may connect to addresses that are not public.
+    func mayReachAnyAddress(_ endpoint: Endpoint) -> Bool {
+        reach.unrestricted || trusted.contains(endpoint) || reach.allowedHost?(endpoint.host, endpoint.port) == true
+    }
+}
+
+extension URLPolicy {
+    /// The rule for a run whose documents come from `styleURL` (the URL requested for the style,
+    /// after rewriting): its origin, each rewrite's target and `--allow-host` are trusted.
+    public func addressReach(styleURL: String?) -> AddressReach {
+        let policy = self
+        var allowed: (@Sendable (String, Int) -> Bool)?
+        if !allowedHosts.isEmpty { allowed = { host, port in policy.allows(host: host, port: port) } }
+        return AddressReach(trustedURLs: (styleURL.map { [$0] } ?? []) + rewrites.map(\.to), allowedHost: allowed)
+    }
+}
