@@ -46,6 +46,30 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(Set(revalidations.map(\.status)), [304])
     }
 
+    /// A style on the origin whose sprite is on another loopback service: `download` exits 1 with
+    /// one line naming the URL and the rule, the service hears nothing; `--allow-host` opens it.
+    func testAStyleNamingAnotherLoopbackServiceIsRefusedUnlessAllowed() throws {
+        let origin = try TestServer.faultServer(["--gzip"])
+        server = origin
+        let service = try TestServer.faultServer()
+        defer { service.stop() }
+        let style = try String(contentsOf: ProjectPaths.world.appendingPathComponent("styles/bright.json"), encoding: .utf8)
+            .replacingOccurrences(of: "{base}/sprites/", with: service.url("/sprites/"))
+        try FileManager.default.createDirectory(atPath: origin.overlayPath + "/styles", withIntermediateDirectories: true)
+        try style.write(toFile: origin.overlayPath + "/styles/bright.json", atomically: true, encoding: .utf8)
+        let region = try writeRegion(origin.baseURL)
+        let refused = try packfs("download", db, "helsinki", region)
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        let last = refused.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(last.contains("refused \(service.url("/sprites/bright"))"), last)
+        XCTAssertTrue(last.contains("127.0.0.1, a loopback address, which only the style's own origin"), last)
+        XCTAssertEqual(try service.arrivals().count, 0)
+        let allowed = try packfs("download", db, "helsinki", region,
+                                 "--allow-host", "127.0.0.1:\(origin.port)", "--allow-host", "127.0.0.1:\(service.port)")
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertEqual(try service.settledAccessLog().count, 4, "the sprite's four files")
+    }
+
     func testBadRegionFilesNameTheFieldAndChangeNothing() throws {
         try packfs("reset", db)
         let before = try Data(contentsOf: URL(fileURLWithPath: db))

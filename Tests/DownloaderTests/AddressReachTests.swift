@@ -124,6 +124,16 @@ final class AddressReachTests: PackDownloadTestCase {
         try assertRefused(helsinki(origin.baseURL), "\(internalBase())/sprites/bright.json")
     }
 
+    /// A PMTiles archive on the style's origin whose range requests are redirected elsewhere.
+    func testAnArchiveOnTheOriginCannotRedirectElsewhere() throws {
+        origin.stop()
+        let archive = "/tiles/helsinki.pmtiles"
+        server = try TestServer.faultServer(["--gzip", "--redirect", "\(archive)=\(internalBase())\(archive)"])
+        var definition = helsinki(origin.baseURL)
+        definition.styleURL = origin.url("/styles/bright-pmtiles.json")
+        try assertRefused(definition, "\(internalBase())\(archive)")
+    }
+
     /// `--allow-host` naming the internal service opens it, and the pack completes from both.
     func testAllowHostOpensAnotherLoopbackService() throws {
         let definition = try serveStyle { $0["sprite"] = "\(self.internalBase())/sprites/bright" }
