@@ -28,13 +28,14 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CGlibc"),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Connections, statements, rows and transactions over CSQLite: the subset of GRDB's API that
         // PackFS uses, under its names. GRDB imports Foundation, which links ICU into the binary.
         .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
 
         .target(name: "PackStore", dependencies: [
-            "CZlib", "CDeflate", "CGlibc", "SQLiteDB",
+            "CZlib", "CDeflate", "CGlibc", "CCrypto", "SQLiteDB",
             // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
             "CSQLite",
         ]),
@@ -52,7 +53,7 @@ let package = Package(
             "PackStore", "StyleModel", "PMTilesFormat", "SQLiteDB",
         ]),
         // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
-        .target(name: "ObjectStorage", dependencies: ["CCurl"]),
+        .target(name: "ObjectStorage", dependencies: ["CCurl", "CCrypto"]),
         .executableTarget(name: "PackFSCommands", dependencies: [
             "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
             "CGlibc",

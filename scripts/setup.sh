@@ -9,7 +9,7 @@
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(libfuse3-dev fuse3 liburing-dev libcurl4-openssl-dev zlib1g-dev libdeflate-dev libsqlite3-dev sqlite3 nginx-light
+packages=(libfuse3-dev fuse3 liburing-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libdeflate-dev libsqlite3-dev sqlite3 nginx-light
   pkg-config curl openssl python3-pip)
 tests=false
 [ "${1:-}" = --tests ] && tests=true
