@@ -106,7 +106,7 @@ final class PatchTests: XCTestCase {
             for row in rows { try batch.link(tile: row, to: region) }
             return definition
         }
-        try database.recordHashes([RecordedHash(urlTemplate: "x", pixelRatio: 1, hash: before, tiles: 8, recorded: 0)], of: twin.id)
+        try database.recordHashes([RecordedHash(urlTemplate: "x", pixelRatio: 1, hash: before, tiles: 8, recorded: 0, rule: 2)], of: twin.id)
         let summary = try PackPatch(database: database, pack: pack).apply(try PatchFile(path: try patch()))
         XCTAssertEqual(summary.changes.otherPacks, [twin.id])
         XCTAssertFalse(summary.changes.sharedRows.isEmpty)

@@ -29,7 +29,7 @@ final class StagingTests: StoreTestCase {
             try batch.link(resource: style, to: p)
             for (region, template) in [(p, "http://h/{z}/{x}/{y}.pbf"), (q, "http://h/{z}/{x}/{y}.pbf"), (q, other)] {
                 let kept = try database.recordedHashesInside(batch, region)
-                try batch.recordHashes(kept + [RecordedHash(urlTemplate: template, pixelRatio: 1, hash: "OLD", tiles: 1, recorded: 1)], of: region)
+                try batch.recordHashes(kept + [RecordedHash(urlTemplate: template, pixelRatio: 1, hash: "OLD", tiles: 1, recorded: 1, rule: 2)], of: region)
             }
             return tiles
         }
@@ -225,7 +225,7 @@ private extension OfflineDatabase {
         guard try batch.database.tableExists("packfs_pack_hashes") else { return [] }
         return try Row.fetchAll(batch.database, sql: "SELECT url_template, hash FROM packfs_pack_hashes WHERE region_id = ?",
                                 arguments: [region.rawValue]).map {
-            RecordedHash(urlTemplate: $0["url_template"], pixelRatio: 1, hash: $0["hash"], tiles: 1, recorded: 1)
+            RecordedHash(urlTemplate: $0["url_template"], pixelRatio: 1, hash: $0["hash"], tiles: 1, recorded: 1, rule: 2)
         }
     }
 }

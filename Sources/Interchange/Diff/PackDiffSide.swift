@@ -47,10 +47,11 @@ public struct PackDiffSide: DiffSide {
 
     public func forEachTile(_ body: (DiffTile) throws -> Void) throws {
         let vector = target.tiles.type == .vector
+        let inflater = Inflater()
         try MBTilesTiles.forEach(of: target.source, in: database) { tile in
             let data: Data
             do {
-                data = try MBTilesTiles.data(tile.stored, vector: vector)
+                data = try MBTilesTiles.data(tile.stored, vector: vector, inflater: inflater)
             } catch {
                 let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
                 throw InterchangeError.undecodable(what: place, pack: pack.name, reason: "\(error)")

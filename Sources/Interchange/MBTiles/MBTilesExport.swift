@@ -76,10 +76,11 @@ public struct MBTilesExport: PackExport {
     ) throws -> String {
         let vector = target.tiles.type == .vector
         var hash = TileSetHash()
+        let inflater = Inflater()
         try MBTilesTiles.forEach(of: target.source, in: files.database, outside: { census.skipped += 1 }) { tile in
             let data: Data
             do {
-                data = try MBTilesTiles.data(tile.stored, vector: vector)
+                data = try MBTilesTiles.data(tile.stored, vector: vector, inflater: inflater)
             } catch {
                 let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
                 throw InterchangeError.undecodable(what: place, pack: files.pack.name, reason: "\(error)")

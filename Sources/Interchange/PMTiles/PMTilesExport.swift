@@ -69,17 +69,18 @@ public struct PMTilesExport: PackExport {
         var file = File(
             path: target.path, source: target.source.id, tiles: 0, entries: 0, contents: 0, leafDirectories: 0,
             bytes: 0, emptyTilesLeftOut: 0, offGridTilesLeftOut: 0)
+        let inflater = Inflater()
         try files.database.forEachPackTile(target.columns) { z, x, storedY, data in
             let y = target.source.row(storedY, z: z)
             guard (0...PMTilesTileID.deepestZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else {
                 file.offGridTilesLeftOut += 1
                 return
             }
-            guard let content = try TileFormat.content(of: data), !content.isEmpty else {
+            guard let bytes = try Self.exportBytes(data, vector: type == .mvt, inflater: inflater) else {
                 file.emptyTilesLeftOut += 1
                 return
             }
-            try writer.add(z: z, x: x, y: y, data: type == .mvt ? Gzip.compress(content) : content)
+            try writer.add(z: z, x: x, y: y, data: bytes)
             file.tiles += 1
         }
         guard file.tiles > 0 else { return nil }
@@ -104,6 +105,25 @@ public struct PMTilesExport: PackExport {
     }
 
     /// The tile type of a source's files (`PackStyle.Source.fileExtension`).
+    /// A tile's bytes in the archive, as its MBTiles export holds them (one rule, `MBTilesTiles`:
+    /// vector tiles gzipped without a second deflate); nil for a tile whose content is empty.
+    static func exportBytes(_ stored: StoredData, vector: Bool, inflater: Inflater) throws -> Data? {
+        guard let raw = stored.bytes else { return nil }
+        return try raw.withUnsafeBytes { bytes in
+            try MBTilesTiles.withExportBytes(StoredBytes(bytes: bytes, compressed: stored.compressed), vector: vector,
+                                             inflater: inflater) { export -> Data? in
+                if let content = export.content {
+                    guard !content.isEmpty else { return nil }
+                } else if MBTilesTiles.isGzip(bytes) {
+                    guard try TileFormat.content(of: stored)?.isEmpty == false else { return nil }
+                } else if bytes.isEmpty {
+                    return nil
+                }
+                return export.data
+            }
+        }
+    }
+
     static func tileType(extension: String) -> PMTilesHeader.TileType {
         switch `extension` {
         case "png": return .png

@@ -2,19 +2,21 @@ import Dispatch
 import PackStore
 import StyleModel
 
-/// What happens to a walk's batches beside the walk: each is hashed on a serial queue, in the
-/// walk's order (MD5 is one stream), then checked on a concurrent one (the checks need no
-/// order), so the walk (SQLite), the hash and the checks share the cores: with the walk's
-/// thread doing the hash too, it was the bottleneck for small tiles and the checks for large
-/// ones. At most `inFlight` batches exist at once: the walk waits for a buffer past that.
+/// What happens to a walk's batches beside the walk: each is prepared (inflated once, checked,
+/// its export bytes found: `TileBatch.prepare`) on a concurrent queue, then hashed on a serial
+/// one in the walk's order (MD5 is one stream), so the walk (SQLite), the inflating and the hash
+/// share the cores. At most `inFlight` batches exist at once: the walk waits for a buffer past
+/// that.
 final class BatchPipeline: Sendable {
     private let hashing = DispatchQueue(label: "packfs.verify.hash")
     private let checking = DispatchQueue(label: "packfs.verify.checks", attributes: .concurrent)
     private let group = DispatchGroup()
     private let buffers: DispatchSemaphore
     /// Buffers of finished batches, for the next ones: allocated (and their pages faulted in)
-    /// once per verify, not once per batch (a sixth of a large-tile verify's time).
+    /// once per verify, not once per batch.
     private let spares = LockedState([ByteArena]())
+    /// Inflaters of finished preparations, one per worker at a time.
+    private let inflaters = LockedState([(Inflater, Inflater)]())
     private let hash = LockedState(TileSetHash())
     private let problems: ProblemList
     private let done: LockedState<Int>
@@ -30,21 +32,31 @@ final class BatchPipeline: Sendable {
     /// An empty buffer for the next batch; waits while `inFlight` batches are under way.
     func arena() -> ByteArena {
         buffers.wait()
-        return spares.withLock { $0.popLast() } ?? ByteArena(capacity: arenaBytes)
+        return spare()
     }
+
+    private func spare() -> ByteArena { spares.withLock { $0.popLast() } ?? ByteArena(capacity: arenaBytes) }
 
     /// Hands a batch on (its buffer from `arena()`).
     func submit(_ batch: TileBatch) {
+        let prepared = PreparedExports()
+        let made = spare()
+        let ready = DispatchGroup()
+        checking.async(group: ready) { [self] in
+            let pair = inflaters.withLock { $0.popLast() } ?? (Inflater(), Inflater())
+            prepared.exports = batch.prepare(into: problems, made: made, inflater: pair.0, gzip: pair.1)
+            inflaters.withLock { $0.append(pair) }
+        }
         hashing.async(group: group) { [self] in
+            ready.wait()
             // The lock is uncontended: only this queue and `finish` (after the group) take it.
-            hash.withLock { batch.hash(into: &$0) }
-            checking.async(group: group) { [self] in
-                batch.check(into: problems)
-                batch.arena.reset()
-                spares.withLock { $0.append(batch.arena) }
-                buffers.signal()
-                done.withLock { $0 += batch.tiles.count }
+            hash.withLock { batch.hash(prepared.exports, made: made, into: &$0) }
+            for arena in [batch.arena, made] {
+                arena.reset()
+                spares.withLock { $0.append(arena) }
             }
+            buffers.signal()
+            done.withLock { $0 += batch.tiles.count }
         }
     }
 
@@ -57,6 +69,11 @@ final class BatchPipeline: Sendable {
         group.wait()
         return hash.withLock { $0 }
     }
+}
+
+/// One batch's prepared exports, handed from the worker that made them to the hash queue.
+final class PreparedExports: @unchecked Sendable {  // written by one worker before its group leaves; read by the hash queue after waiting on that group
+    var exports: [TileBatch.Export?] = []
 }
 
 /// Problems found, the first few kept in words, all counted (from any thread).

@@ -3,9 +3,10 @@ import PackStore
 import StyleModel
 
 /// Tiles read together, hashed and checked together: their stored bytes copied end to end into
-/// one buffer (a `Data` per tile was an allocation and a release per tile on every thread), and
-/// where MBTiles holds other bytes than the store (a raw vector tile gzipped, a compressed one
-/// inflated), those bytes too, made on the walk's thread.
+/// one buffer by the walk's thread (a `Data` per tile was an allocation and a release per tile
+/// on every thread). A worker then inflates each tile once (`prepare`): that checks it, gives
+/// what its vector check reads and what the hash needs of its export bytes (`Prepared`); the
+/// hash, one MD5 stream, takes the prepared batches in the walk's order.
 struct TileBatch: Sendable {
     struct Tile: Sendable {
         var z: Int
@@ -14,8 +15,6 @@ struct TileBatch: Sendable {
         var storedY: Int
         var stored: Range<Int>
         var compressed: Bool
-        /// The bytes MBTiles holds; nil when they cannot be made (the check names why).
-        var hashed: Range<Int>?
     }
 
     let source: String
@@ -33,47 +32,71 @@ struct TileBatch: Sendable {
 
     mutating func append(z: Int, column: Int, tmsRow: Int, storedY: Int, _ data: StoredBytes) {
         let stored = arena.append(data.bytes)
-        var hashed: Range<Int>? = stored
-        if !MBTilesTiles.isAsStored(data, vector: vector) {
-            hashed = (try? MBTilesTiles.data(data.stored, vector: vector)).map { made in made.withUnsafeBytes { arena.append($0) } }
-        }
-        tiles.append(Tile(z: z, column: column, tmsRow: tmsRow, storedY: storedY, stored: stored, compressed: data.compressed, hashed: hashed))
+        tiles.append(Tile(z: z, column: column, tmsRow: tmsRow, storedY: storedY, stored: stored, compressed: data.compressed))
     }
 
-    /// Feeds the tiles to `hash` in their order (those whose MBTiles bytes could not be made are
-    /// left out: the check names them).
-    func hash(into hash: inout TileSetHash) {
-        arena.withBytes { all in
-            for tile in tiles {
-                guard let hashed = tile.hashed else { continue }
-                hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, bytes: UnsafeRawBufferPointer(rebasing: all[hashed]))
-            }
-        }
+    /// Where one tile's export bytes are: a range of the arena (its stored bytes or its deflate
+    /// stream) or of `made`, and the gzip frame around it when there is one.
+    struct Export: Sendable {
+        var body: Range<Int>
+        var inMade: Bool
+        var frame: [UInt8]
     }
 
-    /// Each tile inflates where marked compressed; a vector tile (gzipped or not) parses.
-    func check(into problems: ProblemList) {
-        let content = Inflater()
-        let gzip = Inflater()
+    /// Checks every tile and finds its export bytes: nil for a tile whose bytes cannot be made
+    /// (a problem names it), left out of the hash. Bytes made anew go to `made`.
+    func prepare(into problems: ProblemList, made: ByteArena, inflater: Inflater, gzip: Inflater) -> [Export?] {
         arena.withBytes { all in
-            for tile in tiles {
-                let bytes = UnsafeRawBufferPointer(rebasing: all[tile.stored])
-                if let problem = problem(of: bytes, compressed: tile.compressed, content, gzip) {
-                    problems.add("tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(source): \(problem)")
+            tiles.map { tile in
+                let stored = UnsafeRawBufferPointer(rebasing: all[tile.stored])
+                do {
+                    return try MBTilesTiles.withExportBytes(
+                        StoredBytes(bytes: stored, compressed: tile.compressed), vector: vector, inflater: inflater
+                    ) { export in
+                        if vector, let problem = problem(ofContent: export.content ?? stored, gzip) { report(tile, problem, problems) }
+                        return place(export, stored: stored, offset: tile.stored.lowerBound, made: made)
+                    }
+                } catch {
+                    report(tile, tile.compressed ? "marked compressed but does not inflate: \(error)" : "\(error)", problems)
+                    return nil
                 }
             }
         }
     }
 
-    private func problem(of stored: UnsafeRawBufferPointer, compressed: Bool, _ content: Inflater, _ gzip: Inflater) -> String? {
-        guard compressed else { return vector ? problem(ofContent: stored, gzip) : nil }
-        do {
-            return try content.withInflated(stored) { vector ? problem(ofContent: $0, gzip) : nil }
-        } catch {
-            return "marked compressed but does not inflate: \(error)"
+    /// Feeds the prepared tiles to `hash` in their order.
+    func hash(_ exports: [Export?], made: ByteArena, into hash: inout TileSetHash) {
+        arena.withBytes { all in
+            made.withBytes { side in
+                for (tile, export) in zip(tiles, exports) {
+                    guard let export else { continue }
+                    let body = UnsafeRawBufferPointer(rebasing: (export.inMade ? side : all)[export.body])
+                    export.frame.withUnsafeBytes { frame in
+                        let head = UnsafeRawBufferPointer(rebasing: frame.prefix(frame.count >= 18 ? 10 : 0))
+                        let tail = UnsafeRawBufferPointer(rebasing: frame.dropFirst(head.count))
+                        hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow,
+                                 export: ExportBytes(head, body, tail, content: nil))
+                    }
+                }
+            }
         }
     }
 
+    private func place(_ export: ExportBytes, stored: UnsafeRawBufferPointer, offset: Int, made: ByteArena) -> Export {
+        let frame = Array(export.head) + Array(export.tail)
+        if let start = stored.baseAddress, let body = export.body.baseAddress, body >= start,
+           body + export.body.count <= start + stored.count {
+            let from = offset + (body - start)
+            return Export(body: from..<(from + export.body.count), inMade: false, frame: frame)
+        }
+        return Export(body: made.append(export.body), inMade: true, frame: frame)
+    }
+
+    private func report(_ tile: Tile, _ problem: String, _ problems: ProblemList) {
+        problems.add("tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(source): \(problem)")
+    }
+
+    /// A vector tile's content (gzipped or not) parses as one.
     private func problem(ofContent content: UnsafeRawBufferPointer, _ gzip: Inflater) -> String? {
         guard MBTilesTiles.isGzip(content) else { return VectorTileCheck.problem(in: content).map { "not a vector tile: \($0)" } }
         do {

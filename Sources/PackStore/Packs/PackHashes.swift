@@ -14,13 +14,17 @@ public struct RecordedHash: Equatable, Sendable {
     public var tiles: Int
     /// Seconds since 1970.
     public var recorded: Int64
+    /// The export rule the hash was made under (StyleModel's `ExportRule`); 1 for a row from
+    /// before rules were numbered.
+    public var rule: Int
 
-    public init(urlTemplate: String, pixelRatio: Int, hash: String, tiles: Int, recorded: Int64) {
+    public init(urlTemplate: String, pixelRatio: Int, hash: String, tiles: Int, recorded: Int64, rule: Int) {
         self.urlTemplate = urlTemplate
         self.pixelRatio = pixelRatio
         self.hash = hash
         self.tiles = tiles
         self.recorded = recorded
+        self.rule = rule
     }
 }
 
@@ -30,19 +34,26 @@ extension OfflineDatabase {
     public func recordedHashes(of region: RegionID) throws -> [RecordedHash] {
         try read { db in
             guard try db.tableExists("packfs_pack_hashes") else { return [] }
+            let rule = try Self.hasRuleColumn(db) ? "rule" : "1 AS rule"
             let rows = try Row.fetchAll(
                 db, sql: """
-                    SELECT url_template, pixel_ratio, hash, tiles, recorded FROM packfs_pack_hashes
+                    SELECT url_template, pixel_ratio, hash, tiles, recorded, \(rule) FROM packfs_pack_hashes
                       WHERE region_id = ? ORDER BY url_template, pixel_ratio
                     """, arguments: [region.rawValue])
             return rows.compactMap { row in
                 guard let template: String = row.lenient("url_template"), let ratio: Int = row.lenient("pixel_ratio"),
                     let hash: String = row.lenient("hash"), let tiles: Int = row.lenient("tiles"),
-                    let recorded: Int64 = row.lenient("recorded")
+                    let recorded: Int64 = row.lenient("recorded"), let rule: Int = row.lenient("rule")
                 else { return nil }
-                return RecordedHash(urlTemplate: template, pixelRatio: ratio, hash: hash, tiles: tiles, recorded: recorded)
+                return RecordedHash(urlTemplate: template, pixelRatio: ratio, hash: hash, tiles: tiles, recorded: recorded, rule: rule)
             }
         }
+    }
+
+    /// Whether `packfs_pack_hashes` has its `rule` column (a table from before rules were
+    /// numbered has not; `Migrations.ensureBookkeeping` adds it).
+    static func hasRuleColumn(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pragma_table_info('packfs_pack_hashes') WHERE name = 'rule'") == 1
     }
 
     /// Replaces the pack's recorded hashes with `hashes`, in one transaction.
@@ -84,9 +95,9 @@ extension StoreBatch {
     private func recordHash(_ hash: RecordedHash, of region: RegionID) throws {
         try db.execute(
             sql: """
-                INSERT INTO packfs_pack_hashes (region_id, url_template, pixel_ratio, hash, tiles, recorded)
-                  SELECT id, ?, ?, ?, ?, ? FROM regions WHERE id = ?
+                INSERT INTO packfs_pack_hashes (region_id, url_template, pixel_ratio, hash, tiles, recorded, rule)
+                  SELECT id, ?, ?, ?, ?, ?, ? FROM regions WHERE id = ?
                 """,
-            arguments: [hash.urlTemplate, hash.pixelRatio, hash.hash, hash.tiles, hash.recorded, region.rawValue])
+            arguments: [hash.urlTemplate, hash.pixelRatio, hash.hash, hash.tiles, hash.recorded, hash.rule, region.rawValue])
     }
 }

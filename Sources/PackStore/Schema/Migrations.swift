@@ -46,5 +46,9 @@ enum Migrations {
     /// PackFS's own tables; called inside the write transaction that first needs them.
     static func ensureBookkeeping(_ db: Database) throws {
         for statement in Schema.bookkeeping { try db.execute(sql: statement) }
+        // Hashes recorded before rules were numbered were made under rule 1 (`RecordedHash.rule`).
+        if try !OfflineDatabase.hasRuleColumn(db) {
+            try db.execute(sql: "ALTER TABLE packfs_pack_hashes ADD COLUMN rule INTEGER NOT NULL DEFAULT 1")
+        }
     }
 }

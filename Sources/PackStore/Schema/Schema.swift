@@ -144,6 +144,7 @@ enum Schema {
           hash TEXT NOT NULL,
           tiles INTEGER NOT NULL,
           recorded INTEGER NOT NULL,
+          rule INTEGER NOT NULL DEFAULT 1,
           UNIQUE (region_id, url_template, pixel_ratio)
         )
         """,

@@ -31,8 +31,23 @@ public final class Inflater {
         return try Zlib.decompress(Data(input), limit: limit).withUnsafeBytes(body)
     }
 
+    /// Where a zlib value's deflate stream lies, and its content's CRC-32 and size: what a gzip
+    /// member of the same stream needs (`MBTilesTiles`' export rule). One inflate gives all of it
+    /// and checks the value (its Adler-32). Nil when `input` is not one whole zlib value that
+    /// libdeflate decodes: gzip, a preset dictionary, bytes after the stream, or damage.
+    public func zlibStream(_ input: UnsafeRawBufferPointer, limit: Int = Zlib.maxInflatedBytes) -> ZlibStream? {
+        guard input.count >= 6, input[0] & 0x0F == 8, input[1] & 0x20 == 0, (UInt16(input[0]) << 8 | UInt16(input[1])) % 31 == 0,
+              let count = inflate(input, limit: limit, whole: true), let buffer
+        else { return nil }
+        let content = UnsafeRawBufferPointer(start: buffer, count: count)
+        return ZlibStream(
+            stream: 2..<(input.count - 4), content: content,
+            crc32: UInt32(truncatingIfNeeded: libdeflate_crc32(0, buffer, count)))
+    }
+
     /// libdeflate's inflation into the buffer; the bytes written, or nil for zlib to decide.
-    private func inflate(_ input: UnsafeRawBufferPointer, limit: Int) -> Int? {
+    /// `whole`: nil too when the value does not end where `input` does.
+    private func inflate(_ input: UnsafeRawBufferPointer, limit: Int, whole: Bool = false) -> Int? {
         guard let decompressor, let start = input.baseAddress else { return nil }
         let isGzip = input.count >= 2 && input[0] == 0x1F && input[1] == 0x8B
         var wanted = min(limit, max(64 << 10, input.count &* 4))
@@ -46,15 +61,24 @@ public final class Inflater {
             // The whole buffer: it may be larger than `wanted` from an earlier value, not past `limit`.
             let room = min(capacity, limit)
             var count = 0
+            var consumed = 0
             let result =
                 isGzip
-                ? libdeflate_gzip_decompress(decompressor, start, input.count, buffer, room, &count)
-                : libdeflate_zlib_decompress(decompressor, start, input.count, buffer, room, &count)
-            if result == LIBDEFLATE_SUCCESS { return count }
+                ? libdeflate_gzip_decompress_ex(decompressor, start, input.count, buffer, room, &consumed, &count)
+                : libdeflate_zlib_decompress_ex(decompressor, start, input.count, buffer, room, &consumed, &count)
+            if result == LIBDEFLATE_SUCCESS { return !whole || consumed == input.count ? count : nil }
             // Past the limit zlib decides, and throws `tooLarge`.
             guard result == LIBDEFLATE_INSUFFICIENT_SPACE, room < limit else { return nil }
             wanted = min(limit, room * 4)
         }
         return nil
     }
+}
+
+/// A zlib value's deflate stream (its place in the value) and its content, valid until the
+/// inflater's next call.
+public struct ZlibStream {
+    public let stream: Range<Int>
+    public let content: UnsafeRawBufferPointer
+    public let crc32: UInt32
 }

@@ -10,8 +10,9 @@ import PackStore
 ///   (`forEachPackTile(descendingRows:)`), a page at a time, never a whole column in memory;
 /// - rows: TMS (an XYZ source's stored rows flipped); a stored tile whose coordinates lie
 ///   outside the tile grid of zooms 0 to `deepestZoom` names no tile and is left out and counted;
-/// - bytes: vector tiles gzipped (bytes stored gzipped are kept as they are, raw ones gzipped by
-///   `Zlib.gzip`, which gives the same bytes for the same input); images as stored.
+/// - bytes (`ExportRule`): images as a renderer reads them; vector tiles gzipped: bytes stored
+///   gzipped as they are, a zlib-stored tile's own deflate stream in a gzip member (no second
+///   deflate), raw ones gzipped by `Zlib.gzip` (the same bytes for the same input).
 public enum MBTilesTiles {
     /// The deepest zoom a pack's tree shows; a file with deeper tiles is refused at import.
     public static let deepestZoom = 24
@@ -51,24 +52,40 @@ public enum MBTilesTiles {
         return true
     }
 
-    /// Calls `body` with the bytes MBTiles holds for a stored tile (`data(_:vector:)`): the
-    /// stored bytes themselves when they are that already (an image or a gzipped vector tile
-    /// stored uncompressed), without a copy.
-    public static func withData<T>(_ stored: StoredBytes, vector: Bool, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        if isAsStored(stored, vector: vector) { return try body(stored.bytes) }
-        return try data(stored.stored, vector: vector).withUnsafeBytes(body)
+    /// Calls `body` with the bytes MBTiles holds for a stored tile under `rule`, in place where
+    /// they can be (`ExportBytes`). A compressed tile is inflated once on the way, which checks
+    /// it; its content comes with the bytes. Throws when a compressed tile does not inflate or a
+    /// raw one does not deflate.
+    public static func withExportBytes<T>(
+        _ stored: StoredBytes, vector: Bool, rule: ExportRule = .current, inflater: Inflater,
+        _ body: (ExportBytes) throws -> T
+    ) throws -> T {
+        if !stored.compressed {
+            guard vector, !isGzip(stored.bytes) else { return try body(ExportBytes(stored.bytes, content: nil)) }
+            return try Zlib.gzip(Data(stored.bytes)).withUnsafeBytes { try body(ExportBytes($0, content: stored.bytes)) }
+        }
+        if rule == .sameStream, vector, let zlib = inflater.zlibStream(stored.bytes) {
+            guard !isGzip(zlib.content) else { return try body(ExportBytes(zlib.content, content: zlib.content)) }
+            return try withUnsafeTemporaryAllocation(byteCount: 18, alignment: 1) { frame in
+                let (head, tail) = GzipFrame.write(crc32: zlib.crc32, size: zlib.content.count, into: frame)
+                let stream = UnsafeRawBufferPointer(rebasing: stored.bytes[zlib.stream])
+                return try body(ExportBytes(head, stream, tail, content: zlib.content))
+            }
+        }
+        return try inflater.withInflated(stored.bytes) { content in
+            guard vector, !isGzip(content) else { return try body(ExportBytes(content, content: content)) }
+            return try Zlib.gzip(Data(content)).withUnsafeBytes { try body(ExportBytes($0, content: content)) }
+        }
     }
 
-    /// Whether MBTiles holds a stored tile's bytes as they are stored.
-    public static func isAsStored(_ stored: StoredBytes, vector: Bool) -> Bool {
-        !stored.compressed && (!vector || isGzip(stored.bytes))
-    }
-
-    /// The bytes MBTiles holds for a stored tile with content: vector tiles gzipped, images as
-    /// they are. Throws when compressed bytes do not inflate or a raw tile does not deflate.
-    public static func data(_ stored: StoredData, vector: Bool) throws -> Data {
-        let content = try stored.decoded() ?? Data()
-        return try data(content: content, vector: vector)
+    /// The bytes MBTiles holds for a stored tile with content, as a copy (`withExportBytes`).
+    public static func data(_ stored: StoredData, vector: Bool, inflater: Inflater = Inflater()) throws -> Data {
+        guard let bytes = stored.bytes else { return Data() }
+        return try bytes.withUnsafeBytes { raw in
+            try withExportBytes(StoredBytes(bytes: raw, compressed: stored.compressed), vector: vector, inflater: inflater) {
+                $0.data
+            }
+        }
     }
 
     /// The same, from the tile's content (as a renderer reads it).

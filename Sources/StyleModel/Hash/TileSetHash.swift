@@ -16,17 +16,28 @@ public struct TileSetHash: Sendable {
         data.withUnsafeBytes { add(z: z, column: column, tmsRow: tmsRow, bytes: $0) }
     }
 
+    /// The same from an export's pieces (`MBTilesTiles.withExportBytes`).
+    public mutating func add(z: Int, column: Int, tmsRow: Int, export: ExportBytes) {
+        addPlace(z: z, column: column, tmsRow: tmsRow)
+        export.forEachPiece { md5.update($0) }
+        tiles += 1
+    }
+
     /// The same from bytes in place. The three decimal texts are written into one stack buffer
     /// and fed at once (three `String`s per tile were a tenth of a small-tile hash's time).
     public mutating func add(z: Int, column: Int, tmsRow: Int, bytes: UnsafeRawBufferPointer) {
+        addPlace(z: z, column: column, tmsRow: tmsRow)
+        md5.update(bytes)
+        tiles += 1
+    }
+
+    private mutating func addPlace(z: Int, column: Int, tmsRow: Int) {
         withUnsafeTemporaryAllocation(byteCount: 3 * Self.longestDecimal, alignment: 1) { buffer in
             var end = Self.decimal(z, into: buffer, at: 0)
             end = Self.decimal(column, into: buffer, at: end)
             end = Self.decimal(tmsRow, into: buffer, at: end)
             md5.update(UnsafeRawBufferPointer(rebasing: buffer[..<end]))
         }
-        md5.update(bytes)
-        tiles += 1
     }
 
     /// Characters of the longest decimal text of an `Int` ("-9223372036854775808").
@@ -71,11 +82,12 @@ public enum PackHash {
         public var columns: TileColumnSet
         public var hash: String
         public var tiles: Int
+        public var rule = ExportRule.current
 
         /// As `packfs_pack_hashes` keeps it, recorded at `time`.
         public func recorded(at time: Date) -> RecordedHash {
             RecordedHash(urlTemplate: columns.urlTemplate, pixelRatio: columns.pixelRatio, hash: hash, tiles: tiles,
-                         recorded: Int64(time.timeIntervalSince1970))
+                         recorded: Int64(time.timeIntervalSince1970), rule: rule.rawValue)
         }
     }
 
@@ -106,18 +118,22 @@ public enum PackHash {
 
     /// One source's hash; nil when its tiles are not known (no TileJSON stored). `database` may
     /// be a write transaction's (`StoreBatch`): the hash of what it has written so far.
-    public static func compute(_ source: PackStyle.Source, in database: some StoreSnapshot) throws -> Source? {
+    public static func compute(_ source: PackStyle.Source, in database: some StoreSnapshot,
+                               rule: ExportRule = .current) throws -> Source? {
         guard let columns = source.columns, let tiles = source.tiles else { return nil }
         let vector = tiles.type == .vector
         var hash = TileSetHash()
+        let inflater = Inflater()
         try MBTilesTiles.forEachInPlace(of: source, in: database) { z, column, tmsRow, storedY, stored in
             do {
-                try MBTilesTiles.withData(stored, vector: vector) { hash.add(z: z, column: column, tmsRow: tmsRow, bytes: $0) }
+                try MBTilesTiles.withExportBytes(stored, vector: vector, rule: rule, inflater: inflater) {
+                    hash.add(z: z, column: column, tmsRow: tmsRow, export: $0)
+                }
             } catch {
                 throw Failure.undecodable(tile: "\(z)/\(column)/\(storedY)", source: source.id, reason: "\(error)")
             }
         }
-        return Source(id: source.id, columns: columns, hash: hash.hex, tiles: hash.tiles)
+        return Source(id: source.id, columns: columns, hash: hash.hex, tiles: hash.tiles, rule: rule)
     }
 
     /// Computes the pack's hashes and records them as the pack's (`packfs_pack_hashes`).
