@@ -24,7 +24,7 @@ struct DownloadCommand: ParsableCommand {
         let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
         let download = PackDownload(
             database: database, region: pack.id, definition: file.definition, options: network.downloadOptions)
-        try finish(ProgressReporter.run(download, name: name))
+        try finish(ProgressReporter.run(download, name: name), database: database)
     }
 }
 
@@ -50,8 +50,15 @@ struct RefreshCommand: ParsableCommand {
         let download = PackDownload(
             database: database, region: pack.id, definition: definition, options: network.downloadOptions,
             mode: .refresh)
-        try finish(ProgressReporter.run(download, name: name))
+        try finish(ProgressReporter.run(download, name: name), database: database)
     }
+}
+
+/// Exit status from a pack's final state: complete 0, otherwise a one-line failure. A complete
+/// pack's hash is computed before the command exits (the pack already says `complete`).
+func finish(_ status: PackStatus, database: OfflineDatabase) throws {
+    if status.state == .complete { PackHasher.settle(database) }
+    try finish(status)
 }
 
 /// Exit status from a pack's final state: complete 0, otherwise a one-line failure.

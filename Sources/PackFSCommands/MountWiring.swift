@@ -102,6 +102,10 @@ final class TreeEvents: PackEventSink {
         caches.forgetPack(region)
     }
 
+    func packHashed(_ region: RegionID) {
+        caches.forgetPack(region)
+    }
+
     func packContentSwitched(_ switched: SwitchedContent) {
         caches.contentSwitched(switched)
         // The bytes the switch replaced stay readable under their old inodes a while (`RowTag`).

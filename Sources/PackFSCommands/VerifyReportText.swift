@@ -6,7 +6,10 @@ import PackStore
 enum VerifyReportText {
     static func lines(_ report: PackVerification.Report) -> [String] {
         var lines = report.sources.map { source in
-            let recorded = source.recorded.map { $0 == source.hash ? "as recorded" : "recorded \($0)" } ?? "none recorded"
+            let recorded = source.recorded.map { recorded in
+                if let rule = source.recordedRule { return "recorded \(recorded) under export rule \(rule)" }
+                return recorded == source.hash ? "as recorded" : "recorded \(recorded)"
+            } ?? (report.hashPending ? "its hash is being computed" : "none recorded")
             return "source \(source.id): \(source.tiles) tiles, agg_tiles_hash \(source.hash) (\(recorded))"
         }
         lines.append("resources: \(report.resources)")
@@ -27,6 +30,7 @@ enum VerifyReportText {
             }),
             "resources": .number(Double(report.resources)),
             "planned_tiles": report.plannedTiles.map { .number(Double($0)) } ?? .null,
+            "hash_pending": .bool(report.hashPending),
             "problems": .array(report.problems.map(JSONValue.string)),
             "problem_count": .number(Double(report.problemCount)),
             "sound": .bool(report.isSound),

@@ -15,7 +15,8 @@
 // drop what is queued: it never runs (in this mount).
 //
 // Events. What the mount must forget flows one way, to the `PackEventSink` given at construction:
-// a run ended, a refresh's switch replaced stored bytes, or a changed definition dropped members.
+// a run ended, a refresh's switch replaced stored bytes, a changed definition dropped members, or
+// a whole pack's hash was recorded (`PackHasher`, after the pack said `complete`).
 //
 // Threading. The public methods are called from FUSE threads and return quickly: they read and
 // write the database (short transactions) and never wait on the network. Runs go on their pack's
@@ -40,6 +41,12 @@ public protocol PackEventSink: AnyObject, Sendable {
     func packContentSwitched(_ switched: SwitchedContent)
     /// A changed definition dropped these tiles and resources (by URL) from the pack.
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String])
+    /// The pack's owed hash was recorded (or given up): its progress.json no longer says `hashing`.
+    func packHashed(_ region: RegionID)
+}
+
+extension PackEventSink {
+    public func packHashed(_ region: RegionID) {}
 }
 
 /// Every failure of the lifecycle layer. Store failures (a bad region file, a missing pack) pass

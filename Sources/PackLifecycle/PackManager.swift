@@ -8,13 +8,15 @@ import PackStore
 public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` are guarded by `lock`; the rest never changes
     private let database: OfflineDatabase
     private let runner: PackRunner
+    private let hasher: PackHasher
     private let lock = Lock()
     private var lanes: [RegionID: PackLane] = [:]
     private var stopped = false
 
     public init(database: OfflineDatabase, options: DownloadOptions, events: (any PackEventSink)?) {
         self.database = database
-        runner = PackRunner(database: database, options: options, events: events)
+        hasher = PackHasher(database: database, hashed: { region in events?.packHashed(region) })
+        runner = PackRunner(database: database, options: options, events: events, hasher: hasher)
     }
 
     /// A region file's full text for pack `name`: parse, create or redefine the pack (which
@@ -92,6 +94,8 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
                 resumeIfActive(pack)
             }
         }
+        // Hashes owed by packs that became whole before the last stop, and older rules' hashes.
+        hasher.wake()
     }
 
     /// At unmount: cancels every queued job, suspends every run and waits for them. Every pack
@@ -105,6 +109,7 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         let closings = lanes.map { ($0.region, $0.close()) }
         for lane in lanes { lane.waitUntilStopped() }
         for (region, closing) in closings { recordForResumption(region, closing) }
+        hasher.stop()
     }
 
     /// Marks the pack `active` before queueing its download: a pack whose run never starts (a

@@ -9,6 +9,8 @@ struct PackRunner: Sendable {
     let database: OfflineDatabase
     let options: DownloadOptions
     let events: (any PackEventSink)?
+    /// Computes the hash a completed run leaves owed.
+    let hasher: PackHasher?
 
     /// A run of `mode` over the pack's definition as stored now. Nil when the pack is gone
     /// (removed: nothing to say) or cannot run (reported: state `error`, a log line).
@@ -63,6 +65,7 @@ struct PackRunner: Sendable {
             log(LifecycleError.packFailed(name: name(of: region), reason: status.error ?? "failed").description)
         }
         events?.packRunEnded(region, mode: mode)
+        if status.state == .complete { hasher?.wake() }
     }
 
     /// Records `reason` as the pack's state `error`, logs it, and returns it to throw.

@@ -18,7 +18,8 @@ extension PacksDirectory {
 
     func state(_ pack: String) -> String? { progress(pack)?["state"]?.string }
 
-    /// Polls progress.json until the state of `pack` is one of `states`; fails the test after
+    /// Polls progress.json until the state of `pack` is one of `states` (and no hash is being
+    /// computed: a complete pack's comes just after it); fails the test after
     /// `timeout` seconds. Returns the last state seen.
     @discardableResult
     func waitForState(_ pack: String, _ states: Set<String> = ["complete"], timeout: TimeInterval = 120,
@@ -26,7 +27,8 @@ extension PacksDirectory {
         var last: JSONValue?
         let reached = eventually(timeout: timeout) {
             last = progress(pack)
-            return last?["state"]?.string.map(states.contains) ?? false
+            // A complete pack's hash comes after it, in the background: waited for too.
+            return (last?["state"]?.string.map(states.contains) ?? false) && last?["hashing"] == nil
         }
         XCTAssertTrue(reached, "\(pack) did not reach \(states.sorted()): \(String(describing: last))",
                       file: file, line: line)

@@ -244,16 +244,14 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
-        // Whole: its hash, recorded with the state (a full read of its tiles, on this run's
-        // thread, never a FUSE thread's). A tile that does not decode leaves the last hash
-        // recorded; `packfs verify` names the tile.
-        let hashes = status.state == .complete ? wholePackHashes() : nil
         // A status that cannot be written (a full disk) leaves the row `active`, and a refresh
         // pending: the next mount resumes the pack, finds what is stored and ends it again.
         // Nothing stored is lost, and the status still reaches the caller below.
         try? database.write { batch in
             try batch.setStatus(status, of: region)
-            if let hashes { try batch.recordHashes(hashes, of: region) }
+            // Whole: its hash is owed, computed after this in the background (a full read of
+            // its tiles: `complete` never waits for it; PendingHashes.swift).
+            if status.state == .complete { try batch.requestHashes(of: region) }
             // Complete: nothing to resume; the plan stays, as the one the pack converged to.
             if status.state == .complete, var point = ledger.point {
                 point.position = nil
@@ -264,15 +262,6 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         }
         reportProgress(final: status)
         return status
-    }
-
-    /// The pack's hashes as `PackHash` computes them, to record; nil when they cannot be made.
-    private func wholePackHashes() -> [RecordedHash]? {
-        guard let pack = try? database.pack(id: region), let hashes = try? PackHash.compute(pack, in: database) else {
-            return nil
-        }
-        let now = Date()
-        return hashes.map { $0.recorded(at: now) }
     }
 
     /// Where fetching starts: the recorded position when it is about this plan and, for a
@@ -303,7 +292,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         guard due else { return }
         var progress = writer.progress
         if let final {
-            progress = progress.map { PackProgress(status: final, counts: $0.counted ? $0.counts : nil) } ?? (try? database.progress(of: region))
+            progress = progress.map {
+                PackProgress(status: final, counts: $0.counted ? $0.counts : nil, hashing: final.state == .complete)
+            } ?? (try? database.progress(of: region))
         }
         if let progress { onProgress(progress) }
     }

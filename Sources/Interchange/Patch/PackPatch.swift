@@ -46,6 +46,7 @@ public struct PackPatch {
                 throw PatchError.wrongResult(pack: pack.name, expected: patch.after, computed: after.hash)
             }
             try batch.replaceRecordedHash(after.recorded(at: Date()), of: pack.id)
+            try batch.renewHashRequest(of: pack.id)
             try batch.forgetRecordedHashes(of: changes.otherPacks)
             return PatchSummary(pack: pack.name, patch: patch.name, before: patch.before, after: after.hash,
                                 tiles: after.tiles, changes: changes)

@@ -21,11 +21,13 @@ final class BatchPipeline: Sendable {
     private let problems: ProblemList
     private let done: LockedState<Int>
     private let arenaBytes: Int
+    private let checks: Bool
 
-    init(problems: ProblemList, done: LockedState<Int>, arenaBytes: Int, inFlight: Int = 4) {
+    init(problems: ProblemList, done: LockedState<Int>, arenaBytes: Int, checks: Bool = true, inFlight: Int = 4) {
         self.problems = problems
         self.done = done
         self.arenaBytes = arenaBytes
+        self.checks = checks
         buffers = DispatchSemaphore(value: inFlight)
     }
 
@@ -37,6 +39,13 @@ final class BatchPipeline: Sendable {
 
     private func spare() -> ByteArena { spares.withLock { $0.popLast() } ?? ByteArena(capacity: arenaBytes) }
 
+    /// Returns a buffer from `arena()` that carries no batch.
+    func giveBack(_ arena: ByteArena) {
+        arena.reset()
+        spares.withLock { $0.append(arena) }
+        buffers.signal()
+    }
+
     /// Hands a batch on (its buffer from `arena()`).
     func submit(_ batch: TileBatch) {
         let prepared = PreparedExports()
@@ -44,7 +53,7 @@ final class BatchPipeline: Sendable {
         let ready = DispatchGroup()
         checking.async(group: ready) { [self] in
             let pair = inflaters.withLock { $0.popLast() } ?? (Inflater(), Inflater())
-            prepared.exports = batch.prepare(into: problems, made: made, inflater: pair.0, gzip: pair.1)
+            prepared.exports = batch.prepare(into: problems, made: made, inflater: pair.0, gzip: checks ? pair.1 : nil)
             inflaters.withLock { $0.append(pair) }
         }
         hashing.async(group: group) { [self] in

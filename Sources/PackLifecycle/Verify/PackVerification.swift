@@ -24,6 +24,9 @@ public final class PackVerification: Sendable {
         public var hash: String
         /// The hash recorded when the pack last became whole; nil when none was.
         public var recorded: String?
+        /// The export rule `recorded` was made under, when not the current one (`ExportRule`):
+        /// compared with this pack's hash under that rule.
+        public var recordedRule: Int?
     }
 
     public struct Report: Sendable {
@@ -32,6 +35,9 @@ public final class PackVerification: Sendable {
         public var resources: Int
         /// Tiles the region's plan needs; nil when the plan cannot be made from stored documents.
         public var plannedTiles: Int?
+        /// The pack became whole and its hash is still being computed in the background: the
+        /// recorded hash (an earlier one, if any) is not compared.
+        public var hashPending: Bool
         /// The first `PackVerification.shownProblems`, one line each, naming the tile or resource.
         public var problems: [String]
         public var problemCount: Int
@@ -40,13 +46,12 @@ public final class PackVerification: Sendable {
     }
 
     public static let shownProblems = 20
-    /// Bytes of tiles handed to the checks at a time.
-    static let batchBytes = 4 << 20
 
     private let database: OfflineDatabase
     private let pack: Pack
     private let problems = ProblemList(keeping: PackVerification.shownProblems)
     private let done = LockedState(0)
+    private let olderRuleHashes = LockedState([String: String]())
 
     public init(database: OfflineDatabase, pack: Pack) {
         self.database = database
@@ -57,7 +62,8 @@ public final class PackVerification: Sendable {
     public func run(progress: (Int, Int) -> Void = { _, _ in }) throws -> Report {
         let total = try expectedTiles()
         let style = try PackStyle.load(pack, from: database)
-        let recorded = try database.recordedHashes(of: pack.id)
+        let pending = try database.hashesPending(of: pack.id)
+        let recorded = pending ? [] : try database.recordedHashes(of: pack.id)
         var sources: [SourceReport] = []
         var present: [TileColumnSet: Set<UInt64>] = [:]
         var seen = Set<TileColumnSet>()
@@ -68,19 +74,34 @@ public final class PackVerification: Sendable {
             let hash = try walk(source, vector: tiles.type == .vector, keys: &keys) { progress(done.withLock { $0 }, total) }
             if let keys { present[columns] = keys }
             let stored = recorded.first { $0.urlTemplate == columns.urlTemplate && $0.pixelRatio == columns.pixelRatio }
-            if let stored, stored.hash != hash.hex {
-                problems.add("source \(source.id): tiles hash to \(hash.hex), recorded \(stored.hash) (\(stored.tiles) tiles)")
+            let olderRule = stored.flatMap { $0.rule == ExportRule.current.rawValue ? nil : $0.rule }
+            if let stored, try compared(stored, source, hash.hex) != stored.hash {
+                let rule = olderRule.map { " under export rule \($0)" } ?? ""
+                problems.add("source \(source.id): tiles hash to \(try compared(stored, source, hash.hex))\(rule), recorded \(stored.hash) (\(stored.tiles) tiles)")
             }
             sources.append(SourceReport(
-                id: source.id, urlTemplate: columns.urlTemplate, tiles: hash.tiles, hash: hash.hex, recorded: stored?.hash))
+                id: source.id, urlTemplate: columns.urlTemplate, tiles: hash.tiles, hash: hash.hex, recorded: stored?.hash,
+                recordedRule: olderRule))
         }
         progress(done.withLock { $0 }, total)
         let resources = try checkResources()
         let planned = try checkPlan(present: present)
         let (shown, count) = problems.snapshot
         return Report(
-            pack: pack.name, sources: sources, resources: resources, plannedTiles: planned, problems: shown,
-            problemCount: count)
+            pack: pack.name, sources: sources, resources: resources, plannedTiles: planned, hashPending: pending,
+            problems: shown, problemCount: count)
+    }
+
+    /// The source's hash to compare with `stored`: `current` (this walk's), or for a hash recorded
+    /// under an older export rule, the source's hash under that rule (a walk of its own, once:
+    /// the background hash replaces such hashes).
+    private func compared(_ stored: RecordedHash, _ source: PackStyle.Source, _ current: String) throws -> String {
+        guard stored.rule != ExportRule.current.rawValue else { return current }
+        if let cached = olderRuleHashes.withLock({ $0[stored.urlTemplate] }) { return cached }
+        let rule = ExportRule(rawValue: stored.rule) ?? .deflatedAgain
+        let hash = (try? PackHash.compute(source, in: database, rule: rule))?.hash ?? "(no hash: a tile does not decode)"
+        olderRuleHashes.withLock { $0[stored.urlTemplate] = hash }
+        return hash
     }
 
     /// The pack's tile count as kept (for the progress bar), else as required.
@@ -93,22 +114,8 @@ public final class PackVerification: Sendable {
     private func walk(
         _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>?, tick: () -> Void
     ) throws -> TileSetHash {
-        let pipeline = BatchPipeline(problems: problems, done: done, arenaBytes: Self.batchBytes + (1 << 20))
-        var finished = false
-        defer { if !finished { _ = pipeline.finish() } }
-        var batch = TileBatch(source: source.id, vector: vector, arena: pipeline.arena())
-        try MBTilesTiles.forEachInPlace(of: source, in: database, outside: { pipeline.outside(source.id) }) { z, column, tmsRow, storedY, stored in
-            keys?.insert(Self.key(z: z, x: column, y: storedY))
-            batch.append(z: z, column: column, tmsRow: tmsRow, storedY: storedY, stored)
-            if batch.bytes >= Self.batchBytes {
-                pipeline.submit(batch)
-                batch = TileBatch(source: source.id, vector: vector, arena: pipeline.arena())
-                tick()
-            }
-        }
-        pipeline.submit(batch)
-        finished = true
-        return pipeline.finish()
+        try SourceWalk(database: database, problems: problems, done: done, checks: true)
+            .run(source, vector: vector, keys: &keys, tick: tick)
     }
 
     /// Each resource of the pack inflates where it is marked compressed; returns how many.

@@ -44,8 +44,9 @@ struct TileBatch: Sendable {
     }
 
     /// Checks every tile and finds its export bytes: nil for a tile whose bytes cannot be made
-    /// (a problem names it), left out of the hash. Bytes made anew go to `made`.
-    func prepare(into problems: ProblemList, made: ByteArena, inflater: Inflater, gzip: Inflater) -> [Export?] {
+    /// (a problem names it), left out of the hash. Bytes made anew go to `made`. Without `gzip`,
+    /// vector tiles are not parsed (the background hash inflates, which checks them enough).
+    func prepare(into problems: ProblemList, made: ByteArena, inflater: Inflater, gzip: Inflater?) -> [Export?] {
         arena.withBytes { all in
             tiles.map { tile in
                 let stored = UnsafeRawBufferPointer(rebasing: all[tile.stored])
@@ -53,7 +54,9 @@ struct TileBatch: Sendable {
                     return try MBTilesTiles.withExportBytes(
                         StoredBytes(bytes: stored, compressed: tile.compressed), vector: vector, inflater: inflater
                     ) { export in
-                        if vector, let problem = problem(ofContent: export.content ?? stored, gzip) { report(tile, problem, problems) }
+                        if vector, let gzip, let problem = problem(ofContent: export.content ?? stored, gzip) {
+                            report(tile, problem, problems)
+                        }
                         return place(export, stored: stored, offset: tile.stored.lowerBound, made: made)
                     }
                 } catch {

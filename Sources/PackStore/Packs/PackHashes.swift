@@ -50,6 +50,16 @@ extension OfflineDatabase {
         }
     }
 
+    /// The packs with a hash recorded under a rule older than `rule`.
+    public func packsWithHashes(before rule: Int) throws -> [RegionID] {
+        try read { db in
+            guard try db.tableExists("packfs_pack_hashes") else { return [] }
+            let filter = try Self.hasRuleColumn(db) ? "WHERE rule < \(rule)" : ""
+            return try Int64.fetchAll(db, sql: "SELECT DISTINCT region_id FROM packfs_pack_hashes \(filter) ORDER BY region_id")
+                .map(RegionID.init(rawValue:))
+        }
+    }
+
     /// Whether `packfs_pack_hashes` has its `rule` column (a table from before rules were
     /// numbered has not; `Migrations.ensureBookkeeping` adds it).
     static func hasRuleColumn(_ db: Database) throws -> Bool {
@@ -87,8 +97,11 @@ extension StoreBatch {
     /// otherwise would make `packfs verify` report damage where there is none.
     public func forgetRecordedHashes(of regions: some Sequence<RegionID>) throws {
         guard try db.tableExists("packfs_pack_hashes") else { return }
+        let pending = try db.tableExists("packfs_pending_hashes")
         for region in regions {
             try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [region.rawValue])
+            // A hash owed would be of the changed tiles, a walk of which may be under way.
+            if pending { try db.execute(sql: "DELETE FROM packfs_pending_hashes WHERE region_id = ?", arguments: [region.rawValue]) }
         }
     }
 

@@ -10,12 +10,15 @@ public struct PackProgress: Equatable, Sendable {
     /// What the pack was estimated to need when its download was planned (`PackEstimate.swift`);
     /// nil before the first plan and for packs an app made.
     public var estimate: JSONValue?
+    /// The pack is whole and its hash is still being computed, in the background (PendingHashes.swift).
+    public var hashing: Bool
 
-    public init(status: PackStatus, counts: PackCounts?, estimate: JSONValue? = nil) {
+    public init(status: PackStatus, counts: PackCounts?, estimate: JSONValue? = nil, hashing: Bool = false) {
         self.status = status
         self.counts = counts ?? PackCounts()
         counted = counts != nil
         self.estimate = estimate
+        self.hashing = hashing
     }
 
     public var completedResources: Int { counts.resources + counts.tiles }
@@ -26,7 +29,8 @@ public struct PackProgress: Equatable, Sendable {
     public var requiredTiles: Int { max(status.requiredTiles, counts.tiles) }
 
     /// MapLibre's fields, and `estimate` once one was recorded (absent before). Figures still
-    /// being counted are null, and `counting` says so.
+    /// being counted are null, and `counting` says so; `hashing` is there while the hash of a
+    /// whole pack is being computed.
     public var json: JSONValue {
         func known(_ value: some BinaryInteger) -> JSONValue { counted ? .number(Double(value)) : .null }
         var fields: [String: JSONValue] = [
@@ -42,6 +46,7 @@ public struct PackProgress: Equatable, Sendable {
         ]
         if let estimate { fields["estimate"] = estimate }
         if !counted { fields["counting"] = .bool(true) }
+        if hashing { fields["hashing"] = .bool(true) }
         return .object(fields)
     }
 }
@@ -51,7 +56,7 @@ extension OfflineDatabase {
         try read { db in
             PackProgress(
                 status: try Self.status(of: region, db), counts: try Counting.counts(of: region, db),
-                estimate: try Self.estimate(of: region, db))
+                estimate: try Self.estimate(of: region, db), hashing: try Self.hashesPending(of: region, db))
         }
     }
 }

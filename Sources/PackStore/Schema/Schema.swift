@@ -148,6 +148,14 @@ enum Schema {
           UNIQUE (region_id, url_template, pixel_ratio)
         )
         """,
+        // A pack whose hashes are owed: it became whole, and its hash is computed after that, in
+        // the background (PendingHashes.swift). `token` names the request.
+        """
+        CREATE TABLE IF NOT EXISTS packfs_pending_hashes (
+          region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,
+          token INTEGER NOT NULL
+        )
+        """,
         // What the pack was estimated to need when its download was planned (PackEstimate.swift).
         """
         CREATE TABLE IF NOT EXISTS packfs_estimate (

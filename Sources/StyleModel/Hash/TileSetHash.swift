@@ -84,6 +84,14 @@ public enum PackHash {
         public var tiles: Int
         public var rule = ExportRule.current
 
+        public init(id: String, columns: TileColumnSet, hash: String, tiles: Int, rule: ExportRule = .current) {
+            self.id = id
+            self.columns = columns
+            self.hash = hash
+            self.tiles = tiles
+            self.rule = rule
+        }
+
         /// As `packfs_pack_hashes` keeps it, recorded at `time`.
         public func recorded(at time: Date) -> RecordedHash {
             RecordedHash(urlTemplate: columns.urlTemplate, pixelRatio: columns.pixelRatio, hash: hash, tiles: tiles,
@@ -119,12 +127,12 @@ public enum PackHash {
     /// One source's hash; nil when its tiles are not known (no TileJSON stored). `database` may
     /// be a write transaction's (`StoreBatch`): the hash of what it has written so far.
     public static func compute(_ source: PackStyle.Source, in database: some StoreSnapshot,
-                               rule: ExportRule = .current) throws -> Source? {
+                               rule: ExportRule = .current, pageEnd: () throws -> Void = {}) throws -> Source? {
         guard let columns = source.columns, let tiles = source.tiles else { return nil }
         let vector = tiles.type == .vector
         var hash = TileSetHash()
         let inflater = Inflater()
-        try MBTilesTiles.forEachInPlace(of: source, in: database) { z, column, tmsRow, storedY, stored in
+        try MBTilesTiles.forEachInPlace(of: source, in: database, pageEnd: pageEnd) { z, column, tmsRow, storedY, stored in
             do {
                 try MBTilesTiles.withExportBytes(stored, vector: vector, rule: rule, inflater: inflater) {
                     hash.add(z: z, column: column, tmsRow: tmsRow, export: $0)

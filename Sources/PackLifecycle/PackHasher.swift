@@ -1,0 +1,164 @@
+import FoundationEssentials
+import PackStore
+import StyleModel
+
+/// Computes the hashes owed for whole packs (PackStore's PendingHashes.swift) after they became
+/// `complete`, so that nobody waits for a read of every tile: on the mount, one thread of its own,
+/// woken when a run completes and at the mount; for a command, on its own thread once the pack
+/// says `complete` (`settle`). Each pack's tiles are inflated on every core and hashed in order
+/// (`SourceWalk`). A hash recorded under an older export rule is recomputed too, once its old
+/// figure is confirmed, so that `packfs verify` compares like with like.
+///
+/// Errors: a tile that does not decode ends the request with the last hash kept (and one log
+/// line); `packfs verify` names the tile. A hash whose request was renewed meanwhile (the pack
+/// changed) is not recorded; the new request is computed next.
+public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping` and `thread` are guarded by `signal`'s lock; the rest never changes
+    private let database: OfflineDatabase
+    private let hashed: @Sendable (RegionID) -> Void
+    private let log: @Sendable (String) -> Void
+    private let signal = Condition()
+    private var wanted = false
+    private var stopping = false
+    private var running = false
+
+    /// `hashed` runs after a pack's hashes were recorded (the mount then forgets its progress.json).
+    public init(database: OfflineDatabase, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
+                log: @escaping @Sendable (String) -> Void = { StandardError.write("packfs: \($0)\n") }) {
+        self.database = database
+        self.hashed = hashed
+        self.log = log
+    }
+
+    /// Looks for owed hashes soon, starting the thread the first time.
+    public func wake() {
+        let start: Bool = signal.withLock {
+            wanted = true
+            signal.signal()
+            guard !running, !stopping else { return false }
+            running = true
+            return true
+        }
+        guard start else { return }
+        do {
+            _ = try NativeThread.start(name: "PackFS hasher") { [self] in loop() }
+        } catch {
+            signal.withLock { running = false }
+            log("no thread for the background hash (\(error)); owed hashes wait for the next mount")
+        }
+    }
+
+    /// Stops between pages and waits for the thread: what is owed stays owed, for the next mount.
+    public func stop() {
+        signal.withLock {
+            stopping = true
+            signal.broadcast()
+            while running { signal.wait() }
+        }
+    }
+
+    /// Computes every owed hash on the calling thread (`packfs download` and `refresh`).
+    public static func settle(_ database: OfflineDatabase) {
+        PackHasher(database: database).work()
+    }
+
+    private var isStopping: Bool { signal.withLock { stopping } }
+
+    private func loop() {
+        while true {
+            let go = signal.withLock {
+                while !wanted && !stopping { signal.wait() }
+                wanted = false
+                return !stopping
+            }
+            if go { work() }
+            if !go {
+                signal.withLock {
+                    running = false
+                    signal.broadcast()
+                }
+                return
+            }
+        }
+    }
+
+    /// One pass: every request owed, then every hash recorded under an older rule.
+    private func work() {
+        do {
+            for (region, token) in try database.pendingHashes() where !isStopping { settle(region, token: token) }
+            for region in try database.packsWithHashes(before: ExportRule.current.rawValue) where !isStopping {
+                upgrade(region)
+            }
+        } catch {
+            log("reading the owed hashes failed: \(error)")
+        }
+    }
+
+    private func settle(_ region: RegionID, token: Int64) {
+        do {
+            let pack = try database.pack(id: region)
+            let hashes = try Self.hashes(of: pack, in: database, cancelled: { [self] in isStopping })
+            let now = Date()
+            if try database.write({ try $0.recordHashes(hashes.map { $0.recorded(at: now) }, of: region, pending: token) }) {
+                hashed(region)
+            }
+        } catch is SourceWalk.Cancelled {
+            return
+        } catch StoreError.regionNotFound {
+            return
+        } catch {
+            log("pack \(region.rawValue): its hash cannot be made: \(error)")
+            _ = try? database.write { try $0.endHashRequest(of: region, token: token) }
+            hashed(region)
+        }
+    }
+
+    /// A hash recorded under an older rule: its figure is confirmed under that rule, then the
+    /// pack's hash is owed again, under the current one. A figure that is not confirmed stays
+    /// (`packfs verify` reports it, under its own rule).
+    private func upgrade(_ region: RegionID) {
+        do {
+            let pack = try database.pack(id: region)
+            guard let style = try PackStyle.load(pack, from: database) else { return }
+            for old in try database.recordedHashes(of: region) where old.rule != ExportRule.current.rawValue {
+                guard let rule = ExportRule(rawValue: old.rule),
+                      let source = style.sources.first(where: { $0.columns?.urlTemplate == old.urlTemplate && $0.columns?.pixelRatio == old.pixelRatio }),
+                      let again = try PackHash.compute(source, in: database, rule: rule, pageEnd: { [self] in
+                          if isStopping { throw SourceWalk.Cancelled() }
+                      })
+                else { return }
+                guard again.hash == old.hash else {
+                    return log("pack \(pack.name): source \(source.id) hashes to \(again.hash) under rule \(old.rule), recorded \(old.hash); kept as recorded")
+                }
+            }
+            let token = try database.write { try $0.requestHashes(of: region) }
+            settle(region, token: token)
+        } catch is SourceWalk.Cancelled {
+            return
+        } catch {
+            log("pack \(region.rawValue): its hash under the current rule cannot be made: \(error)")
+        }
+    }
+
+    struct Undecodable: Error, CustomStringConvertible {
+        var problem: String
+        var description: String { problem }
+    }
+
+    /// The hashes of `pack`, each tiled source once, in the style's order, under the current rule.
+    static func hashes(of pack: Pack, in database: OfflineDatabase, cancelled: @escaping () -> Bool) throws -> [PackHash.Source] {
+        guard let style = try PackStyle.load(pack, from: database) else { return [] }
+        var seen = Set<TileColumnSet>()
+        var hashes: [PackHash.Source] = []
+        for source in style.sources {
+            guard let columns = source.columns, let tiles = source.tiles, seen.insert(columns).inserted else { continue }
+            let problems = ProblemList(keeping: 1)
+            var walk = SourceWalk(database: database, problems: problems, done: LockedState(0), checks: false)
+            walk.cancelled = cancelled
+            var keys: Set<UInt64>?
+            let hash = try walk.run(source, vector: tiles.type == .vector, keys: &keys)
+            if let problem = problems.snapshot.0.first { throw Undecodable(problem: problem) }
+            hashes.append(PackHash.Source(id: source.id, columns: columns, hash: hash.hex, tiles: hash.tiles))
+        }
+        return hashes
+    }
+}
