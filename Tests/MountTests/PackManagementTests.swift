@@ -95,6 +95,17 @@ final class PackManagementTests: DaemonMountTestCase {
         let reason = try String(contentsOfFile: packs + "/bad.error", encoding: .utf8)
         XCTAssertTrue(reason.contains("style"), reason)
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/bad"))
+        // NUL bytes start no JSON text: the copy fails as for other junk.
+        let zeros = mount.directory.path("zeros.bin")
+        try Data(count: 4096).write(to: URL(fileURLWithPath: zeros))
+        let nul = try run("/bin/cp", [zeros, packs + "/zeros.region"])
+        XCTAssertNotEqual(nul.status, 0)
+        XCTAssertTrue(nul.text.contains("Invalid argument"), nul.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/zeros.error"))
+        // A name no pack may have says why in <name>.error.
+        let dots = try run("/bin/cp", [bad, packs + "/..region"])
+        XCTAssertTrue(dots.text.contains("Invalid argument"), dots.text)
+        XCTAssertTrue(try String(contentsOfFile: packs + "/..error", encoding: .utf8).contains("starts with '.'"))
         unmountPackFS()
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }

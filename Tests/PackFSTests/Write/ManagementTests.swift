@@ -129,6 +129,8 @@ final class ManagementTests: WriteTestCase {
         XCTAssertEqual(rename(packs, "alpha", alpha, "x"), .readOnly)
         XCTAssertEqual(rename(packs, "nope", packs, "x"), .notFound)
         guard case .invalid? = rename(packs, "alpha", packs, ".hidden") else { return XCTFail("dot name accepted") }
+        XCTAssertTrue(try text("packs/.hidden.error").contains("starts with '.'"), "a refused name says why")
+        try fs.unlink(parent: packs, name: ".hidden.error", caller: caller)
         fs.recordRegionFileVerdict(name: "bad", reason: "no")
         XCTAssertEqual(rename(packs, "bad.error", packs, "worse.error"), .notPermitted)
         let (entry, options) = try fs.create(parent: packs, name: "new.region", mode: 0o644, flags: O_WRONLY, caller: caller)
