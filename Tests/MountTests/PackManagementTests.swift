@@ -46,6 +46,11 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertEqual(xattr(packs + "/helsinki.region", "user.packfs.state"), "complete")
         let progress = JSONValue.parse(Data((xattr(packs + "/helsinki.region", "user.packfs.progress") ?? "").utf8))
         XCTAssertEqual(progress?["completed_resources"], .number(322))
+        // Suspending a complete pack would change nothing: refused (EINVAL), not pretended.
+        let inactive = Array("inactive".utf8)
+        XCTAssertEqual(XAttr.set(packs + "/helsinki.region", "user.packfs.state", inactive, inactive.count, 0), -1)
+        XCTAssertEqual(errno, EINVAL)
+        XCTAssertEqual(xattr(packs + "/helsinki.region", "user.packfs.state"), "complete")
         let cat = try run("/bin/cat", [packs + "/helsinki.region"])
         XCTAssertTrue(cat.text.contains("\"maxzoom\": 14"), cat.text)
     }
