@@ -199,6 +199,19 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
 
+    /// `rm -r` (no -f, which hides ENOENT) of a pack on a mount with `--web-base`: web-style.json
+    /// is made from style.json, and is listed first, so it is removed before the style goes.
+    func testRecursiveRemoveWithAWebBaseIsOneGo() throws {
+        try mountPackFS(["--web-base", "http://127.0.0.1:9/packfs"])
+        try copyRegion(try helsinki("region.json", maxZoom: 10), to: "web")
+        waitForState("web")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/web/web-style.json"))
+        let rm = try run("/bin/rm", ["-r", packs + "/web"])
+        XCTAssertEqual(rm.status, 0, rm.text)
+        XCTAssertEqual(rm.text, "", "rm -r prints nothing")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs), [])
+    }
+
     func testSharedTilesSurviveRemovalOfOnePack() throws {
         try mountPackFS()
         try copyInPacksAAndB()
