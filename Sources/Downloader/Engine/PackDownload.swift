@@ -241,6 +241,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
+        if status.state == .complete, let reason = contentlessReason(status) { (status.state, status.error) = (.error, reason) }
         // Whole: its hash, recorded with the state (a full read of its tiles, on this run's
         // thread, never a FUSE thread's). A tile that does not decode leaves the last hash
         // recorded; `packfs verify` names the tile.
