@@ -111,6 +111,9 @@ final class PackManagementTests: DaemonMountTestCase {
         let dots = try run("/bin/cp", [bad, packs + "/..region"])
         XCTAssertTrue(dots.text.contains("Invalid argument"), dots.text)
         XCTAssertTrue(try String(contentsOfFile: packs + "/..error", encoding: .utf8).contains("starts with '.'"))
+        // A name over 248 bytes makes a file name over 255: the lookup already says so.
+        let long = try run("/bin/cp", [bad, packs + "/" + String(repeating: "n", count: 249) + ".region"])
+        XCTAssertTrue(long.text.contains("File name too long"), long.text)
         unmountPackFS()
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
