@@ -74,6 +74,11 @@ mkdir -p "$scratch/seeds/regiontext"
 for file in "$hostile"/regions/*.json "$scratch"/seeds/region/*.json; do
   { printf '\003\005\100\000\001'; cat "$file"; } > "$scratch/seeds/regiontext/$(basename "$file")"
 done
+# Junk first (NUL bytes, a PNG's signature) and blanks before an object: refused, or judged whole.
+{ printf '\001\010\000'; head -c 64 /dev/zero; } > "$scratch/seeds/regiontext/nul"
+{ printf '\000\211PNG\r\n\032\n'; } > "$scratch/seeds/regiontext/png"
+{ printf '\002\100\001\000'; head -c 300 /dev/zero | tr '\0' ' '; cat "$scratch/seeds/region/helsinki.json"; } \
+  > "$scratch/seeds/regiontext/blanks"
 
 status=0
 summary=()

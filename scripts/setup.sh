@@ -10,7 +10,8 @@ set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 packages=(libfuse3-dev fuse3 liburing-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libdeflate-dev libsqlite3-dev sqlite3 nginx-light
-  pkg-config curl openssl python3-pip)
+  pkg-config curl openssl python3-pip
+  attr)  # getfattr and setfattr, which docs/mount.md uses on region files' user.packfs.* attributes
 tests=false
 [ "${1:-}" = --tests ] && tests=true
 if $tests; then

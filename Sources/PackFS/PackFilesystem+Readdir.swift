@@ -102,8 +102,13 @@ extension PackFilesystem {
 
     private func packChildren(_ region: RegionID, _ request: Request) throws -> [Child] {
         let layout = try request.layout(region)
-        var children: [Child] = try holdsStyle(layout) ? [("style.json", .pack(region, .style), 3)] : []
-        if webBase != nil, !children.isEmpty { children.append((Self.webStyleName, .pack(region, .webStyle), 4)) }
+        // web-style.json before style.json: it is made from the style and goes with it, so
+        // `rm -r`, which unlinks in listing order, removes it first instead of finding it gone.
+        var children: [Child] = []
+        if try holdsStyle(layout) {
+            if webBase != nil { children.append((Self.webStyleName, .pack(region, .webStyle), 3)) }
+            children.append(("style.json", .pack(region, .style), 4))
+        }
         children += [
             ("progress.json", .pack(region, .progress), 5), ("sources", .pack(region, .sources), 6),
             ("glyphs", .pack(region, .glyphs), 7), ("sprites", .pack(region, .sprites), 8),

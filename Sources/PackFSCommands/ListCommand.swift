@@ -16,19 +16,15 @@ struct ListCommand: ParsableCommand {
             printJSON(.array(rows.map { PackReport(pack: $0.0, progress: $0.1).json }))
             return
         }
-        print(pad("NAME", 24) + pad("STATE", 10) + pad("TILES", 16) + pad("RESOURCES", 16) + "SIZE")
+        print(Column.pad("NAME", 24) + Column.pad("STATE", 10) + Column.pad("TILES", 16) + Column.pad("RESOURCES", 16) + "SIZE")
         for (pack, progress) in rows {
             let counted = progress.counted
             let tiles = "\(counted ? "\(progress.counts.tiles)" : "?")/\(progress.requiredTiles)"
             let resources = "\(counted ? "\(progress.completedResources)" : "?")/\(progress.requiredResources)"
-            print(pad(pack.name, 24) + pad(progress.status.state.rawValue, 10) + pad(tiles, 16)
-                + pad(resources, 16) + (counted ? humanBytes(progress.completedBytes) : "?"))
+            print(Column.fit(pack.name, 24) + Column.pad(progress.status.state.rawValue, 10) + Column.pad(tiles, 16)
+                + Column.pad(resources, 16) + (counted ? humanBytes(progress.completedBytes) : "?"))
         }
         if rows.contains(where: { !$0.1.counted }) { print("?: \(notCountedYet)") }
-    }
-
-    private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }
 

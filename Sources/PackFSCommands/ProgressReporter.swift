@@ -45,7 +45,10 @@ enum ProgressReporter {
         private func describe(_ progress: PackProgress, name: String, width: Int) -> String {
             let done = progress.completedResources
             let total = max(progress.requiredResources, 1)
-            let fraction = min(1, Double(done) / Double(total))
+            // 100% is for a complete pack only: one that failed (or stopped) with every count
+            // reached shows 99.9%, and its state says why.
+            let whole = progress.status.state == .complete
+            let fraction = whole ? 1 : min(0.999, Double(done) / Double(total))
             var bar = ""
             if width > 0 {
                 let filled = Int(fraction * Double(width))
@@ -54,6 +57,7 @@ enum ProgressReporter {
             return "\(name): \(bar)\(cFormat("%5.1f", fraction * 100))% \(done)/\(progress.requiredResources) resources,"
                 + " \(progress.counts.tiles)/\(progress.requiredTiles) tiles, \(humanBytes(progress.completedBytes))"
                 + (progress.counted ? "" : " (still being counted)")
+                + ([.error, .inactive].contains(progress.status.state) ? " (\(progress.status.state.rawValue))" : "")
         }
     }
 }

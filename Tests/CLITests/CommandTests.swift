@@ -41,6 +41,31 @@ final class CommandTests: CLITestCase {
         XCTAssertTrue(try packfs("status", db, "helsinki").stdout.contains("tiles:      2 of 2"))
     }
 
+    /// A 248-byte name (and one of wide characters) is cut to its column with an ellipsis: every
+    /// row's STATE starts in the same terminal cell; `--json` has the names whole.
+    func testListKeepsItsColumnsWithLongAndWideNames() throws {
+        try makeDatabase()
+        let database = try OfflineDatabase.open(path: db)
+        let long = String(repeating: "n", count: 248), wide = String(repeating: "地図", count: 20) + "é"
+        let definition = try XCTUnwrap(try database.pack(named: "other").definition)
+        for name in [long, wide] { _ = try database.createPack(name: name, definition: definition) }
+        try database.close()
+        let list = try packfs("list", db)
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let lines = list.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 5, list.stdout)
+        for line in lines {
+            let state = try XCTUnwrap(line.range(of: #"(STATE|complete|inactive) "#, options: .regularExpression), line)
+            // Terminal cells: two for each CJK character, one for the rest here.
+            let cells = line[..<state.lowerBound].reduce(0) { $0 + ((0x4E00...0x9FFF).contains($1.unicodeScalars.first?.value ?? 0) ? 2 : 1) }
+            XCTAssertEqual(cells, 24, line)
+        }
+        XCTAssertTrue(lines.contains { $0.hasPrefix(String(repeating: "n", count: 22) + "… ") }, list.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix(String(repeating: "地図", count: 5) + "地… ") }, list.stdout)
+        let names = try XCTUnwrap(JSONValue.parse(Data(try packfs("list", db, "--json").stdout.utf8))?.array).map { $0["name"]?.string }
+        XCTAssertTrue(names.contains(long) && names.contains(wide))
+    }
+
     /// `status --coverage` prints the pack's coverage.geojson: a 3x3 block of z3 tiles without
     /// its centre is one polygon with a hole, in degrees.
     func testStatusPrintsTheCoverage() throws {

@@ -100,6 +100,34 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(status?["state"], .string("error"))
     }
 
+    /// A server that answers 404 for every tile (its tiles folder empty): the pack holds no tile
+    /// content though its plan needs 25 tiles, so it ends in `error`, naming the count and a
+    /// tile's URL, and its progress line never says 100%.
+    func testAPackWithoutOneTileEndsInErrorNotComplete() throws {
+        let world = temp.url.appendingPathComponent("world")
+        let tiles = world.appendingPathComponent("tiles")
+        try FileManager.default.createDirectory(at: tiles, withIntermediateDirectories: true)
+        // Copies of the documents (nginx-world.sh writes the server's address into them), a link
+        // to the glyphs (6.6 MB, no address in them).
+        for part in ["data", "images", "sprites", "styles"] {
+            try FileManager.default.copyItem(at: ProjectPaths.world.appendingPathComponent(part), to: world.appendingPathComponent(part))
+        }
+        try FileManager.default.createSymbolicLink(
+            at: world.appendingPathComponent("fonts"), withDestinationURL: ProjectPaths.world.appendingPathComponent("fonts"))
+        try FileManager.default.copyItem(
+            at: ProjectPaths.world.appendingPathComponent("tiles/helsinki.json"), to: tiles.appendingPathComponent("helsinki.json"))
+        let nginx = try TestServer.nginx(world: world)
+        server = nginx
+        let outcome = try packfs("download", db, "helsinki", try writeRegion(nginx.baseURL))
+        XCTAssertEqual(outcome.status, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("none of the pack's 25 tiles could be stored"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("e.g. \(nginx.baseURL)/tiles/"), outcome.stderr)
+        XCTAssertFalse(outcome.stderr.contains("100.0%"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("99.9% 322/322 resources"), outcome.stderr)
+        let status = JSONValue.parse(Data(try packfs("status", db, "helsinki", "--json").stdout.utf8))
+        XCTAssertEqual(status?["state"], .string("error"))
+    }
+
     /// SIGKILL once some batches are stored (and a random moment later), then the same command
     /// again: the pack completes and nothing stored before the kill is requested again.
     func testKilledDownloadResumesWithoutRefetching() throws {

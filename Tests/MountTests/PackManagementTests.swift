@@ -46,6 +46,11 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertEqual(xattr(packs + "/helsinki.region", "user.packfs.state"), "complete")
         let progress = JSONValue.parse(Data((xattr(packs + "/helsinki.region", "user.packfs.progress") ?? "").utf8))
         XCTAssertEqual(progress?["completed_resources"], .number(322))
+        // Suspending a complete pack would change nothing: refused (EINVAL), not pretended.
+        let inactive = Array("inactive".utf8)
+        XCTAssertEqual(XAttr.set(packs + "/helsinki.region", "user.packfs.state", inactive, inactive.count, 0), -1)
+        XCTAssertEqual(errno, EINVAL)
+        XCTAssertEqual(xattr(packs + "/helsinki.region", "user.packfs.state"), "complete")
         let cat = try run("/bin/cat", [packs + "/helsinki.region"])
         XCTAssertTrue(cat.text.contains("\"maxzoom\": 14"), cat.text)
     }
@@ -95,6 +100,20 @@ final class PackManagementTests: DaemonMountTestCase {
         let reason = try String(contentsOfFile: packs + "/bad.error", encoding: .utf8)
         XCTAssertTrue(reason.contains("style"), reason)
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/bad"))
+        // NUL bytes start no JSON text: the copy fails as for other junk.
+        let zeros = mount.directory.path("zeros.bin")
+        try Data(count: 4096).write(to: URL(fileURLWithPath: zeros))
+        let nul = try run("/bin/cp", [zeros, packs + "/zeros.region"])
+        XCTAssertNotEqual(nul.status, 0)
+        XCTAssertTrue(nul.text.contains("Invalid argument"), nul.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/zeros.error"))
+        // A name no pack may have says why in <name>.error.
+        let dots = try run("/bin/cp", [bad, packs + "/..region"])
+        XCTAssertTrue(dots.text.contains("Invalid argument"), dots.text)
+        XCTAssertTrue(try String(contentsOfFile: packs + "/..error", encoding: .utf8).contains("starts with '.'"))
+        // A name over 248 bytes makes a file name over 255: the lookup already says so.
+        let long = try run("/bin/cp", [bad, packs + "/" + String(repeating: "n", count: 249) + ".region"])
+        XCTAssertTrue(long.text.contains("File name too long"), long.text)
         unmountPackFS()
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
     }
@@ -181,6 +200,19 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs), [])
         unmountPackFS()
         XCTAssertEqual(try OfflineDatabase.open(path: db, mode: .readOnly).packs().count, 0)
+    }
+
+    /// `rm -r` (no -f, which hides ENOENT) of a pack on a mount with `--web-base`: web-style.json
+    /// is made from style.json, and is listed first, so it is removed before the style goes.
+    func testRecursiveRemoveWithAWebBaseIsOneGo() throws {
+        try mountPackFS(["--web-base", "http://127.0.0.1:9/packfs"])
+        try copyRegion(try helsinki("region.json", maxZoom: 10), to: "web")
+        waitForState("web")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: packs + "/web/web-style.json"))
+        let rm = try run("/bin/rm", ["-r", packs + "/web"])
+        XCTAssertEqual(rm.status, 0, rm.text)
+        XCTAssertEqual(rm.text, "", "rm -r prints nothing")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs), [])
     }
 
     func testSharedTilesSurviveRemovalOfOnePack() throws {

@@ -75,6 +75,14 @@ final class PatchMountTests: DaemonMountTestCase {
         XCTAssertTrue(reason.contains(before), reason)
         for (path, content) in oldTiles { XCTAssertEqual(read("cities", path), content, path) }
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: packs).contains("cities.patch"))
+        // A file that is no database at all fails the copy at its first write.
+        let junk = temp.path("junk.txt")
+        try Data(String(repeating: "not a patch\n", count: 1000).utf8).write(to: URL(fileURLWithPath: junk))
+        let copied = try Command.run("/bin/cp", [junk, "\(packs)/cities.patch"])
+        XCTAssertNotEqual(copied.status, 0)
+        XCTAssertTrue(copied.text.contains("Invalid argument"), copied.text)
+        let why = String(decoding: FileManager.default.contents(atPath: "\(packs)/cities.error") ?? Data(), as: UTF8.self)
+        XCTAssertTrue(why.contains("not an SQLite database"), why)
         // No pack of that name: nothing to create.
         let missing = try Command.run("/bin/cp", [try patchFile("diff"), "\(packs)/nosuch.patch"])
         XCTAssertNotEqual(missing.status, 0)

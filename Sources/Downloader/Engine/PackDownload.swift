@@ -244,6 +244,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
+        if status.state == .complete, let reason = contentlessReason(status) { (status.state, status.error) = (.error, reason) }
         // A status that cannot be written (a full disk) leaves the row `active`, and a refresh
         // pending: the next mount resumes the pack, finds what is stored and ends it again.
         // Nothing stored is lost, and the status still reaches the caller below.

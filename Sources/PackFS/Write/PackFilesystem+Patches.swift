@@ -44,14 +44,23 @@ extension PackFilesystem {
         return Self.writeOptions(0)
     }
 
-    /// A write into an upload; the one that completes the file applies it.
+    /// A write into an upload; the one that completes the file applies it, and one whose bytes
+    /// show it is no SQLite database (junk, a text file) refuses it: EINVAL and `<name>.error`.
     func writePatch(_ serial: UInt32, offset: Int64, data: Data) throws -> Int {
-        guard try uploads.write(serial, offset: offset, data: data) else {
+        switch try uploads.write(serial, offset: offset, data: data) {
+        case .partial:
             settleIfStateless(serial)
-            return data.count
+        case .whole:
+            guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
+            try applyPatch(upload.spool, name: upload.name, region: upload.region)
+        case .notSQLite:
+            guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
+            upload.spool.remove()
+            let reason = "\(upload.name)\(PatchUploads.suffix) is not a patch: its first bytes are not an SQLite database's header"
+            recordRegionFileVerdict(name: upload.name, reason: reason)
+            packsChanged(upload.name + PatchUploads.suffix, upload.name + ".error")
+            throw FilesystemError.invalid(reason)
         }
-        guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
-        try applyPatch(upload.spool, name: upload.name, region: upload.region)
         return data.count
     }
 

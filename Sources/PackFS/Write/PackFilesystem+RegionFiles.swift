@@ -38,7 +38,7 @@ extension PackFilesystem {
             }
             // The file's name, refused at its creation: the pack's definition validates it again
             // only when its text is judged, and by then a draft would have shown in `packs/`.
-            do { try PackName.validate(packName) } catch { throw FilesystemError.invalid(String(describing: error)) }
+            try validateName(packName)
             if let existing = try existingChild(named: name, of: .packs, request) {
                 if flags & O_EXCL != 0 { throw FilesystemError.exists }
                 let inode = try InodeCodec.encode(existing)
@@ -90,11 +90,46 @@ extension PackFilesystem {
             }
             let handle = handle == 0 ? try implicitHandle(inode, request) : handle
             guard let name = drafts.name(handle: handle) else { throw try refusal(at: inode) }
-            let written = try drafts.write(handle: handle, offset: offset, data: data)
+            let written: Int
+            do {
+                written = try drafts.write(handle: handle, offset: offset, data: data)
+            } catch FilesystemError.tooLarge {
+                throw refuseOversized(name: name)
+            }
             try draftChanged(name: name, inode: inode)
             return written
         }
     }
+
+    /// A region file's pack name, checked (docs/design.md §3). A name no pack may have fails with
+    /// EINVAL, and its reason goes where a user looks: `<name>.error` when that can be a file
+    /// name (`..region` shows `..error`, `.hidden.region` `.hidden.error`), else the daemon's log.
+    func validateName(_ packName: String) throws {
+        do {
+            try PackName.validate(packName)
+        } catch {
+            let reason = String(describing: error)
+            if packName.utf8.count + ".error".utf8.count <= 255 {
+                recordRegionFileVerdict(name: packName, reason: reason)
+                packsChanged(packName + ".error")
+            } else {
+                StandardError.write("packfs: refused a region file's name: \(reason)\n")
+            }
+            throw FilesystemError.invalid(reason)
+        }
+    }
+
+    /// A region text past `RegionDrafts.maxBytes`: its draft goes unjudged (a pack of that name
+    /// stays as it was), `<name>.error` names the limit, and the call fails with EFBIG.
+    func refuseOversized(name: String) -> FilesystemError {
+        drafts.discard(name: name)
+        recordRegionFileVerdict(name: name, reason: Self.oversizedText)
+        packsChanged(name + Self.regionSuffix, name + ".error")
+        return .tooLarge
+    }
+
+    static let oversizedText =
+        "region text larger than \(RegionDrafts.maxBytes >> 20) MiB (\(RegionDrafts.maxBytes) bytes); nothing was changed"
 
     /// After a write or truncate: the draft is judged if its text is decided (a rejection fails
     /// the call with EINVAL), and an implicit draft is due to settle.

@@ -26,7 +26,7 @@ extension PackFilesystem {
     private func renamePack(_ region: RegionID, to newName: String, _ request: Request) throws {
         let pack = try request.pack(region)
         guard pack.name != newName else { return }
-        do { try PackName.validate(newName) } catch { throw FilesystemError.invalid(String(describing: error)) }
+        try validateName(newName)
         // A draft still being written would be judged for the old name: rename once its
         // writer is done. A judged one (a `cp` that made the pack) goes.
         guard drafts.dropJudged(name: pack.name) else { throw FilesystemError.busy }

@@ -49,7 +49,7 @@ extension PackFilesystem {
             try scratches.rename(serial, to: newName)
             return packsChanged(file.name, newName)
         }
-        do { try PackName.validate(packName) } catch { throw FilesystemError.invalid(String(describing: error)) }
+        try validateName(packName)
         if drafts.draft(named: packName) != nil { throw FilesystemError.busy }
         try judgeText(RegionDrafts.Submission(name: packName, content: file.content))
         scratches.remove(serial)

@@ -21,6 +21,7 @@ extension PackFilesystem {
             }
             guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
             guard keepsModeAndOwner(changes) else { throw FilesystemError.notPermitted }
+            if let size = changes.size, size > RegionDrafts.maxBytes { throw refuseOversized(name: name) }
             if let size = changes.size, try !drafts.resize(name: name, to: size) {
                 // Stateless opens: an O_TRUNC open of a region file arrives as this truncate.
                 guard size == 0 else { throw FilesystemError.notPermitted }

@@ -8,7 +8,8 @@ import PackStore
 /// (EPERM), and neither can be removed (EPERM). A region file still being written for a new
 /// name has no pack, hence no attributes.
 enum PackAttribute: String, CaseIterable {
-    /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend).
+    /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend: only
+    /// an active or inactive pack; EINVAL for a complete pack or one in error).
     case state = "user.packfs.state"
     /// The pack's progress.json.
     case progress = "user.packfs.progress"
@@ -45,7 +46,18 @@ extension PackFilesystem {
                 throw FilesystemError.invalid("\(name) takes active or inactive, not \"\(text)\"")
             }
             guard let controller else { throw FilesystemError.notPermitted }
+            if !active { try checkSuspendable(region, name: name) }
             try controller.setPackActive(region, active)
+        }
+    }
+
+    /// Only a pack that is downloading (or suspended already) can be suspended: `inactive` on a
+    /// complete pack or one in `error` would change nothing, and a write that cannot take effect
+    /// fails (EINVAL, as a value the attribute does not take now) rather than pretend.
+    private func checkSuspendable(_ region: RegionID, name: String) throws {
+        let state = try database.status(of: region).state
+        guard state == .active || state == .inactive else {
+            throw FilesystemError.invalid("\(name) cannot be inactive: the pack is \(state.rawValue), not downloading")
         }
     }
 

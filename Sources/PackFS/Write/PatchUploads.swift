@@ -5,7 +5,8 @@ import PackStore
 /// (`SpoolFile`), never into memory: a patch of a country pack is gigabytes. One per pack at a
 /// time. The file is complete when its bytes reach the size its SQLite header declares (every
 /// SQLite since 3.7.0 writes it): the write that completes it applies it, so `cp` learns the
-/// verdict from that write (the kernel sends no FLUSH to this daemon, and close() does not wait
+/// verdict from that write; a write that makes its first bytes differ from SQLite's header is
+/// refused at once, as no later byte can make the file a patch (the kernel sends no FLUSH to this daemon, and close() does not wait
 /// for a release). A file whose header declares no size is applied when its last handle goes.
 final class PatchUploads: Sendable {
     static let suffix = ".patch"
@@ -56,8 +57,21 @@ final class PatchUploads: Sendable {
         }
     }
 
-    /// Writes `data` at `offset`; true when the file is now as long as its header says.
-    func write(_ serial: UInt32, offset: Int64, data: Data) throws -> Bool {
+    /// What a write made of an upload.
+    enum Written: Equatable {
+        /// More bytes are due (or the header declares no size: the last handle settles it).
+        case partial
+        /// The file is as long as its header says.
+        case whole
+        /// Its first bytes are not an SQLite header: no more bytes can make it a patch.
+        case notSQLite
+    }
+
+    /// The 16 bytes every SQLite database starts with.
+    static let sqliteMagic = Array("SQLite format 3\0".utf8)
+
+    /// Writes `data` at `offset` and says what the file is now.
+    func write(_ serial: UInt32, offset: Int64, data: Data) throws -> Written {
         guard let spool = upload(serial)?.spool else { throw FilesystemError.stale }
         guard offset >= 0, offset <= Int64.max - Int64(data.count) else { throw FilesystemError.tooLarge }
         try spool.write(data, at: offset)
@@ -70,8 +84,10 @@ final class PatchUploads: Sendable {
                 let kept = data.prefix(100 - start)
                 upload.head = upload.head.prefix(start) + kept
             }
-            guard let declared = Self.declaredSize(upload.head) else { return false }
-            return upload.size == declared
+            guard upload.head.prefix(Self.sqliteMagic.count).elementsEqual(Self.sqliteMagic.prefix(upload.head.count))
+            else { return .notSQLite }
+            guard let declared = Self.declaredSize(upload.head) else { return .partial }
+            return upload.size == declared ? .whole : .partial
         }
     }
 
@@ -114,7 +130,7 @@ final class PatchUploads: Sendable {
     /// The length an SQLite file's header declares (page size times page count), when the header
     /// is whole and its count valid (the "version-valid-for" number equals the change counter).
     static func declaredSize(_ head: Data) -> Int64? {
-        guard head.count >= 100, head.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
+        guard head.count >= 100, head.starts(with: sqliteMagic) else { return nil }
         let bytes = Array(head.prefix(100))
         func number(at offset: Int, _ count: Int) -> UInt64 {
             bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }

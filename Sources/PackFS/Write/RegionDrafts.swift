@@ -35,10 +35,11 @@ final class RegionDrafts: Sendable {
             return text[..<end]
         }
 
-        /// Brings the scan up to date after a change from byte `changedFrom` on.
-        mutating func rescan(changedFrom: Int) {
+        /// Brings the scan up to date after a change from byte `changedFrom` on; `written` is
+        /// the range the writer's own bytes fill (a zero byte there is junk, not a hole).
+        mutating func rescan(changedFrom: Int, written: Range<Int>) {
             if changedFrom < scan.position { scan = RegionTextScan() }
-            scan.advance(over: content)
+            scan.advance(over: content, written: written)
         }
     }
 
@@ -67,7 +68,7 @@ final class RegionDrafts: Sendable {
             if byName[name] == nil { nextSerial &+= 1 }
             if truncate {
                 draft.content = Data()
-                draft.rescan(changedFrom: 0)
+                draft.rescan(changedFrom: 0, written: 0..<0)
             }
             draft.dirty = draft.dirty || dirty || truncate
             draft.handles += 1
@@ -76,6 +77,15 @@ final class RegionDrafts: Sendable {
             nextHandle &+= 1
             nameByHandle[handle] = name
             return handle
+        }
+
+        /// Changes `name`'s draft in place. Taken out of the dictionary first, so that its
+        /// buffer has one owner: a copy left in the dictionary made every write copy the whole
+        /// text, and a text written in small pieces took time quadratic in its size.
+        mutating func changeDraft(_ name: String, _ change: (inout Draft) throws -> Void) throws {
+            guard var draft = byName.removeValue(forKey: name) else { throw FilesystemError.notPermitted }
+            defer { byName[name] = draft }
+            try change(&draft)
         }
 
         mutating func release(handle: UInt64) -> String? {
@@ -102,18 +112,17 @@ final class RegionDrafts: Sendable {
     /// Writes `data` at `offset` of the handle's draft (a hole reads as zeros).
     func write(handle: UInt64, offset: Int64, data: Data) throws -> Int {
         try state.withLock { state in
-            guard let name = state.nameByHandle[handle], var draft = state.byName[name] else {
-                throw FilesystemError.notPermitted
-            }
+            guard let name = state.nameByHandle[handle] else { throw FilesystemError.notPermitted }
             // Subtracted, not added: the kernel's offset may be near Int64.max.
             guard offset >= 0, offset <= Int64(Self.maxBytes) - Int64(data.count) else { throw FilesystemError.tooLarge }
-            let end = Int(offset) + data.count
-            if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
-            let start = draft.content.startIndex + Int(offset)
-            draft.content.replaceSubrange(start..<start + data.count, with: data)
-            draft.rescan(changedFrom: Int(offset))
-            draft.dirty = true
-            state.byName[name] = draft
+            try state.changeDraft(name) { draft in
+                let end = Int(offset) + data.count
+                if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
+                let start = draft.content.startIndex + Int(offset)
+                draft.content.replaceSubrange(start..<start + data.count, with: data)
+                draft.rescan(changedFrom: Int(offset), written: Int(offset)..<end)
+                draft.dirty = true
+            }
             return data.count
         }
     }
@@ -122,17 +131,18 @@ final class RegionDrafts: Sendable {
     /// no draft (a region file not open for writing cannot be truncated).
     func resize(name: String, to size: UInt64) throws -> Bool {
         try state.withLock { state in
-            guard var draft = state.byName[name] else { return false }
+            guard state.byName[name] != nil else { return false }
             guard size <= Self.maxBytes else { throw FilesystemError.tooLarge }
-            let changedFrom = min(draft.content.count, Int(size))
-            if draft.content.count > Int(size) {
-                draft.content = draft.content.prefix(Int(size))
-            } else {
-                draft.content.append(Data(count: Int(size) - draft.content.count))
+            try state.changeDraft(name) { draft in
+                let changedFrom = min(draft.content.count, Int(size))
+                if draft.content.count > Int(size) {
+                    draft.content = draft.content.prefix(Int(size))
+                } else {
+                    draft.content.append(Data(count: Int(size) - draft.content.count))
+                }
+                draft.rescan(changedFrom: changedFrom, written: changedFrom..<changedFrom)
+                draft.dirty = true
             }
-            draft.rescan(changedFrom: changedFrom)
-            draft.dirty = true
-            state.byName[name] = draft
             return true
         }
     }
@@ -238,6 +248,11 @@ final class RegionDrafts: Sendable {
     }
 
     func draft(named name: String) -> Draft? { state.withLock { $0.byName[name] } }
+
+    /// Where `name`'s buffer lives (for tests: a write that copied the text moved it).
+    func bufferAddress(named name: String) -> UInt? {
+        state.withLock { $0.byName[name]?.content.withUnsafeBytes { $0.baseAddress.map { UInt(bitPattern: $0) } } }
+    }
 
     func draft(_ serial: UInt32) -> Draft? { state.withLock { $0.byName.values.first { $0.serial == serial } } }
 

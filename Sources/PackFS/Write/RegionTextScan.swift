@@ -27,15 +27,22 @@ struct RegionTextScan: Equatable {
     private var inString = false
     private var escaped = false
 
-    /// Scans `text` from `position` on. `text` must keep the bytes already scanned.
+    /// Scans `text` from `position` on. `text` must keep the bytes already scanned; `written`
+    /// (offsets) holds the bytes the latest write put there.
     ///
-    /// A zero byte stops the scan before it: it is a hole a write at a later offset left (cp
-    /// never does, pwrite may), or junk that no JSON text holds. The write that fills the hole
-    /// then continues the scan from there, and junk is the parser's to name at release.
-    mutating func advance(over text: Data) {
+    /// A zero byte stops the scan before it when it is a hole a write at a later offset left
+    /// (cp never does, pwrite may): the write that fills the hole continues the scan from there.
+    /// A zero byte a write put there is junk no JSON text holds (no more bytes can help), so the
+    /// text is malformed and that write fails, as other junk does.
+    mutating func advance(over text: Data, written: Range<Int> = 0..<0) {
         var index = text.startIndex + position
-        while index < text.endIndex, state != .malformed, text[index] != 0 {
-            step(text[index])
+        while index < text.endIndex, state != .malformed {
+            let byte = text[index]
+            if byte == 0 {
+                if written.contains(index - text.startIndex) { state = .malformed }
+                break
+            }
+            step(byte)
             index += 1
         }
         position = index - text.startIndex

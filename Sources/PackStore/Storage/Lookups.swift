@@ -119,3 +119,24 @@ public struct StoredValidators: Equatable, Sendable {
     public var headers: CacheHeaders
     public var accessed: Int64
 }
+
+extension OfflineDatabase {
+    /// For a pack none of whose tiles has content (every one stored as "no content": the server
+    /// answered 404 or 204): one of them. Nil when some tile has content, or the pack holds none.
+    public func contentlessTileSample(of region: RegionID) throws -> TileKey? {
+        try read { db in
+            let held = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+                WHERE rt.region_id = ? AND t.data IS NOT NULL)
+                """, arguments: [region.rawValue]) ?? false
+            guard !held, let row = try Row.fetchOne(db, sql: """
+                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
+                JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ? LIMIT 1
+                """, arguments: [region.rawValue])
+            else { return nil }
+            return try TileKey(
+                urlTemplate: row.decode(atIndex: 0), pixelRatio: row.decode(atIndex: 1), z: row.decode(atIndex: 2),
+                x: row.decode(atIndex: 3), y: row.decode(atIndex: 4))
+        }
+    }
+}

@@ -129,6 +129,8 @@ final class ManagementTests: WriteTestCase {
         XCTAssertEqual(rename(packs, "alpha", alpha, "x"), .readOnly)
         XCTAssertEqual(rename(packs, "nope", packs, "x"), .notFound)
         guard case .invalid? = rename(packs, "alpha", packs, ".hidden") else { return XCTFail("dot name accepted") }
+        XCTAssertTrue(try text("packs/.hidden.error").contains("starts with '.'"), "a refused name says why")
+        try fs.unlink(parent: packs, name: ".hidden.error", caller: caller)
         fs.recordRegionFileVerdict(name: "bad", reason: "no")
         XCTAssertEqual(rename(packs, "bad.error", packs, "worse.error"), .notPermitted)
         let (entry, options) = try fs.create(parent: packs, name: "new.region", mode: 0o644, flags: O_WRONLY, caller: caller)
@@ -173,12 +175,18 @@ final class ManagementTests: WriteTestCase {
         try database.setStatus(PackStatus(state: .complete), of: alphaID)
         XCTAssertEqual(try fs.getxattr(inode: alpha, name: "user.packfs.state"), Data("complete".utf8))
         XCTAssertEqual(try fs.getxattr(inode: alpha, name: "user.packfs.progress"), Data(try text("packs/alpha/progress.json").utf8))
-        try fs.setxattr(inode: alpha, name: "user.packfs.state", value: Data("active".utf8), caller: caller)
-        try fs.setxattr(inode: alpha, name: "user.packfs.state", value: Data("inactive\n".utf8), caller: caller)
-        XCTAssertEqual(controller.calls, [.setPackActive(alphaID, true), .setPackActive(alphaID, false)])
         let set = { (inode: Inode, name: String, value: String) in
             self.error { try self.fs.setxattr(inode: inode, name: name, value: Data(value.utf8), caller: self.caller) }
         }
+        try fs.setxattr(inode: alpha, name: "user.packfs.state", value: Data("active".utf8), caller: caller)
+        // Suspending a complete pack (or one in error) would change nothing: refused, not pretended.
+        for state in [PackState.complete, .error] {
+            try database.setStatus(PackStatus(state: state), of: alphaID)
+            guard case .invalid? = set(alpha, "user.packfs.state", "inactive") else { return XCTFail("inactive on \(state)") }
+        }
+        try database.setStatus(PackStatus(state: .active), of: alphaID)
+        try fs.setxattr(inode: alpha, name: "user.packfs.state", value: Data("inactive\n".utf8), caller: caller)
+        XCTAssertEqual(controller.calls, [.setPackActive(alphaID, true), .setPackActive(alphaID, false)])
         guard case .invalid? = set(alpha, "user.packfs.state", "complete") else { return XCTFail("complete accepted") }
         XCTAssertEqual(set(alpha, "user.packfs.progress", "{}"), .notPermitted)
         XCTAssertEqual(set(alpha, "user.other", "x"), .notSupported)

@@ -40,6 +40,30 @@ final class PatchUploadTests: WriteTestCase {
         XCTAssertEqual(spoolFiles(), [])
     }
 
+    /// A file that starts as no SQLite database does is refused at the write that shows it
+    /// (EINVAL, the reason in `<name>.error`), and nothing reaches the pack manager; a header
+    /// arriving a few bytes at a time is not refused.
+    func testAFileThatIsNoDatabaseFailsItsFirstWrite() throws {
+        for (name, junk) in [("alpha", Data("a text file, not a patch\n".utf8)), ("beta", Data(count: 4096)), ("alpha", Data("SQLite format 2\0".utf8))] {
+            let (_, options) = try fs.create(parent: packs, name: name + ".patch", mode: 0o644, flags: O_WRONLY | O_CREAT | O_TRUNC, caller: caller)
+            let inode = try walker.lookup("packs/\(name).patch").attributes.inode
+            guard case .invalid(let reason)? = error({ _ = try fs.write(inode: inode, handle: options.handle, offset: 0, data: junk) }) else {
+                return XCTFail("\(junk.prefix(16)) was taken")
+            }
+            XCTAssertTrue(reason.contains("not an SQLite database"), reason)
+            XCTAssertEqual(try text("packs/\(name).error"), reason + "\n")
+            XCTAssertFalse(try names("packs").contains(name + ".patch"))
+            fs.release(inode: inode, handle: options.handle)
+        }
+        let content = try sqliteFile()
+        let (_, options) = try fs.create(parent: packs, name: "beta.patch", mode: 0o644, flags: O_WRONLY | O_CREAT, caller: caller)
+        let inode = try walker.lookup("packs/beta.patch").attributes.inode
+        try writeInChunks(content, inode: inode, handle: options.handle, chunk: 5)
+        fs.release(inode: inode, handle: options.handle)
+        XCTAssertEqual(controller.calls, [.patchSubmitted(try region("beta"), bytes: content.count, fileName: "beta.patch")])
+        XCTAssertEqual(spoolFiles(), [])
+    }
+
     func testUnknownPacksRemovalsAndEmptyFilesHandNothingOver() throws {
         XCTAssertEqual(error { _ = try fs.create(parent: packs, name: "nosuch.patch", mode: 0o644, flags: O_WRONLY | O_CREAT, caller: caller) },
                        .notFound)

@@ -189,6 +189,11 @@ final class RegionFileWriteTests: WriteTestCase {
         XCTAssertEqual(create(.root, "x.region", O_WRONLY), .notPermitted)
         XCTAssertEqual(create(try walker.lookup("packs/alpha").attributes.inode, "x.region", O_WRONLY), .readOnly)
         guard case .invalid? = create(packs, ".hidden.region", O_WRONLY) else { return XCTFail("dot name accepted") }
+        guard case .invalid? = create(packs, "..region", O_WRONLY) else { return XCTFail("'.' accepted") }
+        // A refused name says why where a user looks.
+        XCTAssertTrue(try text("packs/.hidden.error").contains("starts with '.'"))
+        XCTAssertTrue(try text("packs/..error").contains("starts with '.'"))
+        XCTAssertFalse(exists("packs/.hidden"))
         XCTAssertEqual(create(packs, "alpha.region", O_WRONLY | O_CREAT | O_EXCL), .exists)
         let tile = try walker.lookup("packs/alpha/1/0/0.pbf").attributes.inode
         XCTAssertEqual(error { _ = try fs.open(inode: tile, flags: O_WRONLY, caller: caller) }, .readOnly)
@@ -197,14 +202,58 @@ final class RegionFileWriteTests: WriteTestCase {
         XCTAssertEqual(error { _ = try fs.open(inode: status, flags: O_WRONLY, caller: caller) }, .notPermitted)
     }
 
+    /// Up to 16 MiB is taken; a byte past it fails with EFBIG, nothing is judged or changed, and
+    /// `<name>.error` names the limit.
     func testARegionFileIsBoundedAt16MiB() throws {
         let (entry, options) = try fs.create(parent: packs, name: "big.region", mode: 0o644, flags: O_WRONLY, caller: caller)
         let inode = entry.attributes.inode
+        XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: (16 << 20) - 1, data: Data("x".utf8)), 1)
         XCTAssertEqual(error { _ = try fs.write(inode: inode, handle: options.handle, offset: 16 << 20, data: Data("x".utf8)) }, .tooLarge)
         XCTAssertEqual(FilesystemError.tooLarge.errno, EFBIG)
-        XCTAssertEqual(error { _ = try fs.setattr(inode: inode, changes: AttributeChanges(size: 17 << 20), caller: caller) }, .tooLarge)
-        XCTAssertEqual(try fs.write(inode: inode, handle: options.handle, offset: (16 << 20) - 1, data: Data("x".utf8)), 1)
         fs.release(inode: inode, handle: options.handle)
+        XCTAssertEqual(try text("packs/big.error"), "region text larger than 16 MiB (16777216 bytes); nothing was changed\n")
+        XCTAssertFalse(exists("packs/big.region"))
+        XCTAssertEqual(controller.calls, [])
+        // A truncate past it, on a pack's region file: refused alike, the pack as it was.
+        let beta = try walker.lookup("packs/beta.region").attributes.inode
+        let open = try fs.open(inode: beta, flags: O_WRONLY, caller: caller)
+        XCTAssertEqual(error { _ = try fs.setattr(inode: beta, changes: AttributeChanges(size: 17 << 20), caller: caller) }, .tooLarge)
+        fs.release(inode: beta, handle: open.handle)
+        XCTAssertTrue(try text("packs/beta.error").hasPrefix("region text larger than 16 MiB"))
+        XCTAssertEqual(try database.pack(named: "beta").definition?.maxZoom, 2)
+        XCTAssertEqual(controller.calls, [])
+    }
+
+    /// A text written in many small pieces is never copied whole: each write changes the one
+    /// buffer in place (a copy per write made 8 MiB of blanks take 13 times as long as 2 MiB).
+    func testWritesChangeTheBufferInPlace() throws {
+        let (entry, options) = try fs.create(parent: packs, name: "long.region", mode: 0o644, flags: O_WRONLY, caller: caller)
+        let inode = entry.attributes.inode
+        // Sized first (a hole), so that no write has to grow the buffer: only a copy moves it.
+        _ = try fs.setattr(inode: inode, changes: AttributeChanges(size: 1 << 20), caller: caller)
+        let address = try XCTUnwrap(fs.drafts.bufferAddress(named: "long"))
+        for offset in stride(from: 0, to: 1 << 20, by: 4096) {
+            _ = try fs.write(inode: inode, handle: options.handle, offset: Int64(offset), data: Data(repeating: 0x20, count: 4096))
+        }
+        XCTAssertEqual(fs.drafts.bufferAddress(named: "long"), address, "a write copied the text")
+        XCTAssertEqual(fs.drafts.draft(named: "long")?.scan.position, 1 << 20, "each byte scanned once, in order")
+        fs.release(inode: inode, handle: options.handle)
+    }
+
+    /// NUL bytes (or any byte that starts no JSON text) written first fail that write with EINVAL,
+    /// as other junk does; a hole a later write left is no junk, and waits to be filled.
+    func testWrittenZeroBytesAreJunk() throws {
+        for (name, text) in [("nul", Data(count: 64)), ("late", Data("{\"style\": ".utf8) + Data(count: 8)), ("bin", Data([0xFF, 0xD8, 0xFF]))] {
+            guard case .invalid? = try copy(text, to: name + ".region", chunk: 16) else { return XCTFail(name) }
+            XCTAssertTrue(exists("packs/\(name).error"), name)
+            XCTAssertFalse(exists("packs/" + name), name)
+        }
+        let (entry, options) = try fs.create(parent: packs, name: "holes.region", mode: 0o644, flags: O_WRONLY, caller: caller)
+        let good = regionText()
+        XCTAssertEqual(try fs.write(inode: entry.attributes.inode, handle: options.handle, offset: 10, data: good.dropFirst(10)), good.count - 10)
+        XCTAssertEqual(try fs.write(inode: entry.attributes.inode, handle: options.handle, offset: 0, data: good.prefix(10)), 10)
+        fs.release(inode: entry.attributes.inode, handle: options.handle)
+        XCTAssertTrue(exists("packs/holes"))
     }
 
     func testCreatingAnExistingRegionFileOpensIt() throws {

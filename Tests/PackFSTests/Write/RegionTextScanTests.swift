@@ -1,4 +1,5 @@
 import Foundation
+import FuzzBodies
 @testable import PackFS
 import XCTest
 
@@ -23,6 +24,16 @@ final class RegionTextScanTests: XCTestCase {
                 bytewise.advance(over: written)
             }
             XCTAssertEqual(bytewise.state, state, "byte by byte: \(text)")
+        }
+    }
+
+    /// The regiontext fuzz body on inputs of each kind it judges: a good object in uneven chunks,
+    /// NUL bytes and binary junk first (which must fail the write that brings them), blanks.
+    func testTheFuzzBodyHoldsForGoodTextJunkAndBlanks() throws {
+        let good = Data(#"{"style": "http://127.0.0.1:9/s.json", "bounds": [0, 0, 1, 1]}"#.utf8)
+        let plan = Data([2, 7, 0])  // three chunks: 7 bytes, none, the rest
+        for text in [good, Data(count: 40), Data([0x20, 0x0A, 0x00]) + good, Data([0x89, 0x50, 0x4E, 0x47]), Data(repeating: 0x20, count: 300)] {
+            XCTAssertNoThrow(try FuzzBodies.run(.regiontext, plan + text), "\(text.prefix(8).map { $0 })")
         }
     }
 

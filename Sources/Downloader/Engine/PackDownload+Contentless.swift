@@ -1,0 +1,15 @@
+import PackStore
+import StyleModel
+
+/// A pack whose plan needs tiles but that holds none with content (the server answered 404 or
+/// 204 for every one: a wrong template, a server that lost its tiles) is no map: it ends in
+/// `error` instead of `complete` (docs/design.md §4). One stored tile with content is enough;
+/// a plan that needs no tile (a style of GeoJSON and images only) is left alone.
+extension PackDownload {
+    /// Why a run that reached its end with `status` is not complete; nil when it is.
+    func contentlessReason(_ status: PackStatus) -> String? {
+        guard status.requiredTiles > 0, let sample = try? database.contentlessTileSample(of: region) else { return nil }
+        return "none of the pack's \(status.requiredTiles) tiles could be stored: the server had no content "
+            + "(404 or 204) for every one, e.g. \(TileURLTemplate.url(for: sample))"
+    }
+}
