@@ -87,6 +87,7 @@ final class RecordingSink: PackEventSink, @unchecked Sendable {  // every `var` 
     private var ended: [(RegionID, PackDownload.Mode)] = []
     private var left: [MembersLeft] = []
     private var switches: [SwitchedContent] = []
+    private var hashes: [RegionID] = []
 
     func packRunEnded(_ region: RegionID, mode: PackDownload.Mode) {
         lock.withLock { ended.append((region, mode)) }
@@ -99,6 +100,13 @@ final class RecordingSink: PackEventSink, @unchecked Sendable {  // every `var` 
     func packContentSwitched(_ switched: SwitchedContent) {
         lock.withLock { switches.append(switched) }
     }
+
+    func packHashed(_ region: RegionID) {
+        lock.withLock { hashes.append(region) }
+    }
+
+    /// The packs whose owed hashes were settled, in order.
+    var hashed: [RegionID] { lock.withLock { hashes } }
 
     /// What the switches of `region`'s refreshes changed, in order.
     func switched(_ region: RegionID) -> [SwitchedContent] {
