@@ -12,7 +12,7 @@ import StyleModel
 /// Errors: a tile that does not decode ends the request with the last hash kept (and one log
 /// line); `packfs verify` names the tile. A hash whose request was renewed meanwhile (the pack
 /// changed) is not recorded; the new request is computed next.
-public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping` and `thread` are guarded by `signal`'s lock; the rest never changes
+public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping`, `running` and `tried` are guarded by `signal`'s lock; the rest never changes
     private let database: OfflineDatabase
     private let hashed: @Sendable (RegionID) -> Void
     private let log: @Sendable (String) -> Void
@@ -20,6 +20,8 @@ public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping` an
     private var wanted = false
     private var stopping = false
     private var running = false
+    /// Packs whose older-rule hashes this hasher tried to confirm: once each, not at every wake.
+    private var tried = Set<RegionID>()
 
     /// `hashed` runs after a pack's hashes were recorded (the mount then forgets its progress.json).
     public init(database: OfflineDatabase, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
@@ -86,6 +88,7 @@ public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping` an
         do {
             for (region, token) in try database.pendingHashes() where !isStopping { settle(region, token: token) }
             for region in try database.packsWithHashes(before: ExportRule.current.rawValue) where !isStopping {
+                guard signal.withLock({ tried.insert(region).inserted }) else { continue }
                 upgrade(region)
             }
         } catch {
