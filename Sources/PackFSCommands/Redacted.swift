@@ -13,7 +13,7 @@ enum SecretArguments {
     /// The options whose values are secrets, as `--name VALUE` or `--name=VALUE`.
     static let options = ["--access-token"]
     /// The environment's credentials (S3's, for `export` and `diff` to `s3://`).
-    static let variables = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "MAPBOX_ACCESS_TOKEN"]
+    static let variables = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]
 
     /// Tells `Redaction` every secret this process was given, before anything is printed: the
     /// literal values are hidden wherever they appear (a URL the rewrite built, a message).
