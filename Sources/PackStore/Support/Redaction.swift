@@ -73,7 +73,9 @@ struct RedactionScanner {
     /// whose value is a secret: copies the name and separator, writes the mask, skips the value.
     private mutating func maskValue() -> Bool {
         let nameEnd = nameEnd(from: index)
-        guard nameEnd > index, let name = String(decoding: bytes[index..<nameEnd], as: UTF8.self).percentDecoded?.lowercased()
+        // Only a name followed by a separator is decoded: most words are not.
+        guard nameEnd > index, equalsLength(at: nameEnd) != nil || (nameEnd < bytes.count && bytes[nameEnd] == UInt8(ascii: ":")),
+            let name = String(decoding: bytes[index..<nameEnd], as: UTF8.self).percentDecoded?.lowercased()
         else { return false }
         let separator: Int
         let valueEnd: Int
