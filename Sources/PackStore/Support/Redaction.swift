@@ -62,7 +62,7 @@ struct RedactionScanner {
     mutating func redacted() -> String? {
         while index < bytes.count {
             if startsName(at: index), maskValue() { continue }
-            if matches("://", at: index), maskUserInfo() { continue }
+            if startsAuthority(at: index), maskUserInfo() { continue }
             output.append(bytes[index])
             index += 1
         }
@@ -121,10 +121,7 @@ struct RedactionScanner {
             return false
         }
         guard position > 0 else { return true }
-        if position >= 3, bytes[position - 3] == UInt8(ascii: "%") {
-            let code = String(decoding: bytes[(position - 2)..<position], as: UTF8.self).uppercased()
-            if code == "3F" || code == "26" { return true }
-        }
+        if position >= 3, isEscape(0x33, 0x46, at: position - 3) || isEscape(0x32, 0x36, at: position - 3) { return true }
         return !Self.isNameByte(bytes[position - 1])
     }
 
@@ -138,14 +135,14 @@ struct RedactionScanner {
     private func equalsLength(at position: Int) -> Int? {
         guard position < bytes.count else { return nil }
         if bytes[position] == UInt8(ascii: "=") { return 1 }
-        return matchesCaseless("%3d", at: position) ? 3 : nil
+        return isEscape(0x33, 0x44, at: position) ? 3 : nil
     }
 
     /// A query value ends at the next parameter, the fragment, or the end of the URL's text
     /// (an encoded `&` or `#` too: a URL inside another's query).
     private func queryValueEnd(from start: Int) -> Int {
         var end = start
-        while end < bytes.count, !Self.endsValue(bytes[end]), !matchesCaseless("%26", at: end), !matchesCaseless("%23", at: end) {
+        while end < bytes.count, !Self.endsValue(bytes[end]), !isEscape(0x32, 0x36, at: end), !isEscape(0x32, 0x33, at: end) {
             end += 1
         }
         return end
@@ -156,41 +153,44 @@ struct RedactionScanner {
         var begin = start
         while begin < bytes.count, bytes[begin] == UInt8(ascii: " ") { begin += 1 }
         var end = begin
-        while end < bytes.count, ![UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\"")].contains(bytes[end]) {
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\n"), bytes[end] != UInt8(ascii: "\r"), bytes[end] != UInt8(ascii: "\"") {
             end += 1
         }
         return end == begin ? start : end
     }
 
-    private func matches(_ text: String, at position: Int) -> Bool {
-        let pattern = Array(text.utf8)
-        return position + pattern.count <= bytes.count && bytes[position..<(position + pattern.count)].elementsEqual(pattern)
+    /// `://` at `position`.
+    private func startsAuthority(at position: Int) -> Bool {
+        position + 2 < bytes.count && bytes[position] == UInt8(ascii: ":") && bytes[position + 1] == UInt8(ascii: "/")
+            && bytes[position + 2] == UInt8(ascii: "/")
     }
 
-    private func matchesCaseless(_ text: String, at position: Int) -> Bool {
-        let pattern = Array(text.utf8)
-        guard position + pattern.count <= bytes.count else { return false }
-        return zip(bytes[position..<(position + pattern.count)], pattern).allSatisfy { Self.lower($0) == $1 }
+    /// The escape `%` `first` `second` at `position` (ASCII codes of upper-case hex digits; the
+    /// text's may be lower-case). Byte codes, not strings: this runs at every byte of a text.
+    private func isEscape(_ first: UInt8, _ second: UInt8, at position: Int) -> Bool {
+        position + 2 < bytes.count && bytes[position] == UInt8(ascii: "%") && bytes[position + 1] == first
+            && (bytes[position + 2] == second || bytes[position + 2] == second + 32)
     }
 
-    private static func lower(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
-    }
-
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default: return byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
-        }
-    }
+    private static func isNameByte(_ byte: UInt8) -> Bool { classes[Int(byte)] & nameByte != 0 }
 
     /// Bytes no query value (as a URL or a message writes it) holds.
-    private static func endsValue(_ byte: UInt8) -> Bool {
-        byte <= 0x20 || byte == 0x7F || Array("&#,;)]}\"'<>`\\".utf8).contains(byte)
-    }
+    private static func endsValue(_ byte: UInt8) -> Bool { classes[Int(byte)] & valueEnd != 0 }
 
-    private static func endsAuthority(_ byte: UInt8) -> Bool {
-        byte <= 0x20 || byte == 0x7F || Array("/?#\"'<>`\\".utf8).contains(byte)
+    private static func endsAuthority(_ byte: UInt8) -> Bool { classes[Int(byte)] & authorityEnd != 0 }
+
+    private static let nameByte: UInt8 = 1
+    private static let valueEnd: UInt8 = 2
+    private static let authorityEnd: UInt8 = 4
+
+    /// Each byte's classes, looked up once per byte of a text rather than tested case by case.
+    private static let classes: [UInt8] = (0...255).map { (code: Int) -> UInt8 in
+        let byte = UInt8(code)
+        var flags: UInt8 = 0
+        if Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.%".utf8).contains(byte) { flags |= nameByte }
+        let control = byte <= 0x20 || byte == 0x7F
+        if control || Array("&#,;)]}\"'<>`\\".utf8).contains(byte) { flags |= valueEnd }
+        if control || Array("/?#\"'<>`\\".utf8).contains(byte) { flags |= authorityEnd }
+        return flags
     }
 }
