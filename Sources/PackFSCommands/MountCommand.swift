@@ -157,9 +157,10 @@ enum Background {
     static func start(_ arguments: [String], database: String, mountpoint: String, at absolute: String,
                       log path: String?) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let childArguments = absolutePaths(Array(arguments.dropFirst()), database: database, mountpoint: mountpoint,
+        let secrets = SecretArguments.moved(Array(arguments.dropFirst()))
+        let childArguments = absolutePaths(secrets.arguments, database: database, mountpoint: mountpoint,
                                            absolute: absolute) + ["-f"]
-        let environment = ProcessInfo.processInfo.environment.merging([readyVariable: "1"]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(secrets.environment.merging([readyVariable: "1"]) { $1 }) { $1 }
         let log = try LogFile(path)
         defer { log.removeIfTemporary() }
         var ends: [Int32] = [-1, -1]

@@ -12,8 +12,34 @@ func print(_ items: Any..., separator: String = " ", terminator: String = "\n") 
 enum SecretArguments {
     /// The options whose values are secrets, as `--name VALUE` or `--name=VALUE`.
     static let options = ["--access-token"]
-    /// The environment's credentials (S3's, for `export` and `diff` to `s3://`).
-    static let variables = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]
+    /// The environment's credentials (S3's, for `export` and `diff` to `s3://`), and the access
+    /// token a background mount hands its daemon.
+    static let variables = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", tokenVariable]
+
+    /// How `packfs mount` hands `--access-token` to its daemon: in the environment, which only
+    /// the process's owner reads (/proc/PID/environ), not on its command line, which every user
+    /// reads (`ps`) for as long as the mount lasts.
+    static let tokenVariable = "PACKFS_INHERITED_ACCESS_TOKEN"
+
+    static var inheritedAccessToken: String? { ProcessInfo.processInfo.environment[tokenVariable] }
+
+    /// `arguments` without the secret options, and the environment variables that carry them.
+    static func moved(_ arguments: [String]) -> (arguments: [String], environment: [String: String]) {
+        var kept: [String] = []
+        var token: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--access-token", index + 1 < arguments.count {
+                token = arguments[index + 1]
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--access-token=") { token = String(argument.dropFirst("--access-token=".count)) } else { kept.append(argument) }
+            index += 1
+        }
+        return (kept, token.map { [tokenVariable: $0] } ?? [:])
+    }
 
     /// Tells `Redaction` every secret this process was given, before anything is printed: the
     /// literal values are hidden wherever they appear (a URL the rewrite built, a message).

@@ -68,6 +68,10 @@ final class SecretScanMountTests: DaemonMountTestCase {
         XCTAssertTrue(read.keys.contains(packs + "/refused.error"), read.keys.sorted().description)
         assertNoSecret(in: read)
         assertNoSecret(in: [log: try String(contentsOfFile: log, encoding: .utf8)])
+        // The daemon's command line, which every user reads (ps): the token went by environment.
+        let daemons = try commandLines(naming: mount.path)
+        XCTAssertEqual(daemons.count, 1, "\(daemons)")
+        assertNoSecret(in: daemons)
         XCTAssertTrue(try String(contentsOfFile: log, encoding: .utf8).contains("***"), "the log named the failures, redacted")
         unmountPackFS()
         assertNoSecret(in: [log: try String(contentsOfFile: log, encoding: .utf8)])
@@ -123,6 +127,17 @@ final class SecretScanMountTests: DaemonMountTestCase {
         }
         let secrets = [s3.secretAccessKey, wrongSecret, wrongToken] + [s3.temporary["AWS_SECRET_ACCESS_KEY"]].compactMap { $0 }
         assertNoSecret(in: outputs, secrets: secrets)
+    }
+
+    /// The command lines (arguments joined by spaces) of the processes with `word` among them.
+    private func commandLines(naming word: String) throws -> [String: String] {
+        var lines: [String: String] = [:]
+        for pid in try FileManager.default.contentsOfDirectory(atPath: "/proc") where Int(pid) != nil {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.contains(word) { lines["process \(pid)"] = arguments.joined(separator: " ") }
+        }
+        return lines
     }
 
     /// Every regular file under `root`, read whole, by path; region files (the owner's own text,
