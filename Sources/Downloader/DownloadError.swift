@@ -1,3 +1,5 @@
+import PackStore
+
 /// Everything the Downloader reports as a failure, one case per cause, each naming the URL (or
 /// the limit) it concerns, so that the one-line `description` is enough for a user to act on and
 /// is what a pack's `error` says. (What is wrong inside a style or TileJSON document is a
@@ -58,7 +60,10 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     case writeFailed(String)
     case suspended
 
-    public var description: String {
+    /// Redacted (`Redaction`): URLs here are the requested ones, `access_token` included.
+    public var description: String { Redaction.text(plainDescription) }
+
+    private var plainDescription: String {
         switch self {
         case .unsupportedScheme(let url): return "refused \(url): only http and https URLs are fetched"
         case .malformedURL(let url): return "malformed URL \(url)"

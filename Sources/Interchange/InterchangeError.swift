@@ -1,3 +1,5 @@
+import PackStore
+
 /// What went wrong moving a pack in or out: one case per cause, each naming the file (or the
 /// pack) and what is wrong, so that the one-line `description` is enough to act on.
 public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -60,7 +62,10 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     /// A finished export that could not be renamed into place.
     case cannotMove(String, to: String, reason: String)
 
-    public var description: String {
+    /// Redacted (`Redaction`): a patch's URL may carry a user and password or a token.
+    public var description: String { Redaction.text(plainDescription) }
+
+    private var plainDescription: String {
         switch self {
         case .noSuchFile(let path): return "\(path): no such file"
         case .cannotRead(let path, let reason): return "cannot read \(path)" + Self.cause(reason)

@@ -44,10 +44,10 @@ final class Rejections: Sendable {
     private let state = LockedState(State())
 
     /// Records the reason `name`'s last region file was refused (a fresh inode each time, so a
-    /// cached old reason is never shown).
+    /// cached old reason is never shown), redacted: every reader of the mount sees it.
     func record(name: String, reason: String) {
         state.withLock {
-            $0.byName[name] = Rejection(serial: $0.nextSerial, name: name, reason: reason)
+            $0.byName[name] = Rejection(serial: $0.nextSerial, name: name, reason: Redaction.text(reason))
             $0.nextSerial &+= 1
         }
     }

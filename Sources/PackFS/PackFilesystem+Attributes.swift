@@ -41,6 +41,9 @@ extension PackFilesystem {
         return TimedAttributes(attributes: attributes, timeout: freshness.timeout)
     }
 
+    /// A region file's mode: read and written by the mounting user only.
+    static let regionFileMode: UInt16 = 0o600
+
     /// The attributes of `node`, checking that it still exists (`.stale` when its pack or its
     /// row is gone).
     func attributes(of node: Node, inode: Inode, _ request: Request)
@@ -50,13 +53,15 @@ extension PackFilesystem {
         case .root: return (directory(inode, 0o555), .live)
         // Its own attributes never change (the listing is read afresh at every opendir).
         case .packs: return (directory(inode, 0o755), .immutable)
-        case .draft: return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
+        // Region files are the owner's (docs/design.md §2, "Secrets"): their style URL may carry
+        // a key, and with allow_other every user could read them. The text stays exact.
+        case .draft: return (liveFile(inode, Self.regionFileMode, try content(of: node, inode: inode, request)), .live)
         case .scratch(let serial):
             guard let file = scratches.file(serial) else { throw FilesystemError.stale }
             return (liveFile(inode, file.mode, file.content), .live)
         case .patch(let serial):
             guard let upload = uploads.upload(serial) else { throw FilesystemError.stale }
-            return (file(inode, 0o644, Int(clamping: upload.size)), .live)
+            return (file(inode, 0o600, Int(clamping: upload.size)), .live)
         case .status, .packList, .rejection:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         // The page is read once, at the mount: it never changes while mounted.
@@ -96,7 +101,7 @@ extension PackFilesystem {
             _ = try request.pack(region)
             return (directory(inode, 0o555), directoryFreshness(region, request))
         case .regionFile:
-            return (liveFile(inode, 0o644, try content(of: node, inode: inode, request)), .live)
+            return (liveFile(inode, Self.regionFileMode, try content(of: node, inode: inode, request)), .live)
         case .progress, .coverage:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
         case .style, .webStyle:

@@ -103,10 +103,16 @@ extension PackFilesystem {
         return Data(RegionFile(definition: definition, metadata: pack.metadata).encoded().utf8)
     }
 
+    /// The stored TileJSON's exact bytes, unless they hold a secret: a server's TileJSON may
+    /// echo the requester's token in its tile URLs (Mapbox's does), and every reader of the
+    /// mount reads this file. Then its secrets show as `***` (docs/design.md §2, "Secrets").
     private func tileJSON(_ region: RegionID, _ ref: SourceRef, _ request: Request) throws -> Data {
         let (layout, source) = try request.source(region, ref)
         guard let url = source.declared.url else { return rewriter(layout.pack).tileJSON(source) }
-        return try resourceContent(url: url, in: region)
+        let content = try resourceContent(url: url, in: region)
+        guard let text = String(validating: content, as: UTF8.self) else { return content }
+        let redacted = Redaction.text(text)
+        return redacted == text ? content : Data(redacted.utf8)
     }
 
     /// The content of the pack's resource stored under `url` (`.stale` when it holds none).

@@ -14,12 +14,13 @@ struct DownloadCommand: ParsableCommand {
     @OptionGroup var db: DatabaseOptions
     @Argument(help: "The pack's name.") var name: String
     @Argument(help: "The region file (JSON: style, bounds or geometry, minzoom, maxzoom).") var region: String
+    @OptionGroup var dbMode: DatabaseModeOptions
     @OptionGroup var network: NetworkOptions
 
     func run() throws {
         let file = try readRegionFile(region)
         try PackName.validate(name)
-        let database = try db.openForDownload(creating: true)
+        let database = try db.openForDownload(creating: true, fileMode: try dbMode.fileMode())
         defer { try? database.close() }
         let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
         let download = PackDownload(

@@ -23,13 +23,14 @@ struct ImportCommand: ParsableCommand {
     var acceptHashMismatch = false
     @Option(name: .customLong("max-tiles"), help: "Tiles in the whole database at most (an offline database's merge).")
     var maxTiles: Int?
+    @OptionGroup var dbMode: DatabaseModeOptions
     @OptionGroup var output: OutputOptions
 
     /// The file is read and judged before the database is opened: none is created for a file
     /// that cannot be imported.
     func run() throws {
         let source = try importing()
-        let database = try db.openForChange(creating: true)
+        let database = try db.openForChange(creating: true, fileMode: try dbMode.fileMode())
         defer { try? database.close() }
         output.print(try source.write(into: database))
     }

@@ -37,6 +37,7 @@ struct MountCommand: ParsableCommand {
         "With --web-base: the directory holding the web page the root shows (index.html, its script and stylesheet, MapLibre GL JS) instead of \(WebPage.installed).",
         valueName: "DIR"))
     var webAssets: String?
+    @OptionGroup var dbMode: DatabaseModeOptions
     @OptionGroup var network: NetworkOptions
 
     /// Two workers per core: each request wakes a worker asleep on the device, and workers
@@ -46,6 +47,7 @@ struct MountCommand: ParsableCommand {
 
     func validate() throws {
         _ = try Self.ioURing(options)
+        _ = try fileMode()
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         if let webBase {
             guard let url = URLComponents(string: webBase), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
@@ -64,14 +66,14 @@ struct MountCommand: ParsableCommand {
                 CommandLine.arguments, database: db.database, mountpoint: self.mountpoint, at: mountpoint, log: log)
         }
         let readOnly = Self.words(options).contains("ro")
-        let database = try readOnly ? db.openForReading() : db.openForSession()
+        let database = try readOnly ? db.openForReading() : db.openForSession(fileMode: try fileMode())
         defer { report(closing: database) }
         try database.openReaders(threads)
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
             readOnly: readOnly, webBase: webBase, webPage: webPage,
             fuse: FUSEMount.Options(
-                mountOptions: ["fsname=packfs", "subtype=packfs"] + Self.words(options).filter { !$0.hasPrefix("io_uring=") },
+                mountOptions: ["fsname=packfs", "subtype=packfs"] + Self.words(options).filter { !Self.isOwnOption($0) },
                 maxThreads: threads, caching: KernelCaching(statelessOpen: true), ioURing: try Self.ioURing(options)))
         if !readOnly {
             // A full disk must not stop a mount: the switches then replace bytes in place.
@@ -126,6 +128,16 @@ struct MountCommand: ParsableCommand {
         return mode
     }
 
+    /// A new database's mode: `-o db_mode=MODE` (the last one given) or `--db-mode`; 0600 when
+    /// neither is given.
+    func fileMode() throws -> UInt32 {
+        guard let word = Self.words(options).last(where: { $0.hasPrefix("db_mode=") }) else { return try dbMode.fileMode() }
+        return try DatabaseModeOptions.parse(String(word.dropFirst("db_mode=".count)), spelled: "-o \(word)")
+    }
+
+    /// PackFS's own `-o` options, which libfuse never sees.
+    static func isOwnOption(_ word: String) -> Bool { word.hasPrefix("io_uring=") || word.hasPrefix("db_mode=") }
+
     /// `-o` options one by one (each may hold several, comma-separated).
     static func words(_ options: [String]) -> [String] {
         options.flatMap { $0.split(separator: ",").map(String.init) }
@@ -145,9 +157,10 @@ enum Background {
     static func start(_ arguments: [String], database: String, mountpoint: String, at absolute: String,
                       log path: String?) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let childArguments = absolutePaths(Array(arguments.dropFirst()), database: database, mountpoint: mountpoint,
+        let secrets = SecretArguments.moved(Array(arguments.dropFirst()))
+        let childArguments = absolutePaths(secrets.arguments, database: database, mountpoint: mountpoint,
                                            absolute: absolute) + ["-f"]
-        let environment = ProcessInfo.processInfo.environment.merging([readyVariable: "1"]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(secrets.environment.merging([readyVariable: "1"]) { $1 }) { $1 }
         let log = try LogFile(path)
         defer { log.removeIfTemporary() }
         var ends: [Int32] = [-1, -1]

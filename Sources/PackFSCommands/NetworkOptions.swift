@@ -71,7 +71,7 @@ struct NetworkOptions: ParsableArguments {
         options.maxTiles = maxTiles
         options.diskQuota = diskQuota
         options.urlPolicy = URLPolicy(
-            accessToken: accessToken, rewrites: rewrite.compactMap { try? URLRewrite(argument: $0) },
+            accessToken: accessToken ?? SecretArguments.inheritedAccessToken, rewrites: rewrite.compactMap { try? URLRewrite(argument: $0) },
             allowedHosts: allowHost)
         return options
     }

@@ -13,23 +13,46 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .readOnly)
     }
 
-    /// Opens for a long session (mount): WAL, exclusive; created when absent.
-    func openForSession() throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .session)
+    /// Opens for a long session (mount): WAL, exclusive; created when absent, with `fileMode`.
+    func openForSession(fileMode: UInt32) throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .session, fileMode: fileMode)
     }
 
     /// Opens for `download` (`creating`) and `refresh`: exclusive, in the file's journal
     /// mode (DELETE, MapLibre's, for a file PackFS made). Nothing here needs WAL's concurrent
     /// readers, and WAL writes every page twice (log, then checkpoint, then a last checkpoint
     /// at close): DELETE took 7% off the benchmark download's CPU.
-    func openForDownload(creating: Bool) throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .command, creating: creating)
+    func openForDownload(creating: Bool, fileMode: UInt32 = OfflineDatabase.defaultFileMode) throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .command, creating: creating, fileMode: fileMode)
     }
 
     /// Opens for a change: refused while another PackFS process holds the database. Only
     /// `import` creates an absent file: every other command says it does not exist.
-    func openForChange(creating: Bool = false) throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .command, creating: creating)
+    func openForChange(creating: Bool = false, fileMode: UInt32 = OfflineDatabase.defaultFileMode) throws -> OfflineDatabase {
+        try OfflineDatabase.open(path: database, mode: .command, creating: creating, fileMode: fileMode)
+    }
+}
+
+/// `--db-mode` of the commands that create a database (mount, download, import, reset).
+struct DatabaseModeOptions: ParsableArguments {
+    @Option(name: .customLong("db-mode"), help: ArgumentHelp(
+        "The permission bits of a database this creates, in octal (default 0600: only its owner reads it; 0640 for a group). An existing file keeps its mode.",
+        valueName: "MODE"))
+    var dbMode: String?
+
+    func validate() throws { _ = try fileMode() }
+
+    func fileMode() throws -> UInt32 {
+        try dbMode.map { try Self.parse($0, spelled: "--db-mode \($0)") } ?? OfflineDatabase.defaultFileMode
+    }
+
+    /// An octal mode (`0640`, `640`) that lets the owner read and write, and sets nothing beyond
+    /// the permission bits.
+    static func parse(_ text: String, spelled: String) throws -> UInt32 {
+        guard !text.isEmpty, text.count <= 4, text.allSatisfy({ ("0"..."7").contains($0) }),
+            let mode = UInt32(text, radix: 8), mode & 0o600 == 0o600
+        else { throw ValidationError("\(spelled): an octal mode in which the owner reads and writes, such as 0600 or 0640") }
+        return mode
     }
 }
 
@@ -43,7 +66,7 @@ struct OutputOptions: ParsableArguments {
         if json {
             printJSON(summary.json)
         } else {
-            summary.lines.forEach { Swift.print($0) }
+            summary.lines.forEach { PackFSCommands.print($0) }
         }
     }
 }

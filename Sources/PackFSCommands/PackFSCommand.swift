@@ -26,6 +26,7 @@ struct PackFSCommand: ParsableCommand {
 
     static func main() {
         limitMallocArenas()
+        SecretArguments.hideAll(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment)
         do {
             var command = try parseAsRoot()
             try command.run()

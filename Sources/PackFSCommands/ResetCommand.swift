@@ -11,8 +11,9 @@ struct ResetCommand: ParsableCommand {
             """)
 
     @OptionGroup var db: DatabaseOptions
+    @OptionGroup var dbMode: DatabaseModeOptions
 
     func run() throws {
-        try OfflineDatabase.reset(path: db.database)
+        try OfflineDatabase.reset(path: db.database, fileMode: try dbMode.fileMode())
     }
 }

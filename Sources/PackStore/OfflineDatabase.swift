@@ -52,7 +52,11 @@ public final class OfflineDatabase: Sendable {
     /// `creating`: an absent (or empty) file becomes a fresh database. Only the commands that make
     /// a database pass it (`mount`, `download`, `import`, `reset`): every other says the file does
     /// not exist, and creates nothing.
-    public static func open(path: String, mode: Mode = .command, creating: Bool = true) throws -> OfflineDatabase {
+    /// `fileMode`: the permission bits of a file created here (0600 unless the user says: pack
+    /// data is readable only by the owner, docs/design.md §1).
+    public static func open(
+        path: String, mode: Mode = .command, creating: Bool = true, fileMode: UInt32 = defaultFileMode
+    ) throws -> OfflineDatabase {
         if mode == .readOnly {
             switch try FileInspection.inspect(path: path, recovering: false) {
             case .absent: throw StoreError.fileNotFound(path: path)
@@ -63,7 +67,7 @@ public final class OfflineDatabase: Sendable {
                 path: path, mode: mode, writer: try opening(path) { try queue(path, readonly: true) }, lock: nil)
         }
         // The lock first: only its holder may roll back what a dead process left (recovering).
-        let lock = try FileLock(path: path, creating: creating)
+        let lock = try FileLock(path: path, creating: creating, fileMode: fileMode)
         do {
             let inspection = try FileInspection.inspect(path: path, recovering: true)
             if !creating, inspection == .empty { throw emptyFile(path) }
@@ -74,6 +78,9 @@ public final class OfflineDatabase: Sendable {
             throw error
         }
     }
+
+    /// The mode of a database file PackFS creates: its owner's alone.
+    public static let defaultFileMode: UInt32 = 0o600
 
     private static func emptyFile(_ path: String) -> StoreError {
         .cannotOpen(path: path, reason: "holds no offline database (it is empty); it was left untouched")
@@ -178,6 +185,9 @@ public final class OfflineDatabase: Sendable {
         let target = recoveryPath()
         let staging = target + ".partial-\(UUID().uuidString)"
         let copied = Result {
+            // The copy holds what the file held, so it gets the file's mode.
+            let created = FileLock.create(staging, lock?.fileMode ?? Self.defaultFileMode)
+            if created >= 0 { Glibc.close(created) }
             let copy = try DatabaseQueue(path: staging)
             try writer.backup(to: copy)
             try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }

@@ -55,6 +55,8 @@ final class DeletedDatabaseMountTests: DaemonMountTestCase {
         XCTAssertTrue(status?["problem"]?.string?.contains("was replaced by another file") ?? false, "\(String(describing: status))")
         unmountAndWait()
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), other, "the file now at the path is not touched")
+        let mode = try FileManager.default.attributesOfItem(atPath: db + ".recovered")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "the copy holds the packs: it has the database's mode")
         let saved = try OfflineDatabase.open(path: db + ".recovered", mode: .readOnly)
         defer { try? saved.close() }
         XCTAssertEqual(try saved.packs().map(\.name), ["land"])

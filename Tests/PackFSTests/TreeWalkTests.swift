@@ -80,7 +80,7 @@ final class TreeWalkTests: XCTestCase {
         var checked = 0
         for (path, file) in files {
             XCTAssertEqual(file.attributes.size, UInt64(file.content.count), path)
-            XCTAssertEqual(file.attributes.permissions, path.hasSuffix(".region") ? 0o644 : 0o444, path)
+            XCTAssertEqual(file.attributes.permissions, path.hasSuffix(".region") ? 0o600 : 0o444, path)
             guard let match = originOf.first(where: { path.hasPrefix($0.prefix) }) else { continue }
             let rest = String(path.dropFirst(match.prefix.count))
             if rest == "tiles.json" && !path.contains("/openmaptiles/") {
@@ -174,7 +174,7 @@ final class TreeWalkTests: XCTestCase {
         XCTAssertEqual(JSONValue.parse(try walker.read(progress.attributes.inode, size: progress.attributes.size)),
                        try database.progress(of: pack.id).json)
         let region = try walker.lookup("packs/helsinki.region")
-        XCTAssertEqual(region.attributes.permissions, 0o644)
+        XCTAssertEqual(region.attributes.permissions, 0o600)
         XCTAssertEqual(region.attributes.uid, getuid())
         let text = try walker.read(region.attributes.inode, size: region.attributes.size)
         XCTAssertEqual(try RegionFile.parse(text), RegionFile(definition: pack.definition!, metadata: pack.metadata))

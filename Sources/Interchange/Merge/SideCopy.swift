@@ -22,7 +22,9 @@ struct SideCopy {
         path = directory.appendingPathComponent("side.db").path
         self.original = original
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // Private: the copy holds another database's packs (docs/design.md §1).
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try FileManager.default.copyItem(atPath: original, toPath: path)
             for companion in ["-journal", "-wal"] where FileManager.default.fileExists(atPath: original + companion) {
                 try FileManager.default.copyItem(atPath: original + companion, toPath: path + companion)

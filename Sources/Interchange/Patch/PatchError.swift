@@ -1,3 +1,5 @@
+import PackStore
+
 /// Why a patch was not applied. Every case leaves the pack exactly as it was: the checks that
 /// need the pack's tiles run inside the transaction that would apply it, and throwing rolls it
 /// back.
@@ -22,7 +24,10 @@ public enum PatchError: Error, Equatable, Sendable, CustomStringConvertible {
         public var hash: String
     }
 
-    public var description: String {
+    /// Redacted (`Redaction`): a patch's URL may carry a user and password or a token.
+    public var description: String { Redaction.text(plainDescription) }
+
+    private var plainDescription: String {
         switch self {
         case .notAPatch(let file, let missing):
             return "\(file) is not a patch: its metadata has no \(missing.joined(separator: " or "))"

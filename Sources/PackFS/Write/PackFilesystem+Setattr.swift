@@ -4,7 +4,7 @@ import PackStore
 /// setattr on region files: `touch` (new times) refreshes the pack, a truncate resizes a region
 /// file open for writing. chmod and chown are refused unless they change nothing, so that `mv`
 /// from another file system (which copies, then sets the old mode and owner) does not fail on
-/// an ordinary 0644 file of the mounting user. Everything inside a pack is read-only.
+/// an ordinary 0644 (or 0600) file of the mounting user. Everything inside a pack is read-only.
 extension PackFilesystem {
     public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
         try serving { request in
@@ -52,7 +52,7 @@ extension PackFilesystem {
     }
 
     private func keepsModeAndOwner(_ changes: AttributeChanges) -> Bool {
-        (changes.mode.map { $0 & 0o7777 == 0o644 } ?? true) && (changes.uid.map { $0 == uid } ?? true)
+        (changes.mode.map { [0o644, 0o600].contains($0 & 0o7777) } ?? true) && (changes.uid.map { $0 == uid } ?? true)
             && (changes.gid.map { $0 == gid } ?? true)
     }
 }

@@ -16,7 +16,8 @@ extension OfflineDatabase {
         // A damaged table or value (wrong columns, not text) reads as none, like damaged state.
         let text = try? String.fetchOne(
             db, sql: "SELECT json FROM packfs_estimate WHERE region_id = ?", arguments: [region.rawValue])
-        return text.flatMap { $0 }.flatMap { JSONValue.parse(Data($0.utf8)) }
+        // Redacted: its sources' URL templates may carry keys, and progress.json shows it.
+        return text.flatMap { $0 }.flatMap { JSONValue.parse(Data(Redaction.text($0).utf8)) }
     }
 
     public func setEstimate(_ estimate: JSONValue, of region: RegionID) throws {

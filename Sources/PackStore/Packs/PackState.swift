@@ -41,10 +41,12 @@ extension OfflineDatabase {
                 db, sql: "SELECT * FROM packfs_pack_state WHERE region_id = ?", arguments: [region.rawValue])
         else { return PackStatus(state: .inactive) }
         // PackFS's own bookkeeping, redone by the next run: a damaged value reads as "unknown"
-        // (inactive, not counted yet) rather than making the pack's files unreadable.
+        // (inactive, not counted yet) rather than making the pack's files unreadable. An error
+        // is redacted again: a file from an older PackFS or an app stored it as it came.
         func value<T: DatabaseValueConvertible>(_ column: String) -> T? { try? row.decode(forColumn: column) }
         return PackStatus(
-            state: value("state").flatMap(PackState.init(rawValue:)) ?? .inactive, error: value("error"),
+            state: value("state").flatMap(PackState.init(rawValue:)) ?? .inactive,
+            error: (value("error") as String?).map(Redaction.text),
             requiredResources: max(0, value("required_resources") ?? 0), requiredTiles: max(0, value("required_tiles") ?? 0),
             requiredIsPrecise: value("required_is_precise") ?? false)
     }
@@ -55,7 +57,8 @@ extension OfflineDatabase {
 }
 
 extension StoreBatch {
-    /// Records a pack's state inside a larger transaction (with the batch it describes). The
+    /// Records a pack's state inside a larger transaction (with the batch it describes), its
+    /// error redacted (progress.json, packs.json and `packfs list` show it to others). The
     /// cached status (`PackStatusCache`) goes once the transaction commits, not before: a read
     /// in between would see the old row and keep it.
     public func setStatus(_ status: PackStatus, of region: RegionID) throws {
@@ -67,7 +70,7 @@ extension StoreBatch {
                   required_tiles, required_is_precise, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                region.rawValue, status.state.rawValue, status.error, status.requiredResources,
+                region.rawValue, status.state.rawValue, status.error.map(Redaction.text), status.requiredResources,
                 status.requiredTiles, status.requiredIsPrecise, now,
             ])
     }

@@ -11,10 +11,10 @@ import FoundationEssentials
 final class FileLock: Sendable {
     private let descriptor: Int32
 
-    /// `creating`: an absent file is created (the commands that make a database); otherwise it
-    /// is `fileNotFound`, and nothing is created.
-    init(path: String, creating: Bool) throws {
-        let fd = open(path, O_RDWR | O_CLOEXEC | (creating ? O_CREAT : 0), 0o644)
+    /// `creating`: an absent file is created with `fileMode` (the commands that make a
+    /// database); otherwise it is `fileNotFound`, and nothing is created.
+    init(path: String, creating: Bool, fileMode: UInt32) throws {
+        let fd = creating ? Self.create(path, fileMode) : open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
             let cause = errno
             if cause == ENOENT && !creating { throw StoreError.fileNotFound(path: path) }
@@ -28,4 +28,20 @@ final class FileLock: Sendable {
     }
 
     func release() { close(descriptor) }
+
+    /// The locked file's permission bits (it may be deleted since: the descriptor still names it).
+    var fileMode: UInt32? {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? UInt32(info.st_mode) & 0o7777 : nil
+    }
+
+    /// Opens `path`, creating it with exactly `mode` (whatever the umask) when absent: SQLite
+    /// gives the database's -wal, -shm and -journal files the main file's mode, so this one
+    /// `open` sets all of theirs (docs/design.md §1). An existing file keeps its mode.
+    static func create(_ path: String, _ mode: UInt32) -> Int32 {
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, mode_t(mode))
+        guard fd >= 0 else { return errno == EEXIST ? open(path, O_RDWR | O_CLOEXEC) : fd }
+        _ = fchmod(fd, mode_t(mode))
+        return fd
+    }
 }

@@ -3,8 +3,8 @@ import SQLiteDB
 extension OfflineDatabase {
     /// Deletes everything and leaves a fresh v6 database in the same file (created when absent).
     /// A file that is not an offline database is refused, never deleted: it may be the user's.
-    public static func reset(path: String) throws {
-        let database = try open(path: path, mode: .command)
+    public static func reset(path: String, fileMode: UInt32 = defaultFileMode) throws {
+        let database = try open(path: path, mode: .command, fileMode: fileMode)
         defer { try? database.close() }
         try database.wrap {
             try database.writer.writeWithoutTransaction { db in

@@ -7,8 +7,10 @@
 /// stderr is a log file on a full or failing disk): a message must never kill the process that
 /// tries to report something. What cannot be written is dropped.
 public enum StandardError {
+    /// Every line is redacted first (`Redaction`): stderr is the daemon's log and the
+    /// command's error line, both read by others.
     public static func write(_ text: String) {
-        let bytes = Array(text.utf8)
+        let bytes = Array(Redaction.text(text).utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer -> Int in

@@ -33,7 +33,9 @@ public struct StyleRewriter: Sendable {
         directory(source) + "{z}/{x}/{y}.\(source.fileExtension)"
     }
 
-    /// The rewritten `style` whose sources, read from the store, are `sources`; compact JSON.
+    /// The rewritten `style` whose sources, read from the store, are `sources`; compact JSON,
+    /// redacted: a URL left as the style wrote it (a source PackFS does not store) may carry a
+    /// key, and every reader of the mount or the export reads this file.
     public func style(_ style: Style, sources: [PackStyle.Source]) -> Data {
         var members = style.members
         var objects = members["sources"]?.object ?? [:]
@@ -52,7 +54,7 @@ public struct StyleRewriter: Sendable {
                 })
         default: break
         }
-        return Data(JSONValue.object(members).compactText.utf8)
+        return Data(Redaction.text(JSONValue.object(members).compactText).utf8)
     }
 
     /// A source object with everything it names in the tree.

@@ -156,10 +156,12 @@ final class ManagementTests: WriteTestCase {
         let setattr = { (inode: Inode, changes: AttributeChanges) in
             self.error { _ = try self.fs.setattr(inode: inode, changes: changes, caller: self.caller) }
         }
-        XCTAssertEqual(setattr(alpha, AttributeChanges(mode: 0o600)), .notPermitted)
+        XCTAssertEqual(setattr(alpha, AttributeChanges(mode: 0o640)), .notPermitted)
+        XCTAssertEqual(setattr(alpha, AttributeChanges(mode: 0o444)), .notPermitted)
         XCTAssertEqual(setattr(alpha, AttributeChanges(uid: getuid() + 1)), .notPermitted)
         XCTAssertEqual(setattr(alpha, AttributeChanges(size: 5)), .notPermitted, "only O_TRUNC's truncate to 0")
         XCTAssertNil(setattr(alpha, AttributeChanges(mode: 0o644, uid: getuid(), gid: getgid())), "a chmod that changes nothing")
+        XCTAssertNil(setattr(alpha, AttributeChanges(mode: 0o600)), "the mode a region file shows")
         let tile = try walker.lookup("packs/alpha/1/0/0.pbf").attributes.inode
         XCTAssertEqual(setattr(tile, AttributeChanges(modified: 1)), .readOnly)
         XCTAssertEqual(setattr(packs, AttributeChanges(mode: 0o700)), .notPermitted)

@@ -19,7 +19,7 @@ final class RegionFileWriteTests: WriteTestCase {
         let content = regionText()
         let (entry, options) = try fs.create(parent: packs, name: "new.region", mode: 0o644, flags: O_WRONLY | O_CREAT, caller: caller)
         XCTAssertEqual(entry.attributes.size, 0)
-        XCTAssertEqual(entry.attributes.permissions, 0o644)
+        XCTAssertEqual(entry.attributes.permissions, 0o600, "a region file is its owner's alone")
         XCTAssertTrue(options.directIO)
         let inode = entry.attributes.inode
         let half = content.count / 2

@@ -1,0 +1,55 @@
+import FoundationEssentials
+import PackStore
+
+/// What a command prints on stdout goes through `Redaction` first, as stderr does
+/// (`StandardError`): a pack's style URL, a patch's URL or an error line may carry a secret, and
+/// output is pasted into tickets and logs. This `print` shadows the standard library's in this
+/// module, so no command's line can skip it.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    Swift.print(Redaction.text(items.map { "\($0)" }.joined(separator: separator)), terminator: terminator)
+}
+
+enum SecretArguments {
+    /// The options whose values are secrets, as `--name VALUE` or `--name=VALUE`.
+    static let options = ["--access-token"]
+    /// The environment's credentials (S3's, for `export` and `diff` to `s3://`), and the access
+    /// token a background mount hands its daemon.
+    static let variables = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", tokenVariable]
+
+    /// How `packfs mount` hands `--access-token` to its daemon: in the environment, which only
+    /// the process's owner reads (/proc/PID/environ), not on its command line, which every user
+    /// reads (`ps`) for as long as the mount lasts.
+    static let tokenVariable = "PACKFS_INHERITED_ACCESS_TOKEN"
+
+    static var inheritedAccessToken: String? { ProcessInfo.processInfo.environment[tokenVariable] }
+
+    /// `arguments` without the secret options, and the environment variables that carry them.
+    static func moved(_ arguments: [String]) -> (arguments: [String], environment: [String: String]) {
+        var kept: [String] = []
+        var token: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--access-token", index + 1 < arguments.count {
+                token = arguments[index + 1]
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--access-token=") { token = String(argument.dropFirst("--access-token=".count)) } else { kept.append(argument) }
+            index += 1
+        }
+        return (kept, token.map { [tokenVariable: $0] } ?? [:])
+    }
+
+    /// Tells `Redaction` every secret this process was given, before anything is printed: the
+    /// literal values are hidden wherever they appear (a URL the rewrite built, a message).
+    static func hideAll(arguments: [String], environment: [String: String]) {
+        for (index, argument) in arguments.enumerated() {
+            for option in options {
+                if argument == option, index + 1 < arguments.count { Redaction.hide(literal: arguments[index + 1]) }
+                if argument.hasPrefix(option + "=") { Redaction.hide(literal: String(argument.dropFirst(option.count + 1))) }
+            }
+        }
+        for variable in variables { environment[variable].map(Redaction.hide(literal:)) }
+    }
+}
