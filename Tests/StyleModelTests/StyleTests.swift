@@ -173,7 +173,7 @@ final class StyleTests: XCTestCase {
             plan.resources(includeIdeographs: false),
             [
                 StyleResource(url: "https://t.test/zeta.json", kind: .source),
-                StyleResource(url: "http://h.test/data/points.geojson", kind: .source),
+                StyleResource(url: "http://h.test/data/points.geojson", kind: .source, content: .geoJSON),
                 StyleResource(url: "http://h.test/img/overlay.png", kind: .image),
                 StyleResource(url: "mapbox://mapbox.terrain-rgb", kind: .source),
             ])

@@ -6,10 +6,14 @@ import PackStore
 public struct StyleResource: Hashable, Sendable {
     public let url: String
     public let kind: ResourceKind
+    /// What its bytes must be (`ContentCheck`): by default what `kind` says; GeoJSON for a
+    /// geojson source's `data`, which is stored as a `.source` too. nil: not checked.
+    public let content: ContentKind?
 
-    public init(url: String, kind: ResourceKind) {
+    public init(url: String, kind: ResourceKind, content: ContentKind? = nil) {
         self.url = url
         self.kind = kind
+        self.content = content ?? ContentKind(resource: kind)
     }
 }
 
@@ -70,16 +74,23 @@ public struct Style: Sendable {
     /// `sources` and `layers`. A TileJSON, a GeoJSON or a sprite index given as a region's style
     /// would otherwise make a pack that is `complete` with nothing in it.
     public func requireStyleDocument() throws {
-        var missing: [String] = []
-        if members["version"]?.number != 8 { missing.append("\"version\": 8") }
-        if members["sources"]?.object == nil { missing.append("\"sources\"") }
-        if members["layers"]?.array == nil { missing.append("\"layers\"") }
+        let missing = Self.missingMembers(members)
         guard !missing.isEmpty else { return }
         throw StyleError.notAStyle(url: url, missing: missing, looksLike: Self.kind(of: members))
     }
 
+    /// The members a style must have that `members` lacks (also `ContentCheck`'s rule for a
+    /// fetched style).
+    static func missingMembers(_ members: [String: JSONValue]) -> [String] {
+        var missing: [String] = []
+        if members["version"]?.number != 8 { missing.append("\"version\": 8") }
+        if members["sources"]?.object == nil { missing.append("\"sources\"") }
+        if members["layers"]?.array == nil { missing.append("\"layers\"") }
+        return missing
+    }
+
     /// What a document that is no style looks like, where its members say it.
-    private static func kind(of members: [String: JSONValue]) -> String? {
+    static func kind(of members: [String: JSONValue]) -> String? {
         if members["tiles"] != nil || members["tilejson"] != nil { return "a TileJSON" }
         if let type = members["type"]?.string, ["FeatureCollection", "Feature"].contains(type) || members["coordinates"] != nil {
             return "GeoJSON"

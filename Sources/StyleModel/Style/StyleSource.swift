@@ -58,7 +58,12 @@ public struct StyleSource: Equatable, Sendable {
     /// The resource the declaration names: a TileJSON or GeoJSON document (kind `.source`), or an
     /// image; nil for a tiled source with inline `tiles`.
     public var resource: StyleResource? {
-        url.map { StyleResource(url: $0, kind: kind == .image ? .image : .source) }
+        guard let url else { return nil }
+        switch kind {
+        case .tiled: return StyleResource(url: url, kind: .source, content: .tileJSON)
+        case .geojson: return StyleResource(url: url, kind: .source, content: .geoJSON)
+        case .image: return StyleResource(url: url, kind: .image, content: .image)
+        }
     }
 
     /// The tiled source with its tiles known: for inline sources from the style alone, for the
@@ -80,7 +85,7 @@ public struct StyleSource: Equatable, Sendable {
         return TileSource(
             id: id, type: type, urlTemplate: template, scheme: fields.scheme ?? .xyz, tileSize: tileSize,
             minZoom: fields.minZoom ?? 0, maxZoom: fields.maxZoom ?? 22, bounds: fields.bounds,
-            attribution: fields.attribution)
+            attribution: fields.attribution, encoding: fields.encoding)
     }
 
     private func tileJSONFields(_ data: Data?, url: String, type: TileSourceType) throws -> TileSetFields {

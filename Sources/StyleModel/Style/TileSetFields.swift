@@ -13,6 +13,9 @@ struct TileSetFields: Equatable, Sendable {
     var maxZoom: Int?
     var bounds: Bounds?
     var attribution: String?
+    /// `"mlt"` for MapLibre Tiles; anything else (or nothing) is a Mapbox Vector Tile, as
+    /// MapLibre reads it.
+    var encoding: String?
 
     init() {}
 
@@ -41,6 +44,8 @@ struct TileSetFields: Equatable, Sendable {
             guard let text = value.string else { throw fail("attribution", "must be a string") }
             attribution = text
         }
+        // Any other value is ignored, as other fields PackFS has no use for are.
+        encoding = object["encoding"]?.string
         if let value = object["bounds"] {
             bounds = try Self.bounds(value) { fail("bounds", $0) }
         }
@@ -55,6 +60,7 @@ struct TileSetFields: Equatable, Sendable {
         merged.maxZoom = maxZoom ?? base.maxZoom
         merged.bounds = bounds ?? base.bounds
         merged.attribution = attribution ?? base.attribution
+        merged.encoding = encoding ?? base.encoding
         return merged
     }
 

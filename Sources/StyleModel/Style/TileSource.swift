@@ -20,11 +20,13 @@ public struct TileSource: Equatable, Sendable {
     /// Tiles outside these bounds are not requested; nil covers the world.
     public var bounds: Bounds?
     public var attribution: String?
+    /// The style's or TileJSON's `encoding` (`"mlt"`: MapLibre Tiles); nil when neither says.
+    public var encoding: String?
 
     public init(
         id: String, type: TileSourceType, urlTemplate: String, scheme: TileScheme = .xyz,
         tileSize: Int = 512, minZoom: Int = 0, maxZoom: Int = 22, bounds: Bounds? = nil,
-        attribution: String? = nil
+        attribution: String? = nil, encoding: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -35,6 +37,13 @@ public struct TileSource: Equatable, Sendable {
         self.maxZoom = maxZoom
         self.bounds = bounds
         self.attribution = attribution
+        self.encoding = encoding
+    }
+
+    /// What its tiles must be (`ContentCheck`): by its type, and for a vector source its encoding.
+    public var content: ContentKind {
+        guard type == .vector else { return .rasterTile }
+        return encoding == "mlt" ? .mapLibreTile : .vectorTile
     }
 
     /// True when the template is `mapbox://`: such tiles count against the Mapbox tile limit.
