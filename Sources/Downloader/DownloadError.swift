@@ -38,6 +38,8 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A body in a Content-Encoding PackFS does not decode.
     case unsupportedEncoding(String, url: String)
     case bodyTooLarge(limit: Int, url: String)
+    /// A body that is not what the URL was fetched as (`ContentCheck`): it was not stored.
+    case unexpectedContent(url: String, expected: String, got: String)
     /// The client was shut down, or the caller cancelled the request.
     case cancelled(url: String)
     /// A request that ended without its completion reaching the one waiting for it.
@@ -85,6 +87,7 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedEncoding(let coding, let url):
             return "bad response body from \(url): unsupported Content-Encoding \(coding)"
         case .bodyTooLarge(let limit, let url): return "response from \(url) exceeds \(limit) bytes"
+        case .unexpectedContent(let url, let expected, let got): return "\(url): expected \(expected), got \(got)"
         case .cancelled(let url): return "cancelled \(url)"
         case .noAnswer(let url): return "no answer for \(url)"
         case .setup(let reason): return "HTTP client setup failed: \(reason)"

@@ -97,7 +97,8 @@ final class ArchiveDownloadTests: PackDownloadTestCase {
         try reopened.close()
         let database = try OfflineDatabase.open(path: path, mode: .readOnly)
         let key = TileKey(urlTemplate: sourceURL(nginx.baseURL) + "/{z}/{x}/{y}", pixelRatio: 1, z: 14, x: 9326, y: 4742)
-        XCTAssertEqual(try database.tile(key)?.data.decoded(), Data("changed 14/9326/4742".utf8))
+        let label = Data("changed 14/9326/4742".utf8)
+        XCTAssertEqual(try database.tile(key)?.data.decoded(), Data([0x1A, UInt8(label.count + 2), 0x0A, UInt8(label.count)]) + label)
         let requests = try archiveRequests(nginx)
         XCTAssertTrue(requests.allSatisfy { [206, 304].contains($0.status) }, "\(requests.map(\.status))")
     }

@@ -79,7 +79,9 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: tile), old, "now in the kernel's page cache")
         // The origin changes the tile (nginx serves a copy; its ETag follows mtime and size).
         let origin = server.directory.path("world/tiles/helsinki/14/9327/4742.pbf")
-        let new = old.prefix(1000) + Data("changed at the origin".utf8)
+        // Still a vector tile (the downloader checks): one more layer, named for the change.
+        let label = Data("changed at the origin".utf8)
+        let new = old + Data([0x1A, UInt8(label.count + 2), 0x0A, UInt8(label.count)]) + label
         try new.write(to: URL(fileURLWithPath: origin))
         let before = try server.accessLog().count
         XCTAssertEqual(try run("/usr/bin/touch", [packs + "/helsinki.region"]).status, 0)

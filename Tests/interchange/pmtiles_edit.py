@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a copy of a PMTiles archive with the reference Python package (pmtiles.reader and
 pmtiles.writer) in which the tiles named on the command line hold other bytes: each becomes the
-gzip of "changed z/x/y" (a new version of the archive, for the refresh tests). Header fields and
+gzip of a vector tile whose one layer is named "changed z/x/y" (a new version of the archive, for the refresh tests). Header fields and
 metadata are kept.
 
 usage: pmtiles_edit.py IN OUT Z/X/Y [Z/X/Y ...]
@@ -13,6 +13,13 @@ import sys
 from pmtiles.reader import MmapSource, Reader, all_tiles
 from pmtiles.tile import zxy_to_tileid
 from pmtiles.writer import Writer
+
+
+def changed_tile(name):
+    """A Mapbox Vector Tile of one layer named "changed z/x/y" (a downloader checks tiles)."""
+    label = f"changed {name}".encode()
+    layer = bytes([0x0A, len(label)]) + label
+    return bytes([0x1A, len(layer)]) + layer
 
 
 def main(source, target, changed):
@@ -30,7 +37,7 @@ def main(source, target, changed):
         for tile_id in sorted(tiles):
             name, data = tiles[tile_id]
             if name in changed:
-                data = gzip.compress(f"changed {name}".encode(), mtime=0)
+                data = gzip.compress(changed_tile(name), mtime=0)
             writer.write_tile(tile_id, data)
         writer.finalize(header, metadata)
 

@@ -2,8 +2,9 @@
 """Writes a PMTiles archive with the reference Python package (pmtiles.writer), for PackFS to
 import, and prints the tiles it wrote as JSON: {"z/x/y": base64 of the bytes as written}.
 
-Every tile of zooms 0 to MAXZOOM, gzipped vector-tile-like bytes padded with 0-299 seeded random
-bytes (so that entry lengths vary, as real tiles' do); every fifth tile of the deepest zoom holds
+Every tile of zooms 0 to MAXZOOM, a gzipped vector tile of one layer "grid" whose keys hold its
+name and 0-299 seeded random hex digits (so that entry lengths vary, as real tiles' do; a
+downloader checks that tiles are vector tiles); every fifth tile of the deepest zoom holds
 one shared "ocean" content (the writer stores it once, and runs of it become run-length entries).
 With MAXZOOM 7 (21,845 tiles) the root outgrows 16 KiB and the writer makes leaf directories.
 
@@ -19,8 +20,20 @@ from pmtiles.tile import Compression, TileType, zxy_to_tileid
 from pmtiles.writer import Writer
 
 
+def field(number, payload):
+    """A length-delimited protobuf field (lengths here stay below 128: one byte)."""
+    assert len(payload) < 128
+    return bytes([number << 3 | 2, len(payload)]) + payload
+
+
+def vector_tile(*keys):
+    """A Mapbox Vector Tile: one layer "grid" (version 2) with `keys` and no features."""
+    layer = field(1, b"grid") + b"".join(field(3, key) for key in keys) + b"\x78\x02"
+    return field(3, layer) if len(layer) < 128 else bytes([3 << 3 | 2, len(layer) & 0x7F | 0x80, len(layer) >> 7]) + layer
+
+
 def main(path, maxzoom):
-    ocean = gzip.compress(b"\x1a\x05ocean", mtime=0)
+    ocean = gzip.compress(vector_tile(b"ocean"), mtime=0)
     tiles = {}
     noise = random.Random(8)
     for z in range(maxzoom + 1):
@@ -29,8 +42,9 @@ def main(path, maxzoom):
                 if z == maxzoom and (x + y) % 5 == 0:
                     data = ocean
                 else:
-                    padding = bytes(noise.randrange(256) for _ in range(noise.randrange(300)))
-                    data = gzip.compress(f"tile {z}/{x}/{y}".encode() + padding, mtime=0)
+                    padding = "".join(f"{noise.randrange(16):x}" for _ in range(noise.randrange(300))).encode()
+                    keys = [padding[i:i + 100] for i in range(0, len(padding), 100)]
+                    data = gzip.compress(vector_tile(f"tile {z}/{x}/{y}".encode(), *keys), mtime=0)
                 tiles[zxy_to_tileid(z, x, y)] = (f"{z}/{x}/{y}", data)
     with open(path, "wb") as f:
         writer = Writer(f)

@@ -25,6 +25,8 @@ enum ArchiveTileJSON {
         object["tilejson"] = .string("3.0.0")
         object["scheme"] = .string("xyz")
         object["tiles"] = .array([.string(ArchiveURL.template(of: sourceURL))])
+        // Its tiles are then checked as MapLibre Tiles, not as protobuf (`ContentKind`).
+        if header.tileType == .mlt { object["encoding"] = .string("mlt") }
         object["minzoom"] = .number(Double(header.minZoom))
         object["maxzoom"] = .number(Double(header.maxZoom))
         let (low, high) = (header.minPosition, header.maxPosition)

@@ -1,4 +1,5 @@
 import PackStore
+import StyleModel
 
 /// How a download behaves: URL policy, HTTP settings and limits (the command line's options).
 public struct DownloadOptions: Sendable {
@@ -24,9 +25,9 @@ public struct DownloadOptions: Sendable {
 enum FetchTag: Sendable {
     /// The style or a TileJSON: needed before the rest can be planned.
     case document(url: String, kind: ResourceKind)
-    case resource(url: String, kind: ResourceKind)
-    /// `chunk`: the plan chunk the tile belongs to (`ResumeLedger`).
-    case tile(TileKey, chunk: Int)
+    case resource(StyleResource)
+    /// `chunk`: the plan chunk the tile belongs to (`ResumeLedger`); `content`: what it must be.
+    case tile(TileKey, chunk: Int, content: ContentKind)
     /// One range of an archive's tile data, holding several tiles.
     case archiveTiles(ArchivePiece)
 }
@@ -46,4 +47,6 @@ struct ArchivePiece: Sendable {
     var sourceURL: String
     var range: ByteRange
     var tiles: [Tile]
+    /// What its tiles must be (their source's `ContentKind`).
+    var content: ContentKind
 }

@@ -17,9 +17,9 @@ struct ArchiveState {
     /// of a few hundred rows in long ones. (About 5 MB of keys while waiting.)
     static let batch = 1 << 16
 
-    /// Per tile template of an archive source of the plan: the archive's source URL and the
-    /// template's scheme (a style may say `tms`).
-    var templates: [String: (source: String, scheme: TileScheme)] = [:]
+    /// Per tile template of an archive source of the plan: the archive's source URL, the
+    /// template's scheme (a style may say `tms`) and what its tiles must be.
+    var templates: [String: (source: String, scheme: TileScheme, content: ContentKind)] = [:]
     var opened: [String: RemoteArchive] = [:]
     /// Archives a refresh found unchanged (304 to their opening range), with that answer's headers.
     var unchanged: [String: CacheHeaders] = [:]
@@ -62,7 +62,7 @@ extension PackDownload {
     func noteArchives(of plan: DownloadPlan) {
         for set in plan.tileSets {
             guard let source = ArchiveURL.sourceURL(ofTemplate: set.source.urlTemplate) else { continue }
-            archives.templates[set.source.urlTemplate] = (source, set.source.scheme)
+            archives.templates[set.source.urlTemplate] = (source, set.source.scheme, set.source.content)
         }
     }
 
@@ -90,7 +90,8 @@ extension PackDownload {
     private func flushArchive(_ source: String) throws {
         guard let tiles = archives.pending.removeValue(forKey: source), !tiles.isEmpty, !isStopped else { return }
         let archive = try openedArchive(source)
-        let scheme = archives.templates.values.first { $0.source == source }?.scheme ?? .xyz
+        let template = archives.templates.values.first { $0.source == source }
+        let (scheme, content) = (template?.scheme ?? .xyz, template?.content ?? .vectorTile)
         let ids = tiles.map { try? PMTilesTileID(z: $0.key.z, x: $0.key.x, y: scheme.row($0.key.y, z: $0.key.z)).rawValue }
         let lookup = try archive.lookUp(ids)
         for index in lookup.absent {
@@ -100,7 +101,7 @@ extension PackDownload {
         for (index, bytes) in lookup.inOpening {
             let tile = tiles[index]
             let piece = ArchivePiece.Tile(key: tile.key, chunk: tile.chunk, start: 0, length: bytes.count, replaces: tile.replaces)
-            try store([piece], from: bytes, headers: archive.headers, source: source)
+            try store([piece], from: bytes, headers: archive.headers, source: source, content: content)
         }
         let requests = lookup.requests.map { request in
             let pieces = request.members.map { slice in
@@ -109,7 +110,7 @@ extension PackDownload {
             }
             return HTTPRequest<FetchTag>(
                 url: archive.requestURL, range: request.range,
-                tag: .archiveTiles(ArchivePiece(sourceURL: source, range: request.range, tiles: pieces)))
+                tag: .archiveTiles(ArchivePiece(sourceURL: source, range: request.range, tiles: pieces, content: content)))
         }
         submit(requests)
     }
@@ -129,7 +130,7 @@ extension PackDownload {
                 url: piece.sourceURL, reason: "bytes \(piece.range.header) came back short (HTTP \(answer.status))")))
         }
         do {
-            try store(piece.tiles, from: body, headers: response.headers, source: piece.sourceURL)
+            try store(piece.tiles, from: body, headers: response.headers, source: piece.sourceURL, content: piece.content)
         } catch {
             stop(.failed(error))
         }
@@ -137,7 +138,9 @@ extension PackDownload {
 
     /// Writes tiles cut from `body`: gzip tiles inflated for their content and kept deflated
     /// for storage, as a gzip body is.
-    private func store(_ tiles: [ArchivePiece.Tile], from body: Data, headers: CacheHeaders, source: String) throws {
+    private func store(
+        _ tiles: [ArchivePiece.Tile], from body: Data, headers: CacheHeaders, source: String, content: ContentKind
+    ) throws {
         try decoders.with { decoder in
             for tile in tiles {
                 let bytes = body.subdata(in: tile.start..<(tile.start + tile.length))
@@ -149,6 +152,7 @@ extension PackDownload {
                     let key = tile.key
                     throw DownloadError.archive(url: source, reason: "tile \(key.z)/\(key.x)/\(key.y) does not inflate (\(error))")
                 }
+                if let error = Self.mismatch(decoded.content, content, url: TileURLTemplate.url(for: tile.key)) { throw error }
                 writer.add(
                     .tile(tile.key, data: decoded.stored, size: StoredData.servedSize(of: decoded.content),
                           headers: headers, replaces: tile.replaces),

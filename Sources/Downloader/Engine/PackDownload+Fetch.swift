@@ -15,6 +15,7 @@ extension PackDownload {
             try fetchResources(Array(resources[start..<min(start + Self.chunkSize, resources.count)]))
         }
         let totals = try database.tileTotals(includingAll: options.maxTiles != nil)
+        for set in plan.tileSets { tileContents[set.source.urlTemplate] = set.source.content }
         var chunk: [(key: TileKey, url: String, isMapbox: Bool)] = []
         var chunkStart = start
         try plan.forEachTile(from: start) { key, url, isMapbox in
@@ -41,7 +42,7 @@ extension PackDownload {
             }
             let url = try options.urlPolicy.requestURL(for: resource.url, kind: resource.kind)
             let validators = stored[resource.url].map { HTTPValidators($0.headers) }
-            requests.append(HTTPRequest(url: url, validators: validators, tag: .resource(url: resource.url, kind: resource.kind)))
+            requests.append(HTTPRequest(url: url, validators: validators, tag: .resource(resource)))
         }
         submit(requests)
     }
@@ -68,7 +69,8 @@ extension PackDownload {
             if try takeArchiveTile(tile.key, chunk: start, stored: stored[tile.key] != nil) { continue }
             let url = try options.urlPolicy.requestURL(for: tile.url, kind: .tile)
             let validators = stored[tile.key].map { HTTPValidators($0.headers) }
-            requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key, chunk: start)))
+            let content = tileContents[tile.key.urlTemplate] ?? .vectorTile
+            requests.append(HTTPRequest(url: url, validators: validators, tag: .tile(tile.key, chunk: start, content: content)))
         }
         submit(requests)
     }
@@ -112,22 +114,25 @@ extension PackDownload {
             lock.lock()
             documents[url] = completion.outcome
             lock.unlock()
-        case .resource(let url, let kind):
-            handleResource(url: url, kind: kind, completion)
-        case .tile(let key, let chunk):
-            handleTile(key, chunk: chunk, completion)
+        case .resource(let resource):
+            handleResource(resource, completion)
+        case .tile(let key, let chunk, let content):
+            handleTile(key, chunk: chunk, content: content, completion)
         case .archiveTiles(let piece):
             handleArchiveTiles(piece, completion)
         }
     }
 
-    private func handleResource(url: String, kind: ResourceKind, _ completion: HTTPCompletion<FetchTag>) {
+    private func handleResource(_ resource: StyleResource, _ completion: HTTPCompletion<FetchTag>) {
         guard let answer = answer(completion) else { return }
         switch answer {
         case .ok(let response):
-            writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
+            if let content = resource.content, let error = Self.mismatch(response.content, content, url: resource.url) {
+                return stop(.failed(error))
+            }
+            writer.add(.resource(url: resource.url, kind: resource.kind, data: response.stored, headers: response.headers))
         case .notModified(let headers):
-            writer.add(.revalidatedResource(url: url, headers: headers))
+            writer.add(.revalidatedResource(url: resource.url, headers: headers))
         case .noContent:
             // A missing sprite or glyph range is not needed after all (MapLibre's rule).
             lock.lock()
@@ -136,12 +141,15 @@ extension PackDownload {
         }
     }
 
-    private func handleTile(_ key: TileKey, chunk: Int, _ completion: HTTPCompletion<FetchTag>) {
+    private func handleTile(_ key: TileKey, chunk: Int, content: ContentKind, _ completion: HTTPCompletion<FetchTag>) {
         // Validators were sent exactly when the tile was stored.
         let replaces = completion.request.validators != nil
         guard let answer = answer(completion) else { return }
         switch answer {
         case .ok(let response):
+            if let error = Self.mismatch(response.content, content, url: TileURLTemplate.url(for: key)) {
+                return stop(.failed(error))
+            }
             writer.add(
                 .tile(
                     key, data: response.stored, size: StoredData.servedSize(of: response.content),
@@ -151,6 +159,14 @@ extension PackDownload {
             writer.add(.revalidatedTile(key, headers: headers), chunk: chunk)
         case .noContent(_, let headers):
             writer.add(.tile(key, data: .noContent, size: nil, headers: headers, replaces: replaces), chunk: chunk)
+        }
+    }
+
+    /// The error for `content` that is not a `kind` (`ContentCheck`), naming the stored-form URL
+    /// (a `mapbox://` URL is shown as the style names it, without the token its request adds).
+    static func mismatch(_ content: Data, _ kind: ContentKind, url: String) -> DownloadError? {
+        ContentCheck.mismatch(content, expected: kind).map {
+            DownloadError.unexpectedContent(url: url, expected: kind.expected, got: $0)
         }
     }
 

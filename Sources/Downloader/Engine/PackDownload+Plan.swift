@@ -60,6 +60,10 @@ extension PackDownload {
         let request = HTTPRequest<FetchTag>(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))
         switch try fetchAndWait(document: url, request: request).get() {
         case .ok(let response):
+            // A style or TileJSON that is none is not stored (its parse would fail after the add).
+            if let expected = ContentKind(resource: kind), let error = Self.mismatch(response.content, expected, url: url) {
+                throw error
+            }
             writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
             return response.content
         case .notModified(let headers):

@@ -58,6 +58,9 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// Per URL template: did the database hold any of its tiles when this run first met it?
     /// (Read and written by `fetch` only, on the caller's thread.)
     var templatesStored: [String: Bool] = [:]
+    /// Per URL template of the plan: what its tiles must be (set by `fetch` before any tile is
+    /// requested; read on the caller's thread only).
+    var tileContents: [String: ContentKind] = [:]
     /// A refresh's `since` (PendingRefresh.swift): rows accessed at or after it are done. Set
     /// by `start()`; nil for a download.
     var refreshSince: Int64?
