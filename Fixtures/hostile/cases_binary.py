@@ -40,26 +40,31 @@ def bomb():
     return raw[:4] + b"\x00\x00\x00\x00" + raw[8:]  # mtime 0: deterministic
 
 
-STORED = "stored and served byte for byte (PackFS does not interpret sprite or glyph bytes)"
+STORED = "stored and served byte for byte (it passes the download's content check)"
+REFUSED = ("decoded as served; the download's content check refuses it (content_error: the words of "
+           "the pack's error), nothing of it stored")
 
 
 def sprites():
     def sp(name, content, role, wrong, expect, encoding="identity", **extra):
         if expect is None:
-            extra["accepted"] = STORED
+            extra["accepted"] = REFUSED if "content_error" in extra else STORED
         return case("sprite", "sprites/" + name, content, wrong, expect, role=role, encoding=encoding, **extra)
     good_json = world("sprites/bright.json")
     png = world("sprites/bright.png")
     return [
-        sp("json-not-json.json", b"<html>oops</html>\n", "json", "an HTML page as sprite JSON", None),
-        sp("json-truncated.json", good_json[:40], "json", "sprite JSON cut short", None),
-        sp("json-invalid-utf8.json", b'{"poi-dot": {"x": "\xff"}}', "json", "a 0xFF byte", None),
-        sp("json-deep-100000.json", deep(100000).encode(), "json", "100000 nested arrays", None),
+        sp("json-not-json.json", b"<html>oops</html>\n", "json", "an HTML page as sprite JSON", None,
+           content_error=["expected a sprite index", "HTML text"]),
+        sp("json-truncated.json", good_json[:40], "json", "sprite JSON cut short", None, content_error=["expected a sprite index", "JSON text"]),
+        sp("json-invalid-utf8.json", b'{"poi-dot": {"x": "\xff"}}', "json", "a 0xFF byte", None, content_error=["expected a sprite index", "bytes of binary"]),
+        sp("json-deep-100000.json", deep(100000).encode(), "json", "100000 nested arrays", None, content_error=["expected a sprite index", "JSON text"]),
         sp("json-absurd-numbers.json", b'{"poi-dot": {"x": -1e308, "y": 1e308, "width": -5, "height": 1e400, '
-           b'"pixelRatio": 0}}', "json@2x", "negative, huge and unrepresentable numbers", None),
-        sp("png-not-png.png", b"GIF89a this is not a png\n", "png", "a GIF header as the sprite image", None),
+           b'"pixelRatio": 0}}', "json@2x", "negative, huge and unrepresentable numbers", None,
+           content_error=["expected a sprite index", "JSON text"]),
+        sp("png-not-png.png", b"GIF89a this is not a png\n", "png", "a GIF header as the sprite image", None,
+           content_error=["expected a sprite image (PNG)", "a GIF image"]),
         sp("png-truncated.png", png[:20], "png", "the PNG signature and half a header", None),
-        sp("png-empty.png", b"", "png@2x", "an empty body", None),
+        sp("png-empty.png", b"", "png@2x", "an empty body", None, content_error=["expected a sprite image (PNG)", "an empty body"]),
         sp("json-gzip-corrupt.json.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage after a gzip header",
            "json", "a gzip header followed by bytes no inflater takes", ["bad response body"], encoding="gzip"),
         sp("png-gzip-truncated.png.gz", gzipped(png)[:60], "png", "a gzip member cut short",
@@ -72,23 +77,25 @@ def sprites():
 def glyphs():
     def gl(name, content, wrong, expect, encoding="identity", **extra):
         if expect is None:
-            extra["accepted"] = STORED
+            extra["accepted"] = REFUSED if "content_error" in extra else STORED
         return case("glyph", "glyphs/" + name, content, wrong, expect, role="0-255", encoding=encoding, **extra)
     noise = random.Random(10).randbytes(3000)
     real = world("fonts/Noto Sans Regular/0-255.pbf")
     return [
         gl("empty.pbf", b"", "an empty range", None),
-        gl("noise.pbf", noise, "3000 random bytes", None),
+        gl("noise.pbf", noise, "3000 random bytes", None, content_error=["expected a glyph range", "3000 bytes of binary"]),
         gl("truncated-varint.pbf", b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "a length varint that never ends",
-           None),
-        gl("truncated.pbf", real[: len(real) // 3], "a third of a real range", None),
-        gl("html.pbf", b"<html><body>404</body></html>", "an error page with status 200", None),
+           None, content_error=["expected a glyph range", "11 bytes of binary"]),
+        gl("truncated.pbf", real[: len(real) // 3], "a third of a real range", None, content_error=["expected a glyph range", "bytes of binary"]),
+        gl("html.pbf", b"<html><body>404</body></html>", "an error page with status 200", None,
+           content_error=["expected a glyph range", "HTML text"]),
         gl("gzip-corrupt.pbf.gz", gzipped(real)[:-8] + b"\x00" * 8, "a gzip member with a wrong CRC and length",
            ["bad response body"], encoding="gzip"),
         gl("gzip-not-gzip.pbf.gz", b"plain bytes labelled gzip", "plain bytes sent as gzip",
            ["bad response body"], encoding="gzip"),
         gl("gzip-small-bomb.pbf.gz", gzipped(bytes(8 << 20)), "8 MiB of zeros in an 8 KB gzip body", None,
-           encoding="gzip", stored_size=8 << 20),
+           encoding="gzip", stored_size=8 << 20,
+           content_error=["expected a glyph range", "8388608 bytes of binary"]),
     ]
 
 

@@ -36,25 +36,48 @@ final class ContentKindDownloadTests: PackDownloadTestCase {
     /// Downloads `definition` and expects it to stop on `url` (stored form), got `got`.
     func assertRefused(_ url: String, expected: ContentKind, got: String, definition: RegionDefinition? = nil,
                        file: StaticString = #filePath, line: UInt = #line) throws -> OfflineDatabase {
+        try assertRefused(error: "\(url): expected \(expected.expected), got \(got)", definition: definition, file: file, line: line)
+    }
+
+    /// Downloads `definition` and expects it to stop with `error`.
+    func assertRefused(error: String, definition: RegionDefinition? = nil,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> OfflineDatabase {
         let status = try download(definition ?? helsinki(base))
         XCTAssertEqual(status.state, .error, file: file, line: line)
-        XCTAssertEqual(status.error, "\(url): expected \(expected.expected), got \(got)", file: file, line: line)
+        XCTAssertEqual(status.error, error, file: file, line: line)
         let database = try OfflineDatabase.open(path: path, mode: .readOnly)
         XCTAssertEqual(try database.progress(of: database.pack(named: "helsinki").id).status.error, status.error, file: file, line: line)
         return database
     }
 
+    /// The planning documents say what the parse found, and what came.
     func testAStyleThatIsAnHTMLPageIsNotStored() throws {
         try overlay("styles/bright.json", Data("<html><head><title>Router login</title></head></html>".utf8))
-        let database = try assertRefused(base + "/styles/bright.json", expected: .style, got: #"HTML text "<html><head><title>Router login</title><...""#)
-        XCTAssertNil(try database.resource(url: base + "/styles/bright.json"))
+        let url = base + "/styles/bright.json"
+        let status = try download(helsinki(base))
+        XCTAssertEqual(status.state, .error)
+        let error = try XCTUnwrap(status.error)
+        XCTAssertTrue(error.hasPrefix(url + ": style is not valid JSON ("), error)
+        XCTAssertTrue(error.hasSuffix(#"; got HTML text "<html><head><title>Router login</title><...""#), error)
+        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        XCTAssertNil(try database.resource(url: url))
         XCTAssertEqual(try database.databaseCounts().resources, 0)
     }
 
     func testATileJSONWithoutTilesIsNotStored() throws {
         try overlay("tiles/helsinki.json", Data(#"{"name": "internal", "token": "abc"}"#.utf8))
-        let database = try assertRefused(base + "/tiles/helsinki.json", expected: .tileJSON, got: #"a JSON object without a "tiles" array"#)
-        XCTAssertNil(try database.resource(url: base + "/tiles/helsinki.json"))
+        let url = base + "/tiles/helsinki.json"
+        var database = try assertRefused(error: url + ": tiles: no tile URL template")
+        XCTAssertNil(try database.resource(url: url))
+        try database.close()
+        // A style that lists the tiles itself makes the source whole; the document is still no TileJSON.
+        let style = #"{"version": 8, "sources": {"a": {"type": "vector", "url": "\#(url)", "tiles": ["\#(base)/tiles/helsinki/{z}/{x}/{y}.pbf"]}}, "layers": []}"#
+        try overlay("styles/inline.json", Data(style.utf8))
+        var definition = helsinki(base)
+        definition.styleURL = base + "/styles/inline.json"
+        databaseFile = "inline.db"
+        database = try assertRefused(url, expected: .tileJSON, got: #"a JSON object without a "tiles" array"#, definition: definition)
+        XCTAssertNil(try database.resource(url: url))
     }
 
     func testASpriteIndexThatIsAListOrHasTextPlacesIsNotStored() throws {
@@ -63,6 +86,7 @@ final class ContentKindDownloadTests: PackDownloadTestCase {
         XCTAssertNil(try database.resource(url: base + "/sprites/bright.json"))
         try database.close()
         try overlay("sprites/bright.json", try world("sprites/bright.json"))
+        databaseFile = "second.db"  // the first run may have stored the @2x index, whole
         try overlay("sprites/bright@2x.json", Data(#"{"poi": {"x": "0", "y": 0, "width": 8, "height": 8}}"#.utf8))
         database = try assertRefused(base + "/sprites/bright@2x.json", expected: .spriteIndex, got: #"a JSON object whose entry "poi" has no numeric x"#)
         XCTAssertNil(try database.resource(url: base + "/sprites/bright@2x.json"))

@@ -104,9 +104,10 @@ final class HostileDocumentTests: XCTestCase {
         }
     }
 
-    /// What the downloader does with a sprite or glyph body: PackFS does not read sprite or glyph
-    /// bytes, so anything served plainly is kept as served; a gzip body it cannot inflate, or one
-    /// that inflates past the body limit, fails naming the URL.
+    /// What the downloader's HTTP layer does with a sprite or glyph body: anything served plainly
+    /// is decoded as served, a gzip body it cannot inflate, or one that inflates past the body
+    /// limit, fails naming the URL; then the content check refuses exactly the cases with a
+    /// `content_error`, saying what came.
     func testEverySpriteAndGlyphBodyIsKeptAsServedOrFailsNamingTheURL() throws {
         let cases = try HostileCorpus.cases("sprite") + HostileCorpus.cases("glyph")
         XCTAssertGreaterThanOrEqual(cases.count, 15)
@@ -127,6 +128,14 @@ final class HostileDocumentTests: XCTestCase {
                 XCTAssertEqual(response.content.count, size, "\(item)")
                 if item.string("encoding") != "gzip" { XCTAssertEqual(response.content, body, "\(item) kept as served") }
                 XCTAssertEqual(try response.stored.decoded(), response.content, "\(item) reads back")
+                let kind: ContentKind = item.kind == "glyph" ? .glyphs : item.string("role")?.hasPrefix("png") == true ? .spriteImage : .spriteIndex
+                let mismatch = ContentCheck.mismatch(response.content, expected: kind)
+                if let words = item.strings("content_error") {
+                    guard let mismatch else { return XCTFail("\(item): passed the content check") }
+                    assertMentions("expected \(kind.expected), got \(mismatch)", words, item)
+                } else {
+                    XCTAssertNil(mismatch, "\(item)")
+                }
             case .finish(.failure(let error)), .retry(let error, _):
                 guard let expect = item.expect else { return XCTFail("\(item): refused: \(error)") }
                 assertMentions(String(describing: error), expect + [url], item)

@@ -4,8 +4,8 @@ holding an OUTER x OUTER block of z14 tiles around central Helsinki and every pa
 the tiles of a smaller INNER x INNER block inside it (offset from the outer block's corner, so
 that it meets the Hilbert curve as a real region meets a country's archive) with their parents as
 z/x/y files; two styles (the archive as a pmtiles:// source, the z/x/y tree as a tiles source) and
-a region file for the inner block. Tile bodies: gzip members of seeded random bytes, 300 to 12,000
-bytes (about 3 KB on average, as OpenMapTiles z14 tiles of a countryside are).
+a region file for the inner block. Tile bodies: gzip members of vector tiles holding seeded random
+bytes in an extension field, 300 to 12,000 bytes (about 3 KB on average, as OpenMapTiles z14 tiles of a countryside are).
 
 Prints one JSON object: tiles and gzip bytes of the region, all zooms and z14 alone.
 usage: gen_archive.py DIR BASE_URL OUTER INNER
@@ -19,6 +19,7 @@ import sys
 
 from pmtiles.tile import Compression, TileType, zxy_to_tileid
 from pmtiles.writer import Writer
+from real_tiles import extension
 
 Z = 14
 X0, Y0 = 9326 - 128, 4742 - 128  # the outer block's north-west corner
@@ -26,7 +27,9 @@ X0, Y0 = 9326 - 128, 4742 - 128  # the outer block's north-west corner
 
 def body(rng):
     size = int(min(max(rng.lognormvariate(math.log(2500), 0.6), 300), 12000))
-    return gzip.compress(rng.randbytes(size), mtime=0)
+    # Wrapped as a vector tile's extension field (real_tiles.py), so the tile is one: the
+    # downloader checks tiles for their kind before storing them.
+    return gzip.compress(extension(rng.randbytes(size)), mtime=0)
 
 
 def lon(x, z):

@@ -8,15 +8,21 @@ extension PackDownload {
     /// The plan, and the style it was made from (the estimate is made again from it at the end).
     func makePlan() throws -> (DownloadPlan, Style) {
         let styleURL = definition.styleURL
-        let style = try document(url: styleURL, kind: .style)
-        let walk = try Style(data: style, url: styleURL)
-        try walk.requireStyleDocument()
+        let (walk, style) = try document(url: styleURL, kind: .style) { data in
+            let walk = try Style(data: data, url: styleURL)
+            try walk.requireStyleDocument()
+            return walk
+        }
         var fetched = [styleURL: Estimate.storedSize(style)]
         var sources: [TileSource] = []
         for declared in walk.tileSources {
-            let tileJSON = try declared.url.map { try document(url: $0, kind: .source) }
-            if let url = declared.url, let tileJSON { fetched[url] = Estimate.storedSize(tileJSON) }
-            sources.append(try declared.tileSource(tileJSON: tileJSON))
+            guard let url = declared.url else {
+                sources.append(try declared.tileSource())
+                continue
+            }
+            let (source, tileJSON) = try document(url: url, kind: .source) { try declared.tileSource(tileJSON: $0) }
+            fetched[url] = Estimate.storedSize(tileJSON)
+            sources.append(source)
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
         try checkLimits(plan)
@@ -44,32 +50,40 @@ extension PackDownload {
         try? database.setEstimate(estimate.recordedJSON, of: region)
     }
 
-    /// A document's content: stored and current (not being refreshed, or already revalidated
-    /// by this refresh), read back; else fetched (and stored with the pack's first batch).
-    private func document(url: String, kind: ResourceKind) throws -> Data {
-        if kind == .source, ArchiveURL.archiveURL(of: url) != nil { return try archiveDocument(url) }
+    /// A document read by `read` (the style's or TileJSON's parse), and its content: stored and
+    /// current (not being refreshed, or already revalidated by this refresh), read back; else
+    /// fetched, and stored with the pack's first batch only once `read` and `ContentCheck` took
+    /// it: a document that is none leaves nothing behind.
+    private func document<T>(url: String, kind: ResourceKind, _ read: (Data) throws -> T) throws -> (T, Data) {
+        if kind == .source, ArchiveURL.archiveURL(of: url) != nil {
+            let content = try archiveDocument(url)
+            return (try read(content), content)
+        }
         handledDocuments.insert(url)
-        if let content = try stagedContent(of: url) { return content }
+        if let content = try stagedContent(of: url) { return (try read(content), content) }
         let stored = try database.resource(url: url)
         if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
+            let value = try read(content)
             writer.add(.adoptedResource(url: url))
-            return content
+            return (value, content)
         }
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
         let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
         let request = HTTPRequest<FetchTag>(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))
         switch try fetchAndWait(document: url, request: request).get() {
         case .ok(let response):
-            // A style or TileJSON that is none is not stored (its parse would fail after the add).
+            let value = try read(response.content)
+            // A TileJSON without `tiles` reads when its style lists them; it is still no TileJSON.
             if let expected = ContentKind(resource: kind), let error = Self.mismatch(response.content, expected, url: url) {
                 throw error
             }
             writer.add(.resource(url: url, kind: kind, data: response.stored, headers: response.headers))
-            return response.content
+            return (value, response.content)
         case .notModified(let headers):
-            writer.add(.revalidatedResource(url: url, headers: headers))
             guard let content = try stored?.data.decoded() else { throw DownloadError.emptyStoredCopy(url: url) }
-            return content
+            let value = try read(content)
+            writer.add(.revalidatedResource(url: url, headers: headers))
+            return (value, content)
         case .noContent(let status, _):
             // A style or TileJSON says what else is needed: without it there is no pack.
             throw DownloadError.status(status, url: requestURL)

@@ -49,10 +49,10 @@ public struct Style: Sendable {
         do {
             json = try JSONValue.parsing(data)
         } catch {
-            throw StyleError.invalidJSON(url: url, reason: "style is not valid JSON (\(error))")
+            throw StyleError.invalidJSON(url: url, reason: "style is not valid JSON (\(error)); got \(ContentDescription.of(data))")
         }
         guard let members = json.object else {
-            throw StyleError.invalidJSON(url: url, reason: "style is not a JSON object")
+            throw StyleError.invalidJSON(url: url, reason: "style is not a JSON object; got \(ContentDescription.of(data))")
         }
         self.url = url
         self.members = members

@@ -96,10 +96,10 @@ public struct StyleSource: Equatable, Sendable {
         do {
             json = try JSONValue.parsing(data)
         } catch {
-            throw StyleError.invalidJSON(url: url, reason: "TileJSON is not valid JSON (\(error))")
+            throw StyleError.invalidJSON(url: url, reason: "TileJSON is not valid JSON (\(error)); got \(ContentDescription.of(data))")
         }
         guard json.object != nil else {
-            throw StyleError.invalidJSON(url: url, reason: "TileJSON is not a JSON object")
+            throw StyleError.invalidJSON(url: url, reason: "TileJSON is not a JSON object; got \(ContentDescription.of(data))")
         }
         var fields = try TileSetFields(json, document: url)
         if MapboxURL.isMapbox(url), let template = fields.template {
