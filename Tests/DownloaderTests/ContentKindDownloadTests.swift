@@ -150,6 +150,23 @@ final class ContentKindDownloadTests: PackDownloadTestCase {
         XCTAssertNotNil(try database.resource(url: base + "/images/overlay.png"))
     }
 
+    /// A `pmtiles://` archive's tile is checked as its source says, after its gzip is undone.
+    func testAnArchiveTileThatIsTextIsNotStored() throws {
+        let nginx = try TestServer.nginx()
+        server = nginx
+        let served = try XCTUnwrap(nginx.servedRoot).appendingPathComponent("tiles/helsinki.pmtiles").path
+        let edit = ProjectPaths.root.appendingPathComponent("Tests/interchange/pmtiles_edit.py").path
+        let edited = try Command.run("/usr/bin/env", ["python3", edit, "--text", served, served + ".new", "14/9326/4742"])
+        XCTAssertEqual(edited.status, 0, edited.text)
+        XCTAssertEqual(rename(served + ".new", served), 0)
+        var definition = helsinki(nginx.baseURL)
+        definition.styleURL = nginx.baseURL + "/styles/bright-pmtiles.json"
+        let template = "pmtiles://" + nginx.baseURL + "/tiles/helsinki.pmtiles/{z}/{x}/{y}"
+        let url = template.replacingOccurrences(of: "{z}/{x}/{y}", with: "14/9326/4742")
+        let database = try assertRefused(url, expected: .vectorTile, got: #"text "not a tile 14/9326/4742""#, definition: definition)
+        XCTAssertNil(try database.tile(TileKey(urlTemplate: template, pixelRatio: 1, z: 14, x: 9326, y: 4742)))
+    }
+
     /// A source whose TileJSON says `"encoding": "mlt"` has MapLibre Tiles: bytes that are no
     /// protobuf are stored, not refused.
     func testAnMLTSourcesTileIsNotRefusedAsBadProtobuf() throws {

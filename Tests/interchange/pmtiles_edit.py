@@ -2,9 +2,10 @@
 """Writes a copy of a PMTiles archive with the reference Python package (pmtiles.reader and
 pmtiles.writer) in which the tiles named on the command line hold other bytes: each becomes the
 gzip of a vector tile whose one layer is named "changed z/x/y" (a new version of the archive, for the refresh tests). Header fields and
-metadata are kept.
+metadata are kept. With --text each becomes the gzip of the text "not a tile z/x/y" instead (an
+archive whose tiles are not what its header says, for the content check's tests).
 
-usage: pmtiles_edit.py IN OUT Z/X/Y [Z/X/Y ...]
+usage: pmtiles_edit.py [--text] IN OUT Z/X/Y [Z/X/Y ...]
 """
 import gzip
 import json
@@ -22,7 +23,7 @@ def changed_tile(name):
     return bytes([0x1A, len(layer)]) + layer
 
 
-def main(source, target, changed):
+def main(source, target, changed, text=False):
     with open(source, "rb") as f:
         get_bytes = MmapSource(f)
         reader = Reader(get_bytes)
@@ -37,12 +38,14 @@ def main(source, target, changed):
         for tile_id in sorted(tiles):
             name, data = tiles[tile_id]
             if name in changed:
-                data = gzip.compress(changed_tile(name), mtime=0)
+                data = gzip.compress(f"not a tile {name}".encode() if text else changed_tile(name), mtime=0)
             writer.write_tile(tile_id, data)
         writer.finalize(header, metadata)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4:
+    text = sys.argv[1:2] == ["--text"]
+    args = sys.argv[2:] if text else sys.argv[1:]
+    if len(args) < 3:
         raise SystemExit(__doc__)
-    main(sys.argv[1], sys.argv[2], set(sys.argv[3:]))
+    main(args[0], args[1], set(args[2:]), text)
