@@ -120,9 +120,10 @@ extension PackFilesystem {
     }
 
     /// A region text past `RegionDrafts.maxBytes`: its draft goes unjudged (a pack of that name
-    /// stays as it was), `<name>.error` names the limit, and the call fails with EFBIG.
+    /// stays as it was), `<name>.error` names the limit, and the call fails with EFBIG, as does
+    /// every later write through the same open file.
     func refuseOversized(name: String) -> FilesystemError {
-        drafts.discard(name: name)
+        drafts.refuseOversized(name: name)
         recordRegionFileVerdict(name: name, reason: Self.oversizedText)
         packsChanged(name + Self.regionSuffix, name + ".error")
         return .tooLarge

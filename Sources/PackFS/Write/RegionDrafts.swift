@@ -24,10 +24,13 @@ final class RegionDrafts: Sendable {
         var scan = RegionTextScan()
         /// The content of the last verdict, without trailing whitespace.
         var judged: Data?
+        /// A write or truncate went past `maxBytes`: the text is dropped, never judged, and
+        /// every later write or truncate through its handles fails the same way.
+        var oversized = false
 
         /// Whether the content should be judged now: changed since the last verdict, and decided
         /// (`submission` then tells a change of trailing whitespace alone from a new text).
-        var isDue: Bool { dirty && scan.state != .open }
+        var isDue: Bool { dirty && !oversized && scan.state != .open }
 
         static func trimmed(_ text: Data) -> Data {
             var end = text.endIndex
@@ -68,6 +71,7 @@ final class RegionDrafts: Sendable {
             if byName[name] == nil { nextSerial &+= 1 }
             if truncate {
                 draft.content = Data()
+                draft.oversized = false
                 draft.rescan(changedFrom: 0, written: 0..<0)
             }
             draft.dirty = draft.dirty || dirty || truncate
@@ -116,6 +120,7 @@ final class RegionDrafts: Sendable {
             // Subtracted, not added: the kernel's offset may be near Int64.max.
             guard offset >= 0, offset <= Int64(Self.maxBytes) - Int64(data.count) else { throw FilesystemError.tooLarge }
             try state.changeDraft(name) { draft in
+                guard !draft.oversized else { throw FilesystemError.tooLarge }
                 let end = Int(offset) + data.count
                 if draft.content.count < end { draft.content.append(Data(count: end - draft.content.count)) }
                 let start = draft.content.startIndex + Int(offset)
@@ -132,7 +137,7 @@ final class RegionDrafts: Sendable {
     func resize(name: String, to size: UInt64) throws -> Bool {
         try state.withLock { state in
             guard state.byName[name] != nil else { return false }
-            guard size <= Self.maxBytes else { throw FilesystemError.tooLarge }
+            guard size <= Self.maxBytes, state.byName[name]?.oversized != true else { throw FilesystemError.tooLarge }
             try state.changeDraft(name) { draft in
                 let changedFrom = min(draft.content.count, Int(size))
                 if draft.content.count > Int(size) {
@@ -158,7 +163,7 @@ final class RegionDrafts: Sendable {
     /// whitespace); from now on it counts as judged.
     func submission(name: String) -> Submission? {
         state.withLock { state in
-            guard var draft = state.byName[name], draft.dirty else { return nil }
+            guard var draft = state.byName[name], draft.dirty, !draft.oversized else { return nil }
             let trimmed = Draft.trimmed(draft.content)
             let changed = trimmed != draft.judged
             draft.dirty = false
@@ -226,6 +231,19 @@ final class RegionDrafts: Sendable {
 
     /// Drops `name`'s draft whatever its state (`rm` of a region file being written, a text just
     /// refused): its handles are forgotten, and a later write through one of them is refused.
+    /// Marks `name`'s draft oversized (`Draft.oversized`), its text dropped; its handles stay
+    /// open until released.
+    func refuseOversized(name: String) {
+        state.withLock { state in
+            guard var draft = state.byName[name] else { return }
+            draft.oversized = true
+            draft.dirty = false
+            draft.content = Data()
+            state.byName[name] = draft
+            state.lastImplicitChange[name] = nil
+        }
+    }
+
     func discard(name: String) {
         state.withLock { state in
             state.byName[name] = nil
