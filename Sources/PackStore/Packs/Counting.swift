@@ -17,9 +17,10 @@ import SQLiteDB
 /// it is still being counted.
 enum Counting {
     static let packTable = "packfs_pack_counts"
-    /// Threads of a background count: each counts a target on a read connection of its own, so
-    /// that every core works and a pack's figures do not wait behind a longer count.
-    static let workers = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// Threads of a background count, each counting a target on read connections of its own:
+    /// four whatever the cores, as a count mostly waits for pages read one at a time, and more
+    /// reads in flight keep the disk and every core busy.
+    static let workers = 4
     static let totalsTable = "packfs_totals"
 
     /// The stored length of a row's data ("no content" is 0).
@@ -250,12 +251,25 @@ extension Counting {
     }
 
     /// What the snapshot holds (the slow part: a pass over the pack, or over the database's
-    /// smaller indexes: `Census`).
-    static func measure(_ target: Target, _ db: Database) throws -> Measured {
+    /// smaller indexes: `Census`), in parts that read the same snapshot at the same time, each on
+    /// a connection of its own; their figures add up.
+    static func measure(_ target: Target) -> [@Sendable (Database) throws -> Measured] {
         switch target {
-        case .totals: return Measured(figures: try Census.totals(db))
-        case .pack(let region): return try Census.pack(region, db)
+        case .totals: return [{ Measured(figures: try Census.rowTotals($0)) }, { Measured(figures: try Census.ambientTotals($0)) }]
+        case .pack(let region): return [{ try Census.pack(region, $0) }]
         }
+    }
+
+    /// The parts' figures added up, their runs together.
+    static func combine(_ parts: [Measured]) throws -> Measured {
+        var whole = Measured(figures: parts.first?.figures.map { _ in 0 } ?? [])
+        for part in parts where part.figures.count == whole.figures.count {
+            for index in whole.figures.indices {
+                whole.figures[index] = try Census.sum(whole.figures[index], part.figures[index], "a counted figure")
+            }
+            whole.runs += part.runs
+        }
+        return whole
     }
 
     /// Adds the snapshot's figures to the changes counted since, and marks the row current.
@@ -359,8 +373,9 @@ extension OfflineDatabase {
 
     private func count(_ target: Counting.Target, _ pool: DatabasePool) throws {
         try requireOwnFile()
-        let measured = LockedState<Result<Counting.Measured, Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        let parts = Counting.measure(target)
+        let measured = LockedState<[Result<Counting.Measured, Error>]>([])
+        let done = DispatchGroup()
         try wrap {
             try pool.writeWithoutTransaction { db in
                 try db.inTransaction {
@@ -368,15 +383,21 @@ extension OfflineDatabase {
                     try Counting.begin(target, db)
                     return .commit
                 }
-                pool.asyncConcurrentRead { snapshot in
-                    measured.withLock { $0 = Result { try Counting.measure(target, try snapshot.get()) } }
-                    done.signal()
+                // Each part's read takes its snapshot before this returns, while the writer is
+                // held: every part reads the state the zero row committed.
+                for part in parts {
+                    done.enter()
+                    pool.asyncConcurrentRead { snapshot in
+                        let result = Result { try part(try snapshot.get()) }
+                        measured.withLock { $0.append(result) }
+                        done.leave()
+                    }
                 }
             }
         }
         done.wait()
-        guard let result = measured.withLock({ $0 }), !backgroundCount.stopped.withLock({ $0 }) else { return }
-        let figures = try wrap { try result.get() }
+        guard !backgroundCount.stopped.withLock({ $0 }) else { return }
+        let figures = try wrap { try Counting.combine(measured.withLock { $0 }.map { try $0.get() }) }
         try write { batch in try Counting.finish(target, figures, batch.database) }
     }
 }
