@@ -309,9 +309,12 @@ extension OfflineDatabase {
     /// (unmount, crash) is started again by the next one.
     func countWhatIsNotCounted() throws {
         guard mode == .session, let pool = writer as? DatabasePool else { return }
-        // The tables first: a pack is listed as uncounted only once they exist.
-        try requireOwnFile()
-        try write { batch in try Counting.install(batch.database) }
+        // The tables first when they are missing (a file PackFS never wrote to): a pack is listed
+        // as uncounted only once they exist.
+        if try !read({ try $0.tableExists(Counting.packTable) }) {
+            try requireOwnFile()
+            try write { batch in try Counting.install(batch.database) }
+        }
         var targets: [Counting.Target] = try read({ try Counting.totals($0) }) == nil ? [.totals] : []
         targets += try read(Counting.uncountedPacks).map { .pack($0) }
         let queue = LockedState(targets[...])
