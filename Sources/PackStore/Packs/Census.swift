@@ -105,6 +105,20 @@ enum Census {
     }
 }
 
+extension Counting {
+    /// The parts' figures added up, their runs together.
+    static func combine(_ parts: [Measured]) throws -> Measured {
+        var whole = Measured(figures: parts.first?.figures.map { _ in 0 } ?? [])
+        for part in parts where part.figures.count == whole.figures.count {
+            for index in whole.figures.indices {
+                whole.figures[index] = try Census.sum(whole.figures[index], part.figures[index], "a counted figure")
+            }
+            whole.runs += part.runs
+        }
+        return whole
+    }
+}
+
 extension Census {
     /// A pack's tiles with their coordinates and stored length, in tile id order.
     static let packTilesSQL = """

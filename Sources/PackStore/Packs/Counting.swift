@@ -260,18 +260,6 @@ extension Counting {
         }
     }
 
-    /// The parts' figures added up, their runs together.
-    static func combine(_ parts: [Measured]) throws -> Measured {
-        var whole = Measured(figures: parts.first?.figures.map { _ in 0 } ?? [])
-        for part in parts where part.figures.count == whole.figures.count {
-            for index in whole.figures.indices {
-                whole.figures[index] = try Census.sum(whole.figures[index], part.figures[index], "a counted figure")
-            }
-            whole.runs += part.runs
-        }
-        return whole
-    }
-
     /// Adds the snapshot's figures to the changes counted since, and marks the row current.
     static func finish(_ target: Target, _ measured: Measured, _ db: Database) throws {
         switch target {
