@@ -124,8 +124,8 @@ extension PackFilesystem {
     }
 
     /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache, the file's
-    /// pages in use and free, the room left on its disk (what `df` shows available), and the
-    /// disk quota.
+    /// pages in use and free, the room left on its disk (what `df` shows available), the disk
+    /// quota, and what removed packs still hold.
     private func statusJSON() throws -> Data {
         // A file deleted or replaced under the mount: the figures cannot be read any more, and
         // what the user must know is that, and what happens to the data.
@@ -134,6 +134,7 @@ extension PackFilesystem {
         }
         let counts = try database.databaseCounts()
         let disk = try database.diskUsage()
+        let reclaiming = try database.reclaiming()
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
         // Figures not counted yet (a database an app filled: counted once, in the background)
         // are null, and `counting` says so.
@@ -159,6 +160,8 @@ extension PackFilesystem {
                 "quota": diskQuota.map(number) ?? .null,
             ]),
             "transport": transport.withLock { $0 }.map(JSONValue.string) ?? .null,
+            // Removed packs whose rows and pages are still being given back, or null.
+            "reclaiming": reclaiming.map { .object(["packs": number($0.packs), "rows": $0.rows.map(number) ?? .null]) } ?? .null,
             "problem": .null,
         ])
         return Data((status.compactText + "\n").utf8)

@@ -32,8 +32,14 @@ final class ScaleMountTests: DaemonMountTestCase {
         XCTAssertTrue(eventually(timeout: 60) { progress("small")?["completed_tiles"] == .number(Double(Self.smallTiles)) },
                       "\(String(describing: progress("small")))")
 
+        XCTAssertEqual(Self.json(status)?["reclaiming"], .null, "nothing removed yet")
         let rm = try Command.run("/bin/rm", [packs + "/big.region"])
         XCTAssertEqual(rm.status, 0, rm.text)
+        // Read at once: 99,000 memberships take many removal steps; whatever is left is the big pack's.
+        if let reclaiming = Self.json(status)?["reclaiming"], reclaiming != .null {
+            XCTAssertEqual(reclaiming["packs"], .number(1), "\(reclaiming)")
+            XCTAssertLessThanOrEqual(reclaiming["rows"]?.number ?? -1, Double(Self.bigTiles), "\(reclaiming)")
+        }
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: packs).contains("big"), "gone at once")
         // The small pack reads byte for byte while the big one's rows go.
         for index in stride(from: 0, to: Self.smallTiles, by: 37) {
@@ -42,6 +48,7 @@ final class ScaleMountTests: DaemonMountTestCase {
         }
         XCTAssertTrue(eventually(timeout: 300) { (try? Self.rowsOfRegion(1, in: self.db)) == 0 }, "the big pack's rows went")
         XCTAssertTrue(eventually(timeout: 60) { Self.json(status)?["packs"] == .number(1) })
+        XCTAssertTrue(eventually(timeout: 120) { Self.json(status)?["reclaiming"] == .null }, "every page given back")
         let after = try XCTUnwrap(Self.json(status))
         XCTAssertEqual(after["tiles"], .number(Double(Self.smallTiles) + (after["ambient_cache"]?["tiles"]?.number ?? -1)))
         XCTAssertEqual(progress("small")?["completed_tiles"], .number(Double(Self.smallTiles)))

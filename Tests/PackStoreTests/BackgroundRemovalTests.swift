@@ -68,6 +68,35 @@ final class BackgroundRemovalTests: StoreTestCase {
         XCTAssertLessThanOrEqual(ambient.bytes, try session.ambientLimit())
     }
 
+    /// status.json's `reclaiming`: what a removal still holds (packs, memberships from the kept
+    /// figures, unknown for a pack never counted) until the remover has given it all back.
+    func testWhatARemovalStillHoldsIsShownUntilItIsGivenBack() throws {
+        let database = try OfflineDatabase.open(path: path)
+        let cut = try fill(database, "cut", tiles: 3000)
+        let uncounted = try fill(database, "uncounted", tiles: 20)
+        _ = try fill(database, "kept", tiles: 5)
+        XCTAssertNil(try database.reclaiming(), "nothing removed")
+        try database.close()
+        try raw().write { db in
+            for statement in Removals.statements { try db.execute(sql: statement) }
+            try db.execute(sql: "INSERT INTO packfs_removals (region_id, since) VALUES (?, 1)", arguments: [cut.id.rawValue])
+            try db.execute(sql: "DELETE FROM region_tiles WHERE rowid IN (SELECT rowid FROM region_tiles WHERE region_id = ? LIMIT 1000)",
+                           arguments: [cut.id.rawValue])
+        }
+        let session = try OfflineDatabase.open(path: path, mode: .session)
+        defer { try? session.close() }
+        XCTAssertEqual(try session.reclaiming(), Reclaiming(packs: 1, rows: 2000), "what a crash left, before the remover runs")
+        try raw().write { db in
+            try db.execute(sql: "UPDATE packfs_pack_counts SET counting = 1 WHERE region_id = ?", arguments: [uncounted.id.rawValue])
+            try db.execute(sql: "INSERT INTO packfs_removals (region_id, since) VALUES (?, 2)", arguments: [uncounted.id.rawValue])
+        }
+        XCTAssertEqual(try session.reclaiming(), Reclaiming(packs: 2, rows: nil), "a pack never counted: rows unknown")
+        session.resumeRemovals()
+        XCTAssertTrue(try eventually { try session.reclaiming() == nil })
+        XCTAssertTrue(try session.removalsSettled())
+        XCTAssertEqual(try rows(cut.id) + rows(uncounted.id), 0)
+    }
+
     func testAStepFindsItsRowsThroughAnIndex() throws {
         let database = try OfflineDatabase.open(path: path)
         defer { try? database.close() }

@@ -17,6 +17,10 @@ import SQLiteDB
 /// it is still being counted.
 enum Counting {
     static let packTable = "packfs_pack_counts"
+    /// Threads of a background count, each counting a target on read connections of its own:
+    /// four whatever the cores, as a count mostly waits for pages read one at a time, and more
+    /// reads in flight keep the disk and every core busy.
+    static let workers = 4
     static let totalsTable = "packfs_totals"
 
     /// The stored length of a row's data ("no content" is 0).
@@ -246,23 +250,13 @@ extension Counting {
         var runs: [Runs.Row] = []
     }
 
-    /// What the snapshot holds (the slow part: a scan of the pack, or of the whole database).
-    static func measure(_ target: Target, _ db: Database) throws -> Measured {
+    /// What the snapshot holds (the slow part: a pass over the pack, or over the database's
+    /// smaller indexes: `Census`), in parts that read the same snapshot at the same time, each on
+    /// a connection of its own; their figures add up.
+    static func measure(_ target: Target) -> [@Sendable (Database) throws -> Measured] {
         switch target {
-        case .totals:
-            let tiles = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*), COALESCE(SUM(url_template LIKE 'mapbox://%'), 0) FROM tiles
-                """)
-            let resources = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? 0
-            let ambient = try AmbientCache.usage(db)
-            return Measured(figures: [
-                resources, tiles?[0] ?? 0, tiles?[1] ?? 0, Int64(ambient.resources), Int64(ambient.tiles), ambient.bytes,
-            ])
-        case .pack(let region):
-            let counts = try OfflineDatabase.counts(of: region, db)
-            return Measured(
-                figures: [Int64(counts.resources), counts.resourceBytes, Int64(counts.tiles), counts.tileBytes],
-                runs: try Runs.measure(region, db))
+        case .totals: return [{ Measured(figures: try Census.rowTotals($0)) }, { Measured(figures: try Census.ambientTotals($0)) }]
+        case .pack(let region): return [{ try Census.pack(region, $0) }]
         }
     }
 
@@ -296,16 +290,47 @@ extension Counting {
 
 extension OfflineDatabase {
     /// Counts what no kept figure covers yet (a database an app filled, or one PackFS wrote
-    /// before it kept figures): the totals, then each pack. Each count reads a snapshot taken as
-    /// its zero row commits, off the writer: downloads and readers go on meanwhile, and the
-    /// triggers add what they change to the zero row. Run by a mount in the background; a count
-    /// cut short (unmount, crash) is started again by the next one.
+    /// before it kept figures): the totals, then each pack, on `Counting.workers` threads, each
+    /// figure published as its own count ends. Each count reads a snapshot taken as its zero row
+    /// commits, off the writer: downloads and readers go on meanwhile, and the triggers add what
+    /// they change to the zero row. Run by a mount in the background; a count cut short
+    /// (unmount, crash) is started again by the next one.
     func countWhatIsNotCounted() throws {
         guard mode == .session, let pool = writer as? DatabasePool else { return }
-        if try read({ try Counting.totals($0) }) == nil { try count(.totals, pool) }
-        for region in try read(Counting.uncountedPacks) where !backgroundCount.stopped.withLock({ $0 }) {
-            try count(.pack(region), pool)
+        // The tables first when they are missing (a file PackFS never wrote to): a pack is listed
+        // as uncounted only once they exist.
+        if try !read({ try $0.tableExists(Counting.packTable) }) {
+            try requireOwnFile()
+            try write { batch in try Counting.install(batch.database) }
         }
+        var targets: [Counting.Target] = try read({ try Counting.totals($0) }) == nil ? [.totals] : []
+        targets += try read(Counting.uncountedPacks).map { .pack($0) }
+        let queue = LockedState(targets[...])
+        let failure = LockedState<Error?>(nil)
+        // Each worker takes the next target until none is left (the totals first).
+        let work: @Sendable () -> Void = { [self] in
+            while !backgroundCount.stopped.withLock({ $0 }), failure.withLock({ $0 == nil }),
+                let target = queue.withLock({ $0.popFirst() })
+            {
+                do { try count(target, pool) } catch { failure.withLock { $0 = $0 ?? error } }
+            }
+        }
+        let workers = DispatchGroup()
+        // This thread is one worker, the others threads of their own (none started: it does all).
+        for _ in 1..<max(1, min(Counting.workers, targets.count)) {
+            workers.enter()
+            do {
+                try QuietThread.start(name: "PackFS count") {
+                    defer { workers.leave() }
+                    work()
+                }
+            } catch {
+                workers.leave()
+            }
+        }
+        work()
+        workers.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// Starts `countWhatIsNotCounted` on a thread of its own (a mount's); `close()` stops it.
@@ -339,8 +364,9 @@ extension OfflineDatabase {
 
     private func count(_ target: Counting.Target, _ pool: DatabasePool) throws {
         try requireOwnFile()
-        let measured = LockedState<Result<Counting.Measured, Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        let parts = Counting.measure(target)
+        let measured = LockedState<[Result<Counting.Measured, Error>]>([])
+        let done = DispatchGroup()
         try wrap {
             try pool.writeWithoutTransaction { db in
                 try db.inTransaction {
@@ -348,15 +374,21 @@ extension OfflineDatabase {
                     try Counting.begin(target, db)
                     return .commit
                 }
-                pool.asyncConcurrentRead { snapshot in
-                    measured.withLock { $0 = Result { try Counting.measure(target, try snapshot.get()) } }
-                    done.signal()
+                // Each part's read takes its snapshot before this returns, while the writer is
+                // held: every part reads the state the zero row committed.
+                for part in parts {
+                    done.enter()
+                    pool.asyncConcurrentRead { snapshot in
+                        let result = Result { try part(try snapshot.get()) }
+                        measured.withLock { $0.append(result) }
+                        done.leave()
+                    }
                 }
             }
         }
         done.wait()
-        guard let result = measured.withLock({ $0 }), !backgroundCount.stopped.withLock({ $0 }) else { return }
-        let figures = try wrap { try result.get() }
+        guard !backgroundCount.stopped.withLock({ $0 }) else { return }
+        let figures = try wrap { try Counting.combine(measured.withLock { $0 }.map { try $0.get() }) }
         try write { batch in try Counting.finish(target, figures, batch.database) }
     }
 }

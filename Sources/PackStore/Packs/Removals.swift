@@ -56,6 +56,16 @@ enum Removals {
     }
 }
 
+/// Space removed packs still hold (`OfflineDatabase.reclaiming`).
+public struct Reclaiming: Equatable, Sendable {
+    /// Removed packs whose rows are still being deleted; 0 once they are, while the ambient cache
+    /// is trimmed and the freed pages are returned to the disk.
+    public var packs: Int
+    /// Their memberships (tiles and resources) still in the file; nil when one of them was
+    /// removed before its figures were counted.
+    public var rows: Int?
+}
+
 /// A mount's remover: one thread, woken by each removal, that finishes them.
 final class BackgroundRemover: @unchecked Sendable {  // `wanted`, `stopped`, `running` and `busy` are guarded by `condition`
     private let condition = Condition()
@@ -142,6 +152,29 @@ extension OfflineDatabase {
 
     /// Whether every removal is finished, its ambient trim and its freed pages included.
     public func removalsSettled() throws -> Bool { try pendingRemovals() == 0 && remover.idle }
+
+    /// What removals still have to give back (`status.json`'s `reclaiming`); nil once every one
+    /// is finished, its freed pages returned. Read from kept figures: constant time.
+    public func reclaiming() throws -> Reclaiming? {
+        // Asked before the marks are read: a round that ends in between shows as one more read.
+        let busy = !remover.idle
+        return try read { db in
+            let marked = try Removals.marked(db)
+            guard busy || !marked.isEmpty else { return nil }
+            var rows: Int? = 0
+            for region in marked {
+                // The triggers take each membership deleted off the pack's kept figures.
+                guard let counts = try Counting.counts(of: region, db), let sum = rows else {
+                    rows = nil
+                    continue
+                }
+                let (withTiles, tilesOverflow) = sum.addingReportingOverflow(counts.tiles)
+                let (total, overflow) = withTiles.addingReportingOverflow(counts.resources)
+                rows = tilesOverflow || overflow ? nil : total
+            }
+            return Reclaiming(packs: marked.count, rows: rows)
+        }
+    }
 
     /// Goes on with removals a crash or an unmount cut short (a mount calls it at start).
     public func resumeRemovals() {
