@@ -12,7 +12,10 @@
 # read, and the resume's times against the baseline's.
 # With PACKFS_BENCH_RESULTS=FILE (all.sh's convention), also appends country.* figures to FILE.
 # Needs root (FUSE). usage: country.sh [TILES]
+# `country.sh hash [TILES]` is the other part: a pack of real vector tiles from the download's last
+# answer to complete and its hash, verify and export against their floor (country_hash.sh).
 set -euo pipefail
+[ "${1:-}" != hash ] || { shift; exec "$(dirname "$0")/country_hash.sh" "$@"; }
 tiles=${1:-10000000}
 [[ $tiles =~ ^[0-9]+$ ]] && [ "$tiles" -ge 1000 ] || { echo "usage: country.sh [TILES] (1000 at least)" >&2; exit 2; }
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-country}
