@@ -1,5 +1,6 @@
 /// A cursor over protobuf wire format in borrowed bytes, for the structure checks
-/// (`VectorTileCheck`, `GlyphRangeCheck`): every length is checked against the bytes left, so
+/// (`VectorTileCheck`, `GlyphRangeCheck`) and the layer names a synthetic style lists
+/// (`VectorTileLayers`): every length is checked against the bytes left, so
 /// no input reads out of bounds or traps.
 struct ProtobufCursor {
     let bytes: UnsafeRawBufferPointer
