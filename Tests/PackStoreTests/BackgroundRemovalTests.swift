@@ -43,18 +43,24 @@ final class BackgroundRemovalTests: StoreTestCase {
         XCTAssertThrowsError(try database.removePack(big.id), "a removed pack is not found")
     }
 
+    /// What a crash in the middle of removing `region` leaves: its mark, and 1,000 of its
+    /// memberships gone.
+    private func leaveRemovalCutShort(_ region: RegionID) throws {
+        try raw().write { db in
+            for statement in Removals.statements { try db.execute(sql: statement) }
+            try db.execute(sql: "INSERT INTO packfs_removals (region_id, since) VALUES (?, 1)", arguments: [region.rawValue])
+            try db.execute(sql: "DELETE FROM region_tiles WHERE rowid IN (SELECT rowid FROM region_tiles WHERE region_id = ? LIMIT 1000)",
+                           arguments: [region.rawValue])
+        }
+    }
+
     /// What a crash right after the mark, and one in the middle, leave: the next mount goes on.
     func testARemovalCutShortGoesOnAtTheNextMount() throws {
         let database = try OfflineDatabase.open(path: path)
         let cut = try fill(database, "cut", tiles: 3000)
         let kept = try fill(database, "kept", tiles: 5)
         try database.close()
-        try raw().write { db in
-            for statement in Removals.statements { try db.execute(sql: statement) }
-            try db.execute(sql: "INSERT INTO packfs_removals (region_id, since) VALUES (?, 1)", arguments: [cut.id.rawValue])
-            try db.execute(sql: "DELETE FROM region_tiles WHERE rowid IN (SELECT rowid FROM region_tiles WHERE region_id = ? LIMIT 1000)",
-                           arguments: [cut.id.rawValue])
-        }
+        try leaveRemovalCutShort(cut.id)
         let reader = try OfflineDatabase.open(path: path, mode: .readOnly)
         XCTAssertEqual(try reader.packs().map(\.name), ["kept"], "a marked pack is gone for readers")
         try reader.close()
@@ -77,12 +83,7 @@ final class BackgroundRemovalTests: StoreTestCase {
         _ = try fill(database, "kept", tiles: 5)
         XCTAssertNil(try database.reclaiming(), "nothing removed")
         try database.close()
-        try raw().write { db in
-            for statement in Removals.statements { try db.execute(sql: statement) }
-            try db.execute(sql: "INSERT INTO packfs_removals (region_id, since) VALUES (?, 1)", arguments: [cut.id.rawValue])
-            try db.execute(sql: "DELETE FROM region_tiles WHERE rowid IN (SELECT rowid FROM region_tiles WHERE region_id = ? LIMIT 1000)",
-                           arguments: [cut.id.rawValue])
-        }
+        try leaveRemovalCutShort(cut.id)
         let session = try OfflineDatabase.open(path: path, mode: .session)
         defer { try? session.close() }
         XCTAssertEqual(try session.reclaiming(), Reclaiming(packs: 1, rows: 2000), "what a crash left, before the remover runs")
