@@ -3,7 +3,7 @@ import PackStore
 import StyleModel
 
 /// Computes the hashes owed for whole packs (PackStore's PendingHashes.swift) after they became
-/// `complete`, so that nobody waits for a read of every tile: on the mount, one thread of its own,
+/// `complete`, so that nobody waits for a read of every tile: on the mount, a `BackgroundWorker`,
 /// woken when a run completes and at the mount; for a command, on its own thread once the pack
 /// says `complete` (`settle`). Each pack's tiles are inflated on every core and hashed in order
 /// (`SourceWalk`). A hash recorded under an older export rule is recomputed too, once its old
@@ -12,16 +12,13 @@ import StyleModel
 /// Errors: a tile that does not decode ends the request with the last hash kept (and one log
 /// line); `packfs verify` names the tile. A hash whose request was renewed meanwhile (the pack
 /// changed) is not recorded; the new request is computed next.
-public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping`, `running` and `tried` are guarded by `signal`'s lock; the rest never changes
+public final class PackHasher: Sendable {
     private let database: OfflineDatabase
     private let hashed: @Sendable (RegionID) -> Void
     private let log: @Sendable (String) -> Void
-    private let signal = Condition()
-    private var wanted = false
-    private var stopping = false
-    private var running = false
+    private let worker = BackgroundWorker(name: "PackFS hasher")
     /// Packs whose older-rule hashes this hasher tried to confirm: once each, not at every wake.
-    private var tried = Set<RegionID>()
+    private let tried = LockedState(Set<RegionID>())
 
     /// `hashed` runs after a pack's hashes were recorded (the mount then forgets its progress.json).
     public init(database: OfflineDatabase, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
@@ -33,73 +30,35 @@ public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping`, `
 
     /// Looks for owed hashes soon, starting the thread the first time.
     public func wake() {
-        let start: Bool = signal.withLock {
-            wanted = true
-            signal.signal()
-            guard !running, !stopping else { return false }
-            running = true
-            return true
-        }
-        guard start else { return }
-        do {
-            _ = try NativeThread.start(name: "PackFS hasher") { [self] in loop() }
-        } catch {
-            signal.withLock { running = false }
-            log("no thread for the background hash (\(error)); owed hashes wait for the next mount")
-        }
+        guard !worker.wake({ [self] stopped in work(stopped: stopped) }) else { return }
+        log("no thread for the background hash; owed hashes wait for the next wake or mount")
     }
 
     /// Stops between pages and waits for the thread: what is owed stays owed, for the next mount.
-    public func stop() {
-        signal.withLock {
-            stopping = true
-            signal.broadcast()
-            while running { signal.wait() }
-        }
-    }
+    public func stop() { worker.stop() }
 
     /// Computes every owed hash on the calling thread (`packfs download` and `refresh`).
     public static func settle(_ database: OfflineDatabase) {
-        PackHasher(database: database).work()
-    }
-
-    private var isStopping: Bool { signal.withLock { stopping } }
-
-    private func loop() {
-        while true {
-            let go = signal.withLock {
-                while !wanted && !stopping { signal.wait() }
-                wanted = false
-                return !stopping
-            }
-            if go { work() }
-            if !go {
-                signal.withLock {
-                    running = false
-                    signal.broadcast()
-                }
-                return
-            }
-        }
+        PackHasher(database: database).work(stopped: { false })
     }
 
     /// One pass: every request owed, then every hash recorded under an older rule.
-    private func work() {
+    private func work(stopped: @escaping @Sendable () -> Bool) {
         do {
-            for (region, token) in try database.pendingHashes() where !isStopping { settle(region, token: token) }
-            for region in try database.packsWithHashes(before: ExportRule.current.rawValue) where !isStopping {
-                guard signal.withLock({ tried.insert(region).inserted }) else { continue }
-                upgrade(region)
+            for (region, token) in try database.pendingHashes() where !stopped() { settle(region, token: token, stopped: stopped) }
+            for region in try database.packsWithHashes(before: ExportRule.current.rawValue) where !stopped() {
+                guard tried.withLock({ $0.insert(region).inserted }) else { continue }
+                upgrade(region, stopped: stopped)
             }
         } catch {
             log("reading the owed hashes failed: \(error)")
         }
     }
 
-    private func settle(_ region: RegionID, token: Int64) {
+    private func settle(_ region: RegionID, token: Int64, stopped: @escaping @Sendable () -> Bool) {
         do {
             let pack = try database.pack(id: region)
-            let hashes = try Self.hashes(of: pack, in: database, cancelled: { [self] in isStopping })
+            let hashes = try Self.hashes(of: pack, in: database, cancelled: stopped)
             let now = Date()
             if try database.write({ try $0.recordHashes(hashes.map { $0.recorded(at: now) }, of: region, pending: token) }) {
                 hashed(region)
@@ -118,15 +77,15 @@ public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping`, `
     /// A hash recorded under an older rule: its figure is confirmed under that rule, then the
     /// pack's hash is owed again, under the current one. A figure that is not confirmed stays
     /// (`packfs verify` reports it, under its own rule).
-    private func upgrade(_ region: RegionID) {
+    private func upgrade(_ region: RegionID, stopped: @escaping @Sendable () -> Bool) {
         do {
             let pack = try database.pack(id: region)
             guard let style = try PackStyle.load(pack, from: database) else { return }
             for old in try database.recordedHashes(of: region) where old.rule != ExportRule.current.rawValue {
                 guard let rule = ExportRule(rawValue: old.rule),
                       let source = style.sources.first(where: { $0.columns?.urlTemplate == old.urlTemplate && $0.columns?.pixelRatio == old.pixelRatio }),
-                      let again = try PackHash.compute(source, in: database, rule: rule, pageEnd: { [self] in
-                          if isStopping { throw SourceWalk.Cancelled() }
+                      let again = try PackHash.compute(source, in: database, rule: rule, pageEnd: {
+                          if stopped() { throw SourceWalk.Cancelled() }
                       })
                 else { return }
                 guard again.hash == old.hash else {
@@ -134,7 +93,7 @@ public final class PackHasher: @unchecked Sendable {  // `wanted`, `stopping`, `
                 }
             }
             let token = try database.write { try $0.requestHashes(of: region) }
-            settle(region, token: token)
+            settle(region, token: token, stopped: stopped)
         } catch is SourceWalk.Cancelled {
             return
         } catch {

@@ -34,7 +34,7 @@ public final class OfflineDatabase: Sendable {
     /// Set once a write committed with `Counting`'s tables and triggers in the file.
     private let counting = LockedState(false)
     let backgroundCount = BackgroundCount()
-    let remover = BackgroundRemover()
+    let remover = BackgroundWorker(name: "PackFS remover")
 
     private init(path: String, mode: Mode, writer: any DatabaseWriter, lock: FileLock?) {
         self.path = path

@@ -66,69 +66,6 @@ public struct Reclaiming: Equatable, Sendable {
     public var rows: Int?
 }
 
-/// A mount's remover: one thread, woken by each removal, that finishes them.
-final class BackgroundRemover: @unchecked Sendable {  // `wanted`, `stopped`, `running` and `busy` are guarded by `condition`
-    private let condition = Condition()
-    private var wanted = false
-    private var stopped = false
-    private var running = false
-    /// A round is under way.
-    private var busy = false
-
-    /// No round under way or asked for.
-    var idle: Bool { condition.withLock { !busy && !wanted } }
-
-    /// Starts the thread on the first call; later calls wake it.
-    func wake(_ work: @escaping @Sendable (_ stopped: @escaping @Sendable () -> Bool) -> Void) {
-        let start = condition.withLock { () -> Bool in
-            wanted = true
-            condition.broadcast()
-            guard !running, !stopped else { return false }
-            running = true
-            return true
-        }
-        guard start else { return }
-        do {
-            try QuietThread.start(name: "PackFS remover") { [self] in
-                while nextRound() {
-                    work { self.condition.withLock { self.stopped } }
-                    condition.withLock { busy = false }
-                }
-                finish()
-            }
-        } catch {
-            finish()  // no thread now: the next removal's wake tries again
-        }
-    }
-
-    private func finish() {
-        condition.withLock {
-            running = false
-            condition.broadcast()
-        }
-    }
-
-    /// true: run a round; false: stop.
-    private func nextRound() -> Bool {
-        condition.withLock {
-            while !wanted && !stopped { condition.wait() }
-            if stopped { return false }
-            wanted = false
-            busy = true
-            return true
-        }
-    }
-
-    /// Stops the thread after its current step, and waits for it.
-    func stop() {
-        condition.withLock {
-            stopped = true
-            condition.broadcast()
-            while running { condition.wait() }
-        }
-    }
-}
-
 extension OfflineDatabase {
     /// Marks the pack removed, at once whatever its size: it is gone for every reader from
     /// here on. Its rows go after (`finishRemovals`): on a mount's own thread, or, in a command,
