@@ -88,12 +88,6 @@ public enum MBTilesTiles {
         }
     }
 
-    /// The same, from the tile's content (as a renderer reads it).
-    public static func data(content: Data, vector: Bool) throws -> Data {
-        guard vector, !isGzip(content) else { return content }
-        return try Zlib.gzip(content)
-    }
-
     public static func isGzip(_ data: Data) -> Bool { data.starts(with: [0x1F, 0x8B]) }
 
     public static func isGzip(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B }
