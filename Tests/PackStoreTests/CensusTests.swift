@@ -4,7 +4,7 @@ import SQLiteDB
 import TestSupport
 import XCTest
 
-/// The background count's passes (`Census`) find exactly what the plain SQL they replace finds
+/// The background count's passes (`Census`, `CensusPass`) find exactly what the plain SQL they replace finds
 /// (a count of `tiles`, `LIKE` per row, `NOT EXISTS` per row, a join sorted by coordinates), on a
 /// file an app could leave: ids out of coordinate order and with gaps, ambient rows before,
 /// between and after the members, shared tiles, odd templates, text, NULL and non-integer values,
@@ -56,7 +56,11 @@ final class CensusTests: StoreTestCase {
         try tile(db, id: 94, x: 9, y: Int64.max, data: "randomblob(2)")
         try tile(db, id: 95, x: 9, y: Int64.max - 1, data: "randomblob(2)")
         try tile(db, id: 96, x: 9, y: Int64.min, data: "randomblob(2)")
-        for id in [90, 91, 93, 94, 95, 96] {
+        // Ids at both ends of the 64-bit range: the one pass's chunks neither overflow nor stop short.
+        try tile(db, id: Int(Int64.max), x: 9, y: 3, data: "randomblob(4)")
+        try tile(db, id: Int(Int64.min), x: 9, y: 4, data: "randomblob(5)")
+        try tile(db, id: Int(Int64.max) - 1, x: 71, y: 4, data: "randomblob(6)")
+        for id in [90, 91, 93, 94, 95, 96, Int(Int64.max), Int(Int64.min)] {
             try db.execute(sql: "INSERT INTO region_tiles (region_id, tile_id) VALUES (3, ?)", arguments: [id])
         }
         try db.execute(sql: "INSERT INTO region_tiles (region_id, tile_id) VALUES (3, 2.5), (3, 'zz'), (3, 55555), (2, 59999)")
@@ -67,20 +71,48 @@ final class CensusTests: StoreTestCase {
         try db.execute(sql: "INSERT INTO region_resources (region_id, resource_id) VALUES (1, 1), (3, 1)")
     }
 
-    func testTheTotalsEqualTheirPlainSQL() throws {
+    /// The one pass (`CensusPass`) in chunks of `span` ids, its parts run one after another.
+    private func onePass(_ db: Database, span: Int64) throws -> [Counting.Measured] {
+        let pass = CensusPass(packs: (1...3).map(RegionID.init(rawValue:)), span: span)
+        let parts = try pass.parts(workers: 2, stopped: { false }).map { try $0(db) }
+        return try (0...3).map { index in try Counting.combine(parts.map { $0[index] }) }
+    }
+
+    func testTheOnePassEqualsThePlainSQL() throws {
         try makeDatabase()
         try raw().read { db in
             let usage = try AmbientCache.usage(db)
-            let expected: [Int64] = [
+            let totals: [Int64] = [
                 try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? -1,
                 try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? -1,
                 try Int64.fetchOne(db, sql: "SELECT SUM(url_template LIKE 'mapbox://%') FROM tiles") ?? -1,
                 Int64(usage.resources), Int64(usage.tiles), usage.bytes,
             ]
-            XCTAssertEqual(expected[2], 2, "the fixture's mapbox tiles (upper case counts, a blob does not)")
+            XCTAssertEqual(totals[2], 2, "the fixture's mapbox tiles (upper case counts, a blob does not)")
             XCTAssertGreaterThan(usage.tiles, 700, "the fixture's ambient tiles")
-            XCTAssertEqual(try Census.totals(db), expected)
+            // A span of 7 ids: chunks end inside runs, between shared tiles, and skip empty stretches.
+            for span: Int64 in [7, 1 << 20] {
+                let measured = try onePass(db, span: span)
+                XCTAssertEqual(measured[0].figures, totals, "totals, span \(span)")
+                for region in 1...3 {
+                    let counts = try OfflineDatabase.counts(of: RegionID(rawValue: Int64(region)), db)
+                    XCTAssertEqual(
+                        measured[region].figures, [Int64(counts.resources), counts.resourceBytes, Int64(counts.tiles), counts.tileBytes],
+                        "pack \(region), span \(span)")
+                    let truth = try Runs.measure(RegionID(rawValue: Int64(region)), db)
+                    XCTAssertEqual(normalized(measured[region].runs), Set(truth.map(describe)), "pack \(region)'s runs, span \(span)")
+                }
+            }
         }
+    }
+
+    /// Runs as `Runs.finish` stores them: each column's ranges united.
+    private func normalized(_ runs: [Runs.Row]) -> Set<String> {
+        var columns: [Runs.Column: [ClosedRange<Int64>]] = [:]
+        for run in runs { columns[run.column, default: []].append(run.minY...run.maxY) }
+        return Set(columns.flatMap { column, ranges in
+            Runs.union(ranges).map { describe(Runs.Row(column: column, minY: $0.lowerBound, maxY: $0.upperBound)) }
+        })
     }
 
     func testEachPacksFiguresAndRunsEqualTheirPlainSQL() throws {
@@ -111,8 +143,7 @@ final class CensusTests: StoreTestCase {
     func testTheCountsStatementsSeekOrReadAnIndexInOrder() throws {
         try makeDatabase()
         let statements = [
-            Census.packTilesSQL, Census.mapboxSQL, Census.memberIDsSQL, "SELECT COUNT(*) FROM tiles",
-            Census.gapSQL(below: true, above: true),
+            Census.packTilesSQL, CensusPass.tilesSQL, CensusPass.membersSQL, CensusPass.firstIDSQL, CensusPass.holdersSQL,
         ]
         try raw().read { db in
             for sql in statements {
@@ -120,7 +151,7 @@ final class CensusTests: StoreTestCase {
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(parameters))
                     .map { $0["detail"] as String }
                 for step in plan {
-                    let scansTable = step.hasPrefix("SCAN") && !step.contains("COVERING INDEX") && step != "SCAN templates"
+                    let scansTable = step.hasPrefix("SCAN") && !step.contains("COVERING INDEX") && step != "SCAN holders"
                         && step != "SCAN CONSTANT ROW"
                     XCTAssertFalse(scansTable || step.contains("TEMP B-TREE"), "\(sql)\n\(plan)")
                 }

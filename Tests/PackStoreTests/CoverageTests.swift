@@ -220,7 +220,7 @@ final class CoverageTests: StoreTestCase {
         }
         try database.write { batch in try Counting.begin(.pack(pack), batch.database) }
         XCTAssertFalse(try database.coverageCounted(pack))
-        let measured = try database.read { db in try Counting.combine(Counting.measure(.pack(pack)).map { try $0(db) }) }
+        let measured = try database.read { db in try Counting.combine(Counting.measure([.pack(pack)]).map { try $0(db)[0] }) }
         try database.write { batch in
             for y in [3, 4, 15] { try batch.unlink(tile: try XCTUnwrap(ids[y]), from: pack) }
             for y in [12, 4] { _ = try batch.link(tile: try XCTUnwrap(ids[y]), to: pack) }

@@ -5,98 +5,13 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// What the background count reads from its snapshot (`Counting.measure`), in as few passes over
-/// as little of the file as the figures allow: at 100,000,000 tiles a scan of `tiles` per figure
-/// kept every figure of an app's database "counting" for minutes.
-///
-/// - The totals never read `tiles` row by row: its rows are counted on its smallest index, the
-///   `mapbox://` ones by seeking each distinct template on the unique index, and the ambient tiles
-///   (held by no pack) are the gaps between the tile ids `region_tiles_tile_id` lists in order:
-///   only the rows in a gap are read.
-/// - A pack is one pass over its memberships in tile id order (the `(region_id, tile_id)` index),
-///   each tile's row read in rowid order, giving its count, its stored bytes and its runs at
-///   once; the runs are built in memory as they come, with no sort.
+/// A pack's count from its snapshot (`Counting.measure`) when the totals are known: one pass over
+/// its memberships in tile id order (the `(region_id, tile_id)` index), each tile's row read in
+/// rowid order, giving its count, its stored bytes and its runs at once; the runs are built in
+/// memory as they come, with no sort. (With the totals, every pack is counted in `CensusPass`.)
 ///
 /// The rows are stepped with SQLite's own calls (`RawRows`): no `Row` per tile.
 enum Census {
-    /// `[resources, tiles, mapbox tiles, ambient resources, ambient tiles, ambient bytes]`, as
-    /// `Counting.finish(.totals)` adds them: `rowTotals` plus `ambientTotals`, which the count
-    /// reads at once on two connections.
-    static func totals(_ db: Database) throws -> [Int64] {
-        try Counting.combine([Counting.Measured(figures: rowTotals(db)), Counting.Measured(figures: ambientTotals(db))]).figures
-    }
-
-    /// The totals but the ambient tiles: rows counted on indexes, ambient resources (few) by SQL.
-    static func rowTotals(_ db: Database) throws -> [Int64] {
-        let resources = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM resources") ?? 0
-        // COUNT(*) alone: SQLite counts the entries of the table's smallest index.
-        let tiles = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM tiles") ?? 0
-        let ambient = try Row.fetchOne(db, sql: """
-            SELECT COUNT(*) AS n, COALESCE(SUM(\(AmbientCache.cost("r", key: "url"))), 0) AS bytes FROM resources r
-              WHERE NOT EXISTS (SELECT 1 FROM region_resources WHERE resource_id = r.id)
-            """)
-        return [resources, tiles, try mapboxTiles(db), try ambient?.decode(forColumn: "n") ?? 0, 0, try ambient?.decode(forColumn: "bytes") ?? 0]
-    }
-
-    /// The ambient tiles and their cost, in the totals' places.
-    static func ambientTotals(_ db: Database) throws -> [Int64] {
-        let ambient = try ambientTiles(db)
-        return [0, 0, 0, 0, ambient.tiles, ambient.bytes]
-    }
-
-    /// Tiles whose template is a `mapbox://` URL (`LIKE`, as the triggers count them): the
-    /// distinct templates are few, each found by one seek on the unique index, and only the
-    /// matching ones' entries are counted.
-    static let mapboxSQL = """
-        WITH RECURSIVE templates(v) AS (
-          SELECT (SELECT MIN(url_template) FROM tiles)
-          UNION ALL
-          SELECT (SELECT MIN(url_template) FROM tiles WHERE url_template > v) FROM templates WHERE v IS NOT NULL)
-        SELECT COALESCE(SUM((SELECT COUNT(*) FROM tiles WHERE url_template = v)), 0) FROM templates
-          WHERE v LIKE 'mapbox://%'
-        """
-
-    static func mapboxTiles(_ db: Database) throws -> Int64 { try Int64.fetchOne(db, sql: mapboxSQL) ?? 0 }
-
-    /// The ids `region_tiles` holds, in order, one pass over its `tile_id` index.
-    static let memberIDsSQL = "SELECT tile_id FROM region_tiles ORDER BY tile_id"
-
-    /// Rows and ambient cost of the tiles in an id range, read through the rowid.
-    static func gapSQL(below: Bool, above: Bool) -> String {
-        let bounds = [above ? "id > ?" : nil, below ? "id < ?" : nil].compactMap { $0 }
-        let clause = bounds.isEmpty ? "" : " WHERE " + bounds.joined(separator: " AND ")
-        return "SELECT COUNT(*), COALESCE(SUM(\(AmbientCache.cost("t", key: "url_template"))), 0) FROM tiles t" + clause
-    }
-
-    /// Tiles no membership names, and what they cost: the rows between consecutive distinct
-    /// member ids (and before the first, after the last). A membership naming no tile counts
-    /// nothing, as `NOT EXISTS` would not.
-    static func ambientTiles(_ db: Database) throws -> (tiles: Int64, bytes: Int64) {
-        var total: (tiles: Int64, bytes: Int64) = (0, 0)
-        func add(above: Int64?, below: Int64?) throws {
-            let statement = try db.cachedStatement(sql: gapSQL(below: below != nil, above: above != nil))
-            try statement.setArguments(StatementArguments([above, below].compactMap { $0 }))
-            _ = try RawRows.step(statement, in: db) { raw in
-                total.tiles = try sum(total.tiles, sqlite3_column_int64(raw, 0), "the ambient tiles")
-                total.bytes = try sum(total.bytes, sqlite3_column_int64(raw, 1), "the ambient cache's bytes")
-            }
-        }
-        var previous: Int64?
-        let members = try db.cachedStatement(sql: memberIDsSQL)
-        try members.setArguments([])
-        _ = try RawRows.step(members, in: db) { raw in
-            // Only an integer names a tile (a real or a text in tile_id names none).
-            guard sqlite3_column_type(raw, 0) == SQLITE_INTEGER else { return }
-            let id = sqlite3_column_int64(raw, 0)
-            if let last = previous, id == last { return }
-            // Consecutive ids leave no gap: no lookup (`id - 1` cannot overflow: id > previous).
-            if previous.map({ id - 1 != $0 }) ?? true { try add(above: previous, below: id) }
-            previous = id
-        }
-        try add(above: previous, below: nil)
-        return total
-    }
-
     /// `a + b`, or an error naming the figure where the sum leaves 64 bits (a damaged file).
     static func sum(_ a: Int64, _ b: Int64, _ figure: String) throws -> Int64 {
         let (value, overflow) = a.addingReportingOverflow(b)
@@ -126,12 +41,17 @@ extension Census {
           FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
         """
 
-    /// The pack's figures (`[resources, resource bytes, tiles, tile bytes]`) and its runs.
-    static func pack(_ region: RegionID, _ db: Database) throws -> Counting.Measured {
+    /// The pack's resources and their stored bytes.
+    static func packResources(_ region: RegionID, _ db: Database) throws -> [Int64] {
         let resources = try Row.fetchOne(db, sql: """
             SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
               FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?
             """, arguments: [region.rawValue])
+        return [try resources?.decode(forColumn: "n") ?? 0, try resources?.decode(forColumn: "bytes") ?? 0]
+    }
+
+    /// The pack's figures (`[resources, resource bytes, tiles, tile bytes]`) and its runs.
+    static func pack(_ region: RegionID, _ db: Database) throws -> Counting.Measured {
         var tiles: Int64 = 0
         var bytes: Int64 = 0
         var runs = RunBuilder()
@@ -143,7 +63,7 @@ extension Census {
             runs.add(raw)
         }
         return Counting.Measured(
-            figures: [try resources?.decode(forColumn: "n") ?? 0, try resources?.decode(forColumn: "bytes") ?? 0, tiles, bytes],
+            figures: try packResources(region, db) + [tiles, bytes],
             runs: runs.rows())
     }
 }

@@ -250,14 +250,17 @@ extension Counting {
         var runs: [Runs.Row] = []
     }
 
-    /// What the snapshot holds (the slow part: a pass over the pack, or over the database's
-    /// smaller indexes: `Census`), in parts that read the same snapshot at the same time, each on
-    /// a connection of its own; their figures add up.
-    static func measure(_ target: Target) -> [@Sendable (Database) throws -> Measured] {
-        switch target {
-        case .totals: return [{ Measured(figures: try Census.rowTotals($0)) }, { Measured(figures: try Census.ambientTotals($0)) }]
-        case .pack(let region): return [{ try Census.pack(region, $0) }]
-        }
+    /// What the snapshot holds for `targets`, begun together (the slow part), in parts that read
+    /// the same snapshot at once, each on a connection of its own; each part gives a `Measured`
+    /// per target, and the parts' figures add up target by target. The totals come with every
+    /// pack not counted yet, from one pass over the whole database (`CensusPass`); a pack alone is
+    /// a pass over its own memberships (`Census.pack`).
+    static func measure(_ targets: [Target], stopped: @escaping @Sendable () -> Bool = { false })
+        -> [@Sendable (Database) throws -> [Measured]]
+    {
+        let packs = targets.compactMap { target -> RegionID? in if case .pack(let region) = target { region } else { nil } }
+        guard case .totals = targets.first else { return packs.map { region in { [try Census.pack(region, $0)] } } }
+        return CensusPass(packs: packs).parts(workers: workers, stopped: stopped)
     }
 
     /// Adds the snapshot's figures to the changes counted since, and marks the row current.
@@ -290,11 +293,11 @@ extension Counting {
 
 extension OfflineDatabase {
     /// Counts what no kept figure covers yet (a database an app filled, or one PackFS wrote
-    /// before it kept figures): the totals, then each pack, on `Counting.workers` threads, each
-    /// figure published as its own count ends. Each count reads a snapshot taken as its zero row
-    /// commits, off the writer: downloads and readers go on meanwhile, and the triggers add what
-    /// they change to the zero row. Run by a mount in the background; a count cut short
-    /// (unmount, crash) is started again by the next one.
+    /// before it kept figures): the totals with every pack in one pass, or (the totals known)
+    /// each pack alone, on `Counting.workers` threads; figures are published as their count ends.
+    /// Each count reads a snapshot taken as its zero rows commit, off the writer: downloads and
+    /// readers go on meanwhile, and the triggers add what they change to the zero rows. Run by a
+    /// mount in the background; a count cut short (unmount, crash) is started again by the next.
     func countWhatIsNotCounted() throws {
         guard mode == .session, let pool = writer as? DatabasePool else { return }
         // The tables first when they are missing (a file PackFS never wrote to): a pack is listed
@@ -303,21 +306,21 @@ extension OfflineDatabase {
             try requireOwnFile()
             try write { batch in try Counting.install(batch.database) }
         }
-        var targets: [Counting.Target] = try read({ try Counting.totals($0) }) == nil ? [.totals] : []
-        targets += try read(Counting.uncountedPacks).map { .pack($0) }
-        let queue = LockedState(targets[...])
+        let packs: [Counting.Target] = try read(Counting.uncountedPacks).map { .pack($0) }
+        let jobs = try read({ try Counting.totals($0) }) == nil ? [[.totals] + packs] : packs.map { [$0] }
+        let queue = LockedState(jobs[...])
         let failure = LockedState<Error?>(nil)
-        // Each worker takes the next target until none is left (the totals first).
+        // Each worker takes the next job until none is left.
         let work: @Sendable () -> Void = { [self] in
             while !backgroundCount.stopped.withLock({ $0 }), failure.withLock({ $0 == nil }),
-                let target = queue.withLock({ $0.popFirst() })
+                let job = queue.withLock({ $0.popFirst() })
             {
-                do { try count(target, pool) } catch { failure.withLock { $0 = $0 ?? error } }
+                do { try count(job, pool) } catch { failure.withLock { $0 = $0 ?? error } }
             }
         }
         let workers = DispatchGroup()
         // This thread is one worker, the others threads of their own (none started: it does all).
-        for _ in 1..<max(1, min(Counting.workers, targets.count)) {
+        for _ in 1..<max(1, min(Counting.workers, jobs.count)) {
             workers.enter()
             do {
                 try QuietThread.start(name: "PackFS count") {
@@ -362,20 +365,21 @@ extension OfflineDatabase {
         backgroundCount.group.wait()
     }
 
-    private func count(_ target: Counting.Target, _ pool: DatabasePool) throws {
+    private func count(_ targets: [Counting.Target], _ pool: DatabasePool) throws {
         try requireOwnFile()
-        let parts = Counting.measure(target)
-        let measured = LockedState<[Result<Counting.Measured, Error>]>([])
+        let stopped = backgroundCount.stopped
+        let parts = Counting.measure(targets, stopped: { stopped.withLock { $0 } })
+        let measured = LockedState<[Result<[Counting.Measured], Error>]>([])
         let done = DispatchGroup()
         try wrap {
             try pool.writeWithoutTransaction { db in
                 try db.inTransaction {
                     try Counting.install(db)
-                    try Counting.begin(target, db)
+                    for target in targets { try Counting.begin(target, db) }
                     return .commit
                 }
                 // Each part's read takes its snapshot before this returns, while the writer is
-                // held: every part reads the state the zero row committed.
+                // held: every part reads the state the zero rows committed.
                 for part in parts {
                     done.enter()
                     pool.asyncConcurrentRead { snapshot in
@@ -387,8 +391,13 @@ extension OfflineDatabase {
             }
         }
         done.wait()
-        guard !backgroundCount.stopped.withLock({ $0 }) else { return }
-        let figures = try wrap { try Counting.combine(measured.withLock { $0 }.map { try $0.get() }) }
-        try write { batch in try Counting.finish(target, figures, batch.database) }
+        guard !stopped.withLock({ $0 }) else { return }
+        let results = try wrap { try measured.withLock { $0 }.map { try $0.get() } }
+        let figures = try targets.indices.map { index in
+            try wrap { try Counting.combine(results.compactMap { $0.indices.contains(index) ? $0[index] : nil }) }
+        }
+        try write { batch in
+            for (target, measured) in zip(targets, figures) { try Counting.finish(target, measured, batch.database) }
+        }
     }
 }
