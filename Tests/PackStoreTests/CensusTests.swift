@@ -144,6 +144,7 @@ final class CensusTests: StoreTestCase {
         try makeDatabase()
         let statements = [
             Census.packTilesSQL, CensusPass.tilesSQL, CensusPass.membersSQL, CensusPass.firstIDSQL, CensusPass.holdersSQL,
+            CensusPass.ambientCostSQL,
         ]
         try raw().read { db in
             for sql in statements {

@@ -1,6 +1,10 @@
 import CSQLite
 import SQLiteDB
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The count of a database whose totals are not known: the totals and every pack not counted
 /// yet, from one pass over `tiles`' rows in id order and one over the memberships' index.
 ///
@@ -33,11 +37,14 @@ struct CensusPass: Sendable {
         return readers + [{ db in try self.resources(db) }]
     }
 
+    /// A chunk's rows: what its packs count, nothing computed per row that a few rows can
+    /// answer (the `mapbox://` test per distinct template, the ambient cost per run of ambient rows).
     static let tilesSQL = """
-        SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y, LENGTH(t.data), t.id, t.url_template LIKE 'mapbox://%',
-          \(AmbientCache.cost("t", key: "url_template"))
-          FROM tiles t WHERE t.id BETWEEN ? AND ?
+        SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y, LENGTH(t.data), t.id FROM tiles t WHERE t.id BETWEEN ? AND ?
         """
+    static let ambientCostSQL = "SELECT COALESCE(SUM(\(AmbientCache.cost("t", key: "url_template"))), 0) FROM tiles t WHERE t.id BETWEEN ? AND ?"
+    /// The triggers' test of a template, asked once per distinct template.
+    static let mapboxSQL = "SELECT ? LIKE 'mapbox://%'"
     static let membersSQL = "SELECT tile_id FROM region_tiles WHERE region_id = ? AND tile_id BETWEEN ? AND ?"
     static let firstIDSQL = "SELECT id FROM tiles WHERE id >= ? ORDER BY id LIMIT 1"
     /// Every distinct `region_id` value (any type), one seek each on the memberships' index.
@@ -104,6 +111,7 @@ private struct Tally {
     /// Per id of the chunk: 0 no holder, k + 1 held by `keys[k]` alone, -1 by those in `shared`.
     var holder: [Int32]
     var shared: [Int64: [Int32]] = [:]
+    var templates = MapboxTemplates()
 
     init(packs: [RegionID], keys: [DatabaseValue], span: Int64) {
         packTiles = packs.map { _ in 0 }
@@ -140,23 +148,33 @@ private struct Tally {
         }
     }
 
-    /// Reads the chunk's rows in id order, crediting each to its packs or the ambient cache.
+    /// Reads the chunk's rows in id order, crediting each to its packs or the ambient cache;
+    /// then the ambient rows' cost, one sum per run of consecutive ambient rows.
     mutating func count(_ chunk: ClosedRange<Int64>, _ db: Database) throws {
         let rows = try db.cachedStatement(sql: CensusPass.tilesSQL)
         try rows.setArguments([chunk.lowerBound, chunk.upperBound])
+        var ambientRuns: [ClosedRange<Int64>] = []
+        var ambientRun: ClosedRange<Int64>?
         _ = try RawRows.step(rows, in: db) { raw in
             tiles += 1
-            mapbox += sqlite3_column_int64(raw, 7)
+            mapbox += try templates.isMapbox(raw, db)
             let id = sqlite3_column_int64(raw, 6)
-            switch holder[Int(id &- chunk.lowerBound)] {
-            case 0:
+            let held = holder[Int(id &- chunk.lowerBound)]
+            if held == 0 {
                 ambientTiles += 1
-                ambientBytes = try Census.sum(ambientBytes, sqlite3_column_int64(raw, 8), "the ambient cache's bytes")
-            case -1:
-                for k in shared[id] ?? [] { try credit(Int(k), raw) }
-            case let k:
-                try credit(Int(k) - 1, raw)
+                ambientRun = (ambientRun?.lowerBound ?? id)...id
+                return
             }
+            if let run = ambientRun { ambientRuns.append(run) }
+            ambientRun = nil
+            if held > 0 { return try credit(Int(held) - 1, raw) }
+            for k in shared[id] ?? [] { try credit(Int(k), raw) }
+        }
+        if let run = ambientRun { ambientRuns.append(run) }
+        let cost = try db.cachedStatement(sql: CensusPass.ambientCostSQL)
+        for run in ambientRuns {
+            let bytes = try Int64.fetchOne(cost, arguments: [run.lowerBound, run.upperBound]) ?? 0
+            ambientBytes = try Census.sum(ambientBytes, bytes, "the ambient cache's bytes")
         }
     }
 
@@ -172,5 +190,38 @@ private struct Tally {
         return [totals] + packTiles.indices.map { pack in
             Counting.Measured(figures: [0, 0, packTiles[pack], packBytes[pack]], runs: runs[pack].rows())
         }
+    }
+}
+
+/// Whether a row's template is a `mapbox://` one, as the triggers' `LIKE` says: asked of SQLite
+/// once per distinct template (a row's is compared with the last row's first: a file has few).
+private struct MapboxTemplates {
+    private var lastType = SQLITE_NULL
+    private var lastBytes: [UInt8]?
+    private var lastAnswer: Int64 = 0
+
+    mutating func isMapbox(_ raw: SQLiteStatement, _ db: Database) throws -> Int64 {
+        let type = sqlite3_column_type(raw, 0)
+        // Only text and blobs are cached: reading another type's bytes would convert it in place.
+        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return try ask(raw, db) }
+        let start = type == SQLITE_BLOB ? sqlite3_column_blob(raw, 0) : UnsafeRawPointer(sqlite3_column_text(raw, 0))
+        let count = Int(sqlite3_column_bytes(raw, 0))
+        if let lastBytes, type == lastType, lastBytes.count == count,
+            lastBytes.withUnsafeBytes({ known in
+                guard count > 0 else { return true }
+                guard let known = known.baseAddress, let start else { return false }
+                return memcmp(known, start, count) == 0
+            })
+        {
+            return lastAnswer
+        }
+        lastAnswer = try ask(raw, db)
+        lastType = type
+        lastBytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+        return lastAnswer
+    }
+
+    private func ask(_ raw: SQLiteStatement, _ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: CensusPass.mapboxSQL), arguments: [DatabaseValue(sqliteStatement: raw, index: 0)]) ?? 0
     }
 }
