@@ -19,6 +19,7 @@
 // as text or JSON.
 //
 // Errors. One enum, `InterchangeError`: a case per cause, naming the file or the pack.
+import Basics
 import FoundationEssentials
 import PackStore
 

@@ -6,6 +6,7 @@
 // (ETag "v1") for every one of them as a refresh does, prints "staged", switches the pack to them in one transaction
 // (PackStore's RefreshSwitch), prints "switched" and exits. A test kills it during the switch and
 // checks that the pack is the old one or the new one, whole.
+import Basics
 import Foundation
 import PackStore
 

@@ -1,4 +1,5 @@
 import Downloader
+import HTTP
 import TestSupport
 import Foundation
 import XCTest

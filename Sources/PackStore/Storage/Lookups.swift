@@ -1,3 +1,4 @@
+import Basics
 import SQLiteDB
 
 /// Bulk questions the downloader asks: which of these are stored already, and what a pack holds.

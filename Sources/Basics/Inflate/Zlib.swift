@@ -24,6 +24,9 @@ public enum Zlib {
         }
     }
 
+    /// Whether `bytes` start as a gzip member does (ID1 ID2).
+    public static func isGzip<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool { bytes.starts(with: [0x1F, 0x8B]) }
+
     /// zlib format at the default level, byte-for-byte what zlib's `compress()` writes.
     public static func compress(_ input: Data) throws -> Data {
         var bound = compressBound(uLong(input.count))

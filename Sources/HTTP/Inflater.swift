@@ -1,3 +1,4 @@
+import Basics
 import CZlib
 import FoundationEssentials
 

@@ -1,6 +1,6 @@
+import Basics
 import CDeflate
 import FoundationEssentials
-import PackStore
 
 /// Turns a 200 body as received into its content and its stored form, inflating at most once and
 /// never recompressing what the server already compressed.
@@ -15,16 +15,18 @@ import PackStore
 /// Failures name `url`: a body that does not inflate is `.corruptBody`, one over `limit`
 /// `.bodyTooLarge`, an unknown coding `.unsupportedEncoding`.
 /// Not thread-safe (it reuses one `Inflater` and one `GzipFastPath`): one per thread.
-final class BodyDecoder {
-    struct Decoded {
-        var content: Data
-        var stored: StoredData
+public final class BodyDecoder {
+    public struct Decoded {
+        public var content: Data
+        public var stored: StoredData
     }
 
     private let inflater = Inflater()
     private let fastPath = GzipFastPath()
 
-    func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
+    public init() {}
+
+    public func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
         let bounds = Inflater.Body(url: url, limit: limit)
         switch contentEncoding ?? "identity" {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
