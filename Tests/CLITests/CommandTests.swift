@@ -173,7 +173,7 @@ final class CommandTests: CLITestCase {
 
     func testChangesAreRefusedWhileAnotherProcessHoldsTheDatabase() throws {
         try makeDatabase()
-        let session = try OfflineDatabase.open(path: db, mode: .session)
+        let session = try OfflineDatabase.open(path: db, mode: .mount)
         defer { try? session.close() }
         for arguments in [["remove", db, "helsinki"], ["cache", db, "clear"], ["reset", db]] {
             let outcome = try packfs(arguments)

@@ -11,7 +11,7 @@ import Foundation
 import PackStore
 
 let path = CommandLine.arguments[1]
-let database = try OfflineDatabase.open(path: path, mode: .session)
+let database = try OfflineDatabase.open(path: path, mode: .mount)
 let definition = RegionDefinition(
     styleURL: "http://127.0.0.1/style.json",
     area: .bounds(Bounds(west: 0, south: 0, east: 1, north: 1)), minZoom: 0, maxZoom: 14)
