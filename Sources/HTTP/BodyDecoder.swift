@@ -14,20 +14,20 @@ import FoundationEssentials
 /// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
 /// Failures name `url`: a body that does not inflate is `.corruptBody`, one over `limit`
 /// `.bodyTooLarge`, an unknown coding `.unsupportedEncoding`.
-/// Not thread-safe (it reuses one `Inflater` and one `GzipFastPath`): one per thread.
+/// Not thread-safe (it reuses one `StreamInflater` and one `GzipFastPath`): one per thread.
 public final class BodyDecoder {
     public struct Decoded {
         public var content: Data
         public var stored: StoredData
     }
 
-    private let inflater = Inflater()
+    private let inflater = StreamInflater()
     private let fastPath = GzipFastPath()
 
     public init() {}
 
     public func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
-        let bounds = Inflater.Body(url: url, limit: limit)
+        let bounds = Bounds(url: url, limit: limit)
         switch contentEncoding ?? "identity" {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
         case "gzip", "x-gzip": return try gzip(body, bounds)
@@ -36,14 +36,37 @@ public final class BodyDecoder {
         }
     }
 
-    private func gzip(_ body: Data, _ bounds: Inflater.Body) throws -> Decoded {
+    /// The body being decoded: the URL its failures name, the most its content may take, and
+    /// what earlier streams of it (gzip members) already took.
+    struct Bounds {
+        var url: String
+        var limit: Int
+        var used = 0
+    }
+
+    /// One stream of the body, its failures named as the body's.
+    private func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, _ bounds: Bounds) throws
+        -> StreamInflater.Result
+    {
+        do {
+            return try inflater.inflate(input, windowBits: windowBits, sizeHint: sizeHint, limit: bounds.limit - bounds.used)
+        } catch .tooLarge {
+            throw DownloadError.bodyTooLarge(limit: bounds.limit, url: bounds.url)
+        } catch .corrupt(let reason) {
+            throw DownloadError.corruptBody(reason: reason, url: bounds.url)
+        } catch {
+            throw DownloadError.corruptBody(reason: error.description, url: bounds.url)
+        }
+    }
+
+    private func gzip(_ body: Data, _ bounds: Bounds) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             let start = try GzipHeader.deflateOffset(in: raw, url: bounds.url)
             if let member = fastPath?.member(raw, deflateAt: start, limit: bounds.limit) {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[member.deflate])
                 return Decoded(content: member.content, stored: Self.reframed(deflate, content: member.content))
             }
-            let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), bounds)
+            let first = try inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), bounds)
             if first.consumed == raw.count {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
                 return Decoded(content: first.output, stored: Self.reframed(deflate, content: first.output))
@@ -56,7 +79,7 @@ public final class BodyDecoder {
             while offset < raw.count {
                 rest.used = content.count
                 let member = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let next = try inflater.inflate(member, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: member), rest)
+                let next = try inflate(member, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: member), rest)
                 content.append(next.output)
                 offset += next.consumed
             }
@@ -64,14 +87,14 @@ public final class BodyDecoder {
         }
     }
 
-    private func deflate(_ body: Data, _ bounds: Inflater.Body) throws -> Decoded {
+    private func deflate(_ body: Data, _ bounds: Bounds) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             guard Self.isZlibHeader(raw) else {
-                let stream = try inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, bounds)
+                let stream = try inflate(raw, windowBits: -15, sizeHint: raw.count * 4, bounds)
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[..<stream.consumed])
                 return Decoded(content: stream.output, stored: Self.reframed(deflate, content: stream.output))
             }
-            let stream = try inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, bounds)
+            let stream = try inflate(raw, windowBits: 15, sizeHint: raw.count * 4, bounds)
             guard stream.consumed < stream.output.count else {
                 return Decoded(content: stream.output, stored: StoredData(bytes: stream.output, compressed: false))
             }

@@ -15,8 +15,11 @@ public enum Zlib {
         case zlib(code: Int32, operation: String)
         case tooLarge(limit: Int)
         case outOfMemory(bytes: Int)
+        /// A stream that does not inflate, in zlib's words (`StreamInflater`).
+        case corrupt(reason: String)
         public var description: String {
             switch self {
+            case .corrupt(let reason): return "inflate failed: \(reason)"
             case .zlib(let code, let operation): return "zlib \(operation) failed (code \(code))"
             case .tooLarge(let limit): return "inflated data exceeds \(limit) bytes"
             case .outOfMemory(let bytes): return "cannot allocate \(bytes) bytes to inflate into"
