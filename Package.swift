@@ -32,7 +32,7 @@ let package = Package(
 
         // Connections, statements, rows and transactions over CSQLite: the subset of GRDB's API that
         // PackFS uses, under its names. GRDB imports Foundation, which links ICU into the binary.
-        .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
+        .target(name: "SQLiteDB", dependencies: ["Basics", "CSQLite"]),
 
         // The vocabulary every layer shares: locks and threads, POSIX files, text helpers,
         // Position/Bounds/Geometry, JSONValue and its parser, MD5, the inflate family; no other I/O.
@@ -60,7 +60,7 @@ let package = Package(
             "PackStore", "StyleModel", "PMTilesFormat", "SQLiteDB",
         ]),
         // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
-        .target(name: "ObjectStorage", dependencies: ["CCurl", "CCrypto"]),
+        .target(name: "ObjectStorage", dependencies: ["Basics", "CCurl", "CCrypto"]),
         .executableTarget(name: "PackFSCommands", dependencies: [
             "Basics", "HTTP",
             "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "InterchangeTests",
             dependencies: ["Basics", "Interchange", "PackStore", "StyleModel", "PMTilesFormat", "TestSupport", "SQLiteDB"]),
-        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["Basics", "ObjectStorage"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["Basics", "PackStore", "StyleModel", "TestSupport", "SQLiteDB"]),
