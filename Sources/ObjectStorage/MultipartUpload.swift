@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ public struct MultipartUpload {
         /// The least `partSize` accepted: S3's 5 MiB for every part but the last. A test server
         /// may allow smaller parts (moto's S3_UPLOAD_PART_MIN_SIZE).
         public var minimumPartSize = 5 << 20
-        public var retry = RetryPolicy()
+        public var retry = RetryPolicy.upload
 
         public init() {}
     }
@@ -178,7 +179,7 @@ private struct UploadRequests {
                 throw ObjectStorageError.requestFailed(step: request.step, reason: reason, attempts: attempt)
             }
             retries += 1
-            usleep(useconds_t(min(retry.delay(after: attempt), 3600) * 1_000_000))
+            usleep(useconds_t(min(retry.delay(afterAttempt: attempt), 3600) * 1_000_000))
         }
     }
 }
