@@ -1,12 +1,13 @@
 // swift-tools-version:6.0
 // PackFS: offline map packs (MapLibre Native's offline database) mounted as a filesystem.
-// Layers depend one way (see docs/internals.md, "The code's layout"):
-//   PackStore <- StyleModel <- Downloader <- PackLifecycle <- PackFSCommands
-//                StyleModel <- PackFS <- FUSEBridge <- PackFSCommands
-//                StyleModel <- Interchange <- PackFSCommands
-//   PackStore <- PMTilesFormat <- Downloader, Interchange
-//                             ObjectStorage <- PackFSCommands     (CCurl only: files to S3)
-//   SQLiteDB <- PackStore, Interchange     (SQLite's C API under GRDB's names, without Foundation)
+// Layers depend one way (docs/internals.md, "The code's layout", lists each target and its arrows):
+//   Basics <- SQLiteDB <- PackStore <- StyleModel <- Downloader <- PackLifecycle <- PackFSCommands
+//                                      StyleModel <- PackFS <- FUSEBridge <- PackFSCommands
+//                                      StyleModel <- Interchange <- PackFSCommands
+//   Basics <- PMTilesFormat <- Downloader, Interchange
+//   Basics <- HTTP <- Downloader, PackFSCommands
+//   Basics <- ObjectStorage <- PackFSCommands     (CCurl: files to S3)
+// Basics is the vocabulary every layer shares; every target depends on it.
 // The executable `packfs` is the target PackFSCommands: a name that differs from the library
 // PackFS by more than case, so that a case-insensitive file system holds both directories.
 import PackageDescription
@@ -30,13 +31,14 @@ let package = Package(
         .systemLibrary(name: "CGlibc"),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
+        // The vocabulary every layer shares: locks and threads, POSIX files, text helpers,
+        // Position/Bounds/Geometry, JSONValue and its parser, MD5, the inflate family,
+        // a row's stored data, the retry policy; no I/O beyond POSIX files.
+        .target(name: "Basics", dependencies: ["CZlib", "CDeflate", "CGlibc", "CCrypto"]),
+
         // Connections, statements, rows and transactions over CSQLite: the subset of GRDB's API that
         // PackFS uses, under its names. GRDB imports Foundation, which links ICU into the binary.
         .target(name: "SQLiteDB", dependencies: ["Basics", "CSQLite"]),
-
-        // The vocabulary every layer shares: locks and threads, POSIX files, text helpers,
-        // Position/Bounds/Geometry, JSONValue and its parser, MD5, the inflate family; no other I/O.
-        .target(name: "Basics", dependencies: ["CZlib", "CDeflate", "CGlibc", "CCrypto"]),
 
         .target(name: "PackStore", dependencies: [
             "Basics", "CDeflate", "SQLiteDB",
@@ -45,11 +47,12 @@ let package = Package(
         ]),
         // PMTiles v3's bytes: header, directories, tile ids; no I/O (files and HTTP ranges are the callers').
         .target(name: "PMTilesFormat", dependencies: ["Basics"]),
-        // What a style means for a pack: one model for the downloader and the mount.
+        // What a style means for a pack: one model for the downloader and the mount. It opens no
+        // database: callers hand it the store's reads (PackDocuments, StoreSnapshot).
         .target(name: "StyleModel", dependencies: ["Basics", "PackStore"]),
-        // The libcurl client downloads use: a multi loop, retries, decoding, address checks.
+        // The libcurl client downloads use: a multi loop, retries, body decoding, address checks.
         .target(name: "HTTP", dependencies: ["Basics", "CCurl", "CZlib", "CDeflate"]),
-        .target(name: "Downloader", dependencies: ["Basics", "PackStore", "StyleModel", "PMTilesFormat", "HTTP", "CCurl"]),
+        .target(name: "Downloader", dependencies: ["Basics", "PackStore", "StyleModel", "PMTilesFormat", "HTTP"]),
         .target(name: "PackFS", dependencies: ["Basics", "PackStore", "StyleModel"]),
         .target(name: "FUSEBridge", dependencies: ["Basics", "PackFS", "PackStore", "CFuse"]),
         // Packs over time: start, suspend, resume, redefine, refresh, remove; no FUSE.
