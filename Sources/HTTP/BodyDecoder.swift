@@ -27,46 +27,46 @@ public final class BodyDecoder {
     public init() {}
 
     public func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
-        let bounds = Bounds(url: url, limit: limit)
+        let budget = Budget(url: url, limit: limit)
         switch contentEncoding ?? "identity" {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
-        case "gzip", "x-gzip": return try gzip(body, bounds)
-        case "deflate": return try deflate(body, bounds)
+        case "gzip", "x-gzip": return try gzip(body, budget)
+        case "deflate": return try deflate(body, budget)
         case let other: throw DownloadError.unsupportedEncoding(other, url: url)
         }
     }
 
     /// The body being decoded: the URL its failures name, the most its content may take, and
     /// what earlier streams of it (gzip members) already took.
-    struct Bounds {
+    struct Budget {
         var url: String
         var limit: Int
         var used = 0
     }
 
     /// One stream of the body, its failures named as the body's.
-    private func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, _ bounds: Bounds) throws
+    private func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, _ budget: Budget) throws
         -> StreamInflater.Result
     {
         do {
-            return try inflater.inflate(input, windowBits: windowBits, sizeHint: sizeHint, limit: bounds.limit - bounds.used)
+            return try inflater.inflate(input, windowBits: windowBits, sizeHint: sizeHint, limit: budget.limit - budget.used)
         } catch .tooLarge {
-            throw DownloadError.bodyTooLarge(limit: bounds.limit, url: bounds.url)
+            throw DownloadError.bodyTooLarge(limit: budget.limit, url: budget.url)
         } catch .corrupt(let reason) {
-            throw DownloadError.corruptBody(reason: reason, url: bounds.url)
+            throw DownloadError.corruptBody(reason: reason, url: budget.url)
         } catch {
-            throw DownloadError.corruptBody(reason: error.description, url: bounds.url)
+            throw DownloadError.corruptBody(reason: error.description, url: budget.url)
         }
     }
 
-    private func gzip(_ body: Data, _ bounds: Bounds) throws -> Decoded {
+    private func gzip(_ body: Data, _ budget: Budget) throws -> Decoded {
         try body.withUnsafeBytes { raw in
-            let start = try GzipHeader.deflateOffset(in: raw, url: bounds.url)
-            if let member = fastPath?.member(raw, deflateAt: start, limit: bounds.limit) {
+            let start = try GzipHeader.deflateOffset(in: raw, url: budget.url)
+            if let member = fastPath?.member(raw, deflateAt: start, limit: budget.limit) {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[member.deflate])
                 return Decoded(content: member.content, stored: Self.reframed(deflate, content: member.content))
             }
-            let first = try inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), bounds)
+            let first = try inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), budget)
             if first.consumed == raw.count {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
                 return Decoded(content: first.output, stored: Self.reframed(deflate, content: first.output))
@@ -75,7 +75,7 @@ public final class BodyDecoder {
             // stream can carry them, so the joined content is compressed like an identity body.
             var content = first.output
             var offset = first.consumed
-            var rest = bounds
+            var rest = budget
             while offset < raw.count {
                 rest.used = content.count
                 let member = UnsafeRawBufferPointer(rebasing: raw[offset...])
@@ -87,14 +87,14 @@ public final class BodyDecoder {
         }
     }
 
-    private func deflate(_ body: Data, _ bounds: Bounds) throws -> Decoded {
+    private func deflate(_ body: Data, _ budget: Budget) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             guard Self.isZlibHeader(raw) else {
-                let stream = try inflate(raw, windowBits: -15, sizeHint: raw.count * 4, bounds)
+                let stream = try inflate(raw, windowBits: -15, sizeHint: raw.count * 4, budget)
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[..<stream.consumed])
                 return Decoded(content: stream.output, stored: Self.reframed(deflate, content: stream.output))
             }
-            let stream = try inflate(raw, windowBits: 15, sizeHint: raw.count * 4, bounds)
+            let stream = try inflate(raw, windowBits: 15, sizeHint: raw.count * 4, budget)
             guard stream.consumed < stream.output.count else {
                 return Decoded(content: stream.output, stored: StoredData(bytes: stream.output, compressed: false))
             }
