@@ -5,8 +5,8 @@
 //                                      StyleModel <- PackFS <- FUSEBridge <- PackFSCommands
 //                                      StyleModel <- Interchange <- PackFSCommands
 //   Basics <- PMTilesFormat <- Downloader, Interchange
-//   Basics <- HTTP <- Downloader, PackFSCommands
-//   Basics <- ObjectStorage <- PackFSCommands     (CCurl: files to S3)
+//   Basics <- HTTP <- Downloader, ObjectStorage, PackFSCommands
+//   Basics, HTTP <- ObjectStorage <- PackFSCommands     (files to S3)
 // Basics is the vocabulary every layer shares; every target depends on it.
 // The executable `packfs` is the target PackFSCommands: a name that differs from the library
 // PackFS by more than case, so that a case-insensitive file system holds both directories.
@@ -50,7 +50,8 @@ let package = Package(
         // What a style means for a pack: one model for the downloader and the mount. It opens no
         // database: callers hand it the store's reads (PackDocuments, StoreSnapshot).
         .target(name: "StyleModel", dependencies: ["Basics", "PackStore"]),
-        // The libcurl client downloads use: a multi loop, retries, body decoding, address checks.
+        // The libcurl clients: downloads' (a multi loop, retries, body decoding, address checks) and
+        // uploads' (SerialClient: one request at a time on one connection).
         .target(name: "HTTP", dependencies: ["Basics", "CCurl", "CZlib", "CDeflate"]),
         .target(name: "Downloader", dependencies: ["Basics", "PackStore", "StyleModel", "PMTilesFormat", "HTTP"]),
         .target(name: "PackFS", dependencies: ["Basics", "PackStore", "StyleModel"]),
@@ -62,8 +63,9 @@ let package = Package(
             "Basics",
             "PackStore", "StyleModel", "PMTilesFormat", "SQLiteDB",
         ]),
-        // Files to S3 and S3-compatible stores: multipart upload signed by libcurl; no database.
-        .target(name: "ObjectStorage", dependencies: ["Basics", "CCurl", "CCrypto"]),
+        // Files to S3 and S3-compatible stores: multipart upload signed by libcurl (through HTTP's
+        // SerialClient); no database.
+        .target(name: "ObjectStorage", dependencies: ["Basics", "HTTP", "CCrypto"]),
         .executableTarget(name: "PackFSCommands", dependencies: [
             "Basics", "HTTP",
             "PackStore", "StyleModel", "Downloader", "PackLifecycle", "PackFS", "FUSEBridge", "Interchange", "ObjectStorage",
