@@ -2,7 +2,7 @@
 //
 // Pipeline. Region file -> `RegionDefinition` (PackStore) -> the style read by StyleModel (the
 // resources it names, its tiled sources once their TileJSON is fetched) -> `DownloadPlan` (tile
-// cover per source and zoom) -> HTTP (libcurl multi, `HTTPClient`) -> batched writes into the
+// cover per source and zoom) -> the HTTP target's libcurl client (`HTTPClient`) -> batched writes into the
 // offline database (`BatchWriter`), with progress, resume, refresh, convergence to a changed
 // definition, and limits. `URLPolicy` turns a stored URL into the one requested (`mapbox://`
 // expansion, `--rewrite`, `--allow-host`). `Estimate` is the plan without the download: exact

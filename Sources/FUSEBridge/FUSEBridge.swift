@@ -3,7 +3,7 @@
 //
 // Concepts. `FUSEMount` owns one libfuse low-level session: mount, the request loop, unmount.
 // `Operations` is the one operations table; each entry is a non-capturing @convention(c) closure
-// that copies its arguments into Swift values, calls the model through `Session.serve`, and sends
+// that copies its arguments into Swift values, calls the model through `MountContext.serve`, and sends
 // exactly one `Reply`. The model travels as the session's userdata (`Unmanaged.passRetained`) and
 // is recovered with `fuse_req_userdata`.
 //

@@ -1,3 +1,4 @@
+import Basics
 import CFuse
 import FoundationEssentials
 import PackFS
@@ -103,7 +104,7 @@ public final class FUSEMount: Sendable {
         let useRing = options.ioURing != .off && RingTransport.kernelEnabled
         if options.ioURing == .on && !useRing { throw Failure.ringUnavailable }
         if !useRing { options.transport(options.ioURing == .off ? "/dev/fuse (io_uring=off)" : "/dev/fuse (io_uring: the kernel does not offer it)") }
-        let served = Session(filesystem: filesystem, caching: options.caching, notifier: notifier)
+        let served = MountContext(filesystem: filesystem, caching: options.caching, notifier: notifier)
         let userdata = Unmanaged.passRetained(served)
         defer { userdata.release() }
         packfs_fuse_log_capture(1)
@@ -136,7 +137,7 @@ public final class FUSEMount: Sendable {
     }
 
     /// libfuse's I/O through `RingTransport`'s hooks, which start the ring once INIT is answered.
-    private func installRing(_ session: OpaquePointer, _ served: Session) throws {
+    private func installRing(_ session: OpaquePointer, _ served: MountContext) throws {
         let fd = fuse_session_fd(session)
         served.ring = RingTransport(session: session, fd: fd, report: options.transport)
         var hooks = RingTransport.hooks

@@ -1,3 +1,4 @@
+import Basics
 import CFuse
 import FoundationEssentials
 import PackStore

@@ -11,17 +11,17 @@ import PackFS
 extension Operations {
     static func addChanges(to ops: inout fuse_lowlevel_ops) {
         ops.create = { req, parent, name, mode, file in
-            Session.serve(req, "create", file: file) { session, caller in
-                let (entry, options) = try session.filesystem.create(
+            MountContext.serve(req, "create", file: file) { context, caller in
+                let (entry, options) = try context.filesystem.create(
                     parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode,
                     flags: file?.pointee.flags ?? 0, caller: caller)
                 return .create(entry, options)
             }
         }
         ops.write = { req, inode, bytes, size, offset, file in
-            Session.serve(req, "write") { session, _ in
+            MountContext.serve(req, "write") { context, _ in
                 let data = bytes.map { Data(bytes: $0, count: size) } ?? Data()
-                return .written(try session.filesystem.write(
+                return .written(try context.filesystem.write(
                     inode: Inode(inode), handle: file?.pointee.fh ?? 0, offset: Int64(offset), data: data))
             }
         }
@@ -30,78 +30,78 @@ extension Operations {
         // them), and ENOSYS makes the kernel stop sending FLUSH for the rest of the connection.
         ops.flush = { req, _, _ in Reply.error(ENOSYS).send(req) }
         ops.unlink = { req, parent, name in
-            Session.serve(req, "unlink") { session, caller in
-                try session.filesystem.unlink(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller)
+            MountContext.serve(req, "unlink") { context, caller in
+                try context.filesystem.unlink(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller)
                 return .done
             }
         }
         ops.rmdir = { req, parent, name in
-            Session.serve(req, "rmdir") { session, caller in
-                try session.filesystem.rmdir(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller)
+            MountContext.serve(req, "rmdir") { context, caller in
+                try context.filesystem.rmdir(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller)
                 return .done
             }
         }
         ops.mkdir = { req, parent, name, mode in
-            Session.serve(req, "mkdir") { session, caller in
-                .entry(try session.filesystem.mkdir(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
+            MountContext.serve(req, "mkdir") { context, caller in
+                .entry(try context.filesystem.mkdir(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
             }
         }
         ops.symlink = { req, target, parent, name in
-            Session.serve(req, "symlink") { session, caller in
-                .entry(try session.filesystem.symlink(
+            MountContext.serve(req, "symlink") { context, caller in
+                .entry(try context.filesystem.symlink(
                     target: try FUSEBridge.name(target), parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller))
             }
         }
         ops.link = { req, inode, newParent, newName in
-            Session.serve(req, "link") { session, caller in
-                .entry(try session.filesystem.link(
+            MountContext.serve(req, "link") { context, caller in
+                .entry(try context.filesystem.link(
                     inode: Inode(inode), newParent: Inode(newParent), newName: try FUSEBridge.name(newName), caller: caller))
             }
         }
         ops.mknod = { req, parent, name, mode, _ in
-            Session.serve(req, "mknod") { session, caller in
-                .entry(try session.filesystem.mknod(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
+            MountContext.serve(req, "mknod") { context, caller in
+                .entry(try context.filesystem.mknod(parent: Inode(parent), name: try FUSEBridge.name(name), mode: mode, caller: caller))
             }
         }
         ops.rename = { req, parent, name, newParent, newName, flags in
-            Session.serve(req, "rename") { session, caller in
+            MountContext.serve(req, "rename") { context, caller in
                 // RENAME_EXCHANGE and RENAME_NOREPLACE are not part of the model's rename.
                 guard flags == 0 else { return .error(EINVAL) }
-                try session.filesystem.rename(parent: Inode(parent), name: try FUSEBridge.name(name),
+                try context.filesystem.rename(parent: Inode(parent), name: try FUSEBridge.name(name),
                                               newParent: Inode(newParent), newName: try FUSEBridge.name(newName), caller: caller)
                 return .done
             }
         }
         ops.setattr = { req, inode, status, fields, _ in
-            Session.serve(req, "setattr") { session, caller in
+            MountContext.serve(req, "setattr") { context, caller in
                 let changes = AttributeChanges(status, fields: fields)
-                return .attributes(try session.filesystem.setattr(inode: Inode(inode), changes: changes, caller: caller))
+                return .attributes(try context.filesystem.setattr(inode: Inode(inode), changes: changes, caller: caller))
             }
         }
     }
 
     static func addExtendedAttributes(to ops: inout fuse_lowlevel_ops) {
         ops.getxattr = { req, inode, name, size in
-            Session.serve(req, "getxattr") { session, _ in
-                Operations.sized(try session.filesystem.getxattr(inode: Inode(inode), name: try FUSEBridge.name(name)), limit: size)
+            MountContext.serve(req, "getxattr") { context, _ in
+                Operations.sized(try context.filesystem.getxattr(inode: Inode(inode), name: try FUSEBridge.name(name)), limit: size)
             }
         }
         ops.setxattr = { req, inode, name, value, size, _ in
-            Session.serve(req, "setxattr") { session, caller in
+            MountContext.serve(req, "setxattr") { context, caller in
                 let data = value.map { Data(bytes: $0, count: size) } ?? Data()
-                try session.filesystem.setxattr(inode: Inode(inode), name: try FUSEBridge.name(name), value: data, caller: caller)
+                try context.filesystem.setxattr(inode: Inode(inode), name: try FUSEBridge.name(name), value: data, caller: caller)
                 return .done
             }
         }
         ops.removexattr = { req, inode, name in
-            Session.serve(req, "removexattr") { session, caller in
-                try session.filesystem.removexattr(inode: Inode(inode), name: try FUSEBridge.name(name), caller: caller)
+            MountContext.serve(req, "removexattr") { context, caller in
+                try context.filesystem.removexattr(inode: Inode(inode), name: try FUSEBridge.name(name), caller: caller)
                 return .done
             }
         }
         ops.listxattr = { req, inode, size in
-            Session.serve(req, "listxattr") { session, _ in
-                let names = try session.filesystem.listxattr(inode: Inode(inode))
+            MountContext.serve(req, "listxattr") { context, _ in
+                let names = try context.filesystem.listxattr(inode: Inode(inode))
                 return Operations.sized(Data(names.flatMap { Array($0.utf8) + [0] }), limit: size)
             }
         }

@@ -7,81 +7,81 @@ import PackFS
 #endif
 
 /// The one operations table. Each entry copies the kernel's arguments into Swift values, calls
-/// the model inside `Session.serve` and lets it send the single reply. Entries left nil get
+/// the model inside `MountContext.serve` and lets it send the single reply. Entries left nil get
 /// libfuse's default (ENOSYS, or success for opendir/releasedir/fsync-like no-ops).
 enum Operations {
     static func table() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, connection in
             guard let userdata, let connection else { return }
-            let session = Unmanaged<Session>.fromOpaque(userdata).takeUnretainedValue()
-            session.agreement = session.caching.negotiate(&connection.pointee)
-            if session.agreement.statelessOpen { session.filesystem.useStatelessOpens() }
+            let context = Unmanaged<MountContext>.fromOpaque(userdata).takeUnretainedValue()
+            context.agreement = context.caching.negotiate(&connection.pointee)
+            if context.agreement.statelessOpen { context.filesystem.useStatelessOpens() }
         }
         ops.lookup = { req, parent, name in
-            Session.serve(req, "lookup") { session, caller in
-                .entry(try session.filesystem.lookup(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller))
+            MountContext.serve(req, "lookup") { context, caller in
+                .entry(try context.filesystem.lookup(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller))
             }
         }
         ops.forget = { req, inode, lookups in
-            Session.of(req)?.filesystem.forget(inode: Inode(inode), lookups: lookups)
+            MountContext.of(req)?.filesystem.forget(inode: Inode(inode), lookups: lookups)
             fuse_reply_none(req)
         }
         ops.forget_multi = { req, count, forgets in
-            if let session = Session.of(req), let forgets {
+            if let context = MountContext.of(req), let forgets {
                 for item in UnsafeBufferPointer(start: forgets, count: count) {
-                    session.filesystem.forget(inode: Inode(item.ino), lookups: item.nlookup)
+                    context.filesystem.forget(inode: Inode(item.ino), lookups: item.nlookup)
                 }
             }
             fuse_reply_none(req)
         }
         ops.getattr = { req, inode, _ in
-            Session.serve(req, "getattr") { session, caller in
-                .attributes(try session.filesystem.getattr(inode: Inode(inode), caller: caller))
+            MountContext.serve(req, "getattr") { context, caller in
+                .attributes(try context.filesystem.getattr(inode: Inode(inode), caller: caller))
             }
         }
         ops.opendir = { req, _, file in
-            Session.serve(req, "opendir", file: file) { session, _ in
-                session.agreement.statelessOpendir ? .error(ENOSYS) : .open(OpenOptions(keepCache: false))
+            MountContext.serve(req, "opendir", file: file) { context, _ in
+                context.agreement.statelessOpendir ? .error(ENOSYS) : .open(OpenOptions(keepCache: false))
             }
         }
         ops.readdir = { req, inode, size, offset, _ in
-            Session.serve(req, "readdir") { session, caller in
-                let entries = try session.filesystem.readdir(
+            MountContext.serve(req, "readdir") { context, caller in
+                let entries = try context.filesystem.readdir(
                     inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.capacity(size), caller: caller)
                 return .bytes(DirectoryBuffer.fill(req, size: size, entries: entries))
             }
         }
         ops.readdirplus = { req, inode, size, offset, _ in
-            Session.serve(req, "readdirplus") { session, caller in
+            MountContext.serve(req, "readdirplus") { context, caller in
                 // Each entry's attributes with the listing: a walk (du, find, ls -l) then costs a
                 // message per page of entries instead of a lookup round trip per file.
-                let entries = try session.filesystem.readdirPlus(
+                let entries = try context.filesystem.readdirPlus(
                     inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size),
                     caller: caller)
                 return .bytes(DirectoryBuffer.fillPlus(req, size: size, entries: entries))
             }
         }
         ops.open = { req, inode, file in
-            Session.serve(req, "open", file: file) { session, caller in
+            MountContext.serve(req, "open", file: file) { context, caller in
                 // ENOSYS is how a filesystem tells the kernel to stop sending opens (see KernelCaching).
-                if session.agreement.statelessOpen { return .error(ENOSYS) }
-                return .open(try session.filesystem.open(inode: Inode(inode), flags: file?.pointee.flags ?? 0, caller: caller))
+                if context.agreement.statelessOpen { return .error(ENOSYS) }
+                return .open(try context.filesystem.open(inode: Inode(inode), flags: file?.pointee.flags ?? 0, caller: caller))
             }
         }
         ops.read = { req, inode, size, offset, file in
-            Session.serve(req, "read") { session, _ in
-                .bytes(try session.filesystem.read(inode: Inode(inode), handle: file?.pointee.fh ?? 0, offset: Int64(offset), size: size))
+            MountContext.serve(req, "read") { context, _ in
+                .bytes(try context.filesystem.read(inode: Inode(inode), handle: file?.pointee.fh ?? 0, offset: Int64(offset), size: size))
             }
         }
         ops.release = { req, inode, file in
-            Session.serve(req, "release") { session, _ in
-                session.filesystem.release(inode: Inode(inode), handle: file?.pointee.fh ?? 0)
+            MountContext.serve(req, "release") { context, _ in
+                context.filesystem.release(inode: Inode(inode), handle: file?.pointee.fh ?? 0)
                 return .done
             }
         }
         ops.statfs = { req, _ in
-            Session.serve(req, "statfs") { session, _ in .statistics(try session.filesystem.statfs()) }
+            MountContext.serve(req, "statfs") { context, _ in .statistics(try context.filesystem.statfs()) }
         }
         addChanges(to: &ops)
         addExtendedAttributes(to: &ops)

@@ -1,3 +1,4 @@
+import Basics
 import CFuse
 import FoundationEssentials
 import Synchronization
@@ -57,17 +58,17 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         self.report = report
     }
 
-    /// The hooks libfuse calls instead of read(2) and writev(2); `userdata` is the `Session`.
+    /// The hooks libfuse calls instead of read(2) and writev(2); `userdata` is the `MountContext`.
     static let hooks = fuse_custom_io(
         writev: { fd, iov, count, userdata in
             guard let iov else { return Glibc.writev(fd, iov, count) }
-            guard let ring = userdata.map({ Unmanaged<Session>.fromOpaque($0).takeUnretainedValue() })?.ring
+            guard let ring = userdata.map({ Unmanaged<MountContext>.fromOpaque($0).takeUnretainedValue() })?.ring
             else { return Glibc.writev(fd, iov, count) }
             return ring.writev(fd, UnsafePointer(iov), count)
         },
         read: { fd, buffer, length, userdata in
             let count = Glibc.read(fd, buffer, length)
-            if count > 0, let buffer, let ring = userdata.map({ Unmanaged<Session>.fromOpaque($0).takeUnretainedValue() })?.ring {
+            if count > 0, let buffer, let ring = userdata.map({ Unmanaged<MountContext>.fromOpaque($0).takeUnretainedValue() })?.ring {
                 ring.received(UnsafeRawBufferPointer(start: buffer, count: count))
             }
             return count

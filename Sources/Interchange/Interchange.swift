@@ -12,13 +12,14 @@
 //
 // One shape. Each export (`MBTilesExport`, `PMTilesExport`, `DirectoryExport`) is made from the
 // database, the pack and its options, then written to a path: out of sight until complete
-// (`Staging`), so a failed export leaves nothing under the name asked for. Each import
+// (`ExportPlacement`), so a failed export leaves nothing under the name asked for. Each import
 // (`MBTilesImport`, `PMTilesImport`, `DatabaseMerge`) is made from the file's path, which reads
 // and checks the file, so a file that cannot be imported is refused before any database is
 // opened; then written into a database in one transaction. Both return a summary `packfs` prints
 // as text or JSON.
 //
 // Errors. One enum, `InterchangeError`: a case per cause, naming the file or the pack.
+import Basics
 import FoundationEssentials
 import PackStore
 

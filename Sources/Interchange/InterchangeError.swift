@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// What went wrong moving a pack in or out: one case per cause, each naming the file (or the

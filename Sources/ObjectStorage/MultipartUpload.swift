@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ public struct MultipartUpload {
         /// The least `partSize` accepted: S3's 5 MiB for every part but the last. A test server
         /// may allow smaller parts (moto's S3_UPLOAD_PART_MIN_SIZE).
         public var minimumPartSize = 5 << 20
-        public var retry = RetryPolicy()
+        public var retry = RetryPolicy.upload
 
         public init() {}
     }
@@ -65,10 +66,10 @@ public struct MultipartUpload {
         let source = try SourceFile(path: file)
         let partSize = Self.partSize(for: source.size, asked: options.partSize)
         let parts = max(1, Int((source.size + Int64(partSize) - 1) / Int64(partSize)))
-        var session = Session(connection: try S3Connection(configuration: configuration), object: object, retry: options.retry)
+        var requests = UploadRequests(connection: try S3Connection(configuration: configuration), object: object, retry: options.retry)
         let uploadID: String
         do {
-            uploadID = try session.start(contentType: contentType)
+            uploadID = try requests.start(contentType: contentType)
         } catch let cause as ObjectStorageError {
             throw ObjectStorageError.uploadFailed(object, cause: cause, aborted: nil, uploadID: nil, abortFailure: nil)
         }
@@ -81,12 +82,12 @@ public struct MultipartUpload {
                 let count = Int(min(Int64(partSize), source.size - offset))
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 try source.read(into: buffer, count: count, at: offset)
-                etags.append(try session.upload(part: part, of: parts, bytes: bytes, uploadID: uploadID))
+                etags.append(try requests.upload(part: part, of: parts, bytes: bytes, uploadID: uploadID))
             }
-            let etag = try session.complete(uploadID: uploadID, etags: etags)
-            return Report(object: object, bytes: source.size, parts: parts, partSize: partSize, retries: session.retries, etag: etag)
+            let etag = try requests.complete(uploadID: uploadID, etags: etags)
+            return Report(object: object, bytes: source.size, parts: parts, partSize: partSize, retries: requests.retries, etag: etag)
         } catch let cause as ObjectStorageError {
-            let abortFailure = session.abort(uploadID: uploadID)
+            let abortFailure = requests.abort(uploadID: uploadID)
             throw ObjectStorageError.uploadFailed(
                 object, cause: cause, aborted: abortFailure == nil, uploadID: uploadID, abortFailure: abortFailure)
         }
@@ -103,7 +104,7 @@ public struct MultipartUpload {
 }
 
 /// The requests of one upload, each sent through `perform` with its retries.
-private struct Session {
+private struct UploadRequests {
     let connection: S3Connection
     let object: ObjectLocation
     let retry: RetryPolicy
@@ -178,7 +179,7 @@ private struct Session {
                 throw ObjectStorageError.requestFailed(step: request.step, reason: reason, attempts: attempt)
             }
             retries += 1
-            usleep(useconds_t(min(retry.delay(after: attempt), 3600) * 1_000_000))
+            usleep(useconds_t(min(retry.delay(afterAttempt: attempt), 3600) * 1_000_000))
         }
     }
 }

@@ -15,8 +15,8 @@
 // query keys in order, `uploads=`) and every request carries its payload's SHA-256 (`SHA256`),
 // which S3 checks against the bytes it got.
 //
-// Threading: none. An upload runs on the caller's thread, one request at a time, on one easy
-// handle (`S3Connection`) that keeps its connection alive between requests.
+// Threading: none. An upload runs on the caller's thread, one request at a time, through the HTTP
+// target's `SerialClient` (`S3Connection`), which keeps its connection alive between requests.
 //
 // Errors. One enum, `ObjectStorageError`: each case names the object or the step (the part, the
 // start, the completion) and says why in libcurl's or S3's words. No FUSE, no database.

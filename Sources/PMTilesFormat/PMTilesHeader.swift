@@ -1,5 +1,5 @@
+import Basics
 import FoundationEssentials
-import PackStore
 
 /// The 127-byte header at the start of every PMTiles v3 archive (spec chapter 3): where the
 /// sections are, how they are compressed, what the tiles are, and the tileset's extent.

@@ -34,7 +34,7 @@
 //
 // Threading. Every method may run on any FUSE thread at once. `PackFilesystem` holds only what it
 // was built with; shared state sits in lock-guarded parts (`LockedState`), and reads go to the WAL
-// snapshot of a `.session` database, so they never wait for a download.
+// snapshot of a `.mount` database, so they never wait for a download.
 //
 // Errors. `FilesystemError` only (the one errno table); a store or decoding failure becomes
 // `.io` with its cause, once per request (`serving`), an inode whose pack or row is gone `.stale`

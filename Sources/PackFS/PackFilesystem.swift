@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 
@@ -52,7 +53,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// undecided text before it is judged as it stands.
     let settleDelay: TimeInterval
 
-    /// `database` should be open in `.session` mode (WAL: reads never wait for a download).
+    /// `database` should be open in `.mount` mode (WAL: reads never wait for a download).
     /// `caches` defaults to caches of this database with no kernel behind them.
     public init(
         database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,

@@ -1,3 +1,4 @@
+import Basics
 import CGlibc
 import FoundationEssentials
 import PackStore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import PackStore
 
 struct ListCommand: ParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import CGlibc
 import FUSEBridge
 import FoundationEssentials

@@ -1,6 +1,8 @@
 import ArgumentParser
+import Basics
 import Downloader
 import FoundationEssentials
+import HTTP
 import PackStore
 
 /// Options of every command that talks HTTP (docs/design.md §4).

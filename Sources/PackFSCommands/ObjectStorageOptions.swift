@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import FoundationEssentials
 import PackStore
 import ObjectStorage

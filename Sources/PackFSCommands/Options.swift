@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import FoundationEssentials
 import Interchange
 import PackStore
@@ -13,9 +14,9 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .readOnly)
     }
 
-    /// Opens for a long session (mount): WAL, exclusive; created when absent, with `fileMode`.
+    /// Opens for a mount: WAL, exclusive; created when absent, with `fileMode`.
     func openForSession(fileMode: UInt32) throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .session, fileMode: fileMode)
+        try OfflineDatabase.open(path: database, mode: .mount, fileMode: fileMode)
     }
 
     /// Opens for `download` (`creating`) and `refresh`: exclusive, in the file's journal

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import CGlibc
 import FoundationEssentials
 import PackStore

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import SQLiteDB
 
@@ -7,12 +8,12 @@ import SQLiteDB
 
 /// One offline database file, open for reading or writing.
 ///
-/// `.session` (a mount, and the downloads it runs) holds an exclusive lock for its lifetime and
+/// `.mount` (a mount, and the downloads it runs) holds an exclusive lock for its lifetime and
 /// runs in WAL mode so readers never wait for the writer; `close()` puts the file back in
 /// MapLibre's DELETE journal mode. `.command` (commands that write, `packfs download` included)
 /// holds the lock and keeps the file's journal mode. `.readOnly` takes no lock and never writes.
 public final class OfflineDatabase: Sendable {
-    public enum Mode: Sendable { case readOnly, command, session }
+    public enum Mode: Sendable { case readOnly, command, mount }
 
     public let path: String
     public let mode: Mode
@@ -111,7 +112,7 @@ public final class OfflineDatabase: Sendable {
                 return .commit
             }
         }
-        guard mode == .session else { return setup }
+        guard mode == .mount else { return setup }
         try setup.close()
         return try DatabasePool(path: path, configuration: configuration(readonly: false))
     }
@@ -142,7 +143,7 @@ public final class OfflineDatabase: Sendable {
         }
     }
 
-    /// Closes every connection; a session settles its hand drops and puts the file back in DELETE
+    /// Closes every connection; a mount settles its hand drops and puts the file back in DELETE
     /// journal mode first, so the file is a single self-contained file again.
     public func close() throws {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
@@ -151,12 +152,12 @@ public final class OfflineDatabase: Sendable {
         defer { lock?.release() }
         // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
         if mode != .readOnly, fileProblem != nil { return try closeWithoutItsFile() }
-        let settled = Result { if mode == .session { try settleDrops() } }
+        let settled = Result { if mode == .mount { try settleDrops() } }
         readers.close()
         let closed = Result {
             try wrap {
                 try writer.close()
-                if mode == .session {
+                if mode == .mount {
                     let queue = try Self.queue(path, readonly: false)
                     _ = try queue.writeWithoutTransaction { db in
                         try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
@@ -165,7 +166,7 @@ public final class OfflineDatabase: Sendable {
                 }
             }
         }
-        if mode == .session, FileManager.default.fileExists(atPath: path + "-wal") {
+        if mode == .mount, FileManager.default.fileExists(atPath: path + "-wal") {
             // SQLite keeps the log when it cannot copy it back (a full disk): nothing is lost,
             // the next open applies it, but the file is not one file yet, and the user must know.
             throw StoreError.walLeft(path: path)
@@ -230,7 +231,7 @@ public final class OfflineDatabase: Sendable {
         db.afterNextTransaction(onCommit: { [counting] _ in counting.withLock { $0 = true } })
     }
 
-    /// Runs `body` with a consistent read snapshot (never waits for a writer in a session).
+    /// Runs `body` with a consistent read snapshot (never waits for a writer in a mount).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try wrap { try writer.read(body) }
     }

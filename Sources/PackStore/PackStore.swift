@@ -11,7 +11,7 @@
 // Bookkeeping. PackFS keeps its own facts (pack state, settings, estimates) in `packfs_*` tables,
 // created the first time they are written, so a fresh database is exactly MapLibre's schema.
 //
-// Threading. `OfflineDatabase` wraps a SQLiteDB pool (WAL while a session holds it, so readers never wait
+// Threading. `OfflineDatabase` wraps a SQLiteDB pool (WAL while a mount holds it, so readers never wait
 // for the downloader) or a queue (one-shot commands, file left in MapLibre's DELETE journal mode).
 // Every change is one transaction.
 //

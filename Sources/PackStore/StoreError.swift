@@ -14,7 +14,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// roll it back.
     case interruptedTransaction(path: String)
     case inUse(path: String)
-    /// The database's file was deleted or replaced while a session held it open (`FileIdentity`).
+    /// The database's file was deleted or replaced while a mount held it open (`FileIdentity`).
     case fileGone(String)
     /// SQLite's SQLITE_FULL: the disk holding the database is full; the change was rolled back.
     case diskFull(path: String)

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 
 /// A pool's reader connections: made on demand up to `maximum`, reused, waited for when all are
@@ -9,7 +10,7 @@ final class ConnectionPool: Sendable {
         var closed = false
     }
 
-    private let state = Locked(State())
+    private let state = LockedState(State())
     /// One permit per connection that may be out at once.
     private let permits: DispatchSemaphore
     private let maximum: Int

@@ -1,9 +1,12 @@
+import Basics
 import CSQLite
 
 /// One connection behind a lock: the only way to reach its `Database`. `interrupt()` may come from
 /// any thread, at any time, so it takes a lock of its own, which `close()` takes too: SQLite's
 /// interrupt is safe on a busy connection, never on a closed one.
 final class SerializedConnection: @unchecked Sendable {  // `database` is reached only under `lock`; `interruptible` under `interruptLock`
+    // Basics' Lock: a database call from inside another on the same connection deadlocks here
+    // (a programmer's mistake; no outside data decides it).
     private let lock = Lock()
     private let database: Database
     private let interruptLock = Lock()

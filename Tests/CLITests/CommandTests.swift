@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import TestSupport
@@ -172,7 +173,7 @@ final class CommandTests: CLITestCase {
 
     func testChangesAreRefusedWhileAnotherProcessHoldsTheDatabase() throws {
         try makeDatabase()
-        let session = try OfflineDatabase.open(path: db, mode: .session)
+        let session = try OfflineDatabase.open(path: db, mode: .mount)
         defer { try? session.close() }
         for arguments in [["remove", db, "helsinki"], ["cache", db, "clear"], ["reset", db]] {
             let outcome = try packfs(arguments)

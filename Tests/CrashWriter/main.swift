@@ -6,11 +6,12 @@
 // (ETag "v1") for every one of them as a refresh does, prints "staged", switches the pack to them in one transaction
 // (PackStore's RefreshSwitch), prints "switched" and exits. A test kills it during the switch and
 // checks that the pack is the old one or the new one, whole.
+import Basics
 import Foundation
 import PackStore
 
 let path = CommandLine.arguments[1]
-let database = try OfflineDatabase.open(path: path, mode: .session)
+let database = try OfflineDatabase.open(path: path, mode: .mount)
 let definition = RegionDefinition(
     styleURL: "http://127.0.0.1/style.json",
     area: .bounds(Bounds(west: 0, south: 0, east: 1, north: 1)), minZoom: 0, maxZoom: 14)

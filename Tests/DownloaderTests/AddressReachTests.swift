@@ -1,5 +1,6 @@
 import Downloader
 import Foundation
+import HTTP
 import PackStore
 import TestSupport
 import XCTest

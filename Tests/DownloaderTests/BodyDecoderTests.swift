@@ -1,6 +1,8 @@
+import Basics
 import CZlib
 @testable import Downloader
 import Foundation
+@testable import HTTP
 import PackStore
 import TestSupport
 import XCTest

@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import Foundation
 import PackStore

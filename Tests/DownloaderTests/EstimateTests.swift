@@ -1,4 +1,6 @@
+import Basics
 import Foundation
+@testable import HTTP
 import PackStore
 import StyleModel
 import TestSupport

@@ -1,5 +1,7 @@
+import Basics
 import Downloader
 import Foundation
+import HTTP
 import PackStore
 import TestSupport
 import XCTest

@@ -1,4 +1,6 @@
+import Basics
 import Downloader
+import HTTP
 import TestSupport
 import Foundation
 import XCTest

@@ -1,5 +1,7 @@
+import Basics
 import CCurl
 import Foundation
+@testable import HTTP
 import PackStore
 import StyleModel
 import TestSupport

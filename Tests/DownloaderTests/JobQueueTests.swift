@@ -1,4 +1,5 @@
 @testable import Downloader
+@testable import HTTP
 import XCTest
 
 final class JobQueueTests: XCTestCase {

@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import Foundation
 import PackStore
@@ -34,7 +35,7 @@ class PackDownloadTestCase: XCTestCase {
     func makeDownload(_ definition: RegionDefinition, name: String = "helsinki",
                       options: DownloadOptions = DownloadOptions(), mode: PackDownload.Mode = .download) throws
         -> (PackDownload, OfflineDatabase) {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         let pack = try database.definePack(name: name, definition: definition, metadata: .object(["trip": .string("test")]))
         return (PackDownload(database: database, region: pack.id, definition: definition, options: options, mode: mode), database)
     }

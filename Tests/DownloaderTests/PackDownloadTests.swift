@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import StyleModel
 import Foundation
@@ -130,7 +131,7 @@ final class PackDownloadTests: PackDownloadTestCase {
         server = faults
         var options = DownloadOptions()
         options.http.concurrency = 4
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         let pack = try database.createPack(name: "helsinki", definition: helsinki(faults.baseURL))
         let first = PackDownload(database: database, region: pack.id, definition: helsinki(faults.baseURL), options: options)
         // Suspended once a fifth of the pack was asked for (about 0.8 s in at this pace).
@@ -152,7 +153,7 @@ final class PackDownloadTests: PackDownloadTestCase {
         XCTAssertEqual(storedPaths.count, stored)
         // Requests cancelled in flight are logged as the server finishes them.
         let before = try faults.settledAccessLog().count
-        let reopened = try OfflineDatabase.open(path: path, mode: .session)
+        let reopened = try OfflineDatabase.open(path: path, mode: .mount)
         let second = PackDownload(database: reopened, region: pack.id, definition: helsinki(faults.baseURL))
         XCTAssertEqual(second.run().state, .complete)
         XCTAssertEqual(second.resumedFrom, position, "the resumed run starts at the recorded point")

@@ -1,6 +1,8 @@
+import Basics
 import CCurl
 @testable import Downloader
 import Foundation
+@testable import HTTP
 import PackStore
 import XCTest
 

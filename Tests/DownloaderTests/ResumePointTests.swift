@@ -1,3 +1,4 @@
+import Basics
 @testable import Downloader
 import Foundation
 import PackStore

@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 import XCTest
 

@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import Foundation
 import PackStore
@@ -21,7 +22,7 @@ final class URLPolicyDownloadTests: XCTestCase {
     }
 
     private func run(style: String, options: DownloadOptions) throws -> (PackStatus, OfflineDatabase) {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         let definition = RegionDefinition(
             styleURL: style, area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)),
             minZoom: 0, maxZoom: 14)

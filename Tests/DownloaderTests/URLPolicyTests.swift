@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTP
 import PackStore
 import StyleModel
 import XCTest

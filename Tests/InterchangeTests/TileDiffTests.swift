@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import SQLiteDB
@@ -122,7 +123,7 @@ final class TileDiffTests: XCTestCase {
             try Data("someone else's".utf8).write(to: URL(fileURLWithPath: out))
             return []
         }) { error in
-            XCTAssertEqual(error as? InterchangeError, .invalidDestination(out, reason: Staging.takenReason))
+            XCTAssertEqual(error as? InterchangeError, .invalidDestination(out, reason: ExportPlacement.takenReason))
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), Data("someone else's".utf8))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temp.url.path), ["out.mbtiles"])

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import XCTest
 
@@ -69,7 +70,9 @@ final class S3AddressingTests: XCTestCase {
                         + "<ETag>&quot;e1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;e2&quot;</ETag></Part></CompleteMultipartUpload>")
         XCTAssertTrue(RetryPolicy.retryable(status: 503, code: "SlowDown"))
         XCTAssertFalse(RetryPolicy.retryable(status: 403, code: "SignatureDoesNotMatch"))
-        XCTAssertEqual(RetryPolicy(baseDelay: 0.5).delay(after: 3), 2)
+        // Equal jitter: half of the doubled delay fixed, half random.
+        XCTAssertTrue((1...2).contains(RetryPolicy.upload.delay(afterAttempt: 3)))
+        XCTAssertEqual(RetryPolicy.upload.maxAttempts, 5)
     }
 
     /// A part size past S3's 5 GiB (here Int.max, with a minimum that allows it) is refused

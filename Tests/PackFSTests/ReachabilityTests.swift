@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import Foundation
 import SQLiteDB
@@ -76,7 +77,7 @@ final class ReachabilityTests: XCTestCase {
         throws -> (tiles: Int, resources: Int)
     {
         let label = "\(style) @\(pixelRatio)x"
-        let database = try OfflineDatabase.open(path: temp.path("\(UUID().uuidString).db"), mode: .session)
+        let database = try OfflineDatabase.open(path: temp.path("\(UUID().uuidString).db"), mode: .mount)
         defer { try? database.close() }
         let definition = RegionDefinition(
             styleURL: style, area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)),

@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import Foundation
 @testable import PackFS
@@ -32,7 +33,7 @@ final class TreeWalkTests: XCTestCase {
     }
 
     private static func downloadHelsinki(into path: String, from server: TestServer) throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let definition = RegionDefinition(
             styleURL: server.baseURL + "/styles/bright.json",
@@ -55,7 +56,7 @@ final class TreeWalkTests: XCTestCase {
         self.server = server
         let path = temp.path("copy-\(UUID().uuidString).db")
         try FileManager.default.copyItem(atPath: temp.path("origin.db"), toPath: path)
-        database = try OfflineDatabase.open(path: path, mode: .session)
+        database = try OfflineDatabase.open(path: path, mode: .mount)
         fs = PackFilesystem(database: database, mountpoint: mountpoint)
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import Downloader
 import Foundation
 import PackLifecycle
@@ -175,7 +176,7 @@ final class PackManagerTests: LifecycleTestCase {
         let sql = "UPDATE regions SET definition = '{\"style_url\": 7}'"
         let python = try Command.run("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", path, sql])
         XCTAssertEqual(python.status, 0, python.text)
-        database = try OfflineDatabase.open(path: path, mode: .session)
+        database = try OfflineDatabase.open(path: path, mode: .mount)
         makeManager()
         let log = try capturingStandardError {
             manager.resumeActivePacks()

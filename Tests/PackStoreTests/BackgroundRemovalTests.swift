@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import SQLiteDB
 @testable import PackStore
@@ -64,7 +65,7 @@ final class BackgroundRemovalTests: StoreTestCase {
         let reader = try OfflineDatabase.open(path: path, mode: .readOnly)
         XCTAssertEqual(try reader.packs().map(\.name), ["kept"], "a marked pack is gone for readers")
         try reader.close()
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? session.close() }
         session.resumeRemovals()
         XCTAssertTrue(try eventually { try session.removalsSettled() })
@@ -84,7 +85,7 @@ final class BackgroundRemovalTests: StoreTestCase {
         XCTAssertNil(try database.reclaiming(), "nothing removed")
         try database.close()
         try leaveRemovalCutShort(cut.id)
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? session.close() }
         XCTAssertEqual(try session.reclaiming(), Reclaiming(packs: 1, rows: 2000), "what a crash left, before the remover runs")
         try raw().write { db in

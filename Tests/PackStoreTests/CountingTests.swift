@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import SQLiteDB
 @testable import PackStore
@@ -95,7 +96,7 @@ final class CountingTests: StoreTestCase {
         XCTAssertNil(try reader.ambientUsage())
         try reader.close()
 
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? session.close() }
         // A writer changes the data while the count runs: the triggers count what it changes.
         let writes = DispatchGroup()
@@ -120,11 +121,11 @@ final class CountingTests: StoreTestCase {
     /// A count cut short (its row left `counting`) is not trusted: the next count starts over.
     func testACountCutShortIsCountedAgain() throws {
         try appFilledDatabase(tiles: 100)
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         try session.write { batch in try Counting.begin(.totals, batch.database) }
         XCTAssertFalse(try session.databaseCounts().counted, "a row marked counting is not a figure")
         try session.close()
-        let again = try OfflineDatabase.open(path: path, mode: .session)
+        let again = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? again.close() }
         again.startCounting { XCTFail($0) }
         // The totals are counted first, then each pack: wait for all of them (CI once compared a
@@ -142,7 +143,7 @@ final class CountingTests: StoreTestCase {
     func testKeptFiguresThatMakeNoSenseReadAsUnknownAndAreCountedAgain() throws {
         try appFilledDatabase(tiles: 100)
         do {
-            let session = try OfflineDatabase.open(path: path, mode: .session)
+            let session = try OfflineDatabase.open(path: path, mode: .mount)
             session.startCounting { XCTFail($0) }
             XCTAssertTrue(eventually(timeout: 60) { (try? session.databaseCounts().counted) == true })
             try session.close()
@@ -161,7 +162,7 @@ final class CountingTests: StoreTestCase {
             XCTAssertGreaterThanOrEqual(progress.counts.resources + progress.counts.tiles, 0, damage)
             try reader.close()
 
-            let session = try OfflineDatabase.open(path: path, mode: .session)
+            let session = try OfflineDatabase.open(path: path, mode: .mount)
             session.startCounting { XCTFail($0) }
             XCTAssertTrue(eventually(timeout: 60) {
                 (try? session.databaseCounts().counted) == true && (try? session.progress(of: pack.id).counted) == true

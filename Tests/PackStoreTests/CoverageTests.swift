@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import SQLiteDB
 @testable import PackStore
@@ -250,7 +251,7 @@ final class CoverageTests: StoreTestCase {
                 try db.execute(sql: "DROP TRIGGER \(trigger)")
             }
         }
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? session.close() }
         try session.write { batch in _ = try batch.link(tile: try tile(batch, 6, 2, 40), to: region) }
         XCTAssertFalse(try session.coverageCounted(region))

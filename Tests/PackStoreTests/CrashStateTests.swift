@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import SQLiteDB
@@ -29,7 +30,7 @@ final class CrashStateTests: StoreTestCase {
     }
 
     func testDropsNotSettledAreUndoneByTheNextWriter() throws {
-        var database = try OfflineDatabase.open(path: path, mode: .session)
+        var database = try OfflineDatabase.open(path: path, mode: .mount)
         let (region, tiles, style) = try makePack(database)
         try database.dropByHand(tile: tiles[0], from: region)
         try database.dropByHand(resource: style, from: region)
@@ -47,7 +48,7 @@ final class CrashStateTests: StoreTestCase {
     }
 
     func testSettledDropsAndACleanCloseKeepThem() throws {
-        var database = try OfflineDatabase.open(path: path, mode: .session)
+        var database = try OfflineDatabase.open(path: path, mode: .mount)
         let (region, tiles, _) = try makePack(database)
         try database.dropByHand(tile: tiles[0], from: region)
         try database.settleDrops(of: region)

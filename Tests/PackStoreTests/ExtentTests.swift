@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import SQLiteDB
 @testable import PackStore
@@ -143,7 +144,7 @@ final class ExtentTests: StoreTestCase {
             try db.execute(sql: "DROP TABLE packfs_pack_extents")
             for trigger in ["packfs_extents_region_tiles_insert", "packfs_extents_region_insert"] { try db.execute(sql: "DROP TRIGGER \(trigger)") }
         }
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? session.close() }
         try session.write { batch in
             _ = try batch.link(tile: try batch.putTile(tileKey(10, 300, 3, template: template), data: .encoding(noise(10, seed: 9)), headers: CacheHeaders()), to: small)

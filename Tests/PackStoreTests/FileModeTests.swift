@@ -9,7 +9,7 @@ final class FileModeTests: StoreTestCase {
     }
 
     func testANewDatabaseAndItsLogAreTheOwnersAlone() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         _ = try database.setAmbientLimit(1 << 20)
         XCTAssertEqual(try mode(path), 0o600)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -29,7 +29,7 @@ final class FileModeTests: StoreTestCase {
     func testAnExistingFileKeepsItsMode() throws {
         try OfflineDatabase.open(path: path).close()
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         _ = try database.setAmbientLimit(1 << 20)
         XCTAssertEqual(try mode(path), 0o644)
         XCTAssertEqual(try mode(path + "-wal"), 0o644, "SQLite gives the log the file's mode")

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import TestSupport
@@ -63,7 +64,7 @@ final class HostileInputTests: StoreTestCase {
             let copy = temp.path(item.url.lastPathComponent)
             try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: copy))
             let before = try Data(contentsOf: URL(fileURLWithPath: copy))
-            let modes: [OfflineDatabase.Mode] = item.bool("lists") ? [.command, .session] : [.readOnly, .command, .session]
+            let modes: [OfflineDatabase.Mode] = item.bool("lists") ? [.command, .mount] : [.readOnly, .command, .mount]
             for mode in modes {
                 XCTAssertThrowsError(try OfflineDatabase.open(path: copy, mode: mode), "\(item) \(mode)") { error in
                     // read-only opens say "no such offline database" for anything they cannot read
@@ -84,7 +85,7 @@ final class HostileInputTests: StoreTestCase {
         for item in cases {
             let copy = temp.path(item.url.lastPathComponent)
             try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: copy))
-            for mode in [OfflineDatabase.Mode.readOnly, .session] {
+            for mode in [OfflineDatabase.Mode.readOnly, .mount] {
                 let database = try OfflineDatabase.open(path: copy, mode: mode)
                 defer { try? database.close() }
                 let packs = try database.packs()

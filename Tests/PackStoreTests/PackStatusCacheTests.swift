@@ -19,7 +19,7 @@ final class PackStatusCacheTests: StoreTestCase {
     }
 
     func testAStateIsReadOncePerChangeThroughTheStore() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.definePack(name: "a", definition: sampleDefinition(), metadata: nil)
         XCTAssertEqual(try database.status(of: pack.id).state, .active)
@@ -37,7 +37,7 @@ final class PackStatusCacheTests: StoreTestCase {
     }
 
     func testAStateWriteThatRollsBackIsNotSeen() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.definePack(name: "a", definition: sampleDefinition(), metadata: nil)
         XCTAssertThrowsError(try database.write { batch in

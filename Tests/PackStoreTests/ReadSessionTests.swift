@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import SQLiteDB
@@ -15,7 +16,7 @@ final class ReadSessionTests: StoreTestCase {
     }
 
     func testASessionReadsOneSnapshotAndTheNextSeesTheCommit() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let url = "http://h/glyphs/0-255.pbf"
@@ -35,7 +36,7 @@ final class ReadSessionTests: StoreTestCase {
 
     func testASessionThatThrowsEndsItsTransaction() throws {
         struct Failed: Error {}
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         XCTAssertThrowsError(try database.withReadSession {
@@ -52,7 +53,7 @@ final class ReadSessionTests: StoreTestCase {
     /// Plain, zlib, gzip kept as is, and zlib over gzip: each served inflated to the raw bytes,
     /// by key and by row alike; asked not to, nothing is decoded.
     func testServedTileUndoesEveryFramingOnce() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let raw = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7 % 251) })

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import TestSupport
@@ -17,7 +18,7 @@ final class RemovalSpaceTests: StoreTestCase {
     }
 
     func testRemovingALargePackDuringASessionReturnsItsSpace() throws {
-        try assertRemovalReturnsSpace(mode: .session)
+        try assertRemovalReturnsSpace(mode: .mount)
     }
 
     /// With the ambient limit at 0 nothing of the removed pack may stay; with the default limit
@@ -46,7 +47,7 @@ final class RemovalSpaceTests: StoreTestCase {
         let baseline = try makeDatabase(temp.path("baseline.db"), big: false)
         let path = temp.path("empty-tiles.db")
         _ = try makeDatabase(path, big: false)
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         let limit: Int64 = 1 << 20
         _ = try database.setAmbientLimit(limit)
         let pack = try database.createPack(name: "misses", definition: sampleDefinition())

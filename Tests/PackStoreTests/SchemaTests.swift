@@ -44,7 +44,7 @@ final class SchemaTests: StoreTestCase {
     }
 
     func testSessionRunsInWALAndLeavesDeleteModeOnClose() throws {
-        let session = try OfflineDatabase.open(path: path, mode: .session)
+        let session = try OfflineDatabase.open(path: path, mode: .mount)
         let mode = try raw().read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         XCTAssertEqual(mode, "wal")
         try session.read { db in XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1) }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackStore
 import SQLiteDB
@@ -7,7 +8,7 @@ import XCTest
 /// commit, and no trace left when the session closes.
 final class TreeReadTests: StoreTestCase {
     func testFindsATileByKeyWithItsDataOnlyInThePackThatHoldsIt() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let other = try database.createPack(name: "b", definition: sampleDefinition())
@@ -37,7 +38,7 @@ final class TreeReadTests: StoreTestCase {
     /// (decode it) once a rewrite without a size dropped the recorded one (the upsert's own
     /// update fires the trigger), and nil for gzip content stored as is.
     func testListedSizesComeFromTheWriterAndGoWithARewrite() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let raw = Data(repeating: 7, count: 1000), gzip = Data([0x1F, 0x8B, 8, 0, 0, 0])
@@ -64,7 +65,7 @@ final class TreeReadTests: StoreTestCase {
     }
 
     func testSeesEveryCommitAfterItsConnectionsOpened() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let url = "http://h/glyphs/0-255.pbf"
@@ -83,7 +84,7 @@ final class TreeReadTests: StoreTestCase {
     }
 
     func testClosingASessionWithRawReadersLeavesOneFileInDeleteMode() throws {
-        let database = try OfflineDatabase.open(path: path, mode: .session)
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let threads = 8
         DispatchQueue.concurrentPerform(iterations: threads) { _ in

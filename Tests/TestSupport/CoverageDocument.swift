@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// `coverage.geojson` as tests read it. JSONDecoder, not JSONSerialization: on Linux the latter

@@ -5,8 +5,8 @@
 # usage: bench-http.sh [--tiles N] [--pregzip] [--workers N] [--rounds N] [--work DIR]
 #
 # Package.swift exports no library, so the client is built in a scratch package under DIR whose
-# targets are symlinks to this tree's sources (CCurl, CZlib, the PackStore storage files the HTTP
-# code uses, Sources/Downloader/HTTP) plus a small driver. Nothing in the tree is modified.
+# targets are symlinks to this tree's sources (the C shims, Basics and HTTP, the client's own
+# target) plus a small driver. Nothing in the tree is modified.
 # Without --pregzip nginx gzips every response itself: on a 2-core machine its worker then becomes
 # the bottleneck for any client that sends Accept-Encoding (curl --compressed included).
 set -eu
@@ -26,13 +26,10 @@ while [ $# -gt 0 ]; do
 done
 
 pkg="$work/package"
-mkdir -p "$pkg/Sources/PackStore" "$pkg/Sources/Downloader" "$pkg/Sources/bench"
-ln -sfn "$root/Sources/CCurl" "$pkg/Sources/CCurl"
-ln -sfn "$root/Sources/CZlib" "$pkg/Sources/CZlib"
-for f in Storage/Zlib.swift Storage/StoredData.swift Storage/Records.swift IDs.swift; do
-  ln -sf "$root/Sources/PackStore/$f" "$pkg/Sources/PackStore/$(basename "$f")"
+mkdir -p "$pkg/Sources/bench"
+for target in CCurl CZlib CDeflate CGlibc CCrypto Basics HTTP; do
+  ln -sfn "$root/Sources/$target" "$pkg/Sources/$target"
 done
-ln -sfn "$root/Sources/Downloader/HTTP" "$pkg/Sources/Downloader/HTTP"
 cat > "$pkg/Package.swift" <<'EOF'
 // swift-tools-version:6.0
 import PackageDescription
@@ -41,16 +38,19 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl"),
         .systemLibrary(name: "CZlib"),
-        .target(name: "PackStore", dependencies: ["CZlib"]),
-        .target(name: "Downloader", dependencies: ["PackStore", "CCurl", "CZlib"]),
-        .executableTarget(name: "bench", dependencies: ["Downloader"]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate"),
+        .systemLibrary(name: "CGlibc"),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto"),
+        .target(name: "Basics", dependencies: ["CZlib", "CDeflate", "CGlibc", "CCrypto"]),
+        .target(name: "HTTP", dependencies: ["Basics", "CCurl", "CZlib", "CDeflate"]),
+        .executableTarget(name: "bench", dependencies: ["HTTP"]),
     ],
     swiftLanguageModes: [.v5]
 )
 EOF
 cat > "$pkg/Sources/bench/main.swift" <<'EOF'
-import Downloader
 import Foundation
+import HTTP
 
 // bench URLFILE ROUNDS: fetches every URL with 20 transfers in flight, ROUNDS times.
 let urls = try String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\n").map(String.init)

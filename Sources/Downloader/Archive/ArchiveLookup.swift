@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTP
 import PMTilesFormat
 
 /// Where the tiles of one batch lie in a remote archive: absent (the archive lacks them, which a

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTP
 import PMTilesFormat
 import PackStore
 import StyleModel

@@ -1,4 +1,6 @@
+import Basics
 import FoundationEssentials
+import HTTP
 import PackStore
 
 /// `BodyDecoder`s for whichever thread needs one: a decoder is not thread-safe, and archive

@@ -64,7 +64,7 @@ struct RowScanner: Sendable {
             if let run = inside(from: crossings[i].x, to: crossings[i + 1].x) { runs.append(run) }
             i += 2
         }
-        let merged = Runs.merged(runs)
+        let merged = ColumnRuns.merged(runs)
         guard let limit else { return merged }
         return merged.flatMap(limit.clip)
     }

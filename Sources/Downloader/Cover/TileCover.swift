@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 // Tile cover: which Web Mercator XYZ tiles a region needs at one zoom. Pure logic, no I/O.

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 
@@ -87,7 +88,7 @@ struct TileGrid: Sendable {
         } else {
             columns = [range(x(longitude: bounds.west), Double(size)), range(0, x(longitude: bounds.east))]
         }
-        return TileRect(columns: Runs.merged(columns), rows: range(min(top, bottom), max(top, bottom)))
+        return TileRect(columns: ColumnRuns.merged(columns), rows: range(min(top, bottom), max(top, bottom)))
     }
 
     private func range(_ low: Double, _ high: Double) -> ClosedRange<Int> {
@@ -98,7 +99,7 @@ struct TileGrid: Sendable {
 
 /// A rectangle of tiles; `columns` holds two runs when it crosses the antimeridian.
 struct TileRect: Equatable, Sendable {
-    /// Sorted and disjoint (see `Runs.merged`).
+    /// Sorted and disjoint (see `ColumnRuns.merged`).
     var columns: [ClosedRange<Int>]
     var rows: ClosedRange<Int>
 
@@ -122,7 +123,7 @@ struct TileRect: Equatable, Sendable {
 }
 
 /// Runs of columns.
-enum Runs {
+enum ColumnRuns {
     /// Sorted by start, with overlapping or touching runs joined, so that no tile is counted twice.
     static func merged(_ runs: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
         var out: [ClosedRange<Int>] = []

@@ -1,4 +1,6 @@
+import Basics
 import FoundationEssentials
+import HTTP
 import PackStore
 import Dispatch
 

@@ -1,3 +1,4 @@
+import HTTP
 import PackStore
 import StyleModel
 

@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// The estimate as `packfs estimate --json` prints it and `progress.json` shows it (its

@@ -1,4 +1,6 @@
+import Basics
 import FoundationEssentials
+import HTTP
 import PMTilesFormat
 import PackStore
 import StyleModel

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTP
 import PackStore
 import StyleModel
 

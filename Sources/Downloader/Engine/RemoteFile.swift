@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTP
 import PackStore
 
 /// One file fetched whole to disk (`packfs patch DB NAME https://.../diff.mbtiles`): in ranges of

@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// Which tiles to fetch from the server to measure tile sizes where the database holds none:

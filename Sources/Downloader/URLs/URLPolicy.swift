@@ -1,3 +1,4 @@
+import HTTP
 import PackStore
 import StyleModel
 
@@ -87,5 +88,16 @@ public struct URLRewrite: Sendable, Equatable {
             throw DownloadError.invalidRewrite(argument)
         }
         self.init(from: String(argument[..<equals]), to: String(argument[argument.index(after: equals)...]))
+    }
+}
+
+extension URLPolicy {
+    /// The rule for a run whose documents come from `styleURL` (the URL requested for the style,
+    /// after rewriting): its origin, each rewrite's target and `--allow-host` are trusted.
+    public func addressReach(styleURL: String?) -> AddressReach {
+        let policy = self
+        var allowed: (@Sendable (String, Int) -> Bool)?
+        if !allowedHosts.isEmpty { allowed = { host, port in policy.allows(host: host, port: port) } }
+        return AddressReach(trustedURLs: (styleURL.map { [$0] } ?? []) + rewrites.map(\.to), allowedHost: allowed)
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// What a diff wrote: its tile rows by kind, each side's tile count, the patch's three hashes.

@@ -58,7 +58,7 @@ public struct TileDiff {
     private static func requireNewFile(_ path: String) throws {
         var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            let reason = isDirectory ? "it is a directory: name the patch file to write" : Staging.takenReason
+            let reason = isDirectory ? "it is a directory: name the patch file to write" : ExportPlacement.takenReason
             throw InterchangeError.invalidDestination(path, reason: reason)
         }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ struct ExportDestination {
 
     /// A fresh staging directory, with the user's umask (a web server must read what it holds).
     func makeStaging() throws -> String {
-        let staging = Staging.sibling(of: path, "partial")
+        let staging = ExportPlacement.sibling(of: path, "partial")
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
         } catch {
@@ -54,7 +55,7 @@ struct ExportDestination {
 
     /// Puts the staging directory in DIR's place (replacing an empty DIR).
     func commit(_ staging: String) throws {
-        try Staging.moveIntoPlace(staging, path, naming: "the export") { code in
+        try ExportPlacement.moveIntoPlace(staging, path, naming: "the export") { code in
             code == ENOTEMPTY || code == EEXIST ? "it was filled while the export ran" : nil
         }
     }

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 import StyleModel

@@ -29,13 +29,13 @@ enum MBTilesWriter {
     static func write(
         to path: String, replacing: Bool = true, _ fill: (inout TileInserter) throws -> [MetadataRow]
     ) throws {
-        let partial = Staging.sibling(of: path, "partial")
+        let partial = ExportPlacement.sibling(of: path, "partial")
         do {
             try fillFile(partial, fill)
             if replacing {
-                try Staging.moveIntoPlace(partial, path)
+                try ExportPlacement.moveIntoPlace(partial, path)
             } else {
-                try Staging.moveIntoPlaceNew(partial, path)
+                try ExportPlacement.moveIntoPlaceNew(partial, path)
             }
         } catch {
             for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }

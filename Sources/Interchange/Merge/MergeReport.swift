@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// What a merge did: each side pack and the target pack it became (added, or found there

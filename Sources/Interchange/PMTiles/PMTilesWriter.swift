@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PMTilesFormat
 import PackStore
@@ -32,7 +33,7 @@ final class PMTilesWriter {
 
     init(path: String) throws {
         self.path = path
-        contents = try PMTilesContents(path: Staging.sibling(of: path, "contents"))
+        contents = try PMTilesContents(path: ExportPlacement.sibling(of: path, "contents"))
     }
 
     /// Adds tile z/x/y (XYZ rows) with `data` as the archive holds it (already gzipped when the
@@ -103,7 +104,7 @@ final class PMTilesWriter {
 
     /// Writes `sections`, then the contents in `order`, to a temporary file renamed onto `path`.
     private func write(_ sections: [Data], then order: [Int]) throws {
-        let temporary = Staging.sibling(of: path, "partial")
+        let temporary = ExportPlacement.sibling(of: path, "partial")
         let handle: PosixFile
         do {
             handle = try PosixFile(path: temporary, access: .write, create: true, truncate: true)
@@ -130,7 +131,7 @@ final class PMTilesWriter {
             throw error
         }
         do {
-            try Staging.moveIntoPlace(temporary, path)
+            try ExportPlacement.moveIntoPlace(temporary, path)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error

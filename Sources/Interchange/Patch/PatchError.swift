@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// Why a patch was not applied. Every case leaves the pack exactly as it was: the checks that

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// A patch in martin's format (`mbtiles diff`): a flat MBTiles file of the tiles that changed

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 import PackStore
 import StyleModel

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 import FoundationEssentials
 import SQLiteDB
@@ -299,7 +300,7 @@ extension OfflineDatabase {
     /// readers go on meanwhile, and the triggers add what they change to the zero rows. Run by a
     /// mount in the background; a count cut short (unmount, crash) is started again by the next.
     func countWhatIsNotCounted() throws {
-        guard mode == .session, let pool = writer as? DatabasePool else { return }
+        guard mode == .mount, let pool = writer as? DatabasePool else { return }
         // The tables first when they are missing (a file PackFS never wrote to): a pack is listed
         // as uncounted only once they exist.
         if try !read({ try $0.tableExists(Counting.packTable) }) {
@@ -339,7 +340,7 @@ extension OfflineDatabase {
     /// Starts `countWhatIsNotCounted` on a thread of its own (a mount's); `close()` stops it.
     /// `log` gets a failure (the next mount counts again).
     public func startCounting(log: @escaping @Sendable (String) -> Void) {
-        guard mode == .session else { return }
+        guard mode == .mount else { return }
         backgroundCount.group.enter()
         do {
             try QuietThread.start(name: "PackFS count") { [self] in

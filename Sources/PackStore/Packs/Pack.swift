@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// One pack: a row of `regions` with the name PackFS shows for it.

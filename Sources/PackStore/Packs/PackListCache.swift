@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// The pack list, parsed once per change instead of once per call: a mount asks for it on every

@@ -1,3 +1,4 @@
+import Basics
 /// MapLibre's `OfflineRegionStatus` for one pack, as `progress.json` and `packfs status` show it.
 /// Byte counts are stored sizes; `completed_resources` counts tiles too, as MapLibre does.
 public struct PackProgress: Equatable, Sendable {

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// Each pack's recorded status, read once per change instead of once per call: the mount asks

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import SQLiteDB
 
@@ -80,7 +81,7 @@ extension OfflineDatabase {
                 sql: "INSERT OR IGNORE INTO packfs_removals (region_id, since) VALUES (?, ?)",
                 arguments: [id.rawValue, batch.now])
         }
-        guard mode == .session else { return try finishRemovals() }
+        guard mode == .mount else { return try finishRemovals() }
         remover.wake { [weak self] stopped in self?.finishRemovalsLogging(stopped) }
     }
 
@@ -115,7 +116,7 @@ extension OfflineDatabase {
 
     /// Goes on with removals a crash or an unmount cut short (a mount calls it at start).
     public func resumeRemovals() {
-        guard mode == .session, (try? read(Removals.marked).isEmpty) == false else { return }
+        guard mode == .mount, (try? read(Removals.marked).isEmpty) == false else { return }
         remover.wake { [weak self] stopped in self?.finishRemovalsLogging(stopped) }
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import SQLiteDB
 import Synchronization
@@ -85,7 +86,7 @@ public struct SwitchedRow: Sendable {
 /// were never switched reads no version on its lookups.
 final class SwitchedRowsFlag: Sendable {
     private let raised = Atomic<Bool>(false)
-    /// Set once this session made the table afresh (`beginSwitchedRows`): a table a file brings
+    /// Set once this mount made the table afresh (`beginSwitchedRows`): a table a file brings
     /// (a mount that could not empty it, another program) is never recorded into or read.
     private let began = Atomic<Bool>(false)
     var value: Bool { raised.load(ordering: .acquiring) }

@@ -1,3 +1,4 @@
+import Basics
 /// Reading and writing GeoJSON geometry objects. Reading validates: positions are two or three
 /// finite numbers inside [-180, 180] x [-90, 90], lines have two positions, polygon rings are
 /// closed and have four. Each error names the JSON path of what was wrong.

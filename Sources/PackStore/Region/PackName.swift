@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// Pack names (docs/design.md §3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file

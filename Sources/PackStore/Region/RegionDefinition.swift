@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// What a pack covers: MapLibre's `OfflineTilePyramidRegionDefinition` (bounds) or

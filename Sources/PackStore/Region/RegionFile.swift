@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// The region file a user writes to `packs/<name>.region` (docs/design.md §3): a region definition

@@ -1,3 +1,4 @@
+import Basics
 /// The `geometry` of a region file: a GeoJSON geometry, a Feature or a FeatureCollection, turned
 /// into the one `Geometry` a definition stores.
 enum RegionGeometry {

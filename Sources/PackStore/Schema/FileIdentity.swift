@@ -7,7 +7,7 @@ import FoundationEssentials
 /// Which file a database opened: its device and inode. A mount holds its file for days; if the
 /// file is deleted (or another put in its place) meanwhile, the connections keep the old one open
 /// and every change would go into a file nobody can see (and a new empty one would appear at
-/// the path when the session closed). Checked before each write, it turns that into an error
+/// the path when the mount closed). Checked before each write, it turns that into an error
 /// that says what happened (`StoreError.fileGone`).
 struct FileIdentity: Equatable, Sendable {
     let device: UInt64
@@ -44,7 +44,7 @@ extension OfflineDatabase {
         if let problem = fileProblem { throw StoreError.fileGone(problem) }
     }
 
-    /// Where a session whose file went saves what it held: the path itself when it is free, else
+    /// Where a mount whose file went saves what it held: the path itself when it is free, else
     /// beside it (`<path>.recovered`, `<path>.recovered-2`...).
     func recoveryPath() -> String {
         guard FileManager.default.fileExists(atPath: path) else { return path }

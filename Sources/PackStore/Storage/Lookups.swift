@@ -1,7 +1,8 @@
+import Basics
 import SQLiteDB
 
 /// Bulk questions the downloader asks: which of these are stored already, and what a pack holds.
-/// Each runs in one read transaction (a snapshot; in a session it never waits for the writer).
+/// Each runs in one read transaction (a snapshot; in a mount it never waits for the writer).
 extension OfflineDatabase {
     /// The validators of every key in `keys` that is stored (content or "no content").
     public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: StoredValidators] {

@@ -1,3 +1,4 @@
+import Basics
 import SQLiteDB
 
 /// Whole-pack questions for export and for packs without a stored style: which tile sets a pack

@@ -1,3 +1,4 @@
+import Basics
 import CDeflate
 import CSQLite
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// Raw read-only connections (`ReadConnection`), one per concurrent reader, kept open with their

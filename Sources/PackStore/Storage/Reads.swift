@@ -1,3 +1,4 @@
+import Basics
 import SQLiteDB
 
 /// Reading single resources and tiles back.

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// What a renderer reads of a stored tile: the stored framing undone (`StoredData.decoded`), then
@@ -9,14 +10,12 @@ import FoundationEssentials
 public enum ServedTile {
     public static func content(decoded: Data?) throws -> Data? {
         guard let decoded else { return nil }
-        return isGzip(decoded) ? try Zlib.decompress(decoded) : decoded
+        return Zlib.isGzip(decoded) ? try Zlib.decompress(decoded) : decoded
     }
 
     public static func content(of data: StoredData) throws -> Data? {
         try content(decoded: try data.decoded())
     }
-
-    static func isGzip<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool { bytes.starts(with: [0x1F, 0x8B]) }
 }
 
 /// Which stored tile: by its key (a lookup by name) or by its row (a read by inode).
@@ -53,11 +52,11 @@ extension ReadRow {
     func served(_ column: Int32, compressed: Bool) throws -> Data? {
         if compressed {
             guard let decoded = try decoded(column, compressed: true) else { return nil }
-            guard ServedTile.isGzip(decoded) else { return decoded }
+            guard Zlib.isGzip(decoded) else { return decoded }
             return try decoded.withUnsafeBytes { try connection.inflate($0) }
         }
         guard let stored = bytes(column) else { return nil }
-        return ServedTile.isGzip(stored) ? try connection.inflate(stored) : Data(stored)
+        return Zlib.isGzip(stored) ? try connection.inflate(stored) : Data(stored)
     }
 }
 

@@ -1,3 +1,4 @@
+import Basics
 import SQLiteDB
 
 /// Who holds a tile row: a patch changes a row every pack holding it sees (tiles are shared by

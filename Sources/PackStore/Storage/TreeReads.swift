@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// The single-statement questions the mount asks for every file it looks up or reads (a tile by

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 
@@ -110,20 +111,6 @@ public enum PackHash {
         }
     }
 
-    /// Each tiled source's hash, in the style's order (a source named twice, once). A full read
-    /// of the pack's tiles: call it off any FUSE thread.
-    public static func compute(_ pack: Pack, in database: OfflineDatabase) throws -> [Source] {
-        guard let style = try PackStyle.load(pack, from: database) else { return [] }
-        var seen = Set<TileColumnSet>()
-        var hashes: [Source] = []
-        for source in style.sources {
-            guard let columns = source.columns, seen.insert(columns).inserted, let hash = try compute(source, in: database)
-            else { continue }
-            hashes.append(hash)
-        }
-        return hashes
-    }
-
     /// One source's hash; nil when its tiles are not known (no TileJSON stored). `database` may
     /// be a write transaction's (`StoreBatch`): the hash of what it has written so far.
     public static func compute(_ source: PackStyle.Source, in database: some StoreSnapshot,
@@ -142,13 +129,5 @@ public enum PackHash {
             }
         }
         return Source(id: source.id, columns: columns, hash: hash.hex, tiles: hash.tiles, rule: rule)
-    }
-
-    /// Computes the pack's hashes and records them as the pack's (`packfs_pack_hashes`).
-    @discardableResult
-    public static func record(_ pack: Pack, in database: OfflineDatabase, at time: Date = Date()) throws -> [Source] {
-        let hashes = try compute(pack, in: database)
-        try database.recordHashes(hashes.map { $0.recorded(at: time) }, of: pack.id)
-        return hashes
     }
 }

@@ -38,12 +38,12 @@ public struct PackStyle: Sendable {
 
     /// The pack's style: the stored one when the model reads it, else a synthetic one (nil when
     /// the pack holds no tiles either: there is nothing to show yet).
-    public static func load(_ pack: Pack, from database: OfflineDatabase) throws -> PackStyle? {
+    public static func load(_ pack: Pack, from database: some PackDocuments) throws -> PackStyle? {
         if let stored = try stored(pack, database) { return stored }
         return try SyntheticStyle.make(for: pack, from: database)
     }
 
-    private static func stored(_ pack: Pack, _ database: OfflineDatabase) throws -> PackStyle? {
+    private static func stored(_ pack: Pack, _ database: some PackDocuments) throws -> PackStyle? {
         guard let definition = pack.definition,
             let data = try database.resource(url: definition.styleURL)?.data.decoded(),
             let style = try? Style(data: data, url: definition.styleURL)
@@ -52,7 +52,7 @@ public struct PackStyle: Sendable {
     }
 
     /// Reads each source of `style` from the store.
-    init(style: Style, data: Data, synthetic: Bool, of pack: Pack, _ database: OfflineDatabase) throws {
+    init(style: Style, data: Data, synthetic: Bool, of pack: Pack, _ database: some PackDocuments) throws {
         self.style = style
         styleData = data
         isSynthetic = synthetic
@@ -64,7 +64,7 @@ public struct PackStyle: Sendable {
     /// One source of the style: a tiled source's tiles come from its stored TileJSON (a broken
     /// one, which stopped the download, leaves them unknown); a raster source's extension from one
     /// of its tiles.
-    private static func source(_ declared: StyleSource, of pack: Pack, ratio: Double, _ database: OfflineDatabase)
+    private static func source(_ declared: StyleSource, of pack: Pack, ratio: Double, _ database: some PackDocuments)
         throws -> Source
     {
         var source = Source(declared: declared, fileExtension: declared.tileType == .vector ? "pbf" : "png")

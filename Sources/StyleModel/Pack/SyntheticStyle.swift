@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 
@@ -19,7 +20,7 @@ enum SyntheticStyle {
         var layers: [String]
     }
 
-    static func make(for pack: Pack, from database: OfflineDatabase) throws -> PackStyle? {
+    static func make(for pack: Pack, from database: some PackDocuments) throws -> PackStyle? {
         let url = pack.definition?.styleURL ?? "https://packfs.invalid/region-\(pack.id.rawValue)/style.json"
         let sets = try database.packTileSets(of: pack.id).filter { isNameable($0.urlTemplate, in: url) }
         guard !sets.isEmpty else { return nil }
@@ -42,7 +43,7 @@ enum SyntheticStyle {
     }
 
     /// The pack's stored TileJSONs by their first template, resolved as the model resolves it.
-    private static func storedTileJSONs(of pack: Pack, _ database: OfflineDatabase) throws
+    private static func storedTileJSONs(of pack: Pack, _ database: some PackDocuments) throws
         -> [String: (url: String, json: JSONValue)]
     {
         var found: [String: (url: String, json: JSONValue)] = [:]
@@ -57,7 +58,7 @@ enum SyntheticStyle {
     }
 
     private static func part(_ set: TileColumnSet, id: String, tileJSON: (url: String, json: JSONValue)?,
-        _ database: OfflineDatabase) throws -> Part
+        _ database: some PackDocuments) throws -> Part
     {
         let sample = try database.sampleTile(set).flatMap { try? TileFormat.content(of: $0.data) }
         let isImage = TileFormat.fileExtension(of: sample, fallback: "pbf") != "pbf"

@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 #if canImport(Glibc)

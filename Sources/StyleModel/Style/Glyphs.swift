@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// A style's `glyphs` template: 256 ranges of 256 code points (0-255 ... 65280-65535) per font

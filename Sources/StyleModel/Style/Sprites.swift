@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// One sprite sheet of a style: `sprite` as a string (id `default`) or each `{id, url}` of an array.

@@ -1,3 +1,4 @@
+import Basics
 import PackStore
 
 /// URLs found inside a style or TileJSON document, made absolute and vetted before anything is

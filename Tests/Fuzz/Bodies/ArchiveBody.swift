@@ -14,7 +14,7 @@ extension FuzzBodies {
         guard FileManager.default.createFile(atPath: path, contents: data),
             let archive = try? PMTilesImport(path: path, name: "fuzz")
         else { return }
-        let database = try OfflineDatabase.open(path: db, mode: .session)
+        let database = try OfflineDatabase.open(path: db, mode: .mount)
         defer { try? database.close() }
         guard let summary = try? archive.write(into: database) else {
             // A damaged archive leaves nothing behind: the import is one transaction.

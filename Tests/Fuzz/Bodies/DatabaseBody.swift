@@ -13,7 +13,7 @@ extension FuzzBodies {
             list(database)
             try? database.close()
         }
-        guard let database = try? OfflineDatabase.open(path: path, mode: .session) else { return }
+        guard let database = try? OfflineDatabase.open(path: path, mode: .mount) else { return }
         defer { try? database.close() }
         list(database)
         try TreeVisit(filesystem: PackFilesystem(database: database, mountpoint: "/fuzz")).visit()

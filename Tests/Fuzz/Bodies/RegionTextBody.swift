@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import PackFS
 import PackStore
@@ -79,7 +80,7 @@ extension FuzzBodies {
     /// One filesystem over an empty database for the whole process (opening one per input would
     /// measure SQLite, not the scanner).
     private static let writeSide = Result { () throws -> (PackFilesystem, Recorder) in
-        let database = try OfflineDatabase.open(path: scratch.appendingPathComponent("regiontext.db").path, mode: .session)
+        let database = try OfflineDatabase.open(path: scratch.appendingPathComponent("regiontext.db").path, mode: .mount)
         let recorder = Recorder()
         return (PackFilesystem(database: database, mountpoint: "/fuzz", controller: recorder), recorder)
     }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import SQLiteDB
 @testable import PackFS
@@ -41,7 +42,7 @@ final class HostileNumberTests: WriteTestCase {
             try db.execute(sql: "UPDATE packfs_totals SET resources = -5, tiles = -3")
             try db.execute(sql: "UPDATE packfs_pack_counts SET tiles = 9223372036854775807")
         }
-        database = try OfflineDatabase.open(path: path, mode: .session)
+        database = try OfflineDatabase.open(path: path, mode: .mount)
         fs = makeFilesystem(controller: controller)
         XCTAssertEqual(try fs.statfs().files, 0)
         let status = try JSONValue.parsing(try walker.read("status.json"))
@@ -69,7 +70,7 @@ final class HostileNumberTests: WriteTestCase {
                 try db.execute(sql: "UPDATE region_resources SET resource_id = ? WHERE resource_id = ?", arguments: [id, old])
             }
         }
-        database = try OfflineDatabase.open(path: path, mode: .session)
+        database = try OfflineDatabase.open(path: path, mode: .mount)
         fs = makeFilesystem(controller: controller)
         XCTAssertTrue(try database.packs().contains { $0.name == "huge" })
         XCTAssertEqual(Set(try names("packs")), ["alpha", "alpha.region", "beta", "beta.region"])

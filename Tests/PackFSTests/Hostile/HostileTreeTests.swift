@@ -21,7 +21,7 @@ final class HostileTreeTests: XCTestCase {
         for item in cases {
             let path = temp.path(item.url.lastPathComponent)
             try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
-            let database = try OfflineDatabase.open(path: path, mode: .session)
+            let database = try OfflineDatabase.open(path: path, mode: .mount)
             defer { try? database.close() }
             let visit = TreeVisit(filesystem: PackFilesystem(database: database, mountpoint: "/mnt"), budget: 100_000)
             XCTAssertNoThrow(try visit.visit(), "\(item)")

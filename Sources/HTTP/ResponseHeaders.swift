@@ -1,6 +1,6 @@
+import Basics
 import CCurl
 import FoundationEssentials
-import PackStore
 
 /// The response header fields the client uses, collected line by line from libcurl's header
 /// callback. Fields it does not use are skipped without building strings: this runs for every

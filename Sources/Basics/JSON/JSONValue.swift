@@ -47,11 +47,13 @@ public enum JSONValue: Equatable, Sendable {
 
 /// Compact JSON. With `decimalPoints`, every number is written as MapLibre's RapidJSON writer
 /// writes a double (`14.0`), because MapLibre rejects integer literals in a region definition.
-struct JSONWriter {
+public struct JSONWriter {
     /// MapLibre's definition needs `14.0`; user metadata keeps `3` as `3`.
-    var decimalPoints: Bool
+    public var decimalPoints: Bool
 
-    func write(_ value: JSONValue, into out: inout String) {
+    public init(decimalPoints: Bool) { self.decimalPoints = decimalPoints }
+
+    public func write(_ value: JSONValue, into out: inout String) {
         switch value {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -69,7 +71,7 @@ struct JSONWriter {
         }
     }
 
-    func writeObject(_ fields: [(key: String, value: JSONValue)], into out: inout String) {
+    public func writeObject(_ fields: [(key: String, value: JSONValue)], into out: inout String) {
         out += "{"
         for (i, field) in fields.enumerated() {
             if i > 0 { out += "," }
@@ -80,7 +82,7 @@ struct JSONWriter {
     }
 
     /// Shortest round-trip form, always with a decimal point or exponent.
-    func number(_ n: Double) -> String {
+    public func number(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
         if !decimalPoints, n == n.rounded(), abs(n) < 9.0e15 { return String(Int64(n)) }
         var text = "\(n)"
@@ -88,7 +90,7 @@ struct JSONWriter {
         return text
     }
 
-    static func quoted(_ s: String) -> String {
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -1,3 +1,4 @@
+import Basics
 import CFuse
 import FoundationEssentials
 import PackFS
@@ -8,8 +9,8 @@ import PackStore
 #endif
 
 /// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
-/// `Session.of(req)` (passthrough_ll's `lo_data(req)`).
-final class Session: Sendable {
+/// `MountContext.of(req)` (passthrough_ll's `lo_data(req)`).
+final class MountContext: Sendable {
     let filesystem: Filesystem
     let caching: KernelCaching
     /// Holds back the notifications a request makes until its reply is sent.
@@ -32,21 +33,21 @@ final class Session: Sendable {
         set { agreed.withLock { $0 = newValue } }
     }
 
-    static func of(_ req: fuse_req_t?) -> Session? {
+    static func of(_ req: fuse_req_t?) -> MountContext? {
         guard let raw = fuse_req_userdata(req) else { return nil }
-        return Unmanaged<Session>.fromOpaque(raw).takeUnretainedValue()
+        return Unmanaged<MountContext>.fromOpaque(raw).takeUnretainedValue()
     }
 
     /// Runs one request: `work` computes the reply from the model, thrown errors become errno,
     /// and exactly one reply is sent.
     static func serve(_ req: fuse_req_t?, _ operation: StaticString,
                       file: UnsafeMutablePointer<fuse_file_info>? = nil,
-                      _ work: (Session, Caller) throws -> Reply) {
-        guard let session = of(req) else { return Reply.error(EIO).send(req) }
-        session.notifier.holding {
+                      _ work: (MountContext, Caller) throws -> Reply) {
+        guard let context = of(req) else { return Reply.error(EIO).send(req) }
+        context.notifier.holding {
             let reply: Reply
             do {
-                reply = try work(session, caller(req))
+                reply = try work(context, caller(req))
             } catch let error as FilesystemError {
                 switch error {
                 case .io: log(operation, "EIO", error)

@@ -1,6 +1,6 @@
+import Basics
 import CCurl
 import FoundationEssentials
-import PackStore
 
 /// What the loop does after an attempt ends.
 enum AttemptStep {

@@ -15,14 +15,20 @@ public enum Zlib {
         case zlib(code: Int32, operation: String)
         case tooLarge(limit: Int)
         case outOfMemory(bytes: Int)
+        /// A stream that does not inflate, in zlib's words (`StreamInflater`).
+        case corrupt(reason: String)
         public var description: String {
             switch self {
+            case .corrupt(let reason): return "inflate failed: \(reason)"
             case .zlib(let code, let operation): return "zlib \(operation) failed (code \(code))"
             case .tooLarge(let limit): return "inflated data exceeds \(limit) bytes"
             case .outOfMemory(let bytes): return "cannot allocate \(bytes) bytes to inflate into"
             }
         }
     }
+
+    /// Whether `bytes` start as a gzip member does (ID1 ID2).
+    public static func isGzip<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool { bytes.starts(with: [0x1F, 0x8B]) }
 
     /// zlib format at the default level, byte-for-byte what zlib's `compress()` writes.
     public static func compress(_ input: Data) throws -> Data {

@@ -2,32 +2,22 @@ import CZlib
 import FoundationEssentials
 
 /// zlib inflation of one stream that reports how much input the stream used: gzip re-framing
-/// has to know where the first member ends. Output is sized from a hint so a correct hint (gzip's
-/// ISIZE) means one allocation and no copy.
+/// has to know where the first member ends (the HTTP client's `BodyDecoder`). Output is sized
+/// from a hint so a correct hint (gzip's ISIZE) means one allocation and no copy.
 ///
 /// One instance serves many bodies: the z_stream (with its 7 KB state) is reset, not rebuilt, per
 /// body. It lives at a fixed heap address because zlib keeps a pointer back to it. Not
-/// thread-safe: the loop owns one.
-final class Inflater {
-    struct Result {
-        var output: Data
-        var consumed: Int
-    }
-
-    /// The body being decoded: the URL its failures name, the most its content may take, and
-    /// what earlier streams of it (gzip members) already took.
-    struct Body {
-        var url: String
-        var limit: Int
-        var used = 0
-
-        var remaining: Int { limit - used }
+/// thread-safe: one per decoding thread.
+public final class StreamInflater {
+    public struct Result {
+        public var output: Data
+        public var consumed: Int
     }
 
     private let stream: UnsafeMutablePointer<z_stream>
     private var initialised = false
 
-    init() {
+    public init() {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
     }
@@ -39,12 +29,11 @@ final class Inflater {
     }
 
     /// `windowBits`: 31 gzip (header, CRC-32 and ISIZE checked), 15 zlib (Adler-32 checked),
-    /// -15 raw deflate (nothing to check). Throws `.corruptBody` unless the stream ends within
-    /// `input`, `.bodyTooLarge` past what `body` has left.
-    func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, _ body: Body) throws -> Result {
-        let limit = body.remaining
+    /// -15 raw deflate (nothing to check). Throws `.corrupt` unless the stream ends within
+    /// `input`, `.tooLarge` past `limit` output bytes.
+    public func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, limit: Int) throws(Zlib.Failure) -> Result {
         let ready = initialised ? inflateReset2(stream, windowBits) : packfs_inflateInit2(stream, windowBits)
-        guard ready == Z_OK else { throw DownloadError.corruptBody(reason: "inflateInit failed", url: body.url) }
+        guard ready == Z_OK else { throw .corrupt(reason: "inflateInit failed") }
         initialised = true
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
@@ -54,7 +43,7 @@ final class Inflater {
         var status = Z_OK
         repeat {
             if produced == output.count {
-                guard output.count < limit else { throw DownloadError.bodyTooLarge(limit: body.limit, url: body.url) }
+                guard output.count < limit else { throw .tooLarge(limit: limit) }
                 output.count = min(limit, output.count * 2)
             }
             status = output.withUnsafeMutableBytes { out -> Int32 in
@@ -71,7 +60,7 @@ final class Inflater {
         } while status == Z_OK || (status == Z_BUF_ERROR && produced == output.count)
         guard status == Z_STREAM_END else {
             let message = stream.pointee.msg.map { String(cString: $0) } ?? "truncated stream"
-            throw DownloadError.corruptBody(reason: message, url: body.url)
+            throw .corrupt(reason: message)
         }
         output.count = produced
         return Result(output: output, consumed: input.count - Int(stream.pointee.avail_in))

@@ -1,6 +1,6 @@
+import Basics
 import CCurl
 import FoundationEssentials
-import PackStore
 
 /// A request on its way: the caller's request plus what the loop tracks across attempts.
 struct Job<Tag: Sendable>: Sendable {

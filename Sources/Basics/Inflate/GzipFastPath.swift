@@ -14,17 +14,17 @@ import FoundationEssentials
 /// members, trailing bytes, a bad stream, length or CRC, an empty or oversized content) returns
 /// nil and the body takes the zlib path (`Inflater`), which decides and says why. Not
 /// thread-safe: one per decoding thread.
-final class GzipFastPath {
-    struct Member {
-        var content: Data
+public final class GzipFastPath {
+    public struct Member {
+        public var content: Data
         /// Where the member's deflate stream lies in the body.
-        var deflate: Range<Int>
+        public var deflate: Range<Int>
     }
 
     private let decompressor: OpaquePointer
 
     /// nil only when libdeflate cannot allocate its 32 KB state.
-    init?() {
+    public init?() {
         guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
         self.decompressor = decompressor
     }
@@ -32,7 +32,7 @@ final class GzipFastPath {
     deinit { libdeflate_free_decompressor(decompressor) }
 
     /// `start`: where the deflate stream begins (after the member header).
-    func member(_ body: UnsafeRawBufferPointer, deflateAt start: Int, limit: Int) -> Member? {
+    public func member(_ body: UnsafeRawBufferPointer, deflateAt start: Int, limit: Int) -> Member? {
         guard let base = body.baseAddress, start + 8 <= body.count else { return nil }
         let size = Int(Self.littleEndian32(body, at: body.count - 4))
         // A forged ISIZE must not reserve more than deflate can expand to (about 1032:1).

@@ -5,7 +5,7 @@ import Glibc
 
 /// Every export is written out of sight and renamed into place at the end, so that a failed or
 /// interrupted export never leaves a half-written file or directory under the name asked for.
-enum Staging {
+enum ExportPlacement {
     /// A hidden name next to `path` (`.<name>.<what>-<uuid>`): on the same file system, so the
     /// final rename is atomic, and out of sight while it exists.
     static func sibling(of path: String, _ what: String) -> String {

@@ -49,14 +49,3 @@ struct ReachJudge: Sendable {
         reach.unrestricted || trusted.contains(endpoint) || reach.allowedHost?(endpoint.host, endpoint.port) == true
     }
 }
-
-extension URLPolicy {
-    /// The rule for a run whose documents come from `styleURL` (the URL requested for the style,
-    /// after rewriting): its origin, each rewrite's target and `--allow-host` are trusted.
-    public func addressReach(styleURL: String?) -> AddressReach {
-        let policy = self
-        var allowed: (@Sendable (String, Int) -> Bool)?
-        if !allowedHosts.isEmpty { allowed = { host, port in policy.allows(host: host, port: port) } }
-        return AddressReach(trustedURLs: (styleURL.map { [$0] } ?? []) + rewrites.map(\.to), allowedHost: allowed)
-    }
-}

@@ -1,5 +1,5 @@
+import Basics
 import FoundationEssentials
-import PackStore
 import Dispatch
 
 /// Decodes 2xx bodies on a few worker threads, so that libcurl keeps receiving while bodies are

@@ -1,6 +1,6 @@
+import Basics
 import CCurl
 import FoundationEssentials
-import PackStore
 
 /// Transfers that receive nothing.
 ///

@@ -1,6 +1,6 @@
+import Basics
 import CDeflate
 import FoundationEssentials
-import PackStore
 
 /// Turns a 200 body as received into its content and its stored form, inflating at most once and
 /// never recompressing what the server already compressed.
@@ -14,34 +14,59 @@ import PackStore
 /// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
 /// Failures name `url`: a body that does not inflate is `.corruptBody`, one over `limit`
 /// `.bodyTooLarge`, an unknown coding `.unsupportedEncoding`.
-/// Not thread-safe (it reuses one `Inflater` and one `GzipFastPath`): one per thread.
-final class BodyDecoder {
-    struct Decoded {
-        var content: Data
-        var stored: StoredData
+/// Not thread-safe (it reuses one `StreamInflater` and one `GzipFastPath`): one per thread.
+public final class BodyDecoder {
+    public struct Decoded {
+        public var content: Data
+        public var stored: StoredData
     }
 
-    private let inflater = Inflater()
+    private let inflater = StreamInflater()
     private let fastPath = GzipFastPath()
 
-    func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
-        let bounds = Inflater.Body(url: url, limit: limit)
+    public init() {}
+
+    public func decode(_ body: Data, contentEncoding: String?, limit: Int, url: String) throws -> Decoded {
+        let budget = Budget(url: url, limit: limit)
         switch contentEncoding ?? "identity" {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
-        case "gzip", "x-gzip": return try gzip(body, bounds)
-        case "deflate": return try deflate(body, bounds)
+        case "gzip", "x-gzip": return try gzip(body, budget)
+        case "deflate": return try deflate(body, budget)
         case let other: throw DownloadError.unsupportedEncoding(other, url: url)
         }
     }
 
-    private func gzip(_ body: Data, _ bounds: Inflater.Body) throws -> Decoded {
+    /// The body being decoded: the URL its failures name, the most its content may take, and
+    /// what earlier streams of it (gzip members) already took.
+    struct Budget {
+        var url: String
+        var limit: Int
+        var used = 0
+    }
+
+    /// One stream of the body, its failures named as the body's.
+    private func inflate(_ input: UnsafeRawBufferPointer, windowBits: Int32, sizeHint: Int, _ budget: Budget) throws
+        -> StreamInflater.Result
+    {
+        do {
+            return try inflater.inflate(input, windowBits: windowBits, sizeHint: sizeHint, limit: budget.limit - budget.used)
+        } catch .tooLarge {
+            throw DownloadError.bodyTooLarge(limit: budget.limit, url: budget.url)
+        } catch .corrupt(let reason) {
+            throw DownloadError.corruptBody(reason: reason, url: budget.url)
+        } catch {
+            throw DownloadError.corruptBody(reason: error.description, url: budget.url)
+        }
+    }
+
+    private func gzip(_ body: Data, _ budget: Budget) throws -> Decoded {
         try body.withUnsafeBytes { raw in
-            let start = try GzipHeader.deflateOffset(in: raw, url: bounds.url)
-            if let member = fastPath?.member(raw, deflateAt: start, limit: bounds.limit) {
+            let start = try GzipHeader.deflateOffset(in: raw, url: budget.url)
+            if let member = fastPath?.member(raw, deflateAt: start, limit: budget.limit) {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[member.deflate])
                 return Decoded(content: member.content, stored: Self.reframed(deflate, content: member.content))
             }
-            let first = try inflater.inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), bounds)
+            let first = try inflate(raw, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: raw), budget)
             if first.consumed == raw.count {
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[start..<(raw.count - 8)])
                 return Decoded(content: first.output, stored: Self.reframed(deflate, content: first.output))
@@ -50,11 +75,11 @@ final class BodyDecoder {
             // stream can carry them, so the joined content is compressed like an identity body.
             var content = first.output
             var offset = first.consumed
-            var rest = bounds
+            var rest = budget
             while offset < raw.count {
                 rest.used = content.count
                 let member = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let next = try inflater.inflate(member, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: member), rest)
+                let next = try inflate(member, windowBits: 31, sizeHint: GzipHeader.trailerSize(of: member), rest)
                 content.append(next.output)
                 offset += next.consumed
             }
@@ -62,14 +87,14 @@ final class BodyDecoder {
         }
     }
 
-    private func deflate(_ body: Data, _ bounds: Inflater.Body) throws -> Decoded {
+    private func deflate(_ body: Data, _ budget: Budget) throws -> Decoded {
         try body.withUnsafeBytes { raw in
             guard Self.isZlibHeader(raw) else {
-                let stream = try inflater.inflate(raw, windowBits: -15, sizeHint: raw.count * 4, bounds)
+                let stream = try inflate(raw, windowBits: -15, sizeHint: raw.count * 4, budget)
                 let deflate = UnsafeRawBufferPointer(rebasing: raw[..<stream.consumed])
                 return Decoded(content: stream.output, stored: Self.reframed(deflate, content: stream.output))
             }
-            let stream = try inflater.inflate(raw, windowBits: 15, sizeHint: raw.count * 4, bounds)
+            let stream = try inflate(raw, windowBits: 15, sizeHint: raw.count * 4, budget)
             guard stream.consumed < stream.output.count else {
                 return Decoded(content: stream.output, stored: StoredData(bytes: stream.output, compressed: false))
             }

@@ -20,7 +20,7 @@ public struct StoredData: Equatable, Sendable {
     /// Gzip bytes (an MBTiles file's vector tiles, a patch's) are kept as they are without the
     /// attempt: deflate never makes them smaller, and trying cost a third of a patch's time.
     public static func encoding(_ raw: Data) -> StoredData {
-        if ServedTile.isGzip(raw) { return StoredData(bytes: raw, compressed: false) }
+        if Zlib.isGzip(raw) { return StoredData(bytes: raw, compressed: false) }
         if let packed = try? Zlib.compress(raw), packed.count < raw.count {
             return StoredData(bytes: packed, compressed: true)
         }
@@ -35,7 +35,7 @@ public struct StoredData: Equatable, Sendable {
 
     /// Whether what a renderer reads of it (`ServedTile`) differs in size from what is stored:
     /// compressed, or gzip content. Only such rows get a recorded served size.
-    var servedSizeDiffers: Bool { bytes.map { compressed || ServedTile.isGzip($0) } ?? false }
+    public var servedSizeDiffers: Bool { bytes.map { compressed || Zlib.isGzip($0) } ?? false }
 
     /// Size as stored (what MapLibre counts in `completed_bytes`).
     public var storedSize: Int { bytes?.count ?? 0 }

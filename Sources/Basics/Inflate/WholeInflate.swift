@@ -12,14 +12,14 @@ import FoundationEssentials
 /// Only the success path is taken from libdeflate: `nil` for anything it does not decode, and the
 /// caller runs zlib, whose answer (data or error) then stands. Both decode exactly one zlib stream
 /// or gzip member and ignore what follows it.
-enum WholeInflate {
-    static func decompress(_ input: Data, limit: Int) -> Data? {
+public enum WholeInflate {
+    public static func decompress(_ input: Data, limit: Int) -> Data? {
         input.withUnsafeBytes { decompress($0, limit: limit, using: nil) }
     }
 
     /// Inflates the bytes at `input` (a blob SQLite holds, read in place: no copy) with
     /// `decompressor`, or with one made for the call when nil.
-    static func decompress(_ input: UnsafeRawBufferPointer, limit: Int, using decompressor: OpaquePointer?) -> Data? {
+    public static func decompress(_ input: UnsafeRawBufferPointer, limit: Int, using decompressor: OpaquePointer?) -> Data? {
         let owned = decompressor == nil ? libdeflate_alloc_decompressor() : nil
         defer { if let owned { libdeflate_free_decompressor(owned) } }
         guard let decompressor = decompressor ?? owned else { return nil }

@@ -1,4 +1,4 @@
-import PackStore
+import Basics
 
 /// Everything the Downloader reports as a failure, one case per cause, each naming the URL (or
 /// the limit) it concerns, so that the one-line `description` is enough for a user to act on and

@@ -1,5 +1,5 @@
+import Basics
 import FoundationEssentials
-import PackStore
 
 /// One GET the client should perform. `tag` is opaque to the client and comes back with the
 /// completion, so callers can route results without a lookup table of their own.
@@ -38,7 +38,7 @@ public struct ByteRange: Sendable, Equatable {
     }
 
     /// libcurl's CURLOPT_RANGE text: first and last byte, inclusive.
-    var header: String { "\(offset)-\(offset &+ length &- 1)" }
+    public var header: String { "\(offset)-\(offset &+ length &- 1)" }
 }
 
 /// What a stored copy knows about its version: sent as If-None-Match / If-Modified-Since.

@@ -9,8 +9,8 @@ import FoundationEssentials
 /// mount. A signal the kernel hands to a thread blocked where ThreadSanitizer cannot deliver it
 /// (a wait inside libdispatch) waits for that thread, and was lost when the thread ended: the
 /// daemon then never ended on SIGTERM.
-enum QuietThread {
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+public enum QuietThread {
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         try NativeThread.start(name: name) {
             var signals = sigset_t()
             sigemptyset(&signals)

@@ -1,0 +1,45 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// When and how often a failed attempt is tried again: the one policy of the HTTP client's
+/// downloads and of object storage's uploads (each S3 request, each part on its own, gets the
+/// whole budget). What is worth another attempt is each client's: `HTTP`'s transient failures,
+/// `ObjectStorage`'s S3 statuses and codes.
+///
+/// The delay before attempt n+1 is `baseDelay * 2^(n-1)` capped at
+/// `maxDelay`, with "equal jitter" (half fixed, half random) so that many transfers failing
+/// together do not return together; a Retry-After from the server is a lower bound.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Attempts in all, the first included.
+    public var maxAttempts: Int
+    /// Seconds.
+    public var baseDelay: Double
+    public var maxDelay: Double
+    /// A longer Retry-After is clamped to this, so one server cannot park a download for hours.
+    public var maxRetryAfter: Double
+
+    public init(maxAttempts: Int = 8, baseDelay: Double = 0.2, maxDelay: Double = 30, maxRetryAfter: Double = 300) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// Seconds to wait after `attempt` (1-based) failed.
+    public func delay<R: RandomNumberGenerator>(afterAttempt attempt: Int, retryAfter: Double?, using random: inout R) -> Double {
+        let exponent = Double(min(max(attempt - 1, 0), 30))
+        let backoff = min(maxDelay, baseDelay * pow(2, exponent))
+        let jittered = backoff / 2 + Double.random(in: 0...(backoff / 2), using: &random)
+        guard let retryAfter else { return jittered }
+        return max(jittered, min(retryAfter, maxRetryAfter))
+    }
+
+    /// Seconds to wait after `attempt` (1-based) failed, with no Retry-After to honour.
+    public func delay(afterAttempt attempt: Int) -> Double {
+        var random = SystemRandomNumberGenerator()
+        return delay(afterAttempt: attempt, retryAfter: nil, using: &random)
+    }
+}

@@ -1,0 +1,32 @@
+import Basics
+import CCurl
+
+/// What the HTTP client retries (`RetryPolicy` says when and how often): network failures
+/// (connect, reset, timeout, truncated or empty answers), bodies that fail to inflate, 5xx, 408
+/// and 429.
+extension RetryPolicy {
+    /// libcurl results that another attempt may cure. Anything else (bad URL, TLS verification,
+    /// our own write abort) fails at once.
+    ///
+    /// An answer that is not HTTP (CURLE_WEIRD_SERVER_REPLY, or CURLE_UNSUPPORTED_PROTOCOL's
+    /// "Received HTTP/0.9 when not allowed": only http and https URLs ever reach libcurl) is
+    /// retried too: a server whose Content-Length fell short of its body leaves the rest on the
+    /// connection, and the next request there read it as its answer. That request failed, and its
+    /// pack with it, for another resource's fault; the retry goes out on a new connection.
+    public static func isTransient(_ code: CURLcode) -> Bool {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT,
+             CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
+             CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SSL_CONNECT_ERROR,
+             CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Statuses another attempt may cure: server errors, 408 and 429.
+    public static func isTransient(status: Int) -> Bool {
+        status >= 500 || status == 429 || status == 408
+    }
+}
