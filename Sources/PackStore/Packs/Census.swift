@@ -17,7 +17,7 @@ import SQLiteDB
 ///   each tile's row read in rowid order, giving its count, its stored bytes and its runs at
 ///   once; the runs are built in memory as they come, with no sort.
 ///
-/// The rows are stepped with SQLite's own calls (`RawRows`): no `Row` per tile.
+/// The rows are read in place (`Statement.forEachRow`): no `Row` per tile.
 enum Census {
     /// `[resources, tiles, mapbox tiles, ambient resources, ambient tiles, ambient bytes]`, as
     /// `Counting.finish(.totals)` adds them: `rowTotals` plus `ambientTotals`, which the count
@@ -76,18 +76,17 @@ enum Census {
         func add(above: Int64?, below: Int64?) throws {
             let statement = try db.cachedStatement(sql: gapSQL(below: below != nil, above: above != nil))
             try statement.setArguments(StatementArguments([above, below].compactMap { $0 }))
-            _ = try RawRows.step(statement, in: db) { raw in
-                total.tiles = try sum(total.tiles, sqlite3_column_int64(raw, 0), "the ambient tiles")
-                total.bytes = try sum(total.bytes, sqlite3_column_int64(raw, 1), "the ambient cache's bytes")
+            try statement.forEachRow { row in
+                total.tiles = try sum(total.tiles, row.int64(0), "the ambient tiles")
+                total.bytes = try sum(total.bytes, row.int64(1), "the ambient cache's bytes")
             }
         }
         var previous: Int64?
         let members = try db.cachedStatement(sql: memberIDsSQL)
         try members.setArguments([])
-        _ = try RawRows.step(members, in: db) { raw in
+        try members.forEachRow { row in
             // Only an integer names a tile (a real or a text in tile_id names none).
-            guard sqlite3_column_type(raw, 0) == SQLITE_INTEGER else { return }
-            let id = sqlite3_column_int64(raw, 0)
+            guard let id = row.integer(0) else { return }
             if let last = previous, id == last { return }
             // Consecutive ids leave no gap: no lookup (`id - 1` cannot overflow: id > previous).
             if previous.map({ id - 1 != $0 }) ?? true { try add(above: previous, below: id) }
@@ -137,10 +136,10 @@ extension Census {
         var runs = RunBuilder()
         let statement = try db.cachedStatement(sql: packTilesSQL)
         try statement.setArguments([region.rawValue])
-        _ = try RawRows.step(statement, in: db) { raw in
+        try statement.forEachRow { row in
             tiles += 1
-            bytes = try sum(bytes, sqlite3_column_int64(raw, 5), "the pack's stored bytes")
-            runs.add(raw)
+            bytes = try sum(bytes, row.int64(5), "the pack's stored bytes")
+            runs.add(row.sqliteStatement)
         }
         return Counting.Measured(
             figures: [try resources?.decode(forColumn: "n") ?? 0, try resources?.decode(forColumn: "bytes") ?? 0, tiles, bytes],
