@@ -172,11 +172,11 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// once), and any failure that is not a `FilesystemError` (a store error, a decoding
     /// failure) becomes `.io` with its cause, for the bridge to log: once per request, here.
     /// A request that only `reads` makes its raw reads in one read transaction on one
-    /// connection (`OfflineDatabase.withReadSession`); one that writes must see its own writes.
+    /// connection (`OfflineDatabase.withOneSnapshot`); one that writes must see its own writes.
     func serving<T>(reads: Bool = false, _ body: (Request) throws -> T) throws -> T {
         do {
             guard reads else { return try body(Request(self)) }
-            return try database.withReadSession { try body(Request(self)) }
+            return try database.withOneSnapshot { try body(Request(self)) }
         } catch let error as FilesystemError {
             throw error
         } catch StoreError.diskFull(let path) {

@@ -24,8 +24,8 @@ public final class OfflineDatabase: Sendable {
     let statuses: PackStatusCache
     /// The last `coverage.geojson` documents, by the runs they were drawn from.
     let coverages = CoverageCache()
-    /// Raw connections for the mount's hot single-statement reads (`TreeReads`).
-    let readers: ReaderPool
+    /// The connections of the mount's hot reads (`TreeReads`): the session's pool.
+    let readers: StoreReaders
     private let lock: FileLock?
     /// The file the writer opened (nil read-only): a write into one deleted or replaced since is
     /// refused (`FileIdentity`).
@@ -42,7 +42,7 @@ public final class OfflineDatabase: Sendable {
         self.mode = mode
         self.writer = writer
         self.lock = lock
-        self.readers = ReaderPool(path: path)
+        readers = StoreReaders(path: path, session: writer as? DatabasePool)
         packList = PackListCache(generation: generation)
         statuses = PackStatusCache(generation: generation)
         identity = lock == nil ? nil : FileIdentity.of(path)
@@ -128,9 +128,10 @@ public final class OfflineDatabase: Sendable {
             // The writer appends to a few B-trees, whose rightmost pages are all it revisits:
             // 512 KiB instead of SQLite's 2 MB, which a download filled.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
-            // A pool's readers answer small questions (pack state, layouts, listings of few
-            // rows); at SQLite's default 2 MB each, up to 16 of them could hold 32 MB.
-            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -256") }
+            // A reader's page cache is small: the kernel's page cache holds the file anyway, and
+            // the B-tree's upper pages, the ones every query walks, fit. At SQLite's default, a
+            // reader per FUSE thread was most of a reading daemon's memory (docs/benchmarks.md).
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -64") }
         }
         return config
     }

@@ -2,7 +2,10 @@ import Basics
 import Dispatch
 
 /// A pool's reader connections: made on demand up to `maximum`, reused, waited for when all are
-/// out.
+/// out. A check-out that `overflows` never waits, nor counts: it is for a thread that may hold a
+/// connection of the pool already (a `read` inside a `withThreadSnapshot`, a
+/// `readWithoutTransaction` inside a `read`), which would otherwise wait for itself when every
+/// connection is held so. A connection beyond `maximum` is closed when it comes back.
 final class ConnectionPool: Sendable {
     private struct State {
         var idle: [SerializedConnection] = []
@@ -22,8 +25,8 @@ final class ConnectionPool: Sendable {
         permits = DispatchSemaphore(value: maximum)
     }
 
-    func checkOut() throws -> SerializedConnection {
-        permits.wait()
+    func checkOut(overflowing: Bool = false) throws -> SerializedConnection {
+        if !overflowing { permits.wait() }
         do {
             let reused = try state.withLock { state -> SerializedConnection? in
                 guard !state.closed else { throw DatabaseError.connectionIsClosed() }
@@ -34,22 +37,36 @@ final class ConnectionPool: Sendable {
             state.withLock { $0.all.append(made) }
             return made
         } catch {
-            permits.signal()
+            if !overflowing { permits.signal() }
             throw error
         }
     }
 
-    /// `reusable` false: the connection is closed (a transaction it could not end).
-    func checkIn(_ connection: SerializedConnection, reusable: Bool) {
-        state.withLock { state in
-            if reusable {
+    /// `reusable` false: the connection is closed (a transaction it could not end), as is one
+    /// beyond `maximum`. `overflowed`: it was checked out `overflowing`.
+    func checkIn(_ connection: SerializedConnection, reusable: Bool, overflowed: Bool = false) {
+        let kept = state.withLock { state in
+            if reusable, !state.closed, state.all.count <= maximum {
                 state.idle.append(connection)
-            } else {
-                state.all.removeAll { $0 === connection }
+                return true
             }
+            state.all.removeAll { $0 === connection }
+            return false
         }
-        if !reusable { try? connection.close() }
-        permits.signal()
+        if !kept { try? connection.close() }
+        if !overflowed { permits.signal() }
+    }
+
+    /// Opens connections now, up to `count` in all (and `maximum`), rather than at first need.
+    func open(upTo count: Int) throws {
+        let missing = state.withLock { min(count, maximum) - $0.all.count }
+        guard missing > 0 else { return }
+        let made = try (0..<missing).map { _ in try make() }
+        try state.withLock { state in
+            guard !state.closed else { throw DatabaseError.connectionIsClosed() }
+            state.idle += made
+            state.all += made
+        }
     }
 
     func forEach(_ body: (SerializedConnection) -> Void) {

@@ -7,8 +7,8 @@ public final class Database {
     public private(set) var sqliteConnection: SQLiteConnection?
     public let configuration: Configuration
     let path: String
-    /// `cachedStatement`'s statements, by SQL text.
-    private var statementCache: [String: Statement] = [:]
+    /// `cachedStatement`'s statements, by SQL text or by `StatementKey`: the connection's one cache.
+    private var statementCache: [StatementCacheKey: Statement] = [:]
     /// Transaction state (Database+Transactions.swift).
     var transactionBlocks = 0
     var readOnlyDepth = 0
@@ -123,10 +123,20 @@ public final class Database {
     /// is long-lived). Each execution resets it; do not hold one across another use of the same
     /// text.
     public func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
+        try cachedStatement(.text(sql), sql: sql)
+    }
+
+    /// The connection's statement for `key`, as `cachedStatement(sql:)`, found by the key's
+    /// identity: no hashing of the SQL text, for the statements a hot path runs on every call.
+    public func cachedStatement(_ key: StatementKey) throws -> Statement {
+        try cachedStatement(.key(key), sql: key.sql)
+    }
+
+    private func cachedStatement(_ cacheKey: StatementCacheKey, sql: String) throws -> Statement {
+        if let statement = statementCache[cacheKey] { return statement }
         let statement = try makeStatement(sql: sql, flags: UInt32(SQLITE_PREPARE_PERSISTENT))
-        statement.cacheKey = sql
-        statementCache[sql] = statement
+        statement.cacheKey = cacheKey
+        statementCache[cacheKey] = statement
         return statement
     }
 

@@ -13,7 +13,7 @@ import Dispatch
 /// connections, made as needed and kept: reads never wait for the writer, nor it for them.
 public final class DatabasePool: DatabaseWriter {
     private let writer: SerializedConnection
-    private let readers: ConnectionPool
+    let readers: ConnectionPool
 
     /// Opens the writer (its `prepareDatabase` steps first), then puts the file in WAL mode with
     /// `synchronous = NORMAL`, as GRDB does, and makes sure a non-empty log exists: read-only
@@ -48,9 +48,10 @@ public final class DatabasePool: DatabaseWriter {
     /// A read transaction on a reader connection: the last commit's snapshot, however long it
     /// takes. Waits for a reader when all of them are busy.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        let reader = try readers.checkOut()
+        let overflowing = ThreadSnapshot.current(for: readers) != nil
+        let reader = try readers.checkOut(overflowing: overflowing)
         var reusable = true
-        defer { readers.checkIn(reader, reusable: reusable) }
+        defer { readers.checkIn(reader, reusable: reusable, overflowed: overflowing) }
         return try reader.sync { db in
             defer { reusable = !db.isInsideTransaction }
             return try db.committed(.deferred, body)

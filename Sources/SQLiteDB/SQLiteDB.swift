@@ -10,12 +10,17 @@
 // has one writer connection and up to `Configuration.maximumReaderCount` reader connections, so that
 // reads never wait for the writer. Both are a `DatabaseWriter`: `read` (a read-only transaction),
 // `write` (an IMMEDIATE transaction, committed when the closure returns, rolled back when it
-// throws), `writeWithoutTransaction`, `backup(to:)`, `interrupt()`, `close()`.
+// throws), `writeWithoutTransaction`, `backup(to:)`, `interrupt()`, `close()`. A pool also reads
+// without a transaction of its own (`readWithoutTransaction`: each statement its own snapshot), and
+// holds one connection in one read transaction for a thread's scope (`withThreadSnapshot`).
 //
 // Caching. `cachedStatement(sql:)` keeps one prepared statement per SQL text for the connection's
 // lifetime (a statement that fails is dropped from the cache, and prepared again on its next use);
 // each use resets it and binds its arguments anew. `execute(sql:)` and the `fetch` functions that take
 // `sql:` prepare, run and finalize their statements, as GRDB does: their SQL is often built per call.
+// A hot path names its statements with `StatementKey`s (`cachedStatement(_:)`, the same cache found
+// by the key's identity) and reads rows in place (`forEachRow`, `firstRow`: a `StatementRow` per
+// step, a blob handed over where SQLite holds it by `withUnsafeBlob`), making no `Row`.
 //
 // Conversions. `fetchOne`/`fetchAll` of a value type read the column with SQLite's own conversions
 // (sqlite3_column_int64 of 'abc' is 0), NULL being nil for `fetchOne` and an error for `fetchAll`, as

@@ -9,8 +9,8 @@ public final class Statement {
     unowned let database: Database
     /// The `?` parameters (SQLite's count: the highest index).
     let parameterCount: Int
-    /// Set when the statement sits in the database's statement cache under this text.
-    var cacheKey: String?
+    /// Set when the statement sits in the database's statement cache under this key.
+    var cacheKey: StatementCacheKey?
     /// The last arguments given, and whether they are bound now (`setArguments` binds them for
     /// good; a run with temporary bindings clears them when it ends, and binds them again next
     /// time it is given none).

@@ -308,8 +308,8 @@ final class TreeWalkTests: XCTestCase {
     }
 
     /// Issue 30: a cold tile LOOKUP (a tile never looked up, in a pack an earlier request has
-    /// read) takes two locks, the content cache's and the reader pool's, and each at most three
-    /// times; it took six locks, eight times, before.
+    /// read) takes few of PackStore's locks (the content cache's), each at most a few times; it
+    /// took six locks, eight times, before. SQLiteDB's pool (one visit per request) is not tallied.
     func testAColdTileLookupTakesTwoLocks() throws {
         let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
         let names = try walker.list(column).map(\.name).filter { $0.hasSuffix(".pbf") }

@@ -302,7 +302,7 @@ final class CoverageTests: StoreTestCase {
         let database = try OfflineDatabase.open(path: path)
         defer { try? database.close() }
         _ = try database.createPack(name: "p", definition: sampleDefinition())
-        for sql in [OfflineDatabase.CoverageSQL.ready, OfflineDatabase.CoverageSQL.runs] {
+        for sql in [OfflineDatabase.CoverageRead.ready.sql, OfflineDatabase.CoverageRead.runs.sql] {
             let plan = try database.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(Array(repeating: 1, count: sql.filter { $0 == "?" }.count)))
                     .map { $0["detail"] as String }

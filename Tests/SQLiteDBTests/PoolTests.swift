@@ -5,20 +5,9 @@ import XCTest
 
 /// `DatabasePool`: WAL, readers that do not wait for the writer, snapshots, interrupts, backups.
 final class PoolTests: SQLiteDBTestCase {
-    private var pool: DatabasePool!
-
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try queue.close()
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.maximumReaderCount = 2
-        pool = try DatabasePool(path: path("test.db"), configuration: configuration)
-    }
-
-    override func tearDownWithError() throws {
-        try pool?.close()
-        try super.tearDownWithError()
+        try openPool()
     }
 
     private func count() throws -> Int? { try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } }

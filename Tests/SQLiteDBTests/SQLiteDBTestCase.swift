@@ -3,10 +3,13 @@ import SQLiteDB
 import XCTest
 
 /// Base class: each test gets its own temporary directory and a `DatabaseQueue` on a fresh file in
-/// it (table `t`: an integer key and one untyped column `v`); both go after the test.
+/// it (table `t`: an integer key and one untyped column `v`), or a `DatabasePool` (`openPool`);
+/// all go after the test.
 class SQLiteDBTestCase: XCTestCase {
     var directory: URL!
     var queue: DatabaseQueue!
+    /// A pool in place of `queue`, for the tests that call `openPool`.
+    var pool: DatabasePool!
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlitedb-\(UUID().uuidString)")
@@ -18,11 +21,21 @@ class SQLiteDBTestCase: XCTestCase {
     }
 
     override func tearDownWithError() throws {
+        try pool?.close()
         try queue?.close()
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Closes `queue` and opens `pool` on its file: 5 s of busy waiting, two readers at most.
+    func openPool() throws {
+        try queue.close()
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.maximumReaderCount = 2
+        pool = try DatabasePool(path: path("test.db"), configuration: configuration)
+    }
 
     /// Stores `value` as row `id` of `t`.
     func store(_ value: (any DatabaseValueConvertible)?, id: Int = 1) throws {

@@ -10,7 +10,7 @@ import SQLiteDB
 /// rowid order, giving its count, its stored bytes and its runs at once; the runs are built in
 /// memory as they come, with no sort. (With the totals, every pack is counted in `CensusPass`.)
 ///
-/// The rows are stepped with SQLite's own calls (`RawRows`): no `Row` per tile.
+/// The rows are read in place (`Statement.forEachRow`): no `Row` per tile.
 enum Census {
     /// `a + b`, or an error naming the figure where the sum leaves 64 bits (a damaged file).
     static func sum(_ a: Int64, _ b: Int64, _ figure: String) throws -> Int64 {
@@ -57,10 +57,10 @@ extension Census {
         var runs = RunBuilder()
         let statement = try db.cachedStatement(sql: packTilesSQL)
         try statement.setArguments([region.rawValue])
-        _ = try RawRows.step(statement, in: db) { raw in
+        try statement.forEachRow { row in
             tiles += 1
-            bytes = try sum(bytes, sqlite3_column_int64(raw, 5), "the pack's stored bytes")
-            runs.add(raw)
+            bytes = try sum(bytes, row.int64(5), "the pack's stored bytes")
+            runs.add(row.sqliteStatement)
         }
         return Counting.Measured(
             figures: try packResources(region, db) + [tiles, bytes],

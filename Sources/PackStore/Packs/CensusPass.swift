@@ -133,7 +133,8 @@ private struct Tally {
         for (k, key) in keys.enumerated() {
             try members.setArguments([key, chunk.lowerBound, chunk.upperBound])
             let mark = Int32(k + 1)
-            _ = try RawRows.step(members, in: db) { raw in
+            try members.forEachRow { row in
+                let raw = row.sqliteStatement
                 // Only an integer names a tile (a real or a text in tile_id names none).
                 guard sqlite3_column_type(raw, 0) == SQLITE_INTEGER else { return }
                 let id = sqlite3_column_int64(raw, 0)
@@ -156,7 +157,8 @@ private struct Tally {
         try rows.setArguments([chunk.lowerBound, chunk.upperBound])
         var ambientRuns: [ClosedRange<Int64>] = []
         var ambientRun: ClosedRange<Int64>?
-        _ = try RawRows.step(rows, in: db) { raw in
+        try rows.forEachRow { row in
+            let raw = row.sqliteStatement
             tiles += 1
             mapbox += try templates.isMapbox(raw, db)
             let id = sqlite3_column_int64(raw, 6)

@@ -16,32 +16,25 @@ import SQLiteDB
 /// (a database an app filled, while the mount's background count runs) the document has no
 /// features and says `"counting": true`, as progress.json does.
 extension OfflineDatabase {
-    enum CoverageSQL {
-        static let tableExists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(Runs.table)'"
-        static let ready = "SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0"
+    enum CoverageRead {
+        static let ready = StatementKey("SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0")
         /// The primary key's order: no sort, no scan.
-        static let runs = """
+        static let runs = StatementKey("""
             SELECT z, x, min_y, max_y FROM packfs_pack_runs
               WHERE region_id = ? AND url_template = ? AND pixel_ratio = ? ORDER BY z, x, min_y
-            """
-    }
-
-    enum CoverageRead {
-        static let tableExists = ReadQuery(CoverageSQL.tableExists)
-        static let ready = ReadQuery(CoverageSQL.ready)
-        static let runs = ReadQuery(CoverageSQL.runs)
+            """)
     }
 
     static let countingCoverage = Data(#"{"type":"FeatureCollection","features":[],"counting":true}"#.utf8 + [0x0A])
 
     /// Whether the pack's coverage can be drawn: its runs are counted.
     public func coverageCounted(_ region: RegionID) throws -> Bool {
-        try readers.withConnection { try coverageCounted(region, $0) }
+        try readWithoutTransaction { try Self.coverageCounted(region, $0) }
     }
 
-    private func coverageCounted(_ region: RegionID, _ connection: ReadConnection) throws -> Bool {
-        guard try connection.first(CoverageRead.tableExists, [], { _ in true }) ?? false else { return false }
-        return try connection.first(CoverageRead.ready, [.int(region.rawValue)]) { _ in true } ?? false
+    private static func coverageCounted(_ region: RegionID, _ db: Database) throws -> Bool {
+        guard try db.tableExists(Runs.table) else { return false }
+        return try db.cachedStatement(CoverageRead.ready).firstRow(arguments: [region.rawValue]) { _ in true } ?? false
     }
 
     /// The coverage document of the pack's tile set `set` (nil: the pack shows no tiles, so
@@ -50,17 +43,16 @@ extension OfflineDatabase {
     /// read whose runs are the same (the size, then each read of one `cat`) costs the runs'
     /// read, not the drawing.
     public func coverage(of region: RegionID, tiles set: TileColumnSet?, xyzRow: (_ y: Int, _ z: Int) -> Int) throws -> Data {
-        let runs: [Int64]? = try readers.withConnection { connection in
-            guard try coverageCounted(region, connection) else { return nil }
+        let runs: [Int64]? = try readWithoutTransaction { db in
+            guard try Self.coverageCounted(region, db) else { return nil }
             guard let set else { return [] }
             var runs: [Int64] = []
-            let arguments: [ReadArgument] = [.int(set.region.rawValue), .text(set.urlTemplate), .int(Int64(set.pixelRatio))]
-            try connection.each(CoverageRead.runs, arguments) { row in
+            let arguments: StatementArguments = [set.region.rawValue, set.urlTemplate, set.pixelRatio]
+            try db.cachedStatement(CoverageRead.runs).forEachRow(arguments: arguments) { row in
                 // A bookkeeping row that is not four integers is left out.
                 if let z = row.integer(0), let x = row.integer(1), let low = row.integer(2), let high = row.integer(3) {
                     runs += [z, x, low, high]
                 }
-                return true
             }
             return runs
         }

@@ -65,7 +65,7 @@ enum SwitchedRows {
         """
     }
 
-    static let version = ReadQuery("SELECT version, kept, data, compressed FROM packfs_switched_rows WHERE kind = ? AND row_id = ?")
+    static let version = StatementKey("SELECT version, kept, data, compressed FROM packfs_switched_rows WHERE kind = ? AND row_id = ?")
     static let versionOnly = "SELECT version FROM packfs_switched_rows WHERE kind = ? AND row_id = ?"
     static let release = "UPDATE packfs_switched_rows SET data = NULL, kept = 0 WHERE kept = 1 AND switched <= ?"
 }
@@ -125,11 +125,8 @@ extension OfflineDatabase {
     /// The row's version and kept bytes, or nil when no switch changed it during this mount.
     public func switchedRow(_ kind: SwitchedKind, _ id: Int64) throws -> SwitchedRow? {
         guard hasSwitchedRows else { return nil }
-        return try readers.withConnection { connection in
-            try connection.first(SwitchedRows.version, [.int(kind.rawValue), .int(id)]) { row in
-                SwitchedRow(version: row.int64(0),
-                            previous: row.bool(1) ? StoredData(bytes: row.blob(2), compressed: row.bool(3)) : nil)
-            }
+        return try first(SwitchedRows.version, [kind.rawValue, id]) { row in
+            SwitchedRow(version: row.int64(0), previous: row.bool(1) ? StoredData(bytes: row.blob(2), compressed: row.bool(3)) : nil)
         }
     }
 

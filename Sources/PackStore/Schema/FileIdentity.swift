@@ -35,10 +35,6 @@ extension OfflineDatabase {
         return nil
     }
 
-    /// Opens the mount's read connections ahead of need (one per FUSE thread): they keep reading
-    /// the file they opened should it be deleted while mounted.
-    public func openReaders(_ count: Int) throws { try readers.warm(count) }
-
     /// Throws `fileGone` when the file at `path` is not the one this database opened.
     func requireOwnFile() throws {
         if let problem = fileProblem { throw StoreError.fileGone(problem) }

@@ -7,7 +7,6 @@ import SQLiteDB
 /// the `tiles` index alone (`TreeSQL`), as before.
 extension OfflineDatabase {
     enum ExtentSQL {
-        static let tableExists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(Extents.table)'"
         static let ready = "SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0"
         /// A tile with content in the column, within the extent `e`, that pack ?1 holds.
         static let content = """
@@ -59,33 +58,31 @@ extension OfflineDatabase {
     }
 
     enum ExtentRead {
-        static let tableExists = ReadQuery(ExtentSQL.tableExists)
-        static let ready = ReadQuery(ExtentSQL.ready)
-        static let extent = ReadQuery(ExtentSQL.extent)
-        static let nextZoom = ReadQuery(ExtentSQL.nextZoom)
-        static let zoomProbe = ReadQuery(ExtentSQL.zoomProbe)
-        static let columns = ReadQuery(ExtentSQL.columns)
+        static let ready = StatementKey(ExtentSQL.ready)
+        static let extent = StatementKey(ExtentSQL.extent)
+        static let nextZoom = StatementKey(ExtentSQL.nextZoom)
+        static let zoomProbe = StatementKey(ExtentSQL.zoomProbe)
+        static let columns = StatementKey(ExtentSQL.columns)
     }
 
-    /// What a raw connection knows of a set's column: nil when the pack's extents are not
-    /// complete (ask the `tiles` index alone); else the rows the pack may hold there, none when
-    /// it holds no tile in the column.
-    func columnExtent(_ set: TileColumnSet, z: Int, x: Int, _ connection: ReadConnection) throws -> ClosedRange<Int64>?? {
-        guard try extentsReady(set.region, connection) else { return nil }
-        let arguments: [ReadArgument] = [
-            .int(set.region.rawValue), .text(set.urlTemplate), .int(Int64(set.pixelRatio)), .int(Int64(z)), .int(Int64(x)),
-        ]
-        let range = try connection.first(ExtentRead.extent, arguments) { row in (row.int64(0), row.int64(1)) }
+    /// What the pack's extents say of a set's column: nil when they are not complete (ask the
+    /// `tiles` index alone); else the rows the pack may hold there, none when it holds no tile in
+    /// the column.
+    static func columnExtent(_ set: TileColumnSet, z: Int, x: Int, _ db: Database) throws -> ClosedRange<Int64>?? {
+        guard try extentsReady(set.region, db) else { return nil }
+        let arguments: StatementArguments = [set.region.rawValue, set.urlTemplate, set.pixelRatio, z, x]
+        let range = try db.cachedStatement(ExtentRead.extent).firstRow(arguments: arguments) { row in (row.int64(0), row.int64(1)) }
         guard let (low, high) = range else { return .some(nil) }
         return low <= high ? .some(low...high) : .some(nil)
     }
 
     /// The set's zooms with content from its extents; nil when they are not complete.
     func extentZooms(_ set: TileColumnSet) throws -> [Int]? {
-        try readers.withConnection { connection in
-            guard try extentsReady(set.region, connection) else { return nil }
+        try readWithoutTransaction { db in
+            guard try Self.extentsReady(set.region, db) else { return nil }
+            let statement = try db.cachedStatement(ExtentRead.nextZoom)
             var zooms: [Int] = []
-            while let z = try connection.first(ExtentRead.nextZoom, Self.setArguments(set) + [.int(Int64(zooms.last ?? -1))], {
+            while let z = try statement.firstRow(arguments: Self.setArguments(set) + [zooms.last ?? -1], {
                 Int(exactly: $0.int64(0))
             }), let z, z > zooms.last ?? -1 {
                 zooms.append(z)
@@ -97,37 +94,25 @@ extension OfflineDatabase {
     /// Up to `limit` of the set's x values with content at z after `after`, from its extents;
     /// nil when they are not complete.
     func extentColumns(_ set: TileColumnSet, z: Int, after: Int, limit: Int) throws -> [Int]? {
-        try readers.withConnection { connection in
-            guard try extentsReady(set.region, connection) else { return nil }
+        try readWithoutTransaction { db in
+            guard try Self.extentsReady(set.region, db) else { return nil }
             var columns: [Int] = []
-            let arguments = Self.setArguments(set) + [.int(Int64(z)), .int(Int64(after)), .int(Int64(max(limit, 0)))]
-            try connection.each(ExtentRead.columns, arguments) { row in
+            let arguments = Self.setArguments(set) + [z, after, max(limit, 0)]
+            try db.cachedStatement(ExtentRead.columns).forEachRow(arguments: arguments) { row in
                 if let x = Int(exactly: row.int64(0)) { columns.append(x) }
-                return true
             }
             return columns
         }
     }
 
     /// Whether the pack's extents are complete (its figures are counted, and they were kept).
-    /// Asked once per request in a `ReadSession` (its snapshot cannot change the answer).
-    func extentsReady(_ region: RegionID, _ connection: ReadConnection) throws -> Bool {
-        let session = ReadSession.current(for: readers)
-        if let known = session?.extentsReady[region] { return known }
-        var ready = try connection.first(ExtentRead.tableExists, []) { _ in true } ?? false
-        if ready { ready = try connection.first(ExtentRead.ready, [.int(region.rawValue)]) { _ in true } ?? false }
-        session?.extentsReady[region] = ready
-        return ready
-    }
-
-    /// `extentsReady` for a read through SQLiteDB.
     static func extentsReady(_ region: RegionID, _ db: Database) throws -> Bool {
         guard try db.tableExists(Extents.table) else { return false }
-        return try Bool.fetchOne(db.cachedStatement(sql: ExtentSQL.ready), arguments: [region.rawValue]) != nil
+        return try db.cachedStatement(ExtentRead.ready).firstRow(arguments: [region.rawValue]) { _ in true } ?? false
     }
 
-    static func setArguments(_ set: TileColumnSet) -> [ReadArgument] {
-        [.int(set.region.rawValue), .text(set.urlTemplate), .int(Int64(set.pixelRatio))]
+    static func setArguments(_ set: TileColumnSet) -> StatementArguments {
+        [set.region.rawValue, set.urlTemplate, set.pixelRatio]
     }
 
     /// The pack's tile sets from its extents, each with a tile with content (`packTileSets`).

@@ -193,9 +193,9 @@ extension StoreSnapshot {
                     set.region.rawValue, OfflineDatabase.walkPage,
                 ])
                 var last: Int?
-                let count = try RawRows.step(statement, in: db) { raw in
-                    let y = try RawRows.int(raw, 0, "tiles.y")
-                    try body(column.z, column.x, y, RawRows.storedBytes(raw, 1, of: "tiles"))
+                let count = try statement.forEachRow { row in
+                    let y = try row.storedInt(0, "tiles.y")
+                    try row.withStoredBytes(1, of: "tiles") { try body(column.z, column.x, y, $0) }
                     last = y
                 }
                 return (count, last)
@@ -229,9 +229,9 @@ extension StoreSnapshot {
                 set.urlTemplate, set.pixelRatio, after.z, after.x, after.y, set.region.rawValue, OfflineDatabase.walkPage,
             ])
             var last: (z: Int, x: Int, y: Int)?
-            let count = try RawRows.step(statement, in: db) { raw in
-                let tile = (z: try RawRows.int(raw, 0, "tiles.z"), x: try RawRows.int(raw, 1, "tiles.x"), y: try RawRows.int(raw, 2, "tiles.y"))
-                try body(tile.z, tile.x, tile.y, RawRows.storedBytes(raw, 3, of: "tiles"))
+            let count = try statement.forEachRow { row in
+                let tile = (z: try row.storedInt(0, "tiles.z"), x: try row.storedInt(1, "tiles.x"), y: try row.storedInt(2, "tiles.y"))
+                try row.withStoredBytes(3, of: "tiles") { try body(tile.z, tile.x, tile.y, $0) }
                 last = tile
             }
             return (count, last)

@@ -3,7 +3,7 @@ import SQLiteDB
 /// Reading a column of a file PackFS did not write. SQLite checks no column type (MapLibre's
 /// tables are not STRICT), so an app's file, or a damaged one, may hold text where an integer
 /// belongs, a blob of invalid UTF-8 where text does, or NULL anywhere. SQLiteDB's `decode`
-/// throws its own error there (GRDB's `row[...]` subscripts trapped); these throw a `StoreError`
+/// throws its own error there (its subscripts answer nil, never trap); these throw a `StoreError`
 /// naming the column, so one bad row fails alone (a read answers EIO with a log line) and never
 /// takes the daemon with it.
 extension Row {

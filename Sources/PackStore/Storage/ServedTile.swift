@@ -1,5 +1,11 @@
 import Basics
+import CDeflate
 import FoundationEssentials
+import SQLiteDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a renderer reads of a stored tile: the stored framing undone (`StoredData.decoded`), then
 /// a gzip payload inflated once more (an MBTiles file's vector tiles, a server's pre-gzipped
@@ -27,44 +33,61 @@ public enum TileSelector: Sendable {
 extension OfflineDatabase {
     /// The row and served bytes (`ServedTile`) of a tile with content that `region` holds, or nil:
     /// the one read of a tile's bytes, for a lookup (which needs the size) and a read alike.
-    /// Inflated where SQLite holds the blob, with the connection's decompressor. `wantsContent` is
+    /// Inflated where SQLite holds the blob, with the thread's decompressor. `wantsContent` is
     /// asked with the row first: false (the caller knows the size already) leaves it undecoded.
     public func servedTile(_ tile: TileSelector, in region: RegionID, wantsContent: (TileID) -> Bool = { _ in true })
         throws -> (id: TileID, content: Data?)?
     {
-        let (query, arguments): (ReadQuery, [ReadArgument])
+        let (key, arguments): (StatementKey, StatementArguments)
         switch tile {
-        case .key(let key): (query, arguments) = (TreeRead.tileDataByKey, Self.arguments(key, region))
-        case .row(let id): (query, arguments) = (TreeRead.tileServedByID, [.int(id.rawValue), .int(region.rawValue)])
+        case .key(let tileKey): (key, arguments) = (TreeRead.tileDataByKey, Self.arguments(tileKey, region))
+        case .row(let id): (key, arguments) = (TreeRead.tileServedByID, [id.rawValue, region.rawValue])
         }
-        return try readers.withConnection { connection in
-            try connection.first(query, arguments) { row in
-                let id = TileID(rawValue: row.int64(0))
-                return (id, wantsContent(id) ? try row.served(1, compressed: row.bool(2)) : nil)
-            }
+        return try first(key, arguments) { row in
+            let id = TileID(rawValue: row.int64(0))
+            return (id, wantsContent(id) ? try row.served(1, compressed: row.bool(2)) : nil)
         }
     }
 }
 
-extension ReadRow {
-    /// A stored tile as served (`ServedTile`), decoded where SQLite holds it: a gzip blob
-    /// stored as is is inflated straight from SQLite's buffer, with no copy.
-    func served(_ column: Int32, compressed: Bool) throws -> Data? {
-        if compressed {
-            guard let decoded = try decoded(column, compressed: true) else { return nil }
+extension StatementRow {
+    /// A stored tile as served (`ServedTile`), decoded where SQLite holds it: the stored bytes
+    /// are inflated straight from SQLite's buffer, with no copy, and a gzip payload inside once
+    /// more. NULL is nil.
+    func served(_ column: Int, compressed: Bool) throws -> Data? {
+        try withUnsafeBlob(at: column) { stored -> Data? in
+            guard let stored else { return nil }
+            guard compressed else { return Zlib.isGzip(stored) ? try ServedTile.inflate(stored) : Data(stored) }
+            let decoded = stored.isEmpty ? try Zlib.decompress(Data()) : try ServedTile.inflate(stored)
             guard Zlib.isGzip(decoded) else { return decoded }
-            return try decoded.withUnsafeBytes { try connection.inflate($0) }
+            return try decoded.withUnsafeBytes { try ServedTile.inflate($0) }
         }
-        guard let stored = bytes(column) else { return nil }
-        return Zlib.isGzip(stored) ? try connection.inflate(stored) : Data(stored)
     }
 }
 
-extension ReadConnection {
-    /// `bytes` inflated (zlib or gzip, by its header) with this connection's decompressor;
+extension ServedTile {
+    /// `bytes` inflated (zlib or gzip, by its header) with the calling thread's decompressor;
     /// zlib's answer stands for whatever libdeflate does not decode.
-    func inflate(_ bytes: UnsafeRawBufferPointer) throws -> Data {
-        if let data = WholeInflate.decompress(bytes, limit: Zlib.maxInflatedBytes, using: inflater) { return data }
+    static func inflate(_ bytes: UnsafeRawBufferPointer) throws -> Data {
+        if let data = WholeInflate.decompress(bytes, limit: Zlib.maxInflatedBytes, using: threadDecompressor) { return data }
         return try Zlib.decompress(Data(bytes))
     }
+
+    /// libdeflate's state for the calling thread, made on its first inflate and freed when the
+    /// thread ends (nil if it could not be made: each inflate then makes its own). The mount's
+    /// threads live as long as it does, so no decompressor is made per tile.
+    private static var threadDecompressor: OpaquePointer? {
+        if let made = pthread_getspecific(decompressorKey) { return OpaquePointer(made) }
+        guard let made = libdeflate_alloc_decompressor() else { return nil }
+        pthread_setspecific(decompressorKey, UnsafeRawPointer(made))
+        return made
+    }
+
+    private static let decompressorKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { made in
+            if let made { libdeflate_free_decompressor(OpaquePointer(made)) }
+        }
+        return key
+    }()
 }

@@ -4,8 +4,9 @@ import PackStore
 import SQLiteDB
 import XCTest
 
-/// One request's reads (`ReadSession`) and the one read of a tile's bytes (`servedTile`).
-final class ReadSessionTests: StoreTestCase {
+/// One request's reads in one snapshot (`withOneSnapshot`) and the one read of a tile's bytes
+/// (`servedTile`).
+final class OneSnapshotTests: StoreTestCase {
     private func glyph(_ database: OfflineDatabase, in pack: RegionID) throws -> ResourceID {
         try database.write { batch -> ResourceID in
             let id = try batch.putResource(url: "http://h/glyphs/0-255.pbf", kind: .glyphs, data: .encoding(Data("g".utf8)),
@@ -15,38 +16,38 @@ final class ReadSessionTests: StoreTestCase {
         }
     }
 
-    func testASessionReadsOneSnapshotAndTheNextSeesTheCommit() throws {
+    func testARequestReadsOneSnapshotAndTheNextSeesTheCommit() throws {
         let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
         let url = "http://h/glyphs/0-255.pbf"
-        let id = try database.withReadSession { () throws -> ResourceID in
+        let id = try database.withOneSnapshot { () throws -> ResourceID in
             XCTAssertNil(try database.packResourceID(url: url, in: pack.id))
             let id = try glyph(database, in: pack.id)
             // Committed, but after this request's snapshot: its reads agree with each other.
             XCTAssertNil(try database.packResourceID(url: url, in: pack.id))
             XCTAssertFalse(try database.packHolds(resource: id, in: pack.id))
-            // Nested, it is the same session.
-            try database.withReadSession { XCTAssertNil(try database.packResourceID(url: url, in: pack.id)) }
+            // Nested, it is the same snapshot.
+            try database.withOneSnapshot { XCTAssertNil(try database.packResourceID(url: url, in: pack.id)) }
             return id
         }
-        XCTAssertEqual(try database.withReadSession { try database.packResourceID(url: url, in: pack.id) }, id)
-        XCTAssertEqual(try database.packResourceID(url: url, in: pack.id), id, "outside a session: a transaction per read")
+        XCTAssertEqual(try database.withOneSnapshot { try database.packResourceID(url: url, in: pack.id) }, id)
+        XCTAssertEqual(try database.packResourceID(url: url, in: pack.id), id, "outside a snapshot: each read its own")
     }
 
-    func testASessionThatThrowsEndsItsTransaction() throws {
+    func testARequestThatThrowsEndsItsTransaction() throws {
         struct Failed: Error {}
         let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
         let pack = try database.createPack(name: "a", definition: sampleDefinition())
-        XCTAssertThrowsError(try database.withReadSession {
+        XCTAssertThrowsError(try database.withOneSnapshot {
             _ = try database.packHolds(tile: TileID(rawValue: 1), in: pack.id)
             throw Failed()
         })
         let id = try glyph(database, in: pack.id)
         // Every pooled connection is out of its transaction: each sees the commit.
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            XCTAssertEqual(try? database.withReadSession { try database.packHolds(resource: id, in: pack.id) }, true)
+            XCTAssertEqual(try? database.withOneSnapshot { try database.packHolds(resource: id, in: pack.id) }, true)
         }
     }
 
