@@ -42,7 +42,7 @@ let package = Package(
 
         .target(name: "PackStore", dependencies: [
             "Basics", "CDeflate", "SQLiteDB",
-            // SQLite's C API, for the mount's raw read connections (Storage/ReadConnection.swift).
+            // SQLite's C API, for rows read in place (the census, the counted figures).
             "CSQLite",
         ]),
         // PMTiles v3's bytes: header, directories, tile ids; no I/O (files and HTTP ranges are the callers').
