@@ -125,8 +125,10 @@ let package = Package(
 // each links libFuzzer's main, which no ordinary build has.
 if Context.environment["PACKFS_FUZZ"] == "1" {
     package.targets.append(.systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"))
+    package.targets.append(.target(
+        name: "FuzzDriver", dependencies: ["FuzzBodies", "CLibFuzzer"], path: "Tests/Fuzz/Driver"))
     for target in ["region", "style", "tilejson", "geojson", "regiontext", "database", "pmtiles"] {
         package.targets.append(.executableTarget(
-            name: "fuzz-\(target)", dependencies: ["FuzzBodies", "CLibFuzzer"], path: "Tests/Fuzz/Targets/\(target)"))
+            name: "fuzz-\(target)", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/Targets/\(target)"))
     }
 }
