@@ -29,23 +29,17 @@ done
 mkdir -p "$state/tmp"
 state=$(cd "$state" && pwd)
 root=$(cd "$root" && pwd)
+# The content types of the server and of docs/web.md's location block (a location's own `types`
+# replaces the inherited ones, so the block names them again).
+mime_types="text/html html; text/css css; application/javascript js; text/plain txt;
+        application/json json; application/geo+json geojson; application/x-protobuf pbf;
+        image/png png; image/jpeg jpg; image/webp webp;"
 alias_block=""
 if [ -n "$alias_prefix" ]; then
   alias_block="location $alias_prefix/ {
             alias $alias_dir/;
             index index.html;
-            types {
-                text/html html;
-                text/css css;
-                application/javascript js;
-                text/plain txt;
-                application/json json;
-                application/geo+json geojson;
-                application/x-protobuf pbf;
-                image/png png;
-                image/jpeg jpg;
-                image/webp webp;
-            }
+            types { $mime_types }
             default_type application/octet-stream;
             add_header Access-Control-Allow-Origin * always;
             gzip on;
@@ -63,17 +57,7 @@ pid $state/nginx.pid;
 error_log $state/error.log warn;
 events { worker_connections 1024; }
 http {
-    types {
-        text/html html;
-        text/css css;
-        application/javascript js;
-        application/json json;
-        application/geo+json geojson;
-        application/x-protobuf pbf;
-        image/png png;
-        image/jpeg jpg;
-        image/webp webp;
-    }
+    types { $mime_types }
     default_type application/octet-stream;
     log_format export escape=json '{"time":\$msec,"method":"\$request_method","uri":"\$request_uri",'
         '"status":\$status,"bytes":\$body_bytes_sent,"content_type":"\$sent_http_content_type"}';
