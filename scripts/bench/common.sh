@@ -8,7 +8,10 @@
 # sees: a dynamic build maps the Swift libraries too (3.5 MB more resident, idle).
 build_packfs() {
   [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+  # PACKFS_BIN, a packfs built already (all.sh's, or a debug one), skips the release build.
+  if [ -n "${PACKFS_BIN:-}" ]; then packfs=$(realpath "$PACKFS_BIN"); fi
   cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+  [ -z "${PACKFS_BIN:-}" ] || return 0
   local build=(swift build -c release --static-swift-stdlib --scratch-path .build-package)
   "${build[@]}" --product packfs >/dev/null
   packfs="$("${build[@]}" --show-bin-path)/packfs"

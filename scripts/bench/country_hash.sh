@@ -20,7 +20,7 @@ tiles=${1:-75000}
 [[ $tiles =~ ^[0-9]+$ ]] && [ "$tiles" -ge 1000 ] || { echo "usage: country.sh hash [TILES] (1000 at least)" >&2; exit 2; }
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-country-hash}
 source "$(dirname "$0")/common.sh"
-if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
+build_packfs
 fusermount3 -u "$work/mnt" 2>/dev/null || true
 rm -rf "$work" && mkdir -p "$work/mnt"
 work=$(cd "$work" && pwd)

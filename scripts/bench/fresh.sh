@@ -24,7 +24,7 @@ set -euo pipefail
 large=${1:-40000} small=${2:-500000}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-fresh}
 source "$(dirname "$0")/common.sh"
-if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
+build_packfs
 rm -rf "$work" && mkdir -p "$work"
 
 scan="SELECT count(*), sum(instr(data, x'ff00ff00ff00')) FROM tiles"

@@ -30,7 +30,7 @@ tiles=${1:-20000}
 threads=${2:-4}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
 source "$(dirname "$0")/common.sh"
-if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
+build_packfs
 sides=(files mount mount_ring bare bare_ring floor floor_ring)
 server=
 declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)

@@ -7,7 +7,7 @@
 set -euo pipefail
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-regiontext}
 source "$(dirname "$0")/common.sh"
-if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; else build_packfs; fi
+build_packfs
 fusermount3 -u "$work/mnt" 2>/dev/null || true
 rm -rf "$work" && mkdir -p "$work/mnt"
 trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true' EXIT

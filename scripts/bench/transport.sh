@@ -10,7 +10,7 @@ set -euo pipefail
 tiles=${1:-1000000} rounds=${2:-3}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-transport}
 source "$(dirname "$0")/common.sh"
-if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
+build_packfs
 cleanup() { fusermount3 -u "$work/mnt" 2>/dev/null || true; }
 ring_on cleanup
 rm -rf "$work" && mkdir -p "$work/mnt"

@@ -20,7 +20,7 @@ tiles=${1:-1000000}
 rounds=${2:-3}
 work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-walk}
 source "$(dirname "$0")/common.sh"
-if [ -n "${PACKFS_BIN:-}" ]; then packfs=$PACKFS_BIN; cd "$(dirname "${BASH_SOURCE[0]}")/../.."; else build_packfs; fi
+build_packfs
 db=$work/round.db mnt=$work/mnt bare=$work/bare
 bare_pid=
 # cleanup: a bare_fuse told to stop first (one still loading its tree mounts after an unmount would).
