@@ -49,24 +49,6 @@ def candidate_style(style_path, replacements):
     return json.dumps(document)
 
 
-def guard_problems(name, data, first, minimums):
-    colours = {}
-    for pixel in render_compare.pixels(data):
-        colours[pixel] = colours.get(pixel, 0) + 1
-    if len(colours) == 1:
-        return [f"{name}: blank (one colour)"]
-    if not first:
-        return []
-    problems = []
-    if len(colours) < minimums.min_colours:
-        problems.append(f"{name}: only {len(colours)} colours (want >= {minimums.min_colours})")
-    background = bytes((0xf8, 0xf4, 0xf0, 0xff))
-    drawn = 1 - colours.get(background, 0) / (len(data) // 4)
-    if drawn < minimums.min_drawn:
-        problems.append(f"{name}: only {drawn:.1%} of pixels drawn over the background")
-    return problems
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("style")
@@ -96,23 +78,16 @@ def main():
         except RuntimeError as error:
             failures.append(f"{name}: did not render: {render_compare.describe(error)}")
             continue
-        render_compare.write_png(os.path.join(arguments.outdir, f"{name}-reference.png"), a)
-        render_compare.write_png(os.path.join(arguments.outdir, f"{name}-candidate.png"), b)
-        count = render_compare.differing(a, b)
+        count = render_compare.compare(arguments.outdir, name, a, b)
         if count:
-            render_compare.write_png(os.path.join(arguments.outdir, f"{name}-diff.png"), render_compare.diff_image(a, b))
             failures.append(f"{name}: {count} pixels differ")
-        problems = guard_problems(f"{name} reference", a, index == 0, arguments)
+        problems = render_compare.content_problems(f"{name} reference", a, index == 0,
+                                                   arguments.min_colours, arguments.min_drawn)
         failures += problems
         colours = len(set(render_compare.pixels(a)))
         print(f"{name} zoom {view[1]:g} centre {view[2]:g},{view[3]:g}: {count} differing pixels"
               f" (reference {colours} colours){'; ' + '; '.join(problems) if problems else ''}", flush=True)
-    print(f"images in {arguments.outdir}")
-    if failures:
-        print("FAIL: " + "; ".join(failures))
-        return 1
-    print(f"OK: {len(views)} views identical")
-    return 0
+    return render_compare.verdict(arguments.outdir, failures, views)
 
 
 if __name__ == "__main__":

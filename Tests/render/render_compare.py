@@ -145,8 +145,9 @@ def diff_image(a, b):
     return bytes(out)
 
 
-def content_problems(label, data, detailed):
-    """Why `data` is not a real picture ([] when it is)."""
+def content_problems(label, data, detailed, min_colours=MIN_COLOURS, min_drawn=MIN_NOT_BACKGROUND):
+    """Why `data` is not a real picture ([] when it is): one colour; and where `detailed`, fewer
+    than `min_colours` colours or less than `min_drawn` of its pixels over the background."""
     every = pixels(data)
     colours = {}
     for pixel in every:
@@ -156,14 +157,35 @@ def content_problems(label, data, detailed):
     if not detailed:
         return []
     problems = []
-    if len(colours) < MIN_COLOURS:
-        problems.append(f"{label}: only {len(colours)} distinct colours (want >= {MIN_COLOURS})")
+    if len(colours) < min_colours:
+        problems.append(f"{label}: only {len(colours)} distinct colours (want >= {min_colours})")
     # The background colour is the commonest one in a map that has not drawn its layers.
     background = bytes((0xf8, 0xf4, 0xf0, 0xff))
     share = 1 - colours.get(background, 0) / len(every)
-    if share < MIN_NOT_BACKGROUND:
+    if share < min_drawn:
         problems.append(f"{label}: only {share:.0%} of pixels differ from the background colour #f8f4f0")
     return problems
+
+
+def compare(outdir, name, a, b):
+    """The pixels that differ between `a` and `b`; both written to OUTDIR as <name>-reference.png
+    and <name>-candidate.png, and where they differ, <name>-diff.png."""
+    write_png(os.path.join(outdir, f"{name}-reference.png"), a)
+    write_png(os.path.join(outdir, f"{name}-candidate.png"), b)
+    count = differing(a, b)
+    if count:
+        write_png(os.path.join(outdir, f"{name}-diff.png"), diff_image(a, b))
+    return count
+
+
+def verdict(outdir, failures, views):
+    """Prints where the images are and the verdict; the exit status (1 on any failure)."""
+    print(f"images in {outdir}")
+    if failures:
+        print("FAIL: " + "; ".join(failures))
+        return 1
+    print(f"OK: {len(views)} views identical")
+    return 0
 
 
 def main():
@@ -205,12 +227,9 @@ def main():
         b = rendered("candidate", candidate, view)
         if b is None:
             continue
-        write_png(os.path.join(arguments.outdir, f"{name}-reference.png"), a)
-        write_png(os.path.join(arguments.outdir, f"{name}-candidate.png"), b)
-        count = differing(a, b)
+        count = compare(arguments.outdir, name, a, b)
         problems = content_problems(f"{name} reference", a, index == 0) + content_problems(f"{name} candidate", b, index == 0)
         if count:
-            write_png(os.path.join(arguments.outdir, f"{name}-diff.png"), diff_image(a, b))
             failures.append(f"{name}: {count} pixels differ")
         failures += problems
         colours = len(set(pixels(a)))
@@ -224,12 +243,7 @@ def main():
             if drawn < MIN_SYMBOL_PIXELS:
                 failures.append(f"{name}: labels and icons drew only {drawn} pixels (want >= {MIN_SYMBOL_PIXELS})")
 
-    print(f"images in {arguments.outdir}")
-    if failures:
-        print("FAIL: " + "; ".join(failures))
-        return 1
-    print(f"OK: {len(views)} views identical")
-    return 0
+    return verdict(arguments.outdir, failures, views)
 
 
 if __name__ == "__main__":
