@@ -7,7 +7,8 @@ real vector tiles (Fixtures/world/tiles/helsinki), stored as PackFS stores them 
 `compressed = 1`), with the style that names them and the region. Prints the tile count and the
 seconds the memberships took to insert (with PackFS's triggers when the file has them).
 Usage: gen_coverage_pack.py DB COUNT"""
-import glob, json, math, os, sqlite3, sys, time, zlib
+import glob, math, os, sqlite3, sys, time, zlib
+from offline_pack import insert_pack
 
 def main():
     path, count = sys.argv[1], int(sys.argv[2])
@@ -40,15 +41,8 @@ def main():
     db = sqlite3.connect(path)
     db.execute("PRAGMA foreign_keys = ON")
     with db:
-        region = db.execute("INSERT INTO regions (definition, description) VALUES (?, ?)",
-                            (definition, json.dumps({"name": "big"}).encode())).lastrowid
-        resource = db.execute(
-            "INSERT INTO resources (url, kind, data, compressed, accessed) VALUES (?, 1, ?, 0, 0)",
-            (style_url, json.dumps(style).encode())).lastrowid
-        db.execute("INSERT INTO region_resources (region_id, resource_id) VALUES (?, ?)", (region, resource))
-        db.executemany("INSERT INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed) "
-                       "VALUES (?, 1, ?, ?, ?, ?, 1, 0)",
-                       ((template, z, x, y, bodies[(x + y) % len(bodies)]) for z, x, y in cells()))
+        region = insert_pack(db, definition, style_url, style, template,
+                             ((z, x, y, bodies[(x + y) % len(bodies)]) for z, x, y in cells()))
     with db:
         start = time.monotonic()
         db.execute("INSERT INTO region_tiles (region_id, tile_id) SELECT ?, id FROM tiles ORDER BY z, x, y", (region,))

@@ -7,7 +7,8 @@ that names them, the region and its memberships, and each tile's served size in 
 packfs_tile_sizes table, as PackFS's writer keeps it (`--app`: without, as an app's pack would be,
 so the mount must inflate every tile for its size). For the scale benchmarks (a 1,000,000-tile
 pack takes minutes this way, hours through a server). Usage: gen_pack.py DB COUNT [--app]"""
-import json, math, sqlite3, sys
+import math, sqlite3, sys
+from offline_pack import insert_pack
 from real_tiles import ZLIB, RealTiles
 
 # PackFS's sizes table and its triggers, as Sources/PackStore/Schema/Schema.swift creates them.
@@ -37,18 +38,11 @@ def main():
     db = sqlite3.connect(path)
     db.execute("PRAGMA foreign_keys = ON")
     with db:
-        region = db.execute("INSERT INTO regions (definition, description) VALUES (?, ?)",
-                            (definition, json.dumps({"name": "big"}).encode())).lastrowid
-        resource = db.execute(
-            "INSERT INTO resources (url, kind, data, compressed, accessed) VALUES (?, 1, ?, 0, 0)",
-            (style_url, json.dumps(style).encode())).lastrowid
-        db.execute("INSERT INTO region_resources (region_id, resource_id) VALUES (?, ?)", (region, resource))
         tiles = RealTiles(ZLIB)
         key = lambda i: (x0 + i // side, y0 + i % side)
         name = lambda i: b"%d/%d/%d" % (z, *key(i))
-        rows = ((template, z, *key(i), tiles.tile(i, name(i))[1]) for i in range(count))
-        db.executemany("INSERT INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed) "
-                       "VALUES (?, 1, ?, ?, ?, ?, 1, 0)", rows)
+        region = insert_pack(db, definition, style_url, style, template,
+                             ((z, *key(i), tiles.tile(i, name(i))[1]) for i in range(count)))
         if "--app" not in sys.argv[3:]:
             for statement in SIZES:
                 db.execute(statement)
