@@ -6,24 +6,12 @@
 //
 // usage: inflate_floor DB   (every tile of every pack: fresh.sh's databases hold one pack)
 #include <libdeflate.h>
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#define FLOOR_NAME "inflate_floor"
+#include "floor_common.h"
 
 struct tile { size_t offset, size; int compressed; };
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static void fail(const char *what, sqlite3 *db) {
-  fprintf(stderr, "inflate_floor: %s: %s\n", what, db ? sqlite3_errmsg(db) : "out of memory");
-  exit(1);
-}
 
 int main(int argc, char **argv) {
   if (argc != 2) { fprintf(stderr, "usage: inflate_floor DB\n"); return 1; }

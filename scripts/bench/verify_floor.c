@@ -12,22 +12,10 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <libdeflate.h>
 #include <openssl/md5.h>
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static void fail(const char *what, sqlite3 *db) {
-  fprintf(stderr, "verify_floor: %s: %s\n", what, db ? sqlite3_errmsg(db) : "out of memory");
-  exit(1);
-}
+#define FLOOR_NAME "verify_floor"
+#include "floor_common.h"
 
 static sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
   sqlite3_stmt *statement;
