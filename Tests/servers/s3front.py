@@ -28,6 +28,8 @@ import sys
 import threading
 import time
 
+from faultserver import watch  # exits when the process that started the server is gone
+
 HOP_BY_HOP = {"connection", "keep-alive", "expect", "transfer-encoding", "proxy-connection", "upgrade"}
 
 
@@ -119,15 +121,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-
-
-def watch(pid):
-    while True:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            os._exit(0)
-        time.sleep(0.5)
 
 
 def main():
