@@ -52,18 +52,9 @@ if [ "$pregzip" = 1 ]; then
   find "$dir/world" -type f \( -name '*.pbf' -o -name '*.json' \) -exec gzip -9 -k -n -f {} +
 fi
 
-# Workers run as root when we are root (they must read DIR); otherwise the user directive is
-# meaningless and is left out.
-user_line=""
-[ "$(id -u)" = 0 ] && user_line="user root;"
-
+. "$here/nginx-conf.sh"
 cat > "$dir/nginx.conf" <<EOF
-$user_line
-daemon off;
-worker_processes $workers;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 4096; }
+$(nginx_head "$dir" "$workers" 4096)
 http {
     types {
         application/json json;
@@ -79,11 +70,7 @@ http {
         '"connection":\$connection,"connection_requests":\$connection_requests,'
         '"protocol":"\$server_protocol","range":"\$http_range","if_match":"\$http_if_match","bytes":\$body_bytes_sent}';
     access_log $dir/access.log packfs;
-    client_body_temp_path $dir/tmp/body;
-    proxy_temp_path $dir/tmp/proxy;
-    fastcgi_temp_path $dir/tmp/fastcgi;
-    uwsgi_temp_path $dir/tmp/uwsgi;
-    scgi_temp_path $dir/tmp/scgi;
+$(nginx_temp_paths "$dir/tmp")
     sendfile on;
     tcp_nopush on;
     tcp_nodelay on;
@@ -105,10 +92,4 @@ http {
 EOF
 mkdir -p "$dir/tmp"
 : > "$dir/access.log"
-
-# A watcher process would keep the launcher's end of any inherited descriptor open after nginx
-# exits (Foundation's Process waits for that), so the kernel's parent-death signal is used instead.
-if [ "$die_with_parent" = 1 ] && command -v setpriv >/dev/null 2>&1; then
-  exec setpriv --pdeathsig TERM /usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf"
-fi
-exec /usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf"
+nginx_exec "$dir" "$die_with_parent"

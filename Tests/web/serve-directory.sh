@@ -46,27 +46,16 @@ if [ -n "$alias_prefix" ]; then
             gzip_types application/json application/geo+json application/x-protobuf application/javascript text/css;
         }"
 fi
-user_line=""
-[ "$(id -u)" = 0 ] && user_line="user root;"
-
+. "$(dirname "$0")/../servers/nginx-conf.sh"
 cat > "$state/nginx.conf" <<CONF
-$user_line
-daemon off;
-worker_processes 1;
-pid $state/nginx.pid;
-error_log $state/error.log warn;
-events { worker_connections 1024; }
+$(nginx_head "$state" 1 1024)
 http {
     types { $mime_types }
     default_type application/octet-stream;
     log_format export escape=json '{"time":\$msec,"method":"\$request_method","uri":"\$request_uri",'
         '"status":\$status,"bytes":\$body_bytes_sent,"content_type":"\$sent_http_content_type"}';
     access_log $state/access.log export;
-    client_body_temp_path $state/tmp/body;
-    proxy_temp_path $state/tmp/proxy;
-    fastcgi_temp_path $state/tmp/fastcgi;
-    uwsgi_temp_path $state/tmp/uwsgi;
-    scgi_temp_path $state/tmp/scgi;
+$(nginx_temp_paths "$state/tmp")
     sendfile on;
     keepalive_timeout 65;
     gzip on;
@@ -80,8 +69,4 @@ http {
 }
 CONF
 : > "$state/access.log"
-
-if command -v setpriv >/dev/null 2>&1; then
-  exec setpriv --pdeathsig TERM /usr/sbin/nginx -p "$state" -c "$state/nginx.conf"
-fi
-exec /usr/sbin/nginx -p "$state" -c "$state/nginx.conf"
+nginx_exec "$state"

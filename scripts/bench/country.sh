@@ -36,21 +36,13 @@ EOF
 cat >"$work/www/tiles.json" <<EOF
 {"tilejson": "3.0.0", "tiles": ["$base/tiles/{z}/{x}/{y}.pbf"], "minzoom": 0, "maxzoom": 16}
 EOF
+source Tests/servers/nginx-conf.sh
 cat >"$work/nginx.conf" <<EOF
-$([ "$(id -u)" = 0 ] && echo "user root;")
-daemon off;
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log warn;
-events { worker_connections 4096; }
+$(nginx_head "$work" 1 4096)
 http {
     log_format times '\$msec \$status \$request_uri';
     access_log $work/access.log times buffer=64k flush=100ms;
-    client_body_temp_path $work/tmp;
-    proxy_temp_path $work/tmp;
-    fastcgi_temp_path $work/tmp;
-    uwsgi_temp_path $work/tmp;
-    scgi_temp_path $work/tmp;
+$(nginx_temp_paths "$work/tmp")
     keepalive_requests 100000000;
     server {
         listen 127.0.0.1:$port;
