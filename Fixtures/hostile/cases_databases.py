@@ -40,12 +40,23 @@ def statements(text):
     return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
 
 
-def build(schema="v6", version=6, rows=(), loose_state=False):
-    """The bytes of a database: a schema, user_version, the good pack, then `rows` (SQL, args)."""
+def database_bytes(fill, version):
+    """The bytes of a database of small pages that `fill(db)` filled, with this user_version."""
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, "x.db")
         db = sqlite3.connect(path)
         db.execute("PRAGMA page_size = 1024")  # small files; SQLite reads any page size
+        fill(db)
+        db.execute("PRAGMA user_version = %d" % version)
+        db.commit()
+        db.close()
+        with open(path, "rb") as result:
+            return result.read()
+
+
+def build(schema="v6", version=6, rows=(), loose_state=False):
+    """The bytes of a database: a schema, user_version, the good pack, then `rows` (SQL, args)."""
+    def fill(db):
         db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         if schema == "v6":
             with open(SCHEMA, encoding="utf-8") as source:
@@ -61,11 +72,7 @@ def build(schema="v6", version=6, rows=(), loose_state=False):
         good_pack(db)
         for sql, args in rows:
             db.execute(sql, args)
-        db.execute("PRAGMA user_version = %d" % version)
-        db.commit()
-        db.close()
-        with open(path, "rb") as result:
-            return result.read()
+    return database_bytes(fill, version)
 
 
 def good_pack(db):
@@ -139,17 +146,11 @@ def refused():
 
 
 def plain(sql_statements, version=6):
-    with tempfile.TemporaryDirectory() as directory:
-        path = os.path.join(directory, "x.db")
-        db = sqlite3.connect(path)
-        db.execute("PRAGMA page_size = 1024")
+    """The bytes of a database of `sql_statements` alone (no schema, no pack)."""
+    def fill(db):
         for statement in sql_statements:
             db.execute(statement)
-        db.execute("PRAGMA user_version = %d" % version)
-        db.commit()
-        db.close()
-        with open(path, "rb") as result:
-            return result.read()
+    return database_bytes(fill, version)
 
 
 def fill_plain(entries):
