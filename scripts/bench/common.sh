@@ -17,6 +17,20 @@ build_packfs() {
   packfs="$("${build[@]}" --show-bin-path)/packfs"
 }
 
+# bench_start NAME: sets $work, the benchmark's working directory (PACKFS_BENCH_DIR, which all.sh
+# sets, else /tmp/packfs-bench-NAME), and builds packfs (build_packfs).
+bench_start() {
+  work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-$1}
+  build_packfs
+}
+
+# fresh_mount_dir: an empty $work with an empty mountpoint $work/mnt (a mount an interrupted run
+# left there unmounted first).
+fresh_mount_dir() {
+  fusermount3 -u "$work/mnt" 2>/dev/null || true
+  rm -rf "$work" && mkdir -p "$work/mnt"
+}
+
 # serve_tiles WORK TILES: generates TILES unique tiles under WORK/world (with a region file and a
 # URL list for curl), starts nginx on a free port and waits for it. Sets $port, $count (tiles
 # generated) and $server (nginx's pid, for the caller's trap).

@@ -11,10 +11,9 @@
 set -euo pipefail
 tiles=${1:-20000}
 rounds=${2:-3}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-content}
 source "$(dirname "$0")/common.sh"
 command -v perf >/dev/null || { echo "content.sh needs perf (linux-perf)" >&2; exit 1; }
-build_packfs
+bench_start content
 rm -rf "$work"
 mkdir -p "$work"
 serve_tiles "$work" "$tiles"

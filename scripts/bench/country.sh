@@ -18,9 +18,8 @@ set -euo pipefail
 [ "${1:-}" != hash ] || { shift; exec "$(dirname "$0")/country_hash.sh" "$@"; }
 tiles=${1:-10000000}
 [[ $tiles =~ ^[0-9]+$ ]] && [ "$tiles" -ge 1000 ] || { echo "usage: country.sh [TILES] (1000 at least)" >&2; exit 2; }
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-country}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start country
 fusermount3 -u "$work/mnt" 2>/dev/null || true
 rm -rf "$work" && mkdir -p "$work/mnt" "$work/www/tiles" "$work/tmp"
 work=$(cd "$work" && pwd)

@@ -18,11 +18,9 @@
 set -euo pipefail
 tiles=${1:-75000}
 [[ $tiles =~ ^[0-9]+$ ]] && [ "$tiles" -ge 1000 ] || { echo "usage: country.sh hash [TILES] (1000 at least)" >&2; exit 2; }
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-country-hash}
 source "$(dirname "$0")/common.sh"
-build_packfs
-fusermount3 -u "$work/mnt" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt"
+bench_start country-hash
+fresh_mount_dir
 work=$(cd "$work" && pwd)
 cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
 "$cc" -O2 -o "$work/verify_floor" scripts/bench/verify_floor.c -lsqlite3 -ldeflate -lcrypto

@@ -10,11 +10,9 @@
 set -euo pipefail
 tiles=${1:-1000000}
 rounds=${2:-5}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-coverage}
 source "$(dirname "$0")/common.sh"
-build_packfs
-fusermount3 -u "$work/mnt" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt"
+bench_start coverage
+fresh_mount_dir
 trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true' EXIT
 
 # The same pack twice: into a file with PackFS's bookkeeping (its first write makes it), and

@@ -15,9 +15,8 @@
 set -euo pipefail
 tiles=${1:-20000}
 rounds=${2:-3}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-download}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start download
 stamp=/tmp/packfs-bench-download.cleaned
 if [ -d "$work" ]; then rm -rf "$work" && touch "$stamp"; fi  # left by an interrupted run
 if [ -f "$stamp" ] && [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -lt 360 ]; then

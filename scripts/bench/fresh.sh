@@ -22,9 +22,8 @@
 # usage: fresh.sh [LARGE SMALL]
 set -euo pipefail
 large=${1:-40000} small=${2:-500000}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-fresh}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start fresh
 rm -rf "$work" && mkdir -p "$work"
 
 scan="SELECT count(*), sum(instr(data, x'ff00ff00ff00')) FROM tiles"

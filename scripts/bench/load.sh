@@ -12,12 +12,10 @@
 set -euo pipefail
 tiles=${1:-20000}
 rounds=${2:-3}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-load}
 deadline=${PACKFS_BENCH_DEADLINE:-120}  # seconds a download may take to start or to finish
 source "$(dirname "$0")/common.sh"
-build_packfs
-fusermount3 -u "$work/mnt" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt"
+bench_start load
+fresh_mount_dir
 cc=${CC:-$(command -v cc || echo /opt/swift/usr/bin/clang)}
 "$cc" -O2 -pthread -o "$work/read_tiles" scripts/bench/read_tiles.c
 db=$work/round.db mnt=$work/mnt

@@ -12,9 +12,8 @@
 # Needs root for nothing; python3 with pmtiles (setup.sh --tests). usage: pmtiles.sh [OUTER INNER]
 set -euo pipefail
 outer=${1:-256} inner=${2:-96}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-pmtiles}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start pmtiles
 rm -rf "$work" && mkdir -p "$work"
 work=$(cd "$work" && pwd)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

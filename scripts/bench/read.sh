@@ -28,9 +28,8 @@
 set -euo pipefail
 tiles=${1:-20000}
 threads=${2:-4}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-read}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start read
 sides=(files mount mount_ring bare bare_ring floor floor_ring)
 server=
 declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)

@@ -5,11 +5,9 @@
 # the limit (EFBIG). Judging must stay linear in the text's size: 4 times the text, about 4
 # times the time. usage: regiontext.sh (PACKFS_BIN=path/to/packfs skips the release build)
 set -euo pipefail
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-regiontext}
 source "$(dirname "$0")/common.sh"
-build_packfs
-fusermount3 -u "$work/mnt" 2>/dev/null || true
-rm -rf "$work" && mkdir -p "$work/mnt"
+bench_start regiontext
+fresh_mount_dir
 trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true' EXIT
 for mib in 2 8 16 100; do head -c $((mib * 1048576 - 1)) /dev/zero | tr '\0' ' ' >"$work/blank$mib"; done
 mount_db "$work/packs.db" "$work/mnt"

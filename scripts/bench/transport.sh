@@ -8,9 +8,8 @@
 # PACKFS_BIN: a built packfs to use (else a release build). usage: transport.sh [TILES] [ROUNDS]
 set -euo pipefail
 tiles=${1:-1000000} rounds=${2:-3}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-transport}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start transport
 cleanup() { fusermount3 -u "$work/mnt" 2>/dev/null || true; }
 ring_on cleanup
 rm -rf "$work" && mkdir -p "$work/mnt"

@@ -18,9 +18,8 @@
 set -euo pipefail
 tiles=${1:-1000000}
 rounds=${2:-3}
-work=${PACKFS_BENCH_DIR:-/tmp/packfs-bench-walk}
 source "$(dirname "$0")/common.sh"
-build_packfs
+bench_start walk
 db=$work/round.db mnt=$work/mnt bare=$work/bare
 bare_pid=
 # cleanup: a bare_fuse told to stop first (one still loading its tree mounts after an unmount would).
