@@ -28,7 +28,8 @@ db=$work/country.db mnt=$work/mnt
 # The server: a style, its TileJSON and one tile body for every /tiles/ path.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 base=http://127.0.0.1:$port
-printf '\x1a\x10bench tile body, the same for every tile of the country' >"$work/www/tile.pbf"
+# A vector tile the downloader's content check accepts: one layer, named, version 2.
+printf '\x1a\x3b\x0a\x37bench tile body, the same for every tile of the country\x78\x02' >"$work/www/tile.pbf"
 cat >"$work/www/style.json" <<EOF
 {"version": 8, "sources": {"country": {"type": "vector", "url": "$base/tiles.json"}}, "layers": []}
 EOF
