@@ -9,18 +9,15 @@ import XCTest
 /// Base class of the whole-download tests: a temporary database file, the test's server
 /// (stopped in tearDown), the Helsinki fixture region, and the byte-for-byte comparison of what
 /// was stored with what the origin serves.
-class PackDownloadTestCase: XCTestCase {
-    var temp: TemporaryDirectory!
+class PackDownloadTestCase: PackFSTestCase {
     var server: TestServer?
     /// The database file's name in `temp`; a test may switch files between downloads.
     var databaseFile = "packs.db"
     var path: String { temp.path(databaseFile) }
 
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-download") }
-
     override func tearDown() {
         server?.stop()
-        temp.remove()
+        super.tearDown()
     }
 
     /// 322 resources at zoom 14: the style, a TileJSON, 4 sprite files, 291 glyph ranges, 25 tiles.

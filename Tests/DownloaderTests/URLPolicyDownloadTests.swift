@@ -6,19 +6,18 @@ import TestSupport
 import XCTest
 
 /// `--rewrite`, `--allow-host`, `mapbox://` and the Mapbox tile limit, through a whole download.
-final class URLPolicyDownloadTests: XCTestCase {
-    var temp: TemporaryDirectory!
+final class URLPolicyDownloadTests: PackFSTestCase {
     var server: TestServer!
-    var path: String { temp.path("packs.db") }
+    var path: String { databasePath }
 
     override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-policy")
+        try super.setUpWithError()
         server = try TestServer.nginx()
     }
 
     override func tearDown() {
-        server.stop()
-        temp.remove()
+        server?.stop()
+        super.tearDown()
     }
 
     private func run(style: String, options: DownloadOptions) throws -> (PackStatus, OfflineDatabase) {
