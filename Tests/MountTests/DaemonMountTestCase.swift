@@ -37,15 +37,15 @@ extension PacksDirectory {
     }
 }
 
-/// Base class of the tests of the real `packfs mount` daemon: each test gets a fresh directory
-/// holding the database `db` and the mountpoint (`mount`), and the origin `makeServer()` starts
+/// Base class of the tests of the real `packfs mount` daemon: each test's directory (`temp`)
+/// holds the database `db` and the mountpoint (`mount`); each gets the origin `makeServer()` starts
 /// (nginx unless the class says otherwise; one for the whole class when `sharesServer`, for
 /// classes whose tests only read from it). tearDown unmounts, waits for the daemon to close the
 /// database and stops the test's server.
-class DaemonMountTestCase: XCTestCase, PacksDirectory {
+class DaemonMountTestCase: PackFSTestCase, PacksDirectory {
     var mount: MountHelper!
     var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
+    var db: String { databasePath }
     var packs: String { mount.path + "/packs" }
     /// The database the daemon serves (`db` unless `mountPackFS` was given another).
     private var mounted: String?
@@ -83,8 +83,9 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
     }
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
-        mount = try MountHelper()
+        mount = try MountHelper(in: temp)
         server = Self.sharesServer ? try Self.sharedServer() : try Self.makeServer()
     }
 
@@ -95,6 +96,7 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
         }
         mount?.unmount()
         if !Self.sharesServer { server?.stop() }
+        super.tearDown()
     }
 
     /// Runs the `packfs` binary; the text is stdout and stderr together.
@@ -127,7 +129,7 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
     /// Returns its path.
     func regionFile(_ name: String, style: String? = nil, bounds: [Double] = helsinkiBounds, maxZoom: Int = 14,
                     extra: String? = nil) throws -> String {
-        let path = mount.directory.path(name)
+        let path = temp.path(name)
         try Self.region(style: style ?? server.url("/styles/bright.json"), bounds: bounds, maxZoom: maxZoom, extra: extra)
             .write(toFile: path, atomically: true, encoding: .utf8)
         return path
