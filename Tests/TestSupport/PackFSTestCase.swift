@@ -47,16 +47,11 @@ open class PackFSTestCase: XCTestCase {
         }
     }
 
-    /// A subclass that overrides it calls super last.
+    /// XCTest calls it after `tearDown()`, where subclasses unmount and stop servers: so the
+    /// directory goes after whatever used it. A subclass that overrides it calls super last.
     override open func tearDownWithError() throws {
+        defer { temp?.remove() }
         try database?.close()
         try super.tearDownWithError()
-    }
-
-    /// XCTest calls it after `tearDownWithError`: the directory goes last, after what a subclass
-    /// stops in either (a mount in it, a server writing its log there). A subclass calls super last.
-    override open func tearDown() {
-        temp?.remove()
-        super.tearDown()
     }
 }
