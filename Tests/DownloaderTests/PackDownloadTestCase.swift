@@ -10,15 +10,10 @@ import XCTest
 /// (stopped in tearDown), the Helsinki fixture region, and the byte-for-byte comparison of what
 /// was stored with what the origin serves.
 class PackDownloadTestCase: PackFSTestCase {
-    var server: TestServer?
     /// The database file's name in `temp`; a test may switch files between downloads.
     var databaseFile = "packs.db"
     var path: String { temp.path(databaseFile) }
 
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
 
     /// 322 resources at zoom 14: the style, a TileJSON, 4 sprite files, 291 glyph ranges, 25 tiles.
     func helsinki(_ base: String, maxZoom: Double? = 14) -> RegionDefinition {

@@ -7,7 +7,6 @@ import XCTest
 
 /// `--rewrite`, `--allow-host`, `mapbox://` and the Mapbox tile limit, through a whole download.
 final class URLPolicyDownloadTests: PackFSTestCase {
-    var server: TestServer!
     var path: String { databasePath }
 
     override func setUpWithError() throws {
@@ -15,10 +14,6 @@ final class URLPolicyDownloadTests: PackFSTestCase {
         server = try TestServer.nginx()
     }
 
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
 
     private func run(style: String, options: DownloadOptions) throws -> (PackStatus, OfflineDatabase) {
         let database = try OfflineDatabase.open(path: path, mode: .mount)

@@ -44,7 +44,6 @@ extension PacksDirectory {
 /// database and stops the test's server.
 class DaemonMountTestCase: PackFSTestCase, PacksDirectory {
     var mount: MountHelper!
-    var server: TestServer!
     var db: String { databasePath }
     var packs: String { mount.path + "/packs" }
     /// The database the daemon serves (`db` unless `mountPackFS` was given another).
@@ -55,9 +54,6 @@ class DaemonMountTestCase: PackFSTestCase, PacksDirectory {
 
     /// The origin each test (or the class, with `sharesServer`) gets; nil for none.
     class func makeServer() throws -> TestServer? { try TestServer.nginx() }
-
-    /// One server for all the class's tests: true only where they only read from it.
-    class var sharesServer: Bool { false }
 
     /// The servers of the classes that share one, made in `class func setUp`.
     private static let shared = LockedState<[ObjectIdentifier: ClassFixture<TestServer?>]>([:])
@@ -95,7 +91,6 @@ class DaemonMountTestCase: PackFSTestCase, PacksDirectory {
             _ = eventually(timeout: 15) { !daemonHoldsTheDatabase }
         }
         mount?.unmount()
-        if !Self.sharesServer { server?.stop() }
         super.tearDown()
     }
 

@@ -16,7 +16,8 @@ import XCTest
 final class ReachabilityTests: PackFSTestCase {
     /// The test world (Fixtures/world and a mapbox/ tree) and the nginx serving it.
     static let fixture = ClassFixture<TestServer>()
-    var server: TestServer!
+
+    override class var sharesServer: Bool { true }
 
     override class func setUp() {
         super.setUp()

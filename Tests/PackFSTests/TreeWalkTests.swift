@@ -15,7 +15,8 @@ final class TreeWalkTests: PackFSTestCase {
     let mountpoint = "/mnt/pack fs"
     var fs: PackFilesystem!
     var walker: TreeWalker { TreeWalker(fs: fs) }
-    var server: TestServer!
+
+    override class var sharesServer: Bool { true }
 
     override class func setUp() {
         super.setUp()

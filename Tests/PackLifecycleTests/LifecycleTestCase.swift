@@ -9,7 +9,6 @@ import XCTest
 /// the test, a manager over both, and the test's own observer of the events.
 class LifecycleTestCase: PackFSTestCase {
     override class var databaseMode: OfflineDatabase.Mode? { .mount }
-    var server: TestServer!
     var manager: PackManager!
     var events: RecordingSink!
 
@@ -20,7 +19,6 @@ class LifecycleTestCase: PackFSTestCase {
 
     override func tearDownWithError() throws {
         manager?.stop()
-        server?.stop()
         try super.tearDownWithError()
     }
 

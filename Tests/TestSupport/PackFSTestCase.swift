@@ -5,12 +5,19 @@ import XCTest
 
 /// The one base class of the tests, GRDB style: each test gets a fresh temporary directory `temp`
 /// and, when its class names a `databaseMode`, a fresh `database` (`databasePath`) open in that
-/// mode; both go after the test. The mount, server and command cases build on it, so no test makes
-/// a directory of its own.
+/// mode, and the origin it starts (`server`); all go after the test. The mount, server and command
+/// cases build on it, so no test makes a directory of its own.
 open class PackFSTestCase: XCTestCase {
     public private(set) var temp: TemporaryDirectory!
     /// Settable: a test may close it and open the file again.
     public var database: OfflineDatabase!
+
+    /// The test's origin, when it starts one: stopped after the test, unless the class shares it.
+    public var server: TestServer!
+
+    /// True where `server` is the class's, made once for all of its tests (which only read from
+    /// it) and stopped by the class.
+    open class var sharesServer: Bool { false }
 
     /// The mode `database` opens in; nil (the default) opens none, for classes whose file belongs
     /// to a command or daemon under test, or that open theirs in their own way.
@@ -51,6 +58,7 @@ open class PackFSTestCase: XCTestCase {
     /// directory goes after whatever used it. A subclass that overrides it calls super last.
     override open func tearDownWithError() throws {
         defer { temp?.remove() }
+        if !Self.sharesServer { server?.stop() }
         try database?.close()
         try super.tearDownWithError()
     }
