@@ -38,6 +38,11 @@ final class CrashRig: PacksDirectory {
         server.stop()
     }
 
+    /// A copy of the database as it is now (a kill's leftovers and all), read.
+    func snapshot() throws -> StoreSnapshot {
+        try StoreSnapshot.take(db: db, base: server.baseURL, copy: temp.path("snapshot.db"))
+    }
+
     /// A fresh database for the next round (the server's logs go on).
     func resetDatabase() throws {
         precondition(daemon == nil, "reset with the daemon running")
@@ -72,7 +77,7 @@ final class CrashRig: PacksDirectory {
         let time = victim?.kill9() ?? Date()
         if process == nil { daemon = nil }
         guard victim?.process.terminationReason == .uncaughtSignal else { return nil }
-        let snapshot = try StoreSnapshot.take(db: db, base: server.baseURL)
+        let snapshot = try self.snapshot()
         figures.kills += 1
         XCTAssertEqual(snapshot.integrity, "ok", "integrity after kill \(figures.kills)", file: file, line: line)
         XCTAssertEqual(snapshot.foreignKeyErrors, 0, "foreign keys after kill \(figures.kills)", file: file, line: line)
