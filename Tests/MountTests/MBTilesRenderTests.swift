@@ -64,7 +64,7 @@ final class MBTilesRenderTests: DaemonMountTestCase {
 
     /// Runs mbtiles_render.py on `style` (a path in the mount) with `arguments`.
     private func renderCompare(_ style: String, _ arguments: [String], views: Int) throws {
-        let pictures = try TemporaryDirectory(prefix: "packfs-mbtiles-render")
+        let pictures = try keptDirectory("mbtiles-render")
         print("MBTilesRenderTests: \(style) pictures in \(pictures.url.path)")
         let compare = try Command.run(
             "/usr/bin/env", ["python3", Self.script, mount.path + "/" + style, pictures.url.path] + arguments,

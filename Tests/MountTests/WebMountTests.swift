@@ -40,7 +40,7 @@ final class WebMountTests: WebSiteMountTestCase {
         XCTAssertEqual(waitForState("slow", ["active"]), "active")
 
         let page = site.url("/index.html?style=/packfs/packs/helsinki/web-style.json&lng=24.9443&lat=60.1716&zoom=15")
-        let pictures = try TemporaryDirectory(prefix: "packfs-web-mount")  // kept: a person looks at it
+        let pictures = try keptDirectory("web-mount")  // kept: a person looks at it
         let browser = try Command.run(
             "/usr/bin/env", ["python3", WebSite.pages.appendingPathComponent("browser_check.py").path, page,
                              pictures.path("mount.png")], timeout: 240)

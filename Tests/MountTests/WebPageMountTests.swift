@@ -46,7 +46,7 @@ final class WebPageMountTests: WebSiteMountTestCase {
         XCTAssertTrue(eventually(timeout: 120) { progress("world")?["required_resources_is_precise"] == .bool(true) },
                       "the world pack was never planned: \(String(describing: progress("world")))")
 
-        let pictures = try TemporaryDirectory(prefix: "packfs-web-page")  // kept: a person looks at it
+        let pictures = try keptDirectory("web-page")  // kept: a person looks at it
         let script = WebSite.pages.appendingPathComponent("page_check.py").path
         let browser = try Command.run("/usr/bin/env", [
             "python3", script, base + "/", pictures.path("page.png"), "--complete", "helsinki", "--downloading", "world",

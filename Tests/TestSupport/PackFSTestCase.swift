@@ -54,6 +54,12 @@ open class PackFSTestCase: XCTestCase {
         }
     }
 
+    /// A directory kept after the test (the base class leaves it), for what a person looks at:
+    /// the pictures a render test compares.
+    public func keptDirectory(_ name: String) throws -> TemporaryDirectory {
+        try TemporaryDirectory(prefix: "packfs-\(name)")
+    }
+
     /// XCTest calls it after `tearDown()`, where subclasses unmount and stop servers: so the
     /// directory goes after whatever used it. A subclass that overrides it calls super last.
     override open func tearDownWithError() throws {
