@@ -5,12 +5,8 @@ import TestSupport
 import XCTest
 
 /// Runs the built `packfs` executable as a user would and captures what it prints.
-class CLITestCase: XCTestCase {
-    var temp: TemporaryDirectory!
-    var db: String { temp.path("packs.db") }
-
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-cli") }
-    override func tearDown() { temp.remove() }
+class CLITestCase: PackFSTestCase {
+    var db: String { databasePath }
 
     typealias Outcome = Command.Outcome
 

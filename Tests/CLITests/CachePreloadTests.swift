@@ -11,13 +11,6 @@ import XCTest
 /// download then adopts them without a request, and what cannot be stored is refused with the
 /// file and the database as they were.
 final class CachePreloadTests: CLITestCase {
-    var server: TestServer!
-
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
-
     func testAPreloadedStyleIsStoredAsAmbientCacheWithItsHeaders() throws {
         XCTAssertEqual(try packfs("reset", db).status, 0)
         let style = ProjectPaths.world.appendingPathComponent("styles/bright.json").path

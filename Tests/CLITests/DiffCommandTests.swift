@@ -24,7 +24,7 @@ final class DiffCommandTests: CLITestCase {
     override class func setUp() {
         super.setUp()
         packs.setUp {
-            let directory = try TemporaryDirectory(prefix: "packfs-diff-packs")
+            let directory = try classDirectory()
             let db = directory.path("packs.db")
             var exports: [String] = []
             for (fixture, name) in [("world_cities", "cities"), ("world_cities_modified", "cities next")] {
@@ -41,7 +41,7 @@ final class DiffCommandTests: CLITestCase {
     }
 
     override class func tearDown() {
-        packs.tearDown { $0.directory.remove() }
+        packs.tearDown { _ in }
         super.tearDown()
     }
 

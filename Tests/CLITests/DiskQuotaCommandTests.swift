@@ -8,12 +8,6 @@ import XCTest
 /// needs more stops in `error` with a message that says so, keeps every batch it committed, and
 /// resumes from them once the quota allows.
 final class DiskQuotaCommandTests: CLITestCase {
-    var server: TestServer?
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
-
     private func region(_ base: String) throws -> String {
         let region = temp.path("region.json")
         try """

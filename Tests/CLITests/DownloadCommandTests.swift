@@ -7,12 +7,6 @@ import XCTest
 
 /// `packfs download`, `refresh` and `estimate` as a user runs them, against real servers.
 final class DownloadCommandTests: CLITestCase {
-    var server: TestServer?
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
-
     func writeRegion(_ base: String, extra: String = "") throws -> String {
         let region = temp.path("region.json")
         try """

@@ -8,7 +8,6 @@ import XCTest
 /// against mercantile's (run as a process), and the byte estimate against what the download then
 /// stores, from server samples and from a database holding a previous pack of the same sources.
 final class EstimateCommandTests: CLITestCase {
-    var server: TestServer!
     /// Central Helsinki, z0-14: 25 tiles and 297 resources.
     let helsinki = [24.93, 60.16, 24.96, 60.18]
 
@@ -17,10 +16,6 @@ final class EstimateCommandTests: CLITestCase {
         server = try TestServer.nginx()
     }
 
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
 
     func testTileCountsPerZoomMatchMercantile() throws {
         // openmaptiles is clipped to its TileJSON's bounds; land (vector, z0-4) is not; relief is

@@ -8,13 +8,8 @@ import XCTest
 /// Helsinki pack downloaded from nginx, checked by readers PackFS did not write: the sqlite3 shell
 /// for the metadata and pymbtiles (Tests/interchange/mbtiles_check.py) for every tile.
 final class MBTilesCommandTests: CLITestCase {
-    var server: TestServer?
     static let check = ProjectPaths.root.appendingPathComponent("Tests/interchange/mbtiles_check.py").path
 
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
 
     /// Each tiled source of bright.json (the vector sources openmaptiles and land, the raster
     /// relief) to its own file, read back tile by tile against the database.

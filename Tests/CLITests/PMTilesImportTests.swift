@@ -58,7 +58,7 @@ final class PMTilesImportTests: PMTilesTestCase {
 
     private func checkTheMountShows(_ name: String, _ tiles: [String: Data]) throws {
         try MountHelper.requireFUSE()
-        let mount = try MountHelper()
+        let mount = try MountHelper(in: temp)
         self.mount = mount
         let mounted = try packfs("mount", db, mount.path)
         XCTAssertEqual(mounted.status, 0, mounted.stderr)

@@ -8,13 +8,6 @@ import XCTest
 /// tiles read straight from the database, and the reference Python package (`pmtiles`) run as
 /// a process to read and write archives independently of PackFS.
 class PMTilesTestCase: CLITestCase {
-    var server: TestServer?
-
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
-
     static let scripts = ProjectPaths.root.appendingPathComponent("Tests/interchange")
 
     /// Downloads the Helsinki pack of `style` (styles/bright.json: three tiled sources) into

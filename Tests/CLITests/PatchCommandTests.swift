@@ -7,14 +7,9 @@ import XCTest
 /// `packfs patch DB NAME PATCH` as a user runs it: a file, an http URL from nginx, and every
 /// refusal as one line and exit 1 with the database file byte for byte and no spool file left.
 final class PatchCommandTests: CLITestCase {
-    var server: TestServer?
     let before = MartinFixtures.hashes["world_cities"] ?? ""
     let after = MartinFixtures.hashes["world_cities_modified"] ?? ""
 
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
 
     /// The pack "cities" (martin's world_cities) and a patch to world_cities_modified.
     private func prepare() throws -> String {

@@ -21,7 +21,7 @@ final class S3ExportTests: CLITestCase {
     override class func setUp() {
         super.setUp()
         fixture.setUp {
-            let directory = try TemporaryDirectory(prefix: "packfs-s3")
+            let directory = try classDirectory()
             let nginx = try TestServer.nginx()
             defer { nginx.stop() }
             let region = directory.path("region.json")
@@ -36,7 +36,7 @@ final class S3ExportTests: CLITestCase {
     }
 
     override class func tearDown() {
-        fixture.tearDown { $0.directory.remove() }
+        fixture.tearDown { $0.s3.server.stop() }
         super.tearDown()
     }
 

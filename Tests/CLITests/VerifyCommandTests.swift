@@ -9,12 +9,6 @@ import XCTest
 /// of it broken with raw SQL: a tile whose bytes do not inflate, a tile the plan needs gone, a
 /// recorded hash that is not the tiles'. And on imported packs, whose hash the import recorded.
 final class VerifyCommandTests: CLITestCase {
-    var server: TestServer?
-    override func tearDown() {
-        server?.stop()
-        super.tearDown()
-    }
-
     func testADownloadedPackVerifiesAndEachDamageIsNamed() throws {
         let nginx = try TestServer.nginx()
         server = nginx

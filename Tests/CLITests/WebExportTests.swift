@@ -129,7 +129,7 @@ final class WebExportTests: CLITestCase {
     private func render(_ page: String, under prefix: String, screenshot name: String,
                         expecting parts: [String] = ["sources/openmaptiles/", "glyphs/", "sprites/default"]) throws {
         let site = try XCTUnwrap(site)
-        let pictures = try TemporaryDirectory(prefix: "packfs-web")  // kept: a person looks at it
+        let pictures = try keptDirectory("web")  // kept: a person looks at it
         let screenshot = pictures.path("\(name).png")
         let started = Date()
         let browser = try Command.run(

@@ -7,7 +7,8 @@ import XCTest
 
 /// The writer's running counts (what progress shows during a download) must equal what the
 /// database query counts, whatever mix of new, replaced, adopted and revalidated rows a batch holds.
-final class BatchWriterTests: SessionDatabaseTestCase {
+final class BatchWriterTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     private let template = "http://h/tiles/{z}/{x}/{y}.pbf"
 
     private func key(_ x: Int) -> TileKey { TileKey(urlTemplate: template, pixelRatio: 1, z: 5, x: x, y: 0) }

@@ -11,7 +11,7 @@ import XCTest
 /// The estimate's parts without a network: the interpolation between measured zooms, the choice
 /// of sample zooms and tiles, the resources' size classes, and whole estimates of the fixture
 /// world's Helsinki region from documents on disk, a recording sampler and a real database.
-final class EstimateTests: XCTestCase {
+final class EstimateTests: PackFSTestCase {
     let base = "http://127.0.0.1:8181"
     let helsinki = Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)
 
@@ -156,8 +156,6 @@ final class EstimateTests: XCTestCase {
     }
 
     func testStoredTilesOfTheSameTemplateAndRatioGiveTheSizes() throws {
-        let temp = try TemporaryDirectory(prefix: "packfs-estimate")
-        defer { temp.remove() }
         let database = try OfflineDatabase.open(path: temp.path("e.db"))
         defer { try? database.close() }
         let template = base + "/tiles/helsinki/{z}/{x}/{y}.pbf"

@@ -6,13 +6,12 @@ import TestSupport
 import XCTest
 
 /// The client against Tests/servers/faultserver.py: resets, truncations, 5xx, 429, corrupt gzip.
-final class HTTPClientFaultTests: XCTestCase {
-    private var server: TestServer?
+final class HTTPClientFaultTests: PackFSTestCase {
     private var http: ClientUnderTest?
 
     override func tearDown() {
         http?.client.shutdown()
-        server?.stop()
+        super.tearDown()
     }
 
     private func start(_ arguments: [String], configuration: HTTPClientConfiguration = testConfiguration(),

@@ -7,18 +7,18 @@ import TestSupport
 import XCTest
 
 /// The client against nginx serving Fixtures/world (gzip on, ETags, keep-alive).
-final class HTTPClientNginxTests: XCTestCase {
-    private var server: TestServer!
+final class HTTPClientNginxTests: PackFSTestCase {
     private var http: ClientUnderTest!
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         server = try TestServer.nginx()
         http = try ClientUnderTest(testConfiguration(), allowHost: { host, _ in host == "127.0.0.1" })
     }
 
     override func tearDown() {
         http?.client.shutdown()
-        server?.stop()
+        super.tearDown()
     }
 
     private let samples = ["/styles/bright.json", "/tiles/helsinki.json", "/tiles/land/0/0/0.pbf",

@@ -8,13 +8,12 @@ import XCTest
 /// nothing is ever answered), `hang` (half a body, then nothing), `drip` (slow but never silent
 /// for long), and a wrong Content-Length. The server's logs say what happened when, so no test
 /// waits for a fixed time.
-final class HTTPClientStallTests: XCTestCase {
-    private var server: TestServer?
+final class HTTPClientStallTests: PackFSTestCase {
     private var http: ClientUnderTest?
 
     override func tearDown() {
         http?.client.shutdown()
-        server?.stop()
+        super.tearDown()
     }
 
     private func start(_ arguments: [String], concurrency: Int = 20, stallTimeout: Double = 1,

@@ -9,19 +9,11 @@ import XCTest
 /// Base class of the whole-download tests: a temporary database file, the test's server
 /// (stopped in tearDown), the Helsinki fixture region, and the byte-for-byte comparison of what
 /// was stored with what the origin serves.
-class PackDownloadTestCase: XCTestCase {
-    var temp: TemporaryDirectory!
-    var server: TestServer?
+class PackDownloadTestCase: PackFSTestCase {
     /// The database file's name in `temp`; a test may switch files between downloads.
     var databaseFile = "packs.db"
     var path: String { temp.path(databaseFile) }
 
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-download") }
-
-    override func tearDown() {
-        server?.stop()
-        temp.remove()
-    }
 
     /// 322 resources at zoom 14: the style, a TileJSON, 4 sprite files, 291 glyph ranges, 25 tiles.
     func helsinki(_ base: String, maxZoom: Double? = 14) -> RegionDefinition {

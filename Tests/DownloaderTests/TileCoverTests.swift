@@ -97,21 +97,10 @@ final class TileCoverTests: XCTestCase {
         var description: String { reason }
     }
 
-    /// Runs python3 with output in files, so that neither pipe can fill and block it.
+    /// Runs python3 to its end (`Command.runApart` reads both pipes at once, so neither fills
+    /// and blocks it); its output is JSON text.
     static func python(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let directory = try TemporaryDirectory(prefix: "cover-reference")
-        defer { directory.remove() }
-        let out = directory.url.appendingPathComponent("out"), err = directory.url.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        let stderr = String(decoding: try Data(contentsOf: err), as: UTF8.self)
-        return (process.terminationStatus, try Data(contentsOf: out), stderr)
+        let outcome = try Command.runApart("/usr/bin/env", ["python3"] + arguments)
+        return (outcome.status, Data(outcome.stdout.utf8), outcome.stderr)
     }
 }

@@ -6,20 +6,14 @@ import TestSupport
 import XCTest
 
 /// `--rewrite`, `--allow-host`, `mapbox://` and the Mapbox tile limit, through a whole download.
-final class URLPolicyDownloadTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var server: TestServer!
-    var path: String { temp.path("packs.db") }
+final class URLPolicyDownloadTests: PackFSTestCase {
+    var path: String { databasePath }
 
     override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-policy")
+        try super.setUpWithError()
         server = try TestServer.nginx()
     }
 
-    override func tearDown() {
-        server.stop()
-        temp.remove()
-    }
 
     private func run(style: String, options: DownloadOptions) throws -> (PackStatus, OfflineDatabase) {
         let database = try OfflineDatabase.open(path: path, mode: .mount)

@@ -10,19 +10,8 @@ import XCTest
 
 /// martin's `agg_tiles_hash`: equal to martin's figures for martin's fixtures, stable through
 /// import -> export -> import, written by the exports, checked by the import.
-final class AggTilesHashTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-hash")
-        database = try OfflineDatabase.open(path: temp.path("packs.db"))
-    }
-
-    override func tearDown() {
-        try? database.close()
-        temp.remove()
-    }
+final class AggTilesHashTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .command }
 
     func testNoTilesHashesAsMD5OfNothing() {
         XCTAssertEqual(TileSetHash().hex, "D41D8CD98F00B204E9800998ECF8427E")

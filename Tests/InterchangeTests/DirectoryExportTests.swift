@@ -7,7 +7,8 @@ import XCTest
 
 /// `DirectoryExport`: the files a small pack becomes (every one, byte for byte), and what an
 /// export refuses or leaves behind when it fails.
-final class DirectoryExportTests: SessionDatabaseTestCase {
+final class DirectoryExportTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     var out: String { temp.path("out") }
 
     func testTheTreeHoldsEveryFileWithItsRawBytes() throws {

@@ -8,7 +8,8 @@ import XCTest
 /// The exported style.json and tiles.json: every URL relative to the document that holds it (so
 /// a page in DIR loads `style.json` and each URL resolves to an exported file), or absolute under
 /// `--base-url`; the sources inlined and XYZ. Also a pack with no stored style.
-final class DirectoryStyleTests: SessionDatabaseTestCase {
+final class DirectoryStyleTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     var out: String { temp.path("out") }
 
     func testEveryURLIsRelativeToItsDocumentAndNamesAnExportedFile() throws {

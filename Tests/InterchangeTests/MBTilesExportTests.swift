@@ -10,19 +10,8 @@ import XCTest
 
 /// MBTiles export on real SQLite files, read back with plain SQL: which sources go to which
 /// file, TMS rows, gzipped vector tiles, the metadata rows, and no file at all when it fails.
-final class MBTilesExportTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-mbtiles-export")
-        database = try OfflineDatabase.open(path: temp.path("packs.db"))
-    }
-
-    override func tearDown() {
-        try? database.close()
-        temp.remove()
-    }
+final class MBTilesExportTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .command }
 
     static let style = """
         {"version": 8, "sources": {

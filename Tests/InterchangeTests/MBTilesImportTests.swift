@@ -10,20 +10,9 @@ import XCTest
 
 /// MBTiles import on real files: the pack's shape, the fixtures (a plain table and the
 /// map/images views), the round trip through export, and refusals that write nothing.
-final class MBTilesImportTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
+final class MBTilesImportTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .command }
     static let fixtures = ProjectPaths.fixtures.appendingPathComponent("mbtiles")
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-mbtiles-import")
-        database = try OfflineDatabase.open(path: temp.path("packs.db"))
-    }
-
-    override func tearDown() {
-        try? database.close()
-        temp.remove()
-    }
 
     func testAFileBecomesAPackWithItsMetadata() throws {
         let file = try makeMBTiles("trails.mbtiles", metadata: [

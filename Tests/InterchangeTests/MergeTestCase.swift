@@ -14,26 +14,16 @@ import XCTest
 /// | 2 | `{"name":"city"}` | 1/0/0, 1/0/1, 0/0/0 (newer than the target's) | style |
 /// | 3 | opaque bytes `00 FF 7B 6E 61 6D 65` | T2 0/0/0 | a glyph range |
 /// | none (ambient) | | 2/0/0 | a TileJSON |
-class MergeTestCase: XCTestCase {
+class MergeTestCase: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .command }
     static let template = "http://127.0.0.1:1/tiles/{z}/{x}/{y}.pbf"
     static let appTemplate = "http://127.0.0.1:1/app/{z}/{x}/{y}.png"
     static let style = "http://127.0.0.1:1/styles/side.json"
     static let appBytes = Data([0x00, 0xFF, 0x7B, 0x6E, 0x61, 0x6D, 0x65])
 
-    var temp: TemporaryDirectory!
-    var target: OfflineDatabase!
-    var targetPath: String { temp.path("packs.db") }
+    var target: OfflineDatabase { database }
+    var targetPath: String { databasePath }
     var sidePath: String { temp.path("cache.db") }
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-mergetest")
-        target = try OfflineDatabase.open(path: targetPath, mode: .command)
-    }
-
-    override func tearDownWithError() throws {
-        try target?.close()
-        temp?.remove()
-    }
 
     func key(_ z: Int, _ x: Int, _ y: Int, _ template: String = template) -> TileKey {
         TileKey(urlTemplate: template, pixelRatio: 1, z: z, x: x, y: y)

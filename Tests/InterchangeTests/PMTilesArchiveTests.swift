@@ -8,12 +8,8 @@ import XCTest
 
 /// PMTilesWriter and PMTilesReader on real files: clustering, shared contents, run-length
 /// entries, leaf directories, and damaged archives.
-final class PMTilesArchiveTests: XCTestCase {
-    var temp: TemporaryDirectory!
+final class PMTilesArchiveTests: PackFSTestCase {
     var path: String { temp.path("out.pmtiles") }
-
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-pmtiles") }
-    override func tearDown() { temp.remove() }
 
     typealias Tiles = [String: Data]
 

@@ -7,19 +7,8 @@ import XCTest
 @testable import Interchange
 
 /// The writer both importers share (ImportedPack): the pack's shape, and all or nothing.
-final class PMTilesImportedPackTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-imported")
-        database = try OfflineDatabase.open(path: temp.path("packs.db"))
-    }
-
-    override func tearDown() {
-        try? database.close()
-        temp.remove()
-    }
+final class PMTilesImportedPackTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .command }
 
     let metadata: JSONValue = .object([
         "name": .string("Trails"), "attribution": .string("(c) somebody"), "format": .string("pbf"),

@@ -11,16 +11,13 @@ import XCTest
 /// A pack as a side of a diff is its MBTiles export: against the export it gives a patch without
 /// tiles and the export's hash (a raw vector tile gzipped as the export gzips it, a tile off the
 /// grid left out as the export leaves it); its source chosen as the export chooses it.
-final class PackDiffSideTests: XCTestCase {
-    var temp: TemporaryDirectory!
+final class PackDiffSideTests: PackFSTestCase {
     var path: String { temp.path("packs.db") }
 
     override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-diff-pack")
+        try super.setUpWithError()
         try makePack()
     }
-
-    override func tearDown() { temp.remove() }
 
     func testAPackAgainstItsExportIsAPatchWithoutTiles() throws {
         let export = temp.path("roads.mbtiles")

@@ -10,24 +10,17 @@ import XCTest
 /// Patches in martin's format applied to imported packs: martin's fixtures give martin's hash
 /// after the patch, and the pack's export holds the new file's tiles byte for byte; every refusal
 /// leaves the database file byte for byte.
-final class PatchTests: XCTestCase {
-    var temp: TemporaryDirectory!
-    var database: OfflineDatabase!
+final class PatchTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .command }
     var old: String!
     var new: String!
     let before = MartinFixtures.hashes["world_cities"] ?? ""
     let after = MartinFixtures.hashes["world_cities_modified"] ?? ""
 
     override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packfs-patch")
-        database = try OfflineDatabase.open(path: temp.path("packs.db"), mode: .command, creating: true)
+        try super.setUpWithError()
         old = try MartinFixtures.build("world_cities", in: temp)
         new = try MartinFixtures.build("world_cities_modified", in: temp)
-    }
-
-    override func tearDown() {
-        try? database.close()
-        temp.remove()
     }
 
     private func importOld(as name: String = "cities") throws -> Pack {

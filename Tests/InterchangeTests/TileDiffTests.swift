@@ -11,11 +11,7 @@ import XCTest
 /// `TileDiff` on MBTiles files written here: martin's own test case gives martin's patch row for
 /// row; a side whose walk fails leaves no file; each side is read on a thread of its own through
 /// a hand-off that holds a few batches at most, and ends when the diff stops early.
-final class TileDiffTests: XCTestCase {
-    var temp: TemporaryDirectory!
-
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-diff") }
-    override func tearDown() { temp.remove() }
+final class TileDiffTests: PackFSTestCase {
 
     /// martin's `mbtiles/tests/copy.rs` (v1, v2 and their `dif`, commit 39ac533): edits, an
     /// empty tile made non-empty and the reverse, removals, additions, metadata edited, added and

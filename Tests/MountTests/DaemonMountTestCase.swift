@@ -37,15 +37,14 @@ extension PacksDirectory {
     }
 }
 
-/// Base class of the tests of the real `packfs mount` daemon: each test gets a fresh directory
-/// holding the database `db` and the mountpoint (`mount`), and the origin `makeServer()` starts
+/// Base class of the tests of the real `packfs mount` daemon: each test's directory (`temp`)
+/// holds the database `db` and the mountpoint (`mount`); each gets the origin `makeServer()` starts
 /// (nginx unless the class says otherwise; one for the whole class when `sharesServer`, for
 /// classes whose tests only read from it). tearDown unmounts, waits for the daemon to close the
 /// database and stops the test's server.
-class DaemonMountTestCase: XCTestCase, PacksDirectory {
+class DaemonMountTestCase: PackFSTestCase, PacksDirectory {
     var mount: MountHelper!
-    var server: TestServer!
-    var db: String { mount.directory.path("packs.db") }
+    var db: String { databasePath }
     var packs: String { mount.path + "/packs" }
     /// The database the daemon serves (`db` unless `mountPackFS` was given another).
     private var mounted: String?
@@ -55,9 +54,6 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
 
     /// The origin each test (or the class, with `sharesServer`) gets; nil for none.
     class func makeServer() throws -> TestServer? { try TestServer.nginx() }
-
-    /// One server for all the class's tests: true only where they only read from it.
-    class var sharesServer: Bool { false }
 
     /// The servers of the classes that share one, made in `class func setUp`.
     private static let shared = LockedState<[ObjectIdentifier: ClassFixture<TestServer?>]>([:])
@@ -83,8 +79,9 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
     }
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
-        mount = try MountHelper()
+        mount = try MountHelper(in: temp)
         server = Self.sharesServer ? try Self.sharedServer() : try Self.makeServer()
     }
 
@@ -94,7 +91,7 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
             _ = eventually(timeout: 15) { !daemonHoldsTheDatabase }
         }
         mount?.unmount()
-        if !Self.sharesServer { server?.stop() }
+        super.tearDown()
     }
 
     /// Runs the `packfs` binary; the text is stdout and stderr together.
@@ -127,7 +124,7 @@ class DaemonMountTestCase: XCTestCase, PacksDirectory {
     /// Returns its path.
     func regionFile(_ name: String, style: String? = nil, bounds: [Double] = helsinkiBounds, maxZoom: Int = 14,
                     extra: String? = nil) throws -> String {
-        let path = mount.directory.path(name)
+        let path = temp.path(name)
         try Self.region(style: style ?? server.url("/styles/bright.json"), bounds: bounds, maxZoom: maxZoom, extra: extra)
             .write(toFile: path, atomically: true, encoding: .utf8)
         return path

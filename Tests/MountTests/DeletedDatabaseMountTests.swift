@@ -16,11 +16,11 @@ final class DeletedDatabaseMountTests: DaemonMountTestCase {
         let land = ProjectPaths.fixtures.appendingPathComponent("mbtiles/land.mbtiles").path
         let imported = try packfs(["import", db, land, "--name", "land"])
         XCTAssertEqual(imported.status, 0, imported.text)
-        try mountPackFS(["--log", mount.directory.path("mount.log")])
+        try mountPackFS(["--log", temp.path("mount.log")])
         return (FileManager.default.subpaths(atPath: packs + "/land") ?? []).filter { $0.hasSuffix(".pbf") }
     }
 
-    private var log: String { (try? String(contentsOfFile: mount.directory.path("mount.log"), encoding: .utf8)) ?? "" }
+    private var log: String { (try? String(contentsOfFile: temp.path("mount.log"), encoding: .utf8)) ?? "" }
 
     private func unmountAndWait() {
         MountHelper.runTool("/usr/bin/fusermount3", ["-u", mount.path])
@@ -49,7 +49,7 @@ final class DeletedDatabaseMountTests: DaemonMountTestCase {
 
     func testAReplacedDatabaseIsLeftAloneAndTheOldOneSavedBesideIt() throws {
         _ = try makeDatabase()
-        try FileManager.default.moveItem(atPath: db, toPath: mount.directory.path("moved.db"))
+        try FileManager.default.moveItem(atPath: db, toPath: temp.path("moved.db"))
         let other = Data("another program's file".utf8)
         try other.write(to: URL(fileURLWithPath: db))
         let status = JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: mount.path + "/status.json")))

@@ -23,11 +23,11 @@ final class FullDiskMountTests: DaemonMountTestCase {
             if isCI { return XCTFail("not root: cannot mount a tmpfs") }
             throw XCTSkip("mounting a tmpfs needs root")
         }
-        let scratch = try ScratchFilesystem(at: mount.directory.path("scratch"), size: "1m")
+        let scratch = try ScratchFilesystem(at: temp.path("scratch"), size: "1m")
         self.scratch = scratch
         let database = scratch.path + "/packs.db"
         XCTAssertEqual(try Packfs.run(["reset", database]).status, 0)
-        let log = mount.directory.path("mount.log")
+        let log = temp.path("mount.log")
         try mountPackFS(["--log", log], database: database)
         let region = #"{"style": "http://127.0.0.1:9/s.json", "bounds": [24.93, 60.16, 24.96, 60.18], "maxzoom": 1}"#
         try Data(region.utf8).write(to: URL(fileURLWithPath: packs + "/kept.region"))

@@ -36,10 +36,8 @@ final class HostileArchiveMountTests: HostileMountTestCase {
     func testEstimateOfAHostileArchiveExitsOneWithOneLine() throws {
         let cases = try HostileCorpus.cases("archive")
         server = try TestServer.nginx(world: try hostileWorld(cases))
-        let directory = try TemporaryDirectory(prefix: "packfs-hostile-estimate")
-        defer { directory.remove() }
         for item in cases {
-            let path = directory.path(item.stem + ".json")
+            let path = temp.path(item.stem + ".json")
             try region(item).write(to: URL(fileURLWithPath: path))
             let outcome = try Packfs.run(["estimate", path])
             guard let expect = item.expect, item.string("estimate") == nil else {
@@ -64,9 +62,7 @@ final class HostileArchiveMountTests: HostileMountTestCase {
 
     /// The fixture world, with the corpus's archives under hostile/archives and a style naming each.
     private func hostileWorld(_ cases: [HostileCase]) throws -> URL {
-        let directory = try TemporaryDirectory(prefix: "packfs-hostile-archives")
-        world = directory
-        let root = directory.url.appendingPathComponent("world")
+        let root = temp.url.appendingPathComponent("world")
         let hostile = root.appendingPathComponent("hostile")
         try FileManager.default.copyItem(at: ProjectPaths.world, to: root)
         try FileManager.default.createDirectory(at: hostile.appendingPathComponent("archive-styles"), withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ final class HostileDatabaseMountTests: HostileMountTestCase {
     func testRefusedDatabaseFilesAreLeftByteForByte() throws {
         let cases = try HostileCorpus.cases("database").filter { $0.bool("refused") }
         for item in cases {
-            let path = mount.directory.path(item.url.lastPathComponent)
+            let path = temp.path(item.url.lastPathComponent)
             try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let list = try packfs(["list", path])
@@ -28,7 +28,7 @@ final class HostileDatabaseMountTests: HostileMountTestCase {
     func testHostileDatabaseContentsMountAndEveryFileReads() throws {
         let cases = try HostileCorpus.cases("database").filter { !$0.bool("refused") }
         for item in cases {
-            let path = mount.directory.path(item.url.lastPathComponent)
+            let path = temp.path(item.url.lastPathComponent)
             try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
             let list = try packfs(["list", path])
             XCTAssertEqual(list.status, 0, "\(item): \(list.text)")

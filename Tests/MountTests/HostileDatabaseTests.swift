@@ -12,7 +12,7 @@ import XCTest
 /// make. Each such file fails alone with its errno; the daemon keeps serving, the good pack reads
 /// byte-exact, and the mount changes no stored row.
 final class HostileDatabaseTests: HostileMountTestCase {
-    var log: String { mount.directory.path("mount.log") }
+    var log: String { temp.path("mount.log") }
 
     override class func makeServer() throws -> TestServer? { try TestServer.nginx() }
 

@@ -85,9 +85,7 @@ final class HostileDocumentMountTests: HostileMountTestCase {
     /// The fixture world, with the corpus's styles and TileJSON documents under hostile/, and a
     /// style naming each TileJSON document, sprite sheet and glyph range of the corpus.
     private func hostileWorld() throws -> URL {
-        let directory = try TemporaryDirectory(prefix: "packfs-hostile-world")
-        world = directory
-        let root = directory.url.appendingPathComponent("world")
+        let root = temp.url.appendingPathComponent("world")
         let hostile = root.appendingPathComponent("hostile")
         try FileManager.default.copyItem(at: ProjectPaths.world, to: root)
         try FileManager.default.createDirectory(at: hostile, withIntermediateDirectories: true)

@@ -7,17 +7,11 @@ import TestSupport
 import XCTest
 
 /// What the hostile-input mount tests share: a `packfs mount` daemon on a fresh database, a
-/// world holding the corpus's documents for nginx to serve, and raw writes whose errno counts.
+/// world holding the corpus's documents for nginx to serve (in the test's directory), and raw
+/// writes whose errno counts.
 class HostileMountTestCase: DaemonMountTestCase {
-    var world: TemporaryDirectory?
-
     /// A class that needs an origin starts its own.
     override class func makeServer() throws -> TestServer? { nil }
-
-    override func tearDown() {
-        super.tearDown()
-        world?.remove()
-    }
 
     /// The daemon still answers: statfs goes to it, and packs/ lists.
     func assertServing(file: StaticString = #filePath, line: UInt = #line) {

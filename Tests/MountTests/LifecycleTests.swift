@@ -62,7 +62,7 @@ final class LifecycleTests: MountedTestCase {
     func testInvalidationFromInsideAnOperationDoesNotDeadlock() throws {
         let notifier = KernelNotifier()
         let filesystem = InvalidatingFilesystem(cache: notifier)
-        let mount = try MountHelper()
+        let mount = try MountHelper(in: temp, name: "invalidating")
         let fuse = FUSEMount(filesystem: filesystem, mountpoint: mount.path, options: mountOptions, notifier: notifier)
         defer { mount.unmount() }
         try mount.start { try fuse.run() }
@@ -80,8 +80,7 @@ final class LifecycleTests: MountedTestCase {
     }
 
     func testUnknownOptionFailsRun() throws {
-        let other = try MountHelper()
-        defer { other.directory.remove() }
+        let other = try MountHelper(in: temp, name: "other")
         let fuse = FUSEMount(filesystem: MemoryFilesystem(), mountpoint: other.path,
                              options: FUSEMount.Options(mountOptions: ["no_such_option"], handlesSignals: false))
         XCTAssertThrowsError(try fuse.run()) { error in

@@ -33,10 +33,10 @@ final class MBTilesRenderTests: DaemonMountTestCase {
         server = try TestServer.nginx()
         let region = try regionFile("helsinki.region")
         try expectSuccess(packfs, ["download", db, "helsinki", region])
-        let out = mount.directory.path("helsinki.mbtiles")
+        let out = temp.path("helsinki.mbtiles")
         try expectSuccess(packfs, ["export", db, "helsinki", out])
         try mountPackFS()
-        let sources = ["openmaptiles", "land", "relief"].flatMap { ["--source", "\($0)=\(mount.directory.path("helsinki.\($0).mbtiles"))"] }
+        let sources = ["openmaptiles", "land", "relief"].flatMap { ["--source", "\($0)=\(temp.path("helsinki.\($0).mbtiles"))"] }
         // render_compare.py's views and its guards' thresholds for bright.json.
         try renderCompare("packs/helsinki/style.json", sources + ["--min-colours", "200", "--min-drawn", "0.3"], views: 4)
     }
@@ -64,7 +64,7 @@ final class MBTilesRenderTests: DaemonMountTestCase {
 
     /// Runs mbtiles_render.py on `style` (a path in the mount) with `arguments`.
     private func renderCompare(_ style: String, _ arguments: [String], views: Int) throws {
-        let pictures = try TemporaryDirectory(prefix: "packfs-mbtiles-render")
+        let pictures = try keptDirectory("mbtiles-render")
         print("MBTilesRenderTests: \(style) pictures in \(pictures.url.path)")
         let compare = try Command.run(
             "/usr/bin/env", ["python3", Self.script, mount.path + "/" + style, pictures.url.path] + arguments,

@@ -12,7 +12,7 @@ final class MergeMountTests: DaemonMountTestCase {
     static let landTemplate = "http://127.0.0.1:1/tiles/land/{z}/{x}/{y}.pbf"
     static let reliefTemplate = "http://127.0.0.1:1/relief/{z}/{x}/{y}.png"
 
-    var side: String { mount.directory.path("cache.db") }
+    var side: String { temp.path("cache.db") }
 
     /// Everything it serves comes from the app's file.
     override class func makeServer() throws -> TestServer? { nil }

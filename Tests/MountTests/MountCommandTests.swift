@@ -5,13 +5,12 @@ import XCTest
 
 /// `packfs mount` at its edges (issue 21): a busy mountpoint, a path holding a space, the dead
 /// mount a killed daemon leaves, a file that is no database, and `-o ro`.
-final class MountCommandTests: XCTestCase {
-    var directory: TemporaryDirectory!
+final class MountCommandTests: PackFSTestCase {
     var mounts: [String] = []
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
-        directory = try TemporaryDirectory(prefix: "packfs-mountcommand")
         XCTAssertEqual(try Packfs.run(["reset", db]).status, 0)
     }
 
@@ -19,15 +18,14 @@ final class MountCommandTests: XCTestCase {
         for path in mounts where MountHelper.isFUSE(path) {
             MountHelper.runTool("/usr/bin/fusermount3", ["-u", "-z", path])
         }
-        directory?.remove()
         super.tearDown()
     }
 
-    var db: String { directory.path("packs.db") }
+    var db: String { databasePath }
 
     /// A fresh empty directory to mount on.
     func mountpoint(_ name: String) throws -> String {
-        let path = directory.path(name)
+        let path = temp.path(name)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         mounts.append(path)
         return path
@@ -54,7 +52,7 @@ final class MountCommandTests: XCTestCase {
     func testASecondMountOnTheSameDirectoryFailsAndSaysWhy() throws {
         let path = try mountpoint("mnt")
         XCTAssertEqual(try Packfs.run(["mount", db, path]).status, 0)
-        let junk = directory.path("junk.db")
+        let junk = temp.path("junk.db")
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: junk))
         for second in [db, junk] {
             let again = try Packfs.run(["mount", second, path])
@@ -67,7 +65,7 @@ final class MountCommandTests: XCTestCase {
 
     func testAFileThatIsNoDatabaseFailsTheBackgroundMount() throws {
         let path = try mountpoint("mnt")
-        let junk = directory.path("junk.db")
+        let junk = temp.path("junk.db")
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: junk))
         let mounted = try Packfs.run(["mount", junk, path])
         XCTAssertEqual(mounted.status, 1, mounted.text)

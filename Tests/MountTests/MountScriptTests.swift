@@ -5,19 +5,21 @@ import XCTest
 
 /// mount-scripts/: `mount -t fuse.packfs` through mount.packfs, and umount.packfs waiting for the
 /// daemon to close the database.
-final class MountScriptTests: XCTestCase {
+final class MountScriptTests: PackFSTestCase {
     var mount: MountHelper!
     let helper = "/sbin/mount.fuse.packfs"
-    var db: String { mount.directory.path("packs.db") }
+    var db: String { databasePath }
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
-        mount = try MountHelper()
+        mount = try MountHelper(in: temp)
     }
 
     override func tearDown() {
         mount?.unmount()
         try? FileManager.default.removeItem(atPath: helper)
+        super.tearDown()
     }
 
     private func script(_ name: String) -> String {

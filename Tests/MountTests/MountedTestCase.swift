@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 
 /// Each test gets `MemoryFilesystem` mounted through the kernel at `root`, unmounted in tearDown.
-class MountedTestCase: XCTestCase {
+class MountedTestCase: PackFSTestCase {
     var filesystem: MemoryFilesystem!
     var fuse: FUSEMount!
     var mount: MountHelper!
@@ -17,9 +17,10 @@ class MountedTestCase: XCTestCase {
     }
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
         let filesystem = MemoryFilesystem()
-        let mount = try MountHelper()
+        let mount = try MountHelper(in: temp)
         let fuse = FUSEMount(filesystem: filesystem, mountpoint: mount.path, options: mountOptions)
         (self.filesystem, self.mount, self.fuse) = (filesystem, mount, fuse)
         try mount.start { try fuse.run() }

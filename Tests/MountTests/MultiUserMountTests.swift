@@ -18,7 +18,7 @@ final class MultiUserMountTests: DaemonMountTestCase {
     func testAnotherUserReadsTilesButNotTheDatabaseNorRegionFiles() throws {
         // The test's directory (beside the database) must be traversable for nobody to reach
         // the mountpoint: what keeps the database from nobody is then its own mode.
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: mount.directory.url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temp.url.path)
         try mountPackFS(["-o", "allow_other"])
         let region = try regionFile("a.json", style: server.url("/styles/bright.json?key=OwnersKey"), maxZoom: 3)
         try copyRegion(region, to: "a")
@@ -52,7 +52,7 @@ final class MultiUserMountTests: DaemonMountTestCase {
         XCTAssertEqual(try mode(db), 0o640)
         XCTAssertEqual(try mode(db + "-wal"), 0o640)
         unmountPackFS()
-        let other = mount.directory.path("other.db")
+        let other = temp.path("other.db")
         XCTAssertEqual(try packfs(["reset", other, "--db-mode", "0604"]).status, 0)
         XCTAssertEqual(try mode(other), 0o604)
         XCTAssertEqual(try packfs(["reset", other, "--db-mode", "0600"]).status, 0)

@@ -95,7 +95,7 @@ final class PackManagementTests: DaemonMountTestCase {
 
     func testABadRegionFileFailsTheCopyAndExplainsWhy() throws {
         try mountPackFS()
-        let bad = mount.directory.path("bad.json")
+        let bad = temp.path("bad.json")
         try #"{"style": "file:///etc/passwd", "bounds": [0, 0, 1, 1]}"#.write(toFile: bad, atomically: true, encoding: .utf8)
         let cp = try run("/bin/cp", [bad, packs + "/bad.region"])
         XCTAssertNotEqual(cp.status, 0)
@@ -104,7 +104,7 @@ final class PackManagementTests: DaemonMountTestCase {
         XCTAssertTrue(reason.contains("style"), reason)
         XCTAssertFalse(FileManager.default.fileExists(atPath: packs + "/bad"))
         // NUL bytes start no JSON text: the copy fails as for other junk.
-        let zeros = mount.directory.path("zeros.bin")
+        let zeros = temp.path("zeros.bin")
         try Data(count: 4096).write(to: URL(fileURLWithPath: zeros))
         let nul = try run("/bin/cp", [zeros, packs + "/zeros.region"])
         XCTAssertNotEqual(nul.status, 0)
@@ -130,7 +130,7 @@ final class PackManagementTests: DaemonMountTestCase {
         try copyRegion(try helsinki("a.json", maxZoom: 2), to: "a")
         waitForState("a")
         let before = try String(contentsOfFile: packs + "/a.region", encoding: .utf8)
-        let bad = mount.directory.path("bad.json")
+        let bad = temp.path("bad.json")
         try #"{"style": "\#(server.baseURL)/styles/bright.json", "bounds": [0, 0, 1, 1], "maxzom": 3}"#
             .write(toFile: bad, atomically: true, encoding: .utf8)
         let cp = try run("/bin/cp", [bad, packs + "/a.region"])
@@ -267,7 +267,7 @@ final class PackManagementTests: DaemonMountTestCase {
     /// but not change packs; without it they get nothing.
     func testAllowOtherLetsOtherUsersReadButNotChange() throws {
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: mount.directory.url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temp.url.path)
         let region = try helsinki("a.json", maxZoom: 2)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: region)
         try mountPackFS(["-o", "allow_other"])

@@ -14,7 +14,7 @@ final class PackMountTests: DaemonMountTestCase {
     override class func setUp() {
         super.setUp()
         downloaded.setUp {
-            let directory = try TemporaryDirectory(prefix: "packfs-pack")
+            let directory = try classDirectory()
             let server = try XCTUnwrap(sharedServer())
             let file = directory.path("helsinki.region")
             try region(style: server.url("/styles/bright.json")).write(toFile: file, atomically: true, encoding: .utf8)
@@ -25,7 +25,7 @@ final class PackMountTests: DaemonMountTestCase {
     }
 
     override class func tearDown() {
-        downloaded.tearDown { $0.remove() }
+        downloaded.tearDown { _ in }
         super.tearDown()
     }
 
@@ -33,7 +33,7 @@ final class PackMountTests: DaemonMountTestCase {
         try super.setUpWithError()
         let downloaded = try Self.downloaded.value()
         for name in ["packs.db", "helsinki.region"] {
-            try FileManager.default.copyItem(atPath: downloaded.path(name), toPath: mount.directory.path(name))
+            try FileManager.default.copyItem(atPath: downloaded.path(name), toPath: temp.path(name))
         }
     }
 
@@ -145,9 +145,9 @@ final class PackMountTests: DaemonMountTestCase {
         XCTAssertEqual(errnoOf { XAttr.remove(packs + "/helsinki.region", "user.other") }, ENODATA)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: packs).sorted(), ["helsinki", "helsinki.region"])
         XCTAssertEqual(FileManager.default.contents(atPath: tile), try server.expectedContent("/tiles/helsinki/14/9327/4742.pbf"))
-        let again = try packfs(["mount", db, mount.directory.path("helsinki.region")])
+        let again = try packfs(["mount", db, temp.path("helsinki.region")])
         XCTAssertEqual(again.status, 1, "refused: not a directory")
-        let second = mount.directory.path("second")
+        let second = temp.path("second")
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
         let busy = try packfs(["mount", db, second])
         XCTAssertEqual(busy.status, 1)
@@ -159,7 +159,7 @@ final class PackMountTests: DaemonMountTestCase {
     }
 
     func testANonOfflineDatabaseIsRefusedAndLeftUntouched() throws {
-        let bogus = mount.directory.path("bogus.db")
+        let bogus = temp.path("bogus.db")
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: bogus))
         let outcome = try packfs(["mount", bogus, mount.path])
         XCTAssertEqual(outcome.status, 1)

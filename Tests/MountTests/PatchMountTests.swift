@@ -11,14 +11,12 @@ import XCTest
 final class PatchMountTests: DaemonMountTestCase {
     override class func makeServer() throws -> TestServer? { nil }
 
-    var temp: TemporaryDirectory!
     var old = "", new = "", other = ""
     let before = MartinFixtures.hashes["world_cities"] ?? ""
     let after = MartinFixtures.hashes["world_cities_modified"] ?? ""
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        temp = try TemporaryDirectory(prefix: "packfs-patch-mount")
         old = try MartinFixtures.build("world_cities", in: temp)
         new = try MartinFixtures.build("world_cities_modified", in: temp)
         other = try MartinFixtures.build("zoomed_world_cities", in: temp)
@@ -26,11 +24,6 @@ final class PatchMountTests: DaemonMountTestCase {
             let outcome = try packfs(["import", db, file, "--name", name, "--accept-hash-mismatch"])
             XCTAssertEqual(outcome.status, 0, outcome.text)
         }
-    }
-
-    override func tearDown() {
-        super.tearDown()
-        temp?.remove()
     }
 
     private func patchFile(_ name: String, before: String? = nil) throws -> String {
@@ -107,7 +100,7 @@ final class PatchMountTests: DaemonMountTestCase {
     }
 
     private func spoolFiles() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: mount.directory.path(""))) ?? []).filter { $0.contains(".patch-") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: temp.path(""))) ?? []).filter { $0.contains(".patch-") }
     }
 
     /// An MBTiles file's tiles as the mount shows them: "z/x/y.pbf" (XYZ rows) to inflated bytes.

@@ -42,7 +42,7 @@ final class ReadmeTourTests: DaemonMountTestCase {
     /// `command` with bash in the test's directory; the text is stdout and stderr together.
     private func run(_ command: String) throws -> (status: Int32, text: String) {
         let path = BuiltProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let script = "cd '\(mount.directory.url.path)' || exit 90\n" + command
+        let script = "cd '\(temp.url.path)' || exit 90\n" + command
         return try Command.run("/bin/bash", ["-c", script], environment: ["PATH": path, "LC_ALL": "C"], timeout: 300)
     }
 }

@@ -56,8 +56,7 @@ final class RenderTests: DaemonMountTestCase {
         XCTAssertFalse(text.contains("http://") || text.contains("https://"), text)
         XCTAssertTrue(text.contains("\"file://\(mount.path)/packs/helsinki/glyphs/{fontstack}/{range}.pbf\""), text)
 
-        // Kept after the test (not under the mount's directory) so the pictures can be looked at.
-        let pictures = try TemporaryDirectory(prefix: "packfs-render")
+        let pictures = try keptDirectory("render")
         print("RenderTests: \(style) pictures in \(pictures.url.path)")
         let origin = server.url("/styles/" + (reference ?? style))
         let compare = try Command.run("/usr/bin/env", ["python3", Self.script, origin,

@@ -47,7 +47,7 @@ final class SecretScanMountTests: DaemonMountTestCase {
     }
 
     func testNoFileOfTheMountNorTheLogShowsASecret() throws {
-        let log = mount.directory.path("daemon.log")
+        let log = temp.path("daemon.log")
         try mountPackFS(["--log", log, "--web-base", "http://127.0.0.1:9/packfs"] + mapboxOptions)
         let (mapbox, keyed, clear) = try regions()
         try copyRegion(mapbox, to: "mapbox")
@@ -79,7 +79,7 @@ final class SecretScanMountTests: DaemonMountTestCase {
 
     func testNoCommandOutputShowsASecret() throws {
         let (mapbox, keyed, clear) = try regions()
-        let db = mount.directory.path("commands.db")
+        let db = temp.path("commands.db")
         var outputs: [String: String] = [:]
         func run(_ arguments: [String], environment: [String: String] = [:]) throws {
             let outcome = try Command.runApart(Packfs.path, arguments, environment: environment)
@@ -95,7 +95,7 @@ final class SecretScanMountTests: DaemonMountTestCase {
         for pack in ["mapbox", "keyed", "clear"] { try run(["status", db, pack]) }
         try run(["status", db, "keyed", "--json"])
         try run(["patch", db, "clear", "http://\(Self.user):\(Self.password)@127.0.0.1:\(server.port)/forbidden/patch.mbtiles"])
-        let file = mount.directory.path("preload.json")
+        let file = temp.path("preload.json")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: file))
         try run(["cache", db, "preload", server.url("/x.json?access_token=\(Self.accessToken)")
             .replacing("http://", with: "http://\(Self.user):\(Self.password)@"), file])

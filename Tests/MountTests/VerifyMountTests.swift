@@ -8,7 +8,7 @@ final class VerifyMountTests: DaemonMountTestCase {
     override class func makeServer() throws -> TestServer? { nil }
 
     func testVerifyWorksWhileTheDatabaseIsMounted() throws {
-        let fixture = try MartinFixtures.build("zoomed_world_cities", in: mount.directory)
+        let fixture = try MartinFixtures.build("zoomed_world_cities", in: temp)
         XCTAssertEqual(try packfs(["import", db, fixture, "--name", "cities"]).status, 0)
         try mountPackFS()
         XCTAssertEqual(waitForState("cities"), "complete")

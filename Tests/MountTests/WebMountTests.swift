@@ -12,12 +12,12 @@ import XCTest
 final class WebMountTests: WebSiteMountTestCase {
     func testAPackRendersInABrowserFromTheLiveMountWhileAnotherDownloads() throws {
         let scripts = try WebSite.requireBrowser()
-        let root = mount.directory.url.appendingPathComponent("site")
+        let root = temp.url.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for file in [WebSite.pages.appendingPathComponent("index.html")] + scripts {
             try FileManager.default.copyItem(at: file, to: root.appendingPathComponent(file.lastPathComponent))
         }
-        let site = try WebSite(root: root, state: mount.directory.url.appendingPathComponent("site-nginx"),
+        let site = try WebSite(root: root, state: temp.url.appendingPathComponent("site-nginx"),
                                alias: (prefix: "/packfs", directory: mount.path))
         self.site = site
         let base = site.url("/packfs")
@@ -40,7 +40,7 @@ final class WebMountTests: WebSiteMountTestCase {
         XCTAssertEqual(waitForState("slow", ["active"]), "active")
 
         let page = site.url("/index.html?style=/packfs/packs/helsinki/web-style.json&lng=24.9443&lat=60.1716&zoom=15")
-        let pictures = try TemporaryDirectory(prefix: "packfs-web-mount")  // kept: a person looks at it
+        let pictures = try keptDirectory("web-mount")  // kept: a person looks at it
         let browser = try Command.run(
             "/usr/bin/env", ["python3", WebSite.pages.appendingPathComponent("browser_check.py").path, page,
                              pictures.path("mount.png")], timeout: 240)
@@ -61,7 +61,7 @@ final class WebMountTests: WebSiteMountTestCase {
 
     /// Zooms 0-14 of `bounds` (central Helsinki by default) from `origin`'s fixture style.
     private func region(origin: TestServer, bounds: String = "24.93, 60.16, 24.96, 60.18") throws -> String {
-        let path = mount.directory.path("region-\(origin.port).json")
+        let path = temp.path("region-\(origin.port).json")
         try """
             {"style": "\(origin.baseURL)/styles/bright.json", "bounds": [\(bounds)], "maxzoom": 14}
             """.write(toFile: path, atomically: true, encoding: .utf8)

@@ -16,11 +16,11 @@ import XCTest
 final class WebPageMountTests: WebSiteMountTestCase {
     func testThePageShowsEveryPackLiveAndDrawsOneWithNothingFromElsewhere() throws {
         _ = try WebSite.requireBrowser()
-        let assets = try WebSite.assemblePage(into: mount.directory.path("web"))
+        let assets = try WebSite.assemblePage(into: temp.path("web"))
         // nginx's own root holds nothing: everything the page asks for must come from the mount.
-        let root = mount.directory.url.appendingPathComponent("site")
+        let root = temp.url.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let site = try WebSite(root: root, state: mount.directory.url.appendingPathComponent("site-nginx"),
+        let site = try WebSite(root: root, state: temp.url.appendingPathComponent("site-nginx"),
                                alias: (prefix: "/packfs", directory: mount.path))
         self.site = site
         let base = site.url("/packfs")
@@ -46,7 +46,7 @@ final class WebPageMountTests: WebSiteMountTestCase {
         XCTAssertTrue(eventually(timeout: 120) { progress("world")?["required_resources_is_precise"] == .bool(true) },
                       "the world pack was never planned: \(String(describing: progress("world")))")
 
-        let pictures = try TemporaryDirectory(prefix: "packfs-web-page")  // kept: a person looks at it
+        let pictures = try keptDirectory("web-page")  // kept: a person looks at it
         let script = WebSite.pages.appendingPathComponent("page_check.py").path
         let browser = try Command.run("/usr/bin/env", [
             "python3", script, base + "/", pictures.path("page.png"), "--complete", "helsinki", "--downloading", "world",
@@ -83,16 +83,16 @@ final class WebPageMountTests: WebSiteMountTestCase {
     /// A `--web-assets` directory without the page fails the mount with one line naming the file.
     func testAWebAssetsDirectoryWithoutThePageFailsTheMount() throws {
         let outcome = try packfs(["mount", db, mount.path, "--web-base", "http://127.0.0.1:1/packfs",
-                                  "--web-assets", mount.directory.path("nowhere")])
+                                  "--web-assets", temp.path("nowhere")])
         XCTAssertEqual(outcome.status, 1)
         XCTAssertEqual(outcome.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                       "packfs: --web-assets: \(mount.directory.path("nowhere"))/index.html: No such file or directory")
+                       "packfs: --web-assets: \(temp.path("nowhere"))/index.html: No such file or directory")
         XCTAssertFalse(mount.isMounted)
     }
 
     /// Zooms 0-14 of `bounds` (central Helsinki by default) from `origin`'s fixture style.
     private func region(origin: TestServer, bounds: String = "24.93, 60.16, 24.96, 60.18") throws -> String {
-        let path = mount.directory.path("region-\(origin.port)-\(bounds.hashValue).json")
+        let path = temp.path("region-\(origin.port)-\(bounds.hashValue).json")
         try """
             {"style": "\(origin.baseURL)/styles/bright.json", "bounds": [\(bounds)], "maxzoom": 14}
             """.write(toFile: path, atomically: true, encoding: .utf8)

@@ -9,7 +9,8 @@ import XCTest
 /// `packs/<name>/coverage.geojson`: listed with the pack's files, a live read-only file whose
 /// document is the union of the primary source's tiles per zoom, following tiles added and
 /// taken away.
-final class CoverageFileTests: SessionDatabaseTestCase {
+final class CoverageFileTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     private let primary = "https://maps.example/data/land/{z}/{x}/{y}.pbf"
     private let other = "https://maps.example/relief/{z}/{x}/{y}.png"
     private let area = RegionDefinition.Area.bounds(Bounds(west: -180, south: -85, east: 180, north: 85))

@@ -7,7 +7,8 @@ import XCTest
 
 /// A pack of 20,000 tiles in one z/x column set, written straight into the store: listings page
 /// through it completely, quickly, with each entry once.
-final class LargePackTests: SessionDatabaseTestCase {
+final class LargePackTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     func testTwentyThousandTilesListCompletelyAndQuickly() throws {
         let styleURL = "http://example.invalid/style.json"
         let template = "http://example.invalid/big/{z}/{x}/{y}.pbf"

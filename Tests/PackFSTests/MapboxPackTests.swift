@@ -7,7 +7,8 @@ import XCTest
 
 /// A pack as a Mapbox or MapLibre app stores it: a `mapbox://` source whose stored TileJSON lists
 /// https tile URLs with a token, and tiles keyed under `mapbox://tiles/...`. The mount finds them.
-final class MapboxPackTests: SessionDatabaseTestCase {
+final class MapboxPackTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     func testTilesKeyedUnderTheCanonicalTemplateAppear() throws {
         let styleURL = "mapbox://styles/test/bright"
         let style = #"{"version":8,"sources":{"streets":{"type":"vector","url":"mapbox://mapbox.test-streets"}},"layers":[]}"#

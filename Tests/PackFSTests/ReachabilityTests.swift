@@ -13,38 +13,30 @@ import XCTest
 /// apps make one, every tile and resource a real download stores is reachable in the tree with
 /// its stored bytes at the path its key names, and the tree shows nothing else but the files it
 /// generates (progress.json, coverage.geojson, the tiles.json of an inline source).
-final class ReachabilityTests: XCTestCase {
+final class ReachabilityTests: PackFSTestCase {
     /// The test world (Fixtures/world and a mapbox/ tree) and the nginx serving it.
-    static let fixture = ClassFixture<(world: TemporaryDirectory, server: TestServer)>()
-    var server: TestServer!
-    var temp: TemporaryDirectory!
+    static let fixture = ClassFixture<TestServer>()
+
+    override class var sharesServer: Bool { true }
 
     override class func setUp() {
+        super.setUp()
         fixture.setUp {
-            let world = try TemporaryDirectory(prefix: "packfs-reach-world")
-            do {
-                try MapboxWorld.make(at: world.url.appendingPathComponent("world"))
-                return (world, try TestServer.nginx(world: world.url.appendingPathComponent("world")))
-            } catch {
-                world.remove()
-                throw error
-            }
+            let world = try classDirectory().url.appendingPathComponent("world")
+            try MapboxWorld.make(at: world)
+            return try TestServer.nginx(world: world)
         }
     }
 
     override class func tearDown() {
-        fixture.tearDown { world, server in
-            server.stop()
-            world.remove()
-        }
+        fixture.tearDown { $0.stop() }
+        super.tearDown()
     }
 
     override func setUpWithError() throws {
-        server = try Self.fixture.value().server
-        temp = try TemporaryDirectory(prefix: "packfs-reach")
+        try super.setUpWithError()
+        server = try Self.fixture.value()
     }
-
-    override func tearDown() { temp?.remove() }
 
     func testEveryFixtureStyleAtEachPixelRatio() throws {
         let styles = try FileManager.default.contentsOfDirectory(

@@ -10,7 +10,8 @@ import XCTest
 /// row is missing, and a pack imported from an MBTiles file. The mount shows every tile template
 /// as `sources/<id>/`, the first as the primary directory, and a minimal style.json that names
 /// every source and every vector layer.
-final class StylelessPackTests: SessionDatabaseTestCase {
+final class StylelessPackTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     let vectorTile = ProjectPaths.world.appendingPathComponent("tiles/land/3/4/2.pbf")
     let rasterTile = ProjectPaths.world.appendingPathComponent("tiles/geography-class-png/1/1/0.png")
     let area = RegionDefinition.Area.bounds(Bounds(west: -180, south: -85, east: 180, north: 85))

@@ -7,26 +7,27 @@ import TestSupport
 import XCTest
 
 /// The whole read side over a real download of the fixture pack, walked as the kernel would.
-final class TreeWalkTests: XCTestCase {
+final class TreeWalkTests: PackFSTestCase {
     /// A directory holding the downloaded pack (`origin.db`) and the server it came from.
-    static let fixture = ClassFixture<(temp: TemporaryDirectory, server: TestServer)>()
+    static let fixture = ClassFixture<(origin: String, server: TestServer)>()
 
     /// A mountpoint with a space: URLs in style.json must be percent-encoded.
     let mountpoint = "/mnt/pack fs"
-    var database: OfflineDatabase!
     var fs: PackFilesystem!
     var walker: TreeWalker { TreeWalker(fs: fs) }
-    var server: TestServer!
+
+    override class var sharesServer: Bool { true }
 
     override class func setUp() {
+        super.setUp()
         fixture.setUp {
-            let temp = try TemporaryDirectory(prefix: "packfs-tree")
+            let origin = try classDirectory().path("origin.db")
+            let server = try TestServer.nginx()
             do {
-                let server = try TestServer.nginx()
-                try downloadHelsinki(into: temp.path("origin.db"), from: server)
-                return (temp, server)
+                try downloadHelsinki(into: origin, from: server)
+                return (origin, server)
             } catch {
-                temp.remove()
+                server.stop()
                 throw error
             }
         }
@@ -45,24 +46,23 @@ final class TreeWalkTests: XCTestCase {
     }
 
     override class func tearDown() {
-        fixture.tearDown { temp, server in
-            server.stop()
-            temp.remove()
-        }
+        fixture.tearDown { $0.server.stop() }
+        super.tearDown()
     }
 
     override func setUpWithError() throws {
-        let (temp, server) = try Self.fixture.value()
+        try super.setUpWithError()
+        let (origin, server) = try Self.fixture.value()
         self.server = server
-        let path = temp.path("copy-\(UUID().uuidString).db")
-        try FileManager.default.copyItem(atPath: temp.path("origin.db"), toPath: path)
+        let path = temp.path("copy.db")
+        try FileManager.default.copyItem(atPath: origin, toPath: path)
         database = try OfflineDatabase.open(path: path, mode: .mount)
         fs = PackFilesystem(database: database, mountpoint: mountpoint)
     }
 
     override func tearDownWithError() throws {
         fs = nil
-        try database?.close()
+        try super.tearDownWithError()
     }
 
     /// The origin's bytes for `path`, as a renderer reading `file://` needs them (inflated).

@@ -7,8 +7,8 @@ import XCTest
 
 /// Base class: a fresh session database (as a mount holds it), a real origin server chosen by
 /// the test, a manager over both, and the test's own observer of the events.
-class LifecycleTestCase: SessionDatabaseTestCase {
-    var server: TestServer!
+class LifecycleTestCase: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     var manager: PackManager!
     var events: RecordingSink!
 
@@ -19,7 +19,6 @@ class LifecycleTestCase: SessionDatabaseTestCase {
 
     override func tearDownWithError() throws {
         manager?.stop()
-        server?.stop()
         try super.tearDownWithError()
     }
 
@@ -123,20 +122,21 @@ final class RecordingSink: PackEventSink, @unchecked Sendable {  // every `var` 
     }
 }
 
-/// Standard error captured into a file while `body` runs: the lifecycle's log lines.
-func capturingStandardError(_ body: () throws -> Void) throws -> String {
-    let directory = try TemporaryDirectory(prefix: "packfs-stderr")
-    defer { directory.remove() }
-    let path = directory.path("stderr")
-    let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let saved = dup(2)
-    guard file >= 0, saved >= 0 else { throw CocoaError(.fileWriteUnknown) }
-    dup2(file, 2)
-    close(file)
-    defer {
-        dup2(saved, 2)
-        close(saved)
+extension LifecycleTestCase {
+    /// Standard error captured into a file in the test's directory while `body` runs: the
+    /// lifecycle's log lines.
+    func capturingStandardError(_ body: () throws -> Void) throws -> String {
+        let path = temp.path("stderr")
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let saved = dup(2)
+        guard file >= 0, saved >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        dup2(file, 2)
+        close(file)
+        defer {
+            dup2(saved, 2)
+            close(saved)
+        }
+        try body()
+        return try String(contentsOfFile: path, encoding: .utf8)
     }
-    try body()
-    return try String(contentsOfFile: path, encoding: .utf8)
 }

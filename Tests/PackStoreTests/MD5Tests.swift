@@ -1,10 +1,11 @@
 import Basics
 import Foundation
 import PackStore
+import TestSupport
 import XCTest
 
 /// MD5 against RFC 1321's test suite (appendix A.5) and `md5sum`, fed whole and in uneven pieces.
-final class MD5Tests: XCTestCase {
+final class MD5Tests: PackFSTestCase {
     func testRFC1321Vectors() {
         let vectors = [
             ("", "D41D8CD98F00B204E9800998ECF8427E"),
@@ -36,8 +37,7 @@ final class MD5Tests: XCTestCase {
         }
         pieces.update(bytes[offset...])
         XCTAssertEqual(pieces.hex(), whole.hex())
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("packfs-md5-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: file) }
+        let file = temp.url.appendingPathComponent("bytes")
         try Data(bytes).write(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/md5sum")

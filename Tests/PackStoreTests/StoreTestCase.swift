@@ -5,18 +5,9 @@ import SQLiteDB
 import TestSupport
 import XCTest
 
-/// Base class: every test gets its own temporary directory and database path, GRDB style.
-class StoreTestCase: XCTestCase {
-    var temp: TemporaryDirectory!
+/// Base of the store tests: a database path in the test's directory, opened by each test itself.
+class StoreTestCase: PackFSTestCase {
     var path: String { temp.path("offline.db") }
-
-    override func setUpWithError() throws {
-        temp = try TemporaryDirectory(prefix: "packstore")
-    }
-
-    override func tearDown() {
-        temp.remove()
-    }
 
     /// A raw connection for checks that must not go through PackStore.
     func raw(_ path: String? = nil) throws -> DatabaseQueue {

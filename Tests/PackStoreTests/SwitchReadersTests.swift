@@ -12,7 +12,8 @@ import XCTest
 /// of larger runs). CI's three shards share two cores, so a thread may wait for one: there the
 /// longest read may take 0.5 s (a reader the switch held would wait as long as the switch); a
 /// run given `PACKFS_SWITCH_TILES` holds it to 100 ms.
-final class SwitchReadersTests: SessionDatabaseTestCase {
+final class SwitchReadersTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     private var chosen: Int? { ProcessInfo.processInfo.environment["PACKFS_SWITCH_TILES"].flatMap(Int.init) }
     private var tiles: Int { chosen.map { max($0, 1) } ?? 20_000 }
 

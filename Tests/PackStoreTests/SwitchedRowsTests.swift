@@ -8,7 +8,8 @@ import XCTest
 /// A mount's record of what its refreshes' switches replaced (`SwitchedRows`): each changed row's
 /// version and, until `retention` has passed, the bytes of the version before, which the mount
 /// serves under that version's inode.
-final class SwitchedRowsTests: SessionDatabaseTestCase {
+final class SwitchedRowsTests: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     private let template = "http://h/t/{z}/{x}/{y}.pbf"
 
     func testEachSwitchRecordsTheChangedRowsVersionAndTheBytesItReplaced() throws {

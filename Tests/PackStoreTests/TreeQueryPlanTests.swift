@@ -5,10 +5,8 @@ import TestSupport
 import XCTest
 
 /// Every query the mount runs while walking the tree goes through an index: no table scans.
-final class TreeQueryPlanTests: XCTestCase {
+final class TreeQueryPlanTests: PackFSTestCase {
     func testTreeQueriesUseIndexesOnly() throws {
-        let temp = try TemporaryDirectory(prefix: "packfs-plans")
-        defer { temp.remove() }
         let database = try OfflineDatabase.open(path: temp.path("plans.db"))
         defer { try? database.close() }
         typealias SQL = OfflineDatabase.TreeSQL
@@ -37,8 +35,6 @@ final class TreeQueryPlanTests: XCTestCase {
     /// The indexed `mapbox://` count finds what MapLibre's plain LIKE finds, whatever the case,
     /// and whatever an app left in the column.
     func testTheMapboxCountEqualsMapLibresLike() throws {
-        let temp = try TemporaryDirectory(prefix: "packfs-plans")
-        defer { temp.remove() }
         try OfflineDatabase.open(path: temp.path("mapbox.db")).close()
         let templates = [
             "'mapbox://a'", "'MAPBOX://b'", "'Mapbox://c'", "'mApBoX://d/{z}'", "'mapbox:/e'", "'mapboxx://f'",

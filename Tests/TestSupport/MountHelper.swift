@@ -10,15 +10,16 @@ import Glibc
 /// ```
 /// override func setUpWithError() throws {
 ///     try MountHelper.requireFUSE()
-///     mount = try MountHelper()
+///     mount = try MountHelper(in: temp)
 ///     let fuse = FUSEMount(filesystem: fs, mountpoint: mount.path)
 ///     try mount.start { try fuse.run() }
 /// }
 /// override func tearDown() { mount?.unmount() }
 /// ```
 public final class MountHelper: @unchecked Sendable {  // `outcome` and `serving` are guarded by `lock`
+    /// The test's directory (`PackFSTestCase.temp`), which holds the mountpoint.
     public let directory: TemporaryDirectory
-    public var path: String { directory.path("mnt") }
+    public let path: String
     private let finished = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var outcome: Result<Int32, Error>?
@@ -47,10 +48,11 @@ public final class MountHelper: @unchecked Sendable {  // `outcome` and `serving
         try waitUntilMounted(timeout: timeout)
     }
 
-    /// A fresh mountpoint `path`; nothing is mounted yet.
-    public init() throws {
-        directory = try TemporaryDirectory(prefix: "packfs-mount")
-        try FileManager.default.createDirectory(atPath: directory.path("mnt"), withIntermediateDirectories: true)
+    /// A fresh mountpoint `path`, `name` in the test's `directory`; nothing is mounted yet.
+    public init(in directory: TemporaryDirectory, name: String = "mnt") throws {
+        self.directory = directory
+        path = directory.path(name)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     /// Whether /proc/self/mountinfo lists a FUSE mount (type fuse or fuse.<subtype>) at `path`.
@@ -98,14 +100,13 @@ public final class MountHelper: @unchecked Sendable {  // `outcome` and `serving
     }
 
     /// `fusermount3 -u`, then a lazy unmount if that did not work, then waits for the server to
-    /// return (when `start` ran one; a `packfs mount` daemon ends on its own) and removes the
-    /// directory. Safe to call twice; call it from tearDown.
+    /// return (when `start` ran one; a `packfs mount` daemon ends on its own). Safe to call twice;
+    /// call it from tearDown, before the test's directory goes.
     public func unmount() {
         if isMounted { _ = Self.runTool("/usr/bin/fusermount3", ["-u", path]) }
         if isMounted { _ = Self.runTool("/usr/bin/fusermount3", ["-u", "-z", path]) }
         if isMounted { _ = Self.runTool("/bin/umount", ["-l", path]) }
         if lock.withLock({ serving }) { waitForServer(timeout: 10) }
-        directory.remove()
     }
 
     /// Runs an executable; returns its exit status and standard output.

@@ -67,7 +67,7 @@ final class CommandCrashTests: CrashRigTestCase {
         while rig.figures.kills < target {
             try rig.bumpOrigin()
             try OriginChange.toggle(rig.server)
-            let before = try XCTUnwrap(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["p"])
+            let before = try XCTUnwrap(try rig.snapshot().packs["p"])
             let touched = Date()
             let kills = try runKilled(["refresh", rig.db, "p", "--concurrency", "2"], most: 40)
             try rig.checkRefreshResumed("p", touched: touched, kills: kills)
@@ -84,7 +84,7 @@ final class CommandCrashTests: CrashRigTestCase {
     func testKillingPackfsRemove() throws {
         try download("big", .world)
         try download("keep", .helsinki)
-        let before = try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL)
+        let before = try rig.snapshot()
         while rig.figures.kills < target {
             let remove = try PackFSProcess.command(["remove", rig.db, "big"], log: rig.nextLog("remove"))
             _ = eventually(timeout: 30) { remove.hasOpen(rig.db) || !remove.isRunning }
@@ -98,7 +98,7 @@ final class CommandCrashTests: CrashRigTestCase {
             let requests = rig.arrivalCount()
             try download("big", .world)
             XCTAssertEqual(rig.arrivalCount(), requests, "nothing stored was fetched again")
-            XCTAssertEqual(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["big"]?.members,
+            XCTAssertEqual(try rig.snapshot().packs["big"]?.members,
                            before.packs["big"]?.members)
             rig.figures.rounds += 1
         }

@@ -62,11 +62,11 @@ final class CrashLoopTests: CrashRigTestCase {
         while rig.figures.kills < target {
             try rig.bumpOrigin()
             try OriginChange.toggle(rig.server)
-            let before = try XCTUnwrap(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["p"])
+            let before = try XCTUnwrap(try rig.snapshot().packs["p"])
             let touched = Date()
             let touch = try Command.run("/usr/bin/touch", [rig.packs + "/p.region"])
             XCTAssertEqual(touch.status, 0, touch.text)
-            let members = try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["p"]?.members ?? []
+            let members = try rig.snapshot().packs["p"]?.members ?? []
             let refreshed = { (try? Set(self.rig.requests(after: touched)).isSuperset(of: members)) ?? false }
             let kills = try killRepeatedly(most: 40) { rig.state("p") == "complete" && refreshed() }
             XCTAssertTrue(eventually(timeout: 120) { rig.state("p") == "complete" && refreshed() }, "the refresh ended")

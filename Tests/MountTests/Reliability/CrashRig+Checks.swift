@@ -26,10 +26,10 @@ extension CrashRig {
             figures.refetches += again.count
             XCTAssertEqual(again.prefix(5), [], "revalidated before kill \(index + 1), asked again (\(again.count))", file: file, line: line)
         }
-        let members = try StoreSnapshot.take(db: db, base: server.baseURL).packs[name]?.members ?? []
+        let members = try snapshot().packs[name]?.members ?? []
         let asked = Set(try requests(after: touched))
         XCTAssertEqual(members.subtracting(asked).sorted().prefix(5), [], "members the refresh never revalidated", file: file, line: line)
-        XCTAssertNil(try StoreSnapshot.take(db: db, base: server.baseURL).packs[name]?.refreshed, "the refresh is over", file: file, line: line)
+        XCTAssertNil(try snapshot().packs[name]?.refreshed, "the refresh is over", file: file, line: line)
     }
 
     /// Refreshes that change content (`OriginChange`): the kill left the pack as it was before
@@ -58,7 +58,7 @@ extension CrashRig {
     /// The pack is complete, holds exactly what `spec` needs, and every file the mount shows
     /// has the origin's bytes.
     func verifyPack(_ name: String, _ spec: RegionSpec, file: StaticString = #filePath, line: UInt = #line) throws {
-        let snapshot = try StoreSnapshot.take(db: db, base: server.baseURL)
+        let snapshot = try self.snapshot()
         let pack = try XCTUnwrap(snapshot.packs[name], "\(name) is gone", file: file, line: line)
         XCTAssertEqual(pack.state, "complete", name, file: file, line: line)
         XCTAssertEqual(pack.members.count, try required(spec), "\(name) holds what \(spec) needs", file: file, line: line)

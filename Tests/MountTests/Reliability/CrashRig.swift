@@ -22,9 +22,10 @@ final class CrashRig: PacksDirectory {
     private var logSerial = 0
     private var estimates: [RegionSpec: Int] = [:]
 
-    /// `slowSeconds`: every answer waits this long, so a pack at concurrency 2 takes a while.
-    init(slowSeconds: Double = 0.02) throws {
-        temp = try TemporaryDirectory(prefix: "packfs-crash")
+    /// In the test's directory `temp`. `slowSeconds`: every answer waits this long, so a pack at
+    /// concurrency 2 takes a while.
+    init(in temp: TemporaryDirectory, slowSeconds: Double = 0.02) throws {
+        self.temp = temp
         try FileManager.default.createDirectory(atPath: temp.path("mnt"), withIntermediateDirectories: true)
         server = try TestServer.faultServer([
             "--rate-slow", "1", "--slow-seconds", "\(slowSeconds)", "--etag-mode", "generation",
@@ -35,7 +36,11 @@ final class CrashRig: PacksDirectory {
         daemon?.kill9()
         PackFSProcess.cleanUpDeadMount(mountpoint)
         server.stop()
-        temp.remove()
+    }
+
+    /// A copy of the database as it is now (a kill's leftovers and all), read.
+    func snapshot() throws -> StoreSnapshot {
+        try StoreSnapshot.take(db: db, base: server.baseURL, copy: temp.path("snapshot.db"))
     }
 
     /// A fresh database for the next round (the server's logs go on).
@@ -72,7 +77,7 @@ final class CrashRig: PacksDirectory {
         let time = victim?.kill9() ?? Date()
         if process == nil { daemon = nil }
         guard victim?.process.terminationReason == .uncaughtSignal else { return nil }
-        let snapshot = try StoreSnapshot.take(db: db, base: server.baseURL)
+        let snapshot = try self.snapshot()
         figures.kills += 1
         XCTAssertEqual(snapshot.integrity, "ok", "integrity after kill \(figures.kills)", file: file, line: line)
         XCTAssertEqual(snapshot.foreignKeyErrors, 0, "foreign keys after kill \(figures.kills)", file: file, line: line)
@@ -160,7 +165,7 @@ final class CrashRig: PacksDirectory {
 
 /// Base class of the reliability tests: each test gets a fresh `CrashRig` (its slow origin,
 /// database and mountpoint), torn down after it.
-class CrashRigTestCase: XCTestCase {
+class CrashRigTestCase: PackFSTestCase {
     var rig: CrashRig!
     var packs: String { rig.packs }
 
@@ -172,13 +177,15 @@ class CrashRigTestCase: XCTestCase {
     class var estimated: [RegionSpec] { [] }
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
-        rig = try CrashRig(slowSeconds: Self.slowSeconds)
+        rig = try CrashRig(in: temp, slowSeconds: Self.slowSeconds)
         for spec in Self.estimated { _ = try rig.required(spec) }
     }
 
     override func tearDown() {
         rig?.tearDown()
+        super.tearDown()
     }
 }
 

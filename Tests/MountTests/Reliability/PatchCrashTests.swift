@@ -10,22 +10,21 @@ import XCTest
 /// a random moment of its application: the pack's tiles hash to `before_apply` or to
 /// `after_apply`, never a third value, the file passes SQLite's integrity check, and a patch
 /// left undone applies on the next mount.
-final class PatchCrashTests: XCTestCase {
+final class PatchCrashTests: PackFSTestCase {
     static let kills = 4
-    var temp: TemporaryDirectory!
-    var db: String { temp.path("packs.db") }
+    var db: String { databasePath }
     var mountpoint: String { temp.path("mnt") }
     var daemon: PackFSProcess?
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         try MountHelper.requireFUSE()
-        temp = try TemporaryDirectory(prefix: "packfs-patch-crash")
         try FileManager.default.createDirectory(atPath: mountpoint, withIntermediateDirectories: true)
     }
 
     override func tearDown() {
         daemon?.kill9()
-        temp?.remove()
+        super.tearDown()
     }
 
     func testKillingTheDaemonWhileAPatchIsAppliedLeavesBeforeOrAfter() throws {

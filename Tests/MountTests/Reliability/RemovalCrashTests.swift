@@ -17,7 +17,7 @@ final class RemovalCrashTests: CrashRigTestCase {
         rig.waitForState("big")
         rig.waitForState("keep")
         let files = try FileManager.default.subpathsOfDirectory(atPath: rig.packs + "/big").count
-        let before = try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL)
+        let before = try rig.snapshot()
         let full = try XCTUnwrap(before.packs["big"]?.members)
         let kept = try XCTUnwrap(before.packs["keep"]?.members)
         rig.unmount()
@@ -32,7 +32,7 @@ final class RemovalCrashTests: CrashRigTestCase {
             // The files as the kill left them may hold drops not yet settled: what counts is
             // what the next mount (the next writer to open them) shows.
             try rig.mount()
-            let after = try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL)
+            let after = try rig.snapshot()
             let big = after.packs["big"]?.members
             XCTAssertTrue(big == nil || big == full, "whole or gone after kill \(rig.figures.kills): \(big?.count ?? 0) of \(full.count)")
             if big == nil { rig.figures.goneAfterKill += 1 } else { rig.figures.wholeAfterKill += 1 }
@@ -57,7 +57,7 @@ final class RemovalCrashTests: CrashRigTestCase {
             XCTAssertEqual(rm.text, "", "rm -r prints nothing")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: rig.packs + "/big"))
-        XCTAssertNil(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["big"])
+        XCTAssertNil(try rig.snapshot().packs["big"])
     }
 
     /// Writes the region file again: the pack comes back whole from the rows its removal left
@@ -66,7 +66,7 @@ final class RemovalCrashTests: CrashRigTestCase {
         let requests = rig.arrivalCount()
         try rig.write(.world, to: "big")
         rig.waitForState("big")
-        XCTAssertEqual(try StoreSnapshot.take(db: rig.db, base: rig.server.baseURL).packs["big"]?.members, full)
+        XCTAssertEqual(try rig.snapshot().packs["big"]?.members, full)
         XCTAssertEqual(rig.arrivalCount(), requests, "nothing stored was fetched again")
     }
 }

@@ -29,17 +29,18 @@ struct StoreSnapshot {
         var hashes: [String: String]
     }
 
-    /// Copies `db` and its journal, WAL and shared-memory files, opens the copy and reads it.
-    /// `base` is the server's base URL, stripped from stored URLs.
-    static func take(db: String, base: String) throws -> StoreSnapshot {
-        let copy = try TemporaryDirectory(prefix: "packfs-snapshot")
-        defer { copy.remove() }
-        for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: db + suffix) {
-            try FileManager.default.copyItem(atPath: db + suffix, toPath: copy.path("copy.db" + suffix))
+    /// Copies `db` and its journal, WAL and shared-memory files to `copy` (a path in the test's
+    /// directory), opens the copy and reads it; the copy goes after. `base` is the server's base
+    /// URL, stripped from stored URLs.
+    static func take(db: String, base: String, copy: String) throws -> StoreSnapshot {
+        let suffixes = ["", "-journal", "-wal", "-shm"]
+        defer { for suffix in suffixes { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+        for suffix in suffixes where FileManager.default.fileExists(atPath: db + suffix) {
+            try FileManager.default.copyItem(atPath: db + suffix, toPath: copy + suffix)
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        let queue = try DatabaseQueue(path: copy.path("copy.db"), configuration: configuration)
+        let queue = try DatabaseQueue(path: copy, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in try read(db, base: base) }
     }

@@ -9,11 +9,7 @@ import XCTest
 /// directory listed, every name looked up, every file read. A row that does not decode fails
 /// alone with the words the manifest expects; nothing traps, names in a directory are distinct
 /// and each looks up to the inode its listing gave.
-final class HostileTreeTests: XCTestCase {
-    var temp: TemporaryDirectory!
-
-    override func setUpWithError() throws { temp = try TemporaryDirectory(prefix: "packfs-hostile-tree") }
-    override func tearDown() { temp.remove() }
+final class HostileTreeTests: PackFSTestCase {
 
     func testEveryHostileDatabaseWalksWithoutATrap() throws {
         let cases = try HostileCorpus.cases("database").filter { !$0.bool("refused") }

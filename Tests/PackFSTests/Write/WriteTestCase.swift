@@ -8,7 +8,8 @@ import XCTest
 /// A fresh database per test with two small packs written straight into the store ("alpha" and
 /// "beta", sharing the style and one tile), a `PackFilesystem` over it with a recording pack
 /// manager and kernel cache, and helpers that call the model as the kernel would.
-class WriteTestCase: SessionDatabaseTestCase {
+class WriteTestCase: PackFSTestCase {
+    override class var databaseMode: OfflineDatabase.Mode? { .mount }
     static let origin = "http://example.invalid"
     static let styleURL = origin + "/style.json"
     static let template = origin + "/v/{z}/{x}/{y}.pbf"
