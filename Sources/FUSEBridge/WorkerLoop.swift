@@ -87,7 +87,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         return true
     }
 
-    // Tried: a non-blocking device, one worker spinning on it for 50 us after each request and
+    // Tried: a non-blocking device, one worker spinning on it briefly after each request and
     // the others in poll(), to save the cross-CPU wake-ups a VM charges dearly for: `ls -l` was
     // slower, as poll wakes every idle worker (docs/benchmarks.md, "Designs measured and set aside").
     private func work() {
