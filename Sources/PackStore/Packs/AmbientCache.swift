@@ -25,11 +25,11 @@ enum AmbientCache {
     static let limitKey = "ambient_limit"
 
     /// What a row costs on disk, "no content" rows included (a limit on data bytes never saw what
-    /// a removed pack of 404 tiles left): its data, a sixteenth more for
-    /// the unfilled end of its last overflow page, its key three times (the row, the unique
-    /// index, and the room both leave in pages a trim thinned out), its ETag, and 160 bytes of
-    /// header, numbers and index entries: a little over what a row was measured to take even in
-    /// the half-empty pages a trim leaves (docs/benchmarks.md, "The ambient cache's cost").
+    /// a removed pack of 404 tiles left): its data, a sixteenth more for the unfilled end of its
+    /// last overflow page, its key three times (the row, the unique index, and the room both leave
+    /// in pages a trim thinned out), its ETag, and 160 bytes of header, numbers and index entries:
+    /// a little over what a row was measured to take even in the half-empty pages a trim leaves
+    /// (docs/benchmarks.md, "The ambient cache's cost").
     static func cost(_ row: String, key: String) -> String {
         let data = "COALESCE(LENGTH(\(row).data), 0)"
         return "(\(data) + \(data) / 16 + 3 * COALESCE(LENGTH(\(row).\(key)), 0) + COALESCE(LENGTH(\(row).etag), 0) + 160)"
