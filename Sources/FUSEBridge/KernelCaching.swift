@@ -13,8 +13,8 @@ import PackFS
 ///   region files) carry mtime nanoseconds derived from their content, so a new content drops the
 ///   old pages at the next getattr, and a region file written with handle 0 gets an implicit draft,
 ///   judged at the write that decides its text. Off by default, for models that need open state
-///   (the test filesystems). (Tried for tiles: opens answered with KEEP_CACHE and NOFLUSH read
-///   30,000 warm tiles/s, against 171,000 stateless, with one reader thread.)
+///   (the test filesystems). (Tried for tiles: opens answered with KEEP_CACHE and NOFLUSH, several
+///   times slower on warm reads: docs/benchmarks.md, "Designs measured and set aside".)
 /// - `statelessOpendir` (FUSE_CAP_NO_OPENDIR_SUPPORT): the same for directories; the kernel then
 ///   also caches listings (FOPEN_CACHE_DIR) until the directory is invalidated or its mtime
 ///   changes, so a model that grows listings must invalidate the directory. Off by default.

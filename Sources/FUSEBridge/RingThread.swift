@@ -25,11 +25,10 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     private let pinned: Bool
 
     /// How many of each queue's threads are pinned to its CPU: `PACKFS_RING_PIN=N` (0 to
-    /// `RingTransport.threadsPerQueue`), none by default. Pinned, `ls -lR` of 500,000 tiles was 8%
-    /// faster on an idle machine, but the kernel gives a queue the requests of the processes on
-    /// its CPU, so a busy CPU's callers starve threads that may run nowhere else: SoakTests (60 s,
-    /// ThreadSanitizer, beside two other soaks) had a read wait over 10 s in 4 runs of 5 with all
-    /// pinned (3,349 reads in one), none of 4 unpinned (10,299 to 19,619 reads).
+    /// `RingTransport.threadsPerQueue`), none by default. Pinning is a little faster on an idle
+    /// machine, but the kernel gives a queue the requests of the processes on its CPU, so a busy
+    /// CPU's callers starve threads that may run nowhere else: SoakTests' reads then waited for
+    /// seconds (docs/benchmarks.md, "Designs measured and set aside").
     static let pinnedPerQueue = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"].flatMap(Int.init).map {
         min(max($0, 0), RingTransport.threadsPerQueue)
     } ?? 0

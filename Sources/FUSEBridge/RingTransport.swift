@@ -30,8 +30,8 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
 
     // Tried: one more (unpinned) thread whenever a queue's last waiting thread took a request, up
     // to 16, so that a queue held by slow requests would not hold up its CPU's next one (the kernel
-    // gives it to no other queue): SoakTests' readers then took the CPU its refresh needed (one
-    // refresh did not finish within a minute); unpinning alone made its 10 s reads rare.
+    // gives it to no other queue): SoakTests' readers then took the CPU its refresh needed
+    // (docs/benchmarks.md, "Designs measured and set aside"); unpinning alone made slow reads rare.
     /// Ring threads per queue, each with one entry: a request waits only while all of its
     /// CPU's threads are busy (a thread copies a request into its entry only when it is back in
     /// the kernel, so more entries per thread would wait behind the request it is serving).

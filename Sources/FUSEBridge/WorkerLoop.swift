@@ -87,9 +87,9 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         return true
     }
 
-    // Tried: a non-blocking device, one worker spinning on it for 50 us after each request and
-    // the others in poll(), to save the cross-CPU wake-ups this VM charges dearly for: `ls -l`
-    // of 11,000 tiles took 1.26-1.46 s against 0.50-0.97 s (poll wakes every idle worker).
+    // Tried: a non-blocking device, one worker spinning on it briefly after each request and
+    // the others in poll(), to save the cross-CPU wake-ups a VM charges dearly for: `ls -l` was
+    // slower, as poll wakes every idle worker (docs/benchmarks.md, "Designs measured and set aside").
     private func work() {
         var buffer = fuse_buf()
         defer { free(buffer.mem) }

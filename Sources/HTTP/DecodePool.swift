@@ -14,10 +14,10 @@ import Dispatch
 ///
 /// Bounded. The loop starts no transfer while `limit` bodies, or `byteLimit` bytes of them, are
 /// pending; the worker that makes room wakes it. The transfer loop sets one body per transfer
-/// slot: with small generated tiles that bound once left the pool full in 30% of the loop's
-/// turns (the worker shares 2 cores with the loop, the writer and the server), but real vector
-/// tiles (44 KB) are stored as fast with it as with twice as many, and twice as many held 1.7 MB
-/// more of the daemon.
+/// slot: with small generated tiles that bound often left the pool full (the worker shares the
+/// cores with the loop, the writer and the server), but real vector tiles are stored as fast
+/// with it as with twice as many, which held more of the daemon (docs/benchmarks.md, "The
+/// download's decoders").
 final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is guarded by `condition`
     private struct Work {
         var id: UInt64

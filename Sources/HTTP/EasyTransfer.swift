@@ -35,9 +35,8 @@ struct AttemptResult {
 ///
 /// It also keeps the attempt's last sign of life (`lastActivity`), which the loop reads to find
 /// silent transfers: libcurl's own low-speed check (CURLOPT_LOW_SPEED_TIME) judges a moving
-/// average over about 5 s, so a transfer that received a few KB and then stopped went on for 6 s
-/// at a 1 s setting (curl 7.88 against the fault server's `hang`): about 35 s at the 30 s used
-/// before.
+/// average, so a transfer that received a little and then stopped went on well past the setting
+/// (docs/reliability.md, "Stalls, the fault matrix, redirects").
 final class EasyTransfer {
     let handle: UnsafeMutableRawPointer
     let slot: Int

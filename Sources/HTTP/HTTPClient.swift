@@ -22,8 +22,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var quietAfter = 1.0
     /// Largest body accepted, on the wire and inflated.
     public var maxBodyBytes = Zlib.maxInflatedBytes
-    /// Threads inflating 2xx bodies beside the loop thread. One keeps up with loopback nginx
-    /// (about 40,000 tiles/s); two were slower on 2 cores shared with the server and the writer.
+    /// Threads inflating 2xx bodies beside the loop thread. One keeps up with loopback nginx; two
+    /// were slower on cores shared with the server and the writer (docs/benchmarks.md, "The
+    /// download's decoders").
     public var decoders = 1
     /// A PEM file of certificate authorities to trust instead of the system's (a private CA, or a
     /// test server's self-signed certificate).

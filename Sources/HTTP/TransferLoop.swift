@@ -76,9 +76,9 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         active = Array(repeating: nil, count: transfers.count)
         isQuiet = Array(repeating: false, count: transfers.count)
         // Last: nothing may throw once the workers run (the pool throws only when none started).
-        // One body per slot, 2 per concurrent transfer (or 32 MB): 16 were 3-5% faster with small
-        // generated tiles, but 320 real vector tiles (44 KB each) waiting for the decoder held 14
-        // MB of the daemon; 2 store tiles as fast as 4 (docs/benchmarks.md), 1.7 MB at most.
+        // One body per slot, 2 per concurrent transfer (or 32 MB): more were a little faster with
+        // small generated tiles, but real vector tiles waiting for the decoder held the daemon's
+        // memory; 2 store tiles as fast as 4 (docs/benchmarks.md, "The download's decoders").
         decoders = try DecodePool(
             workers: configuration.decoders, limit: configuration.concurrency * 2, byteLimit: 32 << 20,
             bodyLimit: configuration.maxBodyBytes,

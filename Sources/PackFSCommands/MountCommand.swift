@@ -42,8 +42,8 @@ struct MountCommand: ParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     /// Two workers per core: each request wakes a worker asleep on the device, and workers
-    /// beyond what the cores keep busy only add wake-ups. Cold reads on 2 cores (read.sh, 4
-    /// readers): daemon CPU per tile 57-61 µs with 2-4 workers, 63 µs with 6, 68-74 µs with 8.
+    /// beyond what the cores keep busy only add wake-ups: cold reads cost the daemon more CPU
+    /// per tile with more (docs/benchmarks.md, "Designs measured and set aside").
     static let defaultThreads = min(16, max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
 
     func validate() throws {

@@ -42,8 +42,8 @@ struct PackFSCommand: ParsableCommand {
     /// (glibc's moving one sends the FUSE threads' 1 MB request buffers into those arenas). A
     /// fixed mmap threshold also fixes the trim threshold at its 128 KiB default: a loop that
     /// allocates and frees a few hundred KB (an export's page of rows) then moved the heap's top
-    /// with brk every time (182,000 calls; a 1,000,000-tile export took 62 s instead of 10), so
-    /// the top keeps up to 1 MiB free.
+    /// with brk every time, several times slower (docs/benchmarks.md, "Designs measured and set
+    /// aside"), so the top keeps up to 1 MiB free.
     private static func limitMallocArenas() {
         _ = packfs_mallopt(packfs_malloc_arena_max(), 2)
         _ = packfs_mallopt(packfs_malloc_mmap_threshold(), 256 * 1024)

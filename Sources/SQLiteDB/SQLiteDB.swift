@@ -1,6 +1,6 @@
 // SQLiteDB: PackFS's own layer over SQLite's C API (the system-library target CSQLite), in place of
-// GRDB.swift, whose `import Foundation` brought ICU into the binary (a static hello-world: 58 MB with
-// Foundation, 13.7 MB with FoundationEssentials only). It offers the subset of GRDB's API that PackFS
+// GRDB.swift, whose `import Foundation` brought ICU into the binary (docs/benchmarks.md, "Designs
+// measured and set aside"). It offers the subset of GRDB's API that PackFS
 // uses, under GRDB's names and shapes, and keeps GRDB's semantics where PackFS depends on them.
 //
 // Concepts. A `Database` is one SQLite connection: statements (`makeStatement`, `cachedStatement`,

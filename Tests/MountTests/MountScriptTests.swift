@@ -90,6 +90,19 @@ final class MountScriptTests: PackFSTestCase {
         return nil
     }
 
+    /// Debian's own checker accepts the package: no error, no warning (lintian prints one line
+    /// per finding; its note about running as root goes to stderr). CI installs lintian.
+    private func assertLintianAccepts(_ deb: String) throws {
+        guard FileManager.default.fileExists(atPath: "/usr/bin/lintian") else {
+            if isCI { return XCTFail("lintian is needed to check the package (scripts/setup.sh --tests)") }
+            return print("lintian is not installed: the package is not checked")
+        }
+        let checked = try Command.runApart("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
+        let findings = checked.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        XCTAssertEqual(findings, [], "lintian's errors and warnings on \(deb)")
+        XCTAssertEqual(checked.status, 0, checked.stdout + checked.stderr)
+    }
+
     /// `scripts/package.sh` builds the Debian package; installed with dpkg, its binary needs no
     /// Swift library, the web page is in /usr/share/packfs/web, `mount -t fuse.packfs` mounts
     /// through its helper (with `web_base=`, the page at the root), a tile reads, its
@@ -108,6 +121,7 @@ final class MountScriptTests: PackFSTestCase {
         let control = try Command.run("/usr/bin/dpkg-deb", ["-f", deb]).text
         XCTAssertFalse(control.contains("Homepage:"), control)
         XCTAssertFalse(control.contains("@localhost"), control)
+        try assertLintianAccepts(deb)
         let installed = try Command.run("/usr/bin/dpkg", ["-i", deb])
         defer { _ = try? Command.run("/usr/bin/dpkg", ["-r", "packfs"]) }
         XCTAssertEqual(installed.status, 0, installed.text)

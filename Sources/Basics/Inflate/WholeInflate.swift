@@ -5,9 +5,9 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Inflation of a whole buffer at once with libdeflate, about twice as fast as zlib's streaming
-/// inflate (measured on the benchmark's tiles: 14 µs against 25 µs for 8 KB of output). The mount
-/// inflates every cold tile once to report its exact size, so this is on its hottest path.
+/// Inflation of a whole buffer at once with libdeflate, faster than zlib's streaming inflate
+/// (docs/benchmarks.md, "Inflating"). The mount inflates every cold tile once to report its
+/// exact size, so this is on its hottest path.
 ///
 /// Only the success path is taken from libdeflate: `nil` for anything it does not decode, and the
 /// caller runs zlib, whose answer (data or error) then stands. Both decode exactly one zlib stream

@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// RFC 8259 JSON read from bytes into a `JSONValue`: PackFS's own, because the parser that came
-/// with full Foundation (JSONSerialization) brought ICU's 30 MB into the binary.
+/// with full Foundation (JSONSerialization) brought ICU into the binary (docs/benchmarks.md,
+/// "Designs measured and set aside").
 ///
 /// It refuses what Foundation's refused: nesting deeper than `maxDepth` (so no recursion here or
 /// in any reader of the value goes deeper), numbers no double holds (1e400), invalid UTF-8,

@@ -73,9 +73,9 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// than fetch what cannot be stored.
     var onFailure: ((Error) -> Void)?
 
-    // 2048 items per batch was tried (fewer commits and fsyncs): no measurable gain over 512.
-    // 4 MiB: 512 real vector tiles (44 KB each) were 22 MB a batch, and two batches waiting put
-    // a download's daemon at 90 MB; by bytes too, it stays near 40 (docs/benchmarks.md).
+    // More items per batch (fewer commits and fsyncs) gained nothing measurable. Bounded by bytes
+    // too, because batches of real vector tiles by count alone doubled a download's daemon
+    // (docs/benchmarks.md, "Designs measured and set aside").
     init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxBytes: Int = 1 << 20,
          maxDelay: TimeInterval = 0.2) {
         self.database = database

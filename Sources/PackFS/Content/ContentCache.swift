@@ -11,8 +11,8 @@ import PackStore
 /// (up to `maxContentBytes` in all, files up to `maxFileBytes`) and the size alone for longer.
 /// Eviction is first-in first-out: cheap, and tiles are read in bursts. The read comes
 /// microseconds after its lookup, so 1 MB (about 120 tiles, against at most one request per FUSE
-/// thread in flight) is enough: with 32 MB a cold read of 20,000 tiles left the daemon 37 MB
-/// larger and no faster; 4 MB counted in the daemon's peak with readers and a download at once.
+/// thread in flight) is enough: larger caches made the daemon larger and no faster
+/// (docs/benchmarks.md, "Designs measured and set aside").
 final class ContentCache: Sendable {
     let maxContentBytes: Int
     let maxFileBytes: Int

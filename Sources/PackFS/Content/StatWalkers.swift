@@ -10,8 +10,8 @@ import Synchronization
 /// stat every file (`du`, `ls -l`, rsync) and wasted on one that only reads names (`find`, `ls`).
 /// The kernel's own guess (FUSE_CAP_READDIRPLUS_AUTO: attributes for a directory's first page,
 /// then only after a lookup in it) gives up on the rest of a big directory as soon as a walker
-/// reads it whole before stat-ing, as `du` and `ls` do: `du -s` of a 1,000,000-tile pack took
-/// 52 s with it. Here a process that looked up a tile gets attributes in every later tile
+/// reads it whole before stat-ing, as `du` and `ls` do (docs/benchmarks.md, "Designs measured
+/// and set aside"). Here a process that looked up a tile gets attributes in every later tile
 /// listing: `du` pays lookups for its first column only, `find` never pays for attributes.
 final class StatWalkers: Sendable {
     /// The processes (thread ids, as the kernel reports them) remembered at most.

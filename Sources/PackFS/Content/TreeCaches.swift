@@ -157,8 +157,8 @@ public final class TreeCaches: Sendable {
 ///
 /// One thread at a time parses a pack's layout: the others wait for its result, or, where a
 /// layout only older than the lifetime is kept, take that one meanwhile. (Parsing a style and
-/// its glyph files is the dearest thing a lookup does: eight FUSE threads each parsing it
-/// again the moment it expired made a glyph read under ThreadSanitizer take 10 s.)
+/// its glyph files is the dearest thing a lookup does: every FUSE thread parsing it again the
+/// moment it expired stalled glyph reads, docs/benchmarks.md, "Designs measured and set aside".)
 final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `generation` are guarded by `condition`
     static let lifetime: TimeInterval = 1
     private struct Entry {

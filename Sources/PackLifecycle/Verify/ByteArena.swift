@@ -1,6 +1,7 @@
 /// A batch's tile bytes end to end in one buffer that keeps its capacity when emptied, so that
 /// the buffers of a verify are allocated (and their pages faulted in) once, not once per batch
-/// (a fresh 4 MiB buffer per batch cost a sixth of a large-tile verify's time).
+/// (a fresh buffer per batch was a large share of a large-tile verify's time: docs/benchmarks.md,
+/// "Designs measured and set aside").
 final class ByteArena: @unchecked Sendable {  // `bytes` is used by one thread at a time: handed to `BatchPipeline`'s queues by dispatch, back through its lock
     private var bytes: [UInt8] = []
 

@@ -24,13 +24,12 @@ enum AmbientCache {
     static let defaultLimit: Int64 = 50 * 1024 * 1024
     static let limitKey = "ambient_limit"
 
-    /// What a row costs on disk, "no content" rows included (a removed pack of a million 404
-    /// tiles left 200 MB that a limit on data bytes never saw): its data, a sixteenth more for
-    /// the unfilled end of its last overflow page, its key three times (the row, the unique
-    /// index, and the room both leave in pages a trim thinned out), its ETag, and 160 bytes of
-    /// header, numbers and index entries. Measured: a fresh tile row with a 49-byte template and
-    /// a 15-byte ETag takes 193 bytes, and 276 once a trim to the limit left every eighth row
-    /// of a removed pack scattered over half-empty pages; this says 322.
+    /// What a row costs on disk, "no content" rows included (a limit on data bytes never saw what
+    /// a removed pack of 404 tiles left): its data, a sixteenth more for the unfilled end of its
+    /// last overflow page, its key three times (the row, the unique index, and the room both leave
+    /// in pages a trim thinned out), its ETag, and 160 bytes of header, numbers and index entries:
+    /// a little over what a row was measured to take even in the half-empty pages a trim leaves
+    /// (docs/benchmarks.md, "The ambient cache's cost").
     static func cost(_ row: String, key: String) -> String {
         let data = "COALESCE(LENGTH(\(row).data), 0)"
         return "(\(data) + \(data) / 16 + 3 * COALESCE(LENGTH(\(row).\(key)), 0) + COALESCE(LENGTH(\(row).etag), 0) + 160)"

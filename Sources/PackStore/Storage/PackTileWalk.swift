@@ -11,11 +11,10 @@ extension OfflineDatabase {
 
     /// The pack's tile sets (template and key pixel ratio), in template order. A skip scan finds
     /// each distinct template, then each of its pixel ratios, in one index seek each (the one
-    /// query over both, `(template, ratio) > (?, ?)`, walked every entry of the current template:
-    /// 2 s at 10,000,000 tiles), then asks whether the pack holds any tile of the set: from the
-    /// pack's own memberships when it is small beside the database (so that a pack costs itself,
-    /// not the packs before it in the index: the last of ten 1,000,000-tile packs took 3.5 s),
-    /// else from the template's tiles.
+    /// query over both, `(template, ratio) > (?, ?)`, walked every entry of the current template),
+    /// then asks whether the pack holds any tile of the set: from the pack's own memberships when
+    /// it is small beside the database (so that a pack costs itself, not the packs before it in
+    /// the index), else from the template's tiles (docs/benchmarks.md, "A pack among many").
     public func packTileSets(of region: RegionID) throws -> [TileColumnSet] {
         try read { db in
             if try Self.extentsReady(region, db) { return try Self.extentTileSets(of: region, db) }
@@ -48,8 +47,8 @@ extension OfflineDatabase {
     /// Whether the pack holds a tile with content of (template, ratio): through the template's
     /// index entries when the pack is known to hold a quarter of the database or more; else
     /// through its memberships (CROSS JOIN keeps SQLite to that order), whose first rows usually
-    /// answer: a pack not counted yet walked every earlier pack's entries (39 s for a pack in the
-    /// middle of 100,000,000 tiles while the mount counted).
+    /// answer: a pack not counted yet walked every earlier pack's entries (docs/benchmarks.md, "A
+    /// pack among many").
     private static func packHoldsSetSQL(_ region: RegionID, _ db: Database) throws -> String {
         let pack = try Counting.counts(of: region, db)
         let totals = try Counting.totals(db)
@@ -91,7 +90,7 @@ extension StoreSnapshot {
     /// name no tile and are skipped, as the mount skips them.
     /// With the pack's extents complete, only its columns are read, each between its lowest
     /// and highest row (the `tiles` index alone walked every later pack's tiles of the template
-    /// after the pack's last: 51 s for a 1,000,000-tile pack of a 10,000,000-tile file).
+    /// after the pack's last: docs/benchmarks.md, "A pack among many").
     /// `body` runs outside the read transactions, a page's tiles copied out.
     public func forEachPackTile(
         _ set: TileColumnSet, descendingRows: Bool = false,

@@ -145,7 +145,8 @@ extension OfflineDatabase {
 
     /// Some tile with content of the set (to tell a raster source's image format): through the
     /// pack's extents once they are complete, else the template's index entries from the first
-    /// (past every neighbour's tile before the pack's own: 47 s cold for the last of 100 packs).
+    /// (past every neighbour's tile before the pack's own: docs/benchmarks.md, "A pack among
+    /// many").
     public func sampleTile(_ set: TileColumnSet) throws -> StoredTile? {
         let id = try read { db in
             if try Self.extentsReady(set.region, db) {
