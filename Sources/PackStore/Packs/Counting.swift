@@ -4,8 +4,8 @@ import FoundationEssentials
 import SQLiteDB
 
 /// Figures kept current as the data changes, so that `status.json`, `progress.json`, `packfs
-/// list` and `packfs status` read a row instead of counting a pack, let alone the database
-/// (a 10-million-tile file took 18 s to count).
+/// list` and `packfs status` read a row instead of counting a pack, let alone the database (a
+/// count grows with the file: docs/benchmarks.md, "The background count at 100,000,000 tiles").
 ///
 /// Two tables: `packfs_pack_counts` (a row per pack: its resources and tiles and their stored
 /// bytes) and `packfs_totals` (one row: every resource and tile, the `mapbox://` tiles the Mapbox
