@@ -32,8 +32,8 @@ struct Job<Tag: Sendable>: Sendable {
 /// A FIFO of jobs: an array read from a moving head, compacted once the popped half is the
 /// larger (each shift moves no more jobs than were popped since the last one), so a caller
 /// submitting 20,000 requests at once costs no per-pop shifting. Popped jobs stay in the array
-/// until then, their URLs with them: compacting only after 4,096 pops held 2 MB of them in a
-/// download that never emptied its queue.
+/// until then, their URLs with them: compacting after a fixed count of pops held megabytes of
+/// them in a download that never emptied its queue.
 struct JobQueue<Tag: Sendable> {
     private var items: [Job<Tag>] = []
     private var head = 0

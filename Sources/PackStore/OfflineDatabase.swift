@@ -126,7 +126,7 @@ public final class OfflineDatabase: Sendable {
         config.prepareDatabase { db in
             if !readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
             // The writer appends to a few B-trees, whose rightmost pages are all it revisits:
-            // 512 KiB instead of SQLite's 2 MB, which a download filled.
+            // a small cache instead of SQLite's default, which a download only filled.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
             // A reader's page cache is small: the kernel's page cache holds the file anyway, and
             // the B-tree's upper pages, the ones every query walks, fit. At SQLite's default, a

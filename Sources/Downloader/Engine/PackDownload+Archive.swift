@@ -16,7 +16,7 @@ struct ArchiveState {
     /// Tiles waiting per archive: looked up and merged into ranges `batch` at a time, so that
     /// neighbours in the archive share requests. The plan lists tiles row by row, the archive
     /// along a Hilbert curve: a batch of a few rows meets the curve in many short runs, a batch
-    /// of a few hundred rows in long ones. (About 5 MB of keys while waiting.)
+    /// of a few hundred rows in long ones, for a few megabytes of keys while waiting.
     static let batch = 1 << 16
 
     /// Per tile template of an archive source of the plan: the archive's source URL, the

@@ -14,7 +14,8 @@ import SQLiteDB
 /// goes on where it stopped.
 enum Removals {
     static let table = "packfs_removals"
-    /// Memberships deleted per transaction: about 20-50 ms of the writer, triggers included.
+    /// Memberships deleted per transaction: small enough that the writer is never held long
+    /// (triggers included), large enough that a pack's rows go in few commits.
     static let batchRows = 5_000
     /// Pages returned to the file system per `incremental_vacuum` step (16 MiB of 4 KiB pages).
     static let vacuumPages = 4_096
