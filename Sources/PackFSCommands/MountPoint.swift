@@ -48,9 +48,6 @@ enum MountPoint {
         return found
     }
 
-    /// Whether a PackFS mount is up at `path`.
-    static func isPackFS(_ path: String) -> Bool { mountType(at: path) == "fuse.packfs" }
-
     /// mountinfo writes a space, tab, newline and backslash in a path as \040, \011, \012, \134.
     static func unescape(_ field: String) -> String {
         var bytes: [UInt8] = []
