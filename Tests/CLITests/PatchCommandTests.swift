@@ -10,11 +10,9 @@ final class PatchCommandTests: CLITestCase {
     let before = MartinFixtures.hashes["world_cities"] ?? ""
     let after = MartinFixtures.hashes["world_cities_modified"] ?? ""
 
-
     /// The pack "cities" (martin's world_cities) and a patch to world_cities_modified.
     private func prepare() throws -> String {
-        let old = try MartinFixtures.build("world_cities", in: temp)
-        let new = try MartinFixtures.build("world_cities_modified", in: temp)
+        let (old, new) = try MartinFixtures.patchSides(in: temp)
         XCTAssertEqual(try packfs("import", db, old, "--name", "cities", "--accept-hash-mismatch").status, 0)
         let patch = temp.path("diff.mbtiles")
         try PatchFiles.make(old: old, new: new, to: patch, before: before, after: after)

@@ -19,8 +19,7 @@ final class PatchTests: PackFSTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        old = try MartinFixtures.build("world_cities", in: temp)
-        new = try MartinFixtures.build("world_cities_modified", in: temp)
+        (old, new) = try MartinFixtures.patchSides(in: temp)
     }
 
     private func importOld(as name: String = "cities") throws -> Pack {

@@ -17,8 +17,7 @@ final class PatchMountTests: DaemonMountTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        old = try MartinFixtures.build("world_cities", in: temp)
-        new = try MartinFixtures.build("world_cities_modified", in: temp)
+        (old, new) = try MartinFixtures.patchSides(in: temp)
         other = try MartinFixtures.build("zoomed_world_cities", in: temp)
         for (file, name) in [(old, "cities"), (other, "other")] {
             let outcome = try packfs(["import", db, file, "--name", name, "--accept-hash-mismatch"])

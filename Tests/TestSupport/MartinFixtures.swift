@@ -65,6 +65,11 @@ public enum MartinFixtures {
             """,
     ]
 
+    /// martin's patch case built in `directory`: world_cities (old) and world_cities_modified (new).
+    public static func patchSides(in directory: TemporaryDirectory) throws -> (old: String, new: String) {
+        (try build("world_cities", in: directory), try build("world_cities_modified", in: directory))
+    }
+
     /// Builds fixture `name` as `directory/file` (default `name.mbtiles`) and returns its path.
     public static func build(_ name: String, in directory: TemporaryDirectory, as file: String? = nil) throws -> String {
         guard let edits = name == "world_cities" ? "" : variants[name] else {
