@@ -65,17 +65,17 @@ final class DiffCommandTests: CLITestCase {
         let out = temp.path("diff.mbtiles")
         let outcome = try packfs("diff", old, new, out)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        let metadata = try Self.metadata(out)
+        let metadata = try MBTilesRows.metadata(of: out)
         XCTAssertEqual(metadata["agg_tiles_hash_before_apply"], "08934F8E3E58DED510920E1DE6F4E78F")
         XCTAssertEqual(metadata["agg_tiles_hash_after_apply"], "72D8C992AF67EC97093B0087933FA160")
-        XCTAssertEqual(metadata["agg_tiles_hash"], try Self.hash(out))
+        XCTAssertEqual(metadata["agg_tiles_hash"], try MBTilesRows.hash(of: out))
         // martin's own patch between the two: the same tile rows, the same rows of metadata but
         // for the hashes (his dump's are stale: they name the dumps' stored hashes).
         let martins = try MartinFixtures.build("world_cities_diff", in: temp)
-        XCTAssertEqual(try Self.rows(out), try Self.rows(martins))
-        XCTAssertEqual(try Self.rows(out), ["0/0/0 NULL", "4/4/4 1f8b080000000000000303000000000000000000"])
-        XCTAssertEqual(try Self.metadata(out).filter { !$0.key.hasPrefix("agg_tiles_hash") },
-                       try Self.metadata(martins).filter { !$0.key.hasPrefix("agg_tiles_hash") })
+        XCTAssertEqual(try MBTilesRows.tiles(of: out), try MBTilesRows.tiles(of: martins))
+        XCTAssertEqual(try MBTilesRows.tiles(of: out), ["0/0/0 NULL", "4/4/4 1f8b080000000000000303000000000000000000"])
+        XCTAssertEqual(try MBTilesRows.metadata(of: out).filter { !$0.key.hasPrefix("agg_tiles_hash") },
+                       try MBTilesRows.metadata(of: martins).filter { !$0.key.hasPrefix("agg_tiles_hash") })
         XCTAssertTrue(outcome.stdout.contains("0 changed, 1 added, 1 deleted (OLD 8 tiles, NEW 8 tiles)"), outcome.stdout)
     }
 
@@ -98,18 +98,19 @@ final class DiffCommandTests: CLITestCase {
             + "  SELECT * FROM diffDb.tiles WHERE tile_data NOTNULL;"
         let run = try Command.run("/usr/bin/sqlite3", [applied, "-bail", "-cmd", ".parameter set @diffDbFilename \(out) ", sql])
         XCTAssertEqual(run.status, 0, run.text)
-        XCTAssertEqual(try Self.hash(applied), "72D8C992AF67EC97093B0087933FA160")
-        XCTAssertEqual(try Self.hash(applied), try Self.metadata(out)["agg_tiles_hash_after_apply"])
-        XCTAssertEqual(try Self.rows(applied), try Self.rows(new))
-        XCTAssertNotEqual(try Self.rows(old), try Self.rows(new))
+        XCTAssertEqual(try MBTilesRows.hash(of: applied), "72D8C992AF67EC97093B0087933FA160")
+        XCTAssertEqual(try MBTilesRows.hash(of: applied),
+                       try MBTilesRows.metadata(of: out)["agg_tiles_hash_after_apply"])
+        XCTAssertEqual(try MBTilesRows.tiles(of: applied), try MBTilesRows.tiles(of: new))
+        XCTAssertNotEqual(try MBTilesRows.tiles(of: old), try MBTilesRows.tiles(of: new))
     }
 
     func testAFileAgainstItselfIsAPatchWithoutTiles() throws {
         let out = temp.path("nothing.mbtiles")
         let outcome = try packfs("diff", old, old, out, "--json")
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertEqual(try Self.rows(out), [])
-        let metadata = try Self.metadata(out)
+        XCTAssertEqual(try MBTilesRows.tiles(of: out), [])
+        let metadata = try MBTilesRows.metadata(of: out)
         XCTAssertEqual(metadata["agg_tiles_hash"], "D41D8CD98F00B204E9800998ECF8427E")
         XCTAssertEqual(metadata["agg_tiles_hash_before_apply"], "08934F8E3E58DED510920E1DE6F4E78F")
         XCTAssertEqual(metadata["agg_tiles_hash_after_apply"], "08934F8E3E58DED510920E1DE6F4E78F")
@@ -135,11 +136,12 @@ final class DiffCommandTests: CLITestCase {
             let outcome = try packfs(["diff"] + arguments + [out])
             XCTAssertEqual(outcome.status, 0, "\(label): \(outcome.stderr)")
             XCTAssertEqual(try packfs(["diff"] + like + [expected]).status, 0, label)
-            XCTAssertEqual(try Self.rows(out), try Self.rows(expected), label)
-            XCTAssertEqual(try Self.metadata(out), try Self.metadata(expected), label)
-            XCTAssertEqual(try Self.rows(out), try Self.rows(files), label)
+            XCTAssertEqual(try MBTilesRows.tiles(of: out), try MBTilesRows.tiles(of: expected), label)
+            XCTAssertEqual(try MBTilesRows.metadata(of: out), try MBTilesRows.metadata(of: expected), label)
+            XCTAssertEqual(try MBTilesRows.tiles(of: out), try MBTilesRows.tiles(of: files), label)
             for key in ["agg_tiles_hash", "agg_tiles_hash_before_apply", "agg_tiles_hash_after_apply"] {
-                XCTAssertEqual(try Self.metadata(out)[key], try Self.metadata(files)[key], "\(label): \(key)")
+                XCTAssertEqual(try MBTilesRows.metadata(of: out)[key], try MBTilesRows.metadata(of: files)[key],
+                               "\(label): \(key)")
             }
         }
     }
@@ -168,8 +170,8 @@ final class DiffCommandTests: CLITestCase {
         try object.write(to: URL(fileURLWithPath: copy))
         let local = temp.path("local.mbtiles")
         XCTAssertEqual(try packfs("diff", old, "--new-pack", db, "cities next", local).status, 0)
-        XCTAssertEqual(try Self.rows(copy), try Self.rows(local))
-        XCTAssertEqual(try Self.metadata(copy), try Self.metadata(local))
+        XCTAssertEqual(try MBTilesRows.tiles(of: copy), try MBTilesRows.tiles(of: local))
+        XCTAssertEqual(try MBTilesRows.metadata(of: copy), try MBTilesRows.metadata(of: local))
         XCTAssertEqual(try s3.contentType("weekly/cities.mbtiles"), "application/vnd.sqlite3")
     }
 
@@ -251,48 +253,4 @@ final class DiffCommandTests: CLITestCase {
         try FileManager.default.contentsOfDirectory(atPath: temp.url.path).sorted()
     }
 
-    /// The tile rows as `z/x/y hex`, NULL data as `NULL`.
-    static func rows(_ path: String) throws -> [String] {
-        try reading(path) { db in
-            let sql = "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY 1, 2, 3"
-            return try Row.fetchAll(db, sql: sql).map { row in
-                let data = (row[3] as Data?).map { $0.map { String(format: "%02x", $0) }.joined() } ?? "NULL"
-                return "\(row[0] as Int)/\(row[1] as Int)/\(row[2] as Int) \(data)"
-            }
-        }
-    }
-
-    /// The metadata rows, NULL values as `NULL`.
-    static func metadata(_ path: String) throws -> [String: String] {
-        try reading(path) { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, value FROM metadata").map {
-                ($0[0] as String, ($0[1] as String?) ?? "NULL")
-            })
-        }
-    }
-
-    /// martin's `calc_agg_tiles_hash` over the file's rows, in SQL's order and texts (its
-    /// md5_concat skips a NULL tile_data).
-    static func hash(_ path: String) throws -> String {
-        try reading(path) { db in
-            var md5 = MD5()
-            for row in try Row.fetchAll(db, sql: """
-                SELECT CAST(zoom_level AS TEXT), CAST(tile_column AS TEXT), CAST(tile_row AS TEXT), tile_data
-                  FROM tiles ORDER BY zoom_level, tile_column, tile_row
-                """)
-            {
-                for index in 0..<3 { md5.update(row[index] as String) }
-                if let data = row[3] as Data? { md5.update(data) }
-            }
-            return md5.hex()
-        }
-    }
-
-    private static func reading<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        defer { try? queue.close() }
-        return try queue.read(body)
-    }
 }

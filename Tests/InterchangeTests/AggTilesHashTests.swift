@@ -47,14 +47,13 @@ final class AggTilesHashTests: PackFSTestCase {
     }
 
     func testImportExportHashIsStableAndTheExportKeepsTheMetadata() throws {
-        let file = try MartinFixtures.build("world_cities", in: temp)
-        let pack = try MBTilesImport(path: file, acceptHashMismatch: true).write(into: database).pack
+        let (file, pack) = try importWorldCities()
         let out = temp.path("out.mbtiles")
         _ = try MBTilesExport(database: database, pack: pack).write(to: out)
-        let original = try metadata(of: file)
-        let exported = try metadata(of: out)
+        let original = try MBTilesRows.metadata(of: file)
+        let exported = try MBTilesRows.metadata(of: out)
         XCTAssertEqual(exported["agg_tiles_hash"], MartinFixtures.hashes["world_cities"])
-        XCTAssertEqual(try fileHash(out), MartinFixtures.hashes["world_cities"])
+        XCTAssertEqual(try MBTilesRows.hash(of: out), MartinFixtures.hashes["world_cities"])
         for key in ["type", "version", "description", "name", "json", "format"] {
             XCTAssertEqual(exported[key], original[key], key)
         }
@@ -67,23 +66,15 @@ final class AggTilesHashTests: PackFSTestCase {
     func testRawVectorTilesHashAsTheirGzippedExportInTMSOrder() throws {
         // A column of three rows, stored raw (not gzipped): the export gzips them, and the pack's
         // hash is the hash of the exported file, rows in TMS order.
-        let file = temp.path("raw.mbtiles")
-        let queue = try DatabaseQueue(path: file)
-        try queue.write { db in
-            try db.execute(sql: MBTilesWriter.schema)
-            try db.execute(sql: "INSERT INTO metadata VALUES ('format', 'pbf')")
-            for row in 0..<3 {
-                try db.execute(sql: "INSERT INTO tiles VALUES (2, 1, ?, ?)", arguments: [row, Data("raw \(row)".utf8)])
-            }
-        }
-        try queue.close()
+        let file = try makeMBTiles("raw.mbtiles", metadata: ["format": "pbf"],
+                                   tiles: (0..<3).map { (2, 1, $0, Data("raw \($0)".utf8)) })
         let pack = try MBTilesImport(path: file).write(into: database).pack
         let out = temp.path("raw-out.mbtiles")
         _ = try MBTilesExport(database: database, pack: pack).write(to: out)
         let recorded = try XCTUnwrap(database.recordedHashes(of: pack.id).first)
         XCTAssertEqual(recorded.tiles, 3)
-        XCTAssertEqual(try fileHash(out), recorded.hash)
-        XCTAssertEqual(try metadata(of: out)["agg_tiles_hash"], recorded.hash)
+        XCTAssertEqual(try MBTilesRows.hash(of: out), recorded.hash)
+        XCTAssertEqual(try MBTilesRows.metadata(of: out)["agg_tiles_hash"], recorded.hash)
         var expected = TileSetHash()
         for row in 0..<3 { expected.add(z: 2, column: 1, tmsRow: row, data: try Zlib.gzip(Data("raw \(row)".utf8))) }
         XCTAssertEqual(recorded.hash, expected.hex)
@@ -102,7 +93,7 @@ final class AggTilesHashTests: PackFSTestCase {
         }
         try queue.close()
         let stored = try XCTUnwrap(MartinFixtures.hashes["zoomed_world_cities"])
-        let computed = try fileHash(file)
+        let computed = try MBTilesRows.hash(of: file)
         XCTAssertNotEqual(computed, stored)
         XCTAssertThrowsError(try MBTilesImport(path: file, name: "bad").write(into: database)) { error in
             XCTAssertEqual(
@@ -127,41 +118,16 @@ final class AggTilesHashTests: PackFSTestCase {
     }
 
     func testThePMTilesExportCarriesTheHash() throws {
-        let file = try MartinFixtures.build("world_cities", in: temp)
-        let pack = try MBTilesImport(path: file, acceptHashMismatch: true).write(into: database).pack
+        let pack = try importWorldCities().pack
         let out = temp.path("out.pmtiles")
         _ = try PMTilesExport(database: database, pack: pack).write(to: out)
         let archive = try PMTilesReader(path: out)
         XCTAssertEqual(try archive.metadata()["agg_tiles_hash"], .string(MartinFixtures.hashes["world_cities"] ?? "?"))
     }
 
-    // MARK: - Helpers
-
-    private func metadata(of path: String) throws -> [String: String] {
-        let queue = try DatabaseQueue(path: path)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, value FROM metadata").map {
-                ($0[0] as String, $0[1] as String)
-            })
-        }
-    }
-
-    /// The file's tiles hashed as martin's SQL does, straight from its rows.
-    private func fileHash(_ path: String) throws -> String {
-        let queue = try DatabaseQueue(path: path)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            var md5 = MD5()
-            for row in try Row.fetchAll(db, sql: """
-                SELECT CAST(zoom_level AS TEXT), CAST(tile_column AS TEXT), CAST(tile_row AS TEXT), tile_data
-                  FROM tiles ORDER BY zoom_level, tile_column, tile_row
-                """)
-            {
-                for index in 0..<3 { md5.update(row[index] as String) }
-                md5.update(row[3] as Data)
-            }
-            return md5.hex()
-        }
+    /// martin's world_cities file and its import (its stored hash is stale: accepted).
+    private func importWorldCities() throws -> (file: String, pack: Pack) {
+        let file = try MartinFixtures.build("world_cities", in: temp)
+        return (file, try MBTilesImport(path: file, acceptHashMismatch: true).write(into: database).pack)
     }
 }

@@ -72,7 +72,7 @@ final class MBTilesExportTests: PackFSTestCase {
 
     func testMetadataRowsFollowTheSpec() throws {
         let written = try MBTilesExport(database: database, pack: makePack()).write(to: temp.path("out.mbtiles")).files
-        let roads = try metadata(of: written[0].path)
+        let roads = try MBTilesRows.metadata(of: written[0].path)
         XCTAssertEqual(roads["name"], "two roads")
         XCTAssertEqual(roads["format"], "pbf")
         XCTAssertEqual(roads["bounds"], "24.9,60.1,25,60.2")
@@ -86,7 +86,7 @@ final class MBTilesExportTests: PackFSTestCase {
         XCTAssertEqual(centre[0], 24.95, accuracy: 1e-9)
         XCTAssertEqual(centre[1], 60.15, accuracy: 1e-9)
         XCTAssertEqual(centre[2], 4)  // a 0.1-degree extent is a tile at zoom 11; the file's deepest is 4
-        let photo = try metadata(of: written[1].path)
+        let photo = try MBTilesRows.metadata(of: written[1].path)
         XCTAssertEqual(photo["format"], "png")
         XCTAssertEqual(photo["type"], "overlay")
         XCTAssertNil(photo["json"])
@@ -101,7 +101,7 @@ final class MBTilesExportTests: PackFSTestCase {
         let out = temp.path("photo.mbtiles")
         let written = try MBTilesExport(database: database, pack: pack, source: "photo/2").write(to: out).files
         XCTAssertEqual(written.map(\.path), [out])
-        XCTAssertEqual(try metadata(of: out)["name"], "two photo/2")
+        XCTAssertEqual(try MBTilesRows.metadata(of: out)["name"], "two photo/2")
         XCTAssertThrowsError(try MBTilesExport(database: database, pack: pack, source: "trails").write(to: out)) { error in
             XCTAssertEqual(
                 "\(error)", #"pack "two" has no tiled source "trails" (its tiled sources: "roads", "photo/2")"#)
@@ -185,13 +185,4 @@ final class MBTilesExportTests: PackFSTestCase {
         }
     }
 
-    private func metadata(of path: String) throws -> [String: String] {
-        let queue = try DatabaseQueue(path: path)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, value FROM metadata").map {
-                ($0[0] as String, $0[1] as String)
-            })
-        }
-    }
 }

@@ -59,8 +59,8 @@ final class MBTilesImportTests: PackFSTestCase {
         let out = temp.path("again.mbtiles")
         let written = try MBTilesExport(database: database, pack: summary.pack).write(to: out).files
         XCTAssertEqual(written.map(\.path), [out])
-        XCTAssertEqual(try tiles(of: out), try tiles(of: fixture))
-        let before = try metadata(of: fixture), after = try metadata(of: out)
+        XCTAssertEqual(try MBTilesRows.tiles(of: out), try MBTilesRows.tiles(of: fixture))
+        let before = try MBTilesRows.metadata(of: fixture), after = try MBTilesRows.metadata(of: out)
         for key in ["name", "format", "minzoom", "maxzoom", "description", "version"] {
             XCTAssertEqual(after[key], before[key], key)
         }
@@ -187,51 +187,6 @@ final class MBTilesImportTests: PackFSTestCase {
     }
 
     // MARK: - Files
-
-    /// An MBTiles file as the spec's typical statements make it.
-    private func makeMBTiles(_ name: String, metadata: [String: String], tiles: [(Int, Int, Int, Data)]) throws -> String {
-        let path = temp.path(name)
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
-            try db.execute(sql: MBTilesWriter.schema)
-            for (key, value) in metadata {
-                try db.execute(sql: "INSERT INTO metadata VALUES (?, ?)", arguments: [key, value])
-            }
-            for (z, x, row, data) in tiles {
-                try db.execute(sql: "INSERT INTO tiles VALUES (?, ?, ?, ?)", arguments: [z, x, row, data])
-            }
-        }
-        try queue.close()
-        return path
-    }
-
-    private func tiles(of path: String) throws -> [String: Data] {
-        let queue = try DatabaseQueue(path: path, configuration: readOnly)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            var tiles: [String: Data] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles") {
-                tiles["\(row[0] as Int)/\(row[1] as Int)/\(row[2] as Int)"] = row[3] as Data
-            }
-            return tiles
-        }
-    }
-
-    private func metadata(of path: String) throws -> [String: String] {
-        let queue = try DatabaseQueue(path: path, configuration: readOnly)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            var values: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") { values[row[0]] = row[1] as String }
-            return values
-        }
-    }
-
-    private var readOnly: Configuration {
-        var configuration = Configuration()
-        configuration.readonly = true
-        return configuration
-    }
 
     private func assertNothingStored(file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertEqual(try database.packs().count, 0, file: file, line: line)

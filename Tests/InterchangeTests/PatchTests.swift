@@ -43,7 +43,7 @@ final class PatchTests: PackFSTestCase {
         // The export holds exactly the modified file's tiles.
         let out = temp.path("out.mbtiles")
         _ = try MBTilesExport(database: database, pack: pack).write(to: out)
-        XCTAssertEqual(try tiles(of: out), try tiles(of: new))
+        XCTAssertEqual(try MBTilesRows.tiles(of: out), try MBTilesRows.tiles(of: new))
     }
 
     func testEveryRefusalLeavesTheDatabaseFileByteForByte() throws {
@@ -103,19 +103,5 @@ final class PatchTests: PackFSTestCase {
         XCTAssertEqual(summary.changes.otherPacks, [twin.id])
         XCTAssertFalse(summary.changes.sharedRows.isEmpty)
         XCTAssertEqual(try database.recordedHashes(of: twin.id), [])
-    }
-
-    /// The file's tiles by "z/x/row", as bytes.
-    private func tiles(of path: String) throws -> [String: Data] {
-        let queue = try DatabaseQueue(path: path)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            var found: [String: Data] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles") {
-                let key = "\(row[0] as Int)/\(row[1] as Int)/\(row[2] as Int)"
-                found[key] = row[3]
-            }
-            return found
-        }
     }
 }

@@ -136,22 +136,10 @@ final class TileDiffTests: PackFSTestCase {
         return try TileDiff(old: oldSide, new: newSide).write(to: out)
     }
 
-    /// A flat MBTiles file (the writer's schema) with these rows.
+    /// A flat MBTiles file with these rows, their data texts as martin's test writes them (CAST AS
+    /// BLOB: an empty text is an empty blob, not NULL).
     private func file(_ name: String, metadata: [String: String], tiles: [(Int, Int, Int, String)]) throws -> String {
-        let path = temp.path("\(name).mbtiles")
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
-            try db.execute(sql: MBTilesWriter.schema)
-            for (key, value) in metadata {
-                try db.execute(sql: "INSERT INTO metadata VALUES (?, ?)", arguments: [key, value])
-            }
-            for (z, x, y, data) in tiles {
-                // CAST, as martin's test writes them: an empty text is an empty blob, not NULL.
-                try db.execute(sql: "INSERT INTO tiles VALUES (?, ?, ?, CAST(? AS BLOB))", arguments: [z, x, y, data])
-            }
-        }
-        try queue.close()
-        return path
+        try makeMBTiles("\(name).mbtiles", metadata: metadata, tiles: tiles.map { ($0.0, $0.1, $0.2, Data($0.3.utf8)) })
     }
 
     /// The patch's tile rows as `z/x/y text`, NULL data as `NULL`.
