@@ -112,17 +112,7 @@ final class ExportRuleTests: XCTestCase {
 
     /// A zlib value around the deflate stream `gzip -1` makes (another compressor than PackFS's).
     func zlibByGzipOne(_ content: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-1", "-n", "-c"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(content)
-        try input.fileHandleForWriting.close()
-        let member = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let member = try Command.gzip(content, ["-1", "-n"])
         var a: UInt32 = 1, b: UInt32 = 0
         for byte in content {
             a = (a + UInt32(byte)) % 65521

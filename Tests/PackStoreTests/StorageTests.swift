@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import PackStore
 import SQLiteDB
+import TestSupport
 import XCTest
 
 /// Resources and tiles: the zlib rule, no-content rows, validators, row ids kept on update.
@@ -32,7 +33,7 @@ final class StorageTests: StoreTestCase {
         let database = try OfflineDatabase.open(path: path)
         try database.close()
         let body = Data(String(repeating: "glyph ", count: 500).utf8)
-        let gzip = try gzipped(body)
+        let gzip = try Command.gzip(body)
         try raw().write { db in
             try db.execute(sql: """
                 INSERT INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed)
@@ -94,20 +95,5 @@ final class StorageTests: StoreTestCase {
             throw Boom()
         })
         XCTAssertNil(try database.tile(tileKey(1, 0, 0)))
-    }
-
-    private func gzipped(_ data: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-c"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(data)
-        try input.fileHandleForWriting.close()
-        let result = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return result
     }
 }

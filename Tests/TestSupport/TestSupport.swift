@@ -83,6 +83,23 @@ public enum Command {
                        stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
     }
 
+    /// The gzip member `/bin/gzip -c` with `options` writes for `data`: bytes made by another
+    /// compressor than PackFS's.
+    public static func gzip(_ data: Data, _ options: [String] = []) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = options + ["-c"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(data)
+        try input.fileHandleForWriting.close()
+        let member = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return member
+    }
+
     /// Starts the program with its output going to `output` and `error`, reads with `read`
     /// until it is done, and waits for its exit (killing it after `timeout` seconds).
     private static func launch(
