@@ -28,9 +28,7 @@ final class ArchiveDownloadTests: PackDownloadTestCase {
     func testAnArchiveSourceIsReadByMergedRangesIntoTheSameTilesAsItsDirectoryTree() throws {
         let nginx = try TestServer.nginx()
         server = nginx
-        let status = try download(region(nginx.baseURL))
-        XCTAssertEqual(status.state, .complete, status.error ?? "")
-        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let database = try downloadWhole(region(nginx.baseURL))
         let pack = try database.pack(named: "helsinki")
         let template = sourceURL(nginx.baseURL) + "/{z}/{x}/{y}"
         let tiles = try database.tileKeys(of: pack.id).filter { $0.urlTemplate == template }

@@ -142,9 +142,7 @@ final class ContentKindDownloadTests: PackDownloadTestCase {
     func testTheRightBytesStillPassGzippedTilesToo() throws {
         let tile = "tiles/helsinki/14/9326/4741.pbf"
         try overlay(tile, try Zlib.gzip(try world(tile)))
-        let status = try download(variety())
-        XCTAssertEqual(status.state, .complete, status.error ?? "")
-        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let database = try downloadWhole(variety())
         let key = TileKey(urlTemplate: base + "/tiles/helsinki/{z}/{x}/{y}.pbf", pixelRatio: 1, z: 14, x: 9326, y: 4741)
         XCTAssertEqual(try database.tile(key)?.data.decoded().map { try Zlib.decompress($0) }, try world(tile))
         XCTAssertNotNil(try database.resource(url: base + "/data/trails.geojson"))
@@ -176,9 +174,7 @@ final class ContentKindDownloadTests: PackDownloadTestCase {
         try overlay("tiles/helsinki.json", Data(JSONValue.object(tileJSON).compactText.utf8))
         let mlt = Data([0x03, 0x01, 0xFF, 0x7B] + Array("not a protobuf".utf8))
         try overlay("tiles/helsinki/14/9326/4741.pbf", mlt)
-        let status = try download(helsinki(base))
-        XCTAssertEqual(status.state, .complete, status.error ?? "")
-        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let database = try downloadWhole(helsinki(base))
         let key = TileKey(urlTemplate: base + "/tiles/helsinki/{z}/{x}/{y}.pbf", pixelRatio: 1, z: 14, x: 9326, y: 4741)
         XCTAssertEqual(try database.tile(key)?.data.decoded(), mlt)
     }

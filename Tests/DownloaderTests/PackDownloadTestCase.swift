@@ -41,6 +41,14 @@ class PackDownloadTestCase: PackFSTestCase {
         return download.run()
     }
 
+    /// `download`, which must complete, then the database opened read-only to read what it stored.
+    func downloadWhole(_ definition: RegionDefinition, file: StaticString = #filePath, line: UInt = #line) throws
+        -> OfflineDatabase {
+        let status = try download(definition)
+        XCTAssertEqual(status.state, .complete, status.error ?? "", file: file, line: line)
+        return try OfflineDatabase.open(path: path, mode: .readOnly)
+    }
+
     /// Every stored resource and tile of pack `name`, decoded, must equal what `server` serves
     /// for its URL (a tile stored as "no content" must be one the server lacks).
     func assertStoredContentMatchesOrigin(_ server: TestServer, name: String = "helsinki",

@@ -11,9 +11,7 @@ final class PackDownloadTests: PackDownloadTestCase {
     func testFixtureRegionStoresExactlyWhatTheContractPrescribes() throws {
         let nginx = try TestServer.nginx()
         server = nginx
-        let status = try download(helsinki(nginx.baseURL))
-        XCTAssertEqual(status.state, .complete, status.error ?? "")
-        let database = try OfflineDatabase.open(path: path, mode: .readOnly)
+        let database = try downloadWhole(helsinki(nginx.baseURL))
         let pack = try database.pack(named: "helsinki")
         let urls = try database.resourceURLs(of: pack.id)
         XCTAssertEqual(urls.count, 297, "style, TileJSON, 4 sprite files, 3 x 97 glyph ranges")
