@@ -8,10 +8,8 @@ import XCTest
 /// mounts, and reading every file of the mount leaves the daemon serving.
 final class HostileDatabaseMountTests: HostileMountTestCase {
     func testRefusedDatabaseFilesAreLeftByteForByte() throws {
-        let cases = try HostileCorpus.cases("database").filter { $0.bool("refused") }
-        for item in cases {
-            let path = temp.path(item.url.lastPathComponent)
-            try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
+        let cases = try HostileCorpus.databaseCopies(refused: true, in: temp)
+        for (item, path) in cases {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let list = try packfs(["list", path])
             if !item.bool("lists") {
@@ -26,10 +24,8 @@ final class HostileDatabaseMountTests: HostileMountTestCase {
     }
 
     func testHostileDatabaseContentsMountAndEveryFileReads() throws {
-        let cases = try HostileCorpus.cases("database").filter { !$0.bool("refused") }
-        for item in cases {
-            let path = temp.path(item.url.lastPathComponent)
-            try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
+        let cases = try HostileCorpus.databaseCopies(refused: false, in: temp)
+        for (item, path) in cases {
             let list = try packfs(["list", path])
             XCTAssertEqual(list.status, 0, "\(item): \(list.text)")
             for name in item.strings("packs") ?? [] where name.allSatisfy({ $0.isASCII }) {

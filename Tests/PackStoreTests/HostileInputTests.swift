@@ -58,11 +58,9 @@ final class HostileInputTests: StoreTestCase {
     }
 
     func testEveryRefusedDatabaseFileIsLeftByteForByte() throws {
-        let cases = try HostileCorpus.cases("database").filter { $0.bool("refused") }
+        let cases = try HostileCorpus.databaseCopies(refused: true, in: temp)
         XCTAssertGreaterThanOrEqual(cases.count, 15)
-        for item in cases {
-            let copy = temp.path(item.url.lastPathComponent)
-            try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: copy))
+        for (item, copy) in cases {
             let before = try Data(contentsOf: URL(fileURLWithPath: copy))
             let modes: [OfflineDatabase.Mode] = item.bool("lists") ? [.command, .mount] : [.readOnly, .command, .mount]
             for mode in modes {
@@ -80,11 +78,9 @@ final class HostileInputTests: StoreTestCase {
     /// Databases with hostile contents open, and what `packfs list` reads comes back (the names
     /// unique, the unusable ones replaced) without a trap.
     func testEveryHostileDatabaseOpensAndLists() throws {
-        let cases = try HostileCorpus.cases("database").filter { !$0.bool("refused") }
+        let cases = try HostileCorpus.databaseCopies(refused: false, in: temp)
         XCTAssertGreaterThanOrEqual(cases.count, 15)
-        for item in cases {
-            let copy = temp.path(item.url.lastPathComponent)
-            try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: copy))
+        for (item, copy) in cases {
             for mode in [OfflineDatabase.Mode.readOnly, .mount] {
                 let database = try OfflineDatabase.open(path: copy, mode: mode)
                 defer { try? database.close() }

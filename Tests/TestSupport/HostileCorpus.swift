@@ -50,6 +50,17 @@ public enum HostileCorpus {
         }
     }
 
+    /// The database cases, the refused ones or the others, each copied into `directory` (tests open
+    /// and check the copy, never the corpus's file), with the copy's path.
+    public static func databaseCopies(refused: Bool, in directory: TemporaryDirectory) throws
+        -> [(item: HostileCase, path: String)] {
+        try cases("database").filter { $0.bool("refused") == refused }.map { item in
+            let path = directory.path(item.url.lastPathComponent)
+            try FileManager.default.copyItem(at: item.url, to: URL(fileURLWithPath: path))
+            return (item, path)
+        }
+    }
+
     /// The inputs a fuzz target found (Fixtures/hostile/fuzz-findings/<target>/), each kept so a
     /// fix stays fixed.
     public static func findings(_ target: String) -> [URL] {
