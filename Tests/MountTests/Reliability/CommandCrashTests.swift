@@ -36,27 +36,29 @@ final class CommandCrashTests: CrashRigTestCase {
     }
 
     func testKillingPackfsDownload() throws {
-        while rig.figures.kills < target {
+        try roundsUntilEnoughKills {
             try rig.resetDatabase()
-            let kills = try runKilled(["download", rig.db, "p", try rig.regionFile(.helsinki), "--concurrency", "2"], most: 40)
-            try checkPack("p", .helsinki)
-            try rig.checkNoRefetch(kills)
-            rig.figures.rounds += 1
+            try downloadKilled(.helsinki, most: 40)
         }
         rig.figures.report("crash-download-download")
     }
 
     /// Helsinki to z14 redefined to the world to z4 by `packfs download` with the new region.
     func testKillingPackfsDownloadRedefining() throws {
-        while rig.figures.kills < target {
+        try roundsUntilEnoughKills {
             try rig.resetDatabase()
             try download("p", .helsinki)
-            let kills = try runKilled(["download", rig.db, "p", try rig.regionFile(.world), "--concurrency", "2"], most: 60)
-            try checkPack("p", .world)
-            try rig.checkNoRefetch(kills)
-            rig.figures.rounds += 1
+            try downloadKilled(.world, most: 60)
         }
         rig.figures.report("crash-download-redefine")
+    }
+
+    /// `packfs download` of `spec` into pack p, killed every 1-`most` requests until it completes;
+    /// then the pack is `spec`'s and nothing stored was fetched again.
+    private func downloadKilled(_ spec: RegionSpec, most: Int) throws {
+        let kills = try runKilled(["download", rig.db, "p", try rig.regionFile(spec), "--concurrency", "2"], most: most)
+        try checkPack("p", spec)
+        try rig.checkNoRefetch(kills)
     }
 
     /// `packfs refresh` after the origin gave everything a new ETag and changed a few files
@@ -64,7 +66,7 @@ final class CommandCrashTests: CrashRigTestCase {
     /// it goes on with the pending refresh.
     func testKillingPackfsRefresh() throws {
         try download("p", .helsinki)
-        while rig.figures.kills < target {
+        try roundsUntilEnoughKills {
             try rig.bumpOrigin()
             try OriginChange.toggle(rig.server)
             let before = try XCTUnwrap(try rig.snapshot().packs["p"])
@@ -73,7 +75,6 @@ final class CommandCrashTests: CrashRigTestCase {
             try rig.checkRefreshResumed("p", touched: touched, kills: kills)
             try rig.checkOldOrNew("p", kills, before: before)
             try checkPack("p", .helsinki)
-            rig.figures.rounds += 1
         }
         rig.figures.report("crash-download-refresh")
     }

@@ -37,16 +37,11 @@ final class CrashLoopTests: CrashRigTestCase {
 
     /// A first download of Helsinki to z14 (322 resources), killed every 1-40 requests.
     func testKillingTheDaemonDuringDownloads() throws {
-        while rig.figures.kills < target {
+        try roundsUntilEnoughKills {
             try rig.resetDatabase()
             try rig.mount()
-            try rig.write(.helsinki, to: "p")
-            let kills = try killRepeatedly(most: 40) { rig.state("p") == "complete" }
-            rig.waitForState("p")
-            try rig.verifyPack("p", .helsinki)
-            try rig.checkNoRefetch(kills)
+            try writeKilled(.helsinki, most: 40)
             rig.unmount()
-            rig.figures.rounds += 1
         }
         rig.figures.report("crash-mount-download")
     }
@@ -59,7 +54,7 @@ final class CrashLoopTests: CrashRigTestCase {
     func testKillingTheDaemonDuringRefreshes() throws {
         try downloadFast(.helsinki)
         try rig.mount()
-        while rig.figures.kills < target {
+        try roundsUntilEnoughKills {
             try rig.bumpOrigin()
             try OriginChange.toggle(rig.server)
             let before = try XCTUnwrap(try rig.snapshot().packs["p"])
@@ -73,7 +68,6 @@ final class CrashLoopTests: CrashRigTestCase {
             try rig.checkRefreshResumed("p", touched: touched, kills: kills)
             try rig.checkOldOrNew("p", kills, before: before)
             try rig.verifyPack("p", .helsinki)
-            rig.figures.rounds += 1
         }
         rig.unmount()
         rig.figures.report("crash-mount-refresh")
@@ -83,14 +77,10 @@ final class CrashLoopTests: CrashRigTestCase {
     /// requests; then back to Helsinki to z11 (tiles leave, nothing to fetch), killed just
     /// after the write.
     func testKillingTheDaemonDuringRedefinitions() throws {
-        while rig.figures.kills < target {
+        try roundsUntilEnoughKills {
             try downloadFast(.helsinki)
             try rig.mount()
-            try rig.write(.world, to: "p")
-            let kills = try killRepeatedly(most: 60) { rig.state("p") == "complete" }
-            rig.waitForState("p")
-            try rig.verifyPack("p", .world)
-            try rig.checkNoRefetch(kills)
+            try writeKilled(.world, most: 60)
             if rig.figures.kills < target {
                 try rig.write(.helsinkiLow, to: "p")
                 let kill = try XCTUnwrap(try rig.kill(), "the daemon ended by itself")
@@ -101,9 +91,18 @@ final class CrashLoopTests: CrashRigTestCase {
                 try rig.checkNoRefetch([kill])
             }
             rig.unmount()
-            rig.figures.rounds += 1
         }
         rig.figures.report("crash-mount-redefine")
+    }
+
+    /// `spec` written as pack p, the daemon killed every 1-`most` requests until the pack is
+    /// complete; then it is `spec`'s and nothing stored was fetched again.
+    private func writeKilled(_ spec: RegionSpec, most: Int) throws {
+        try rig.write(spec, to: "p")
+        let kills = try killRepeatedly(most: most) { rig.state("p") == "complete" }
+        rig.waitForState("p")
+        try rig.verifyPack("p", spec)
+        try rig.checkNoRefetch(kills)
     }
 
     /// A fresh database holding `spec` as pack p, downloaded at full concurrency, unmounted.

@@ -187,6 +187,15 @@ class CrashRigTestCase: PackFSTestCase {
         rig?.tearDown()
         super.tearDown()
     }
+
+    /// Runs `round` again and again, counting the rounds, until the run's number of kills
+    /// (ReliabilityRun.killsPerKind) is reached.
+    func roundsUntilEnoughKills(_ round: () throws -> Void) rethrows {
+        while rig.figures.kills < ReliabilityRun.killsPerKind {
+            try round()
+            rig.figures.rounds += 1
+        }
+    }
 }
 
 /// What a crash loop did, for the reliability report.

@@ -14,14 +14,10 @@ final class GivenUpPackTests: CrashRigTestCase {
         try rig.write(.helsinkiLow, to: "good")
         rig.waitForState("good")
         rig.unmount()
-        var start = rig.arrivalCount()
-        try rig.mount()
-        try rig.write(.helsinki, to: "p")
-        try killDuringDownload(after: start)
-        start = rig.arrivalCount()
-        try rig.mount()
-        XCTAssertEqual(rig.state("p"), "active", "one kill: the mount resumes the pack")
-        try killDuringDownload(after: start)
+        try mountAndKillDuringDownload { try rig.write(.helsinki, to: "p") }
+        try mountAndKillDuringDownload {
+            XCTAssertEqual(rig.state("p"), "active", "one kill: the mount resumes the pack")
+        }
         try rig.mount()
         XCTAssertEqual(rig.state("p"), "error", "two kills in a row: the mount gives the pack up")
         XCTAssertEqual(rig.progress("p")?["error"]?.string, "the daemon stopped twice while downloading this pack; `touch` it to try again")
@@ -38,17 +34,12 @@ final class GivenUpPackTests: CrashRigTestCase {
     }
 
     func testACleanUnmountBetweenTwoKillsStartsTheCountAgain() throws {
-        var start = rig.arrivalCount()
-        try rig.mount()
-        try rig.write(.helsinki, to: "p")
-        try killDuringDownload(after: start)
-        start = rig.arrivalCount()
+        try mountAndKillDuringDownload { try rig.write(.helsinki, to: "p") }
+        let start = rig.arrivalCount()
         try rig.mount()
         XCTAssertTrue(rig.waitForArrivals(3, after: start) { false }, "the resumed download sends requests")
         rig.unmount()
-        start = rig.arrivalCount()
-        try rig.mount()
-        try killDuringDownload(after: start)
+        try mountAndKillDuringDownload()
         try rig.mount()
         // The first read of progress.json can come before the mount has its pack (seen once under
         // ThreadSanitizer: no state yet); any state but the given-up one says it resumed.
@@ -59,9 +50,14 @@ final class GivenUpPackTests: CrashRigTestCase {
         rig.unmount()
     }
 
-    /// SIGKILL once a few of the pack's requests (counted from `start`) have reached the slow
-    /// origin (about 300 answers at concurrency 2): its run is under way.
-    private func killDuringDownload(after start: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Mounts, runs `body`, and SIGKILLs the daemon once a few of the pack's requests (counted
+    /// from the mount) have reached the slow origin (about 300 answers at concurrency 2): its run
+    /// is under way.
+    private func mountAndKillDuringDownload(file: StaticString = #filePath, line: UInt = #line,
+                                            _ body: () throws -> Void = {}) throws {
+        let start = rig.arrivalCount()
+        try rig.mount()
+        try body()
         XCTAssertTrue(rig.waitForArrivals(5, after: start) { false }, file: file, line: line)
         XCTAssertNotNil(try rig.kill(), "the daemon ended by itself", file: file, line: line)
     }

@@ -22,7 +22,7 @@ final class RemovalCrashTests: CrashRigTestCase {
         let kept = try XCTUnwrap(before.packs["keep"]?.members)
         rig.unmount()
         try rig.mount()
-        while rig.figures.kills < ReliabilityRun.killsPerKind {
+        try roundsUntilEnoughKills {
             let rm = try LineCountingProcess("/bin/rm", ["-rv", rig.packs + "/big"])
             // Up to every file and directory, and once in a while the final rmdir itself.
             let removed = Int.random(in: 1...files + 1)
@@ -40,7 +40,6 @@ final class RemovalCrashTests: CrashRigTestCase {
             try finishRemoval(wasWhole: big != nil)
             rig.figures.resumes += 1
             try recreate(expecting: full)
-            rig.figures.rounds += 1
         }
         rig.unmount()
         rig.figures.report("crash-mount-remove")
