@@ -47,6 +47,20 @@ final class S3ExportTests: CLITestCase {
         try Command.runApart(Packfs.path, ["export", try Self.fixture.value().db, "helsinki"] + arguments, environment: environment)
     }
 
+    /// The openmaptiles source exported to `key` in small parts through an s3front.py with `options`
+    /// in front of moto (spooling under `temp`), and the requests that reached the front.
+    private func exportThroughFront(_ key: String, _ options: [String]) throws -> (Outcome, [AccessLogEntry]) {
+        let s3 = try Self.fixture.value().s3
+        let front = try s3.front(options)
+        defer { front.stop() }
+        var environment = s3.environment
+        environment["AWS_ENDPOINT_URL"] = front.baseURL
+        environment["TMPDIR"] = temp.url.path
+        let arguments = ["s3://packs/\(key)", "--source", "openmaptiles"] + smallParts
+        let outcome = try export(arguments, environment: environment)
+        return (outcome, try front.arrivals())
+    }
+
     /// A file per tiled source, each in several parts, each object the bytes of a local export of
     /// the same pack, typed for what it is; nothing left in progress, the staging directory gone.
     func testPacksUploadInPartsAndReadBackByteForByte() throws {
@@ -133,16 +147,12 @@ final class S3ExportTests: CLITestCase {
     /// each, the object whole.
     func testAFailingPartIsRetriedOnItsOwn() throws {
         let s3 = try Self.fixture.value().s3
-        let front = try s3.front(["--script", "partNumber=2&=500,503"])
-        defer { front.stop() }
-        var environment = s3.environment
-        environment["AWS_ENDPOINT_URL"] = front.baseURL
-        let outcome = try export(["s3://packs/retried/omt.pmtiles", "--source", "openmaptiles"] + smallParts, environment: environment)
+        let (outcome, arrivals) = try exportThroughFront("retried/omt.pmtiles", ["--script", "partNumber=2&=500,503"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("2 requests retried"), outcome.stdout)
         XCTAssertEqual(try packfs("export", try Self.fixture.value().db, "helsinki", temp.path("omt.pmtiles"), "--source", "openmaptiles").status, 0)
         XCTAssertEqual(try s3.object("retried/omt.pmtiles"), try Data(contentsOf: temp.url.appendingPathComponent("omt.pmtiles")))
-        let parts = try front.arrivals().map(\.uri).filter { $0.contains("partNumber=") }
+        let parts = arrivals.map(\.uri).filter { $0.contains("partNumber=") }
         XCTAssertEqual(parts.filter { $0.contains("partNumber=1&") }.count, 1, "\(parts)")
         XCTAssertEqual(parts.filter { $0.contains("partNumber=2&") }.count, 3, "\(parts)")
     }
@@ -151,19 +161,14 @@ final class S3ExportTests: CLITestCase {
     /// object nor an upload in progress remains; one line says which part failed and why.
     func testAPartThatKeepsFailingAbortsTheUpload() throws {
         let s3 = try Self.fixture.value().s3
-        let front = try s3.front(["--fail", "partNumber=2&=500"])
-        defer { front.stop() }
-        var environment = s3.environment
-        environment["AWS_ENDPOINT_URL"] = front.baseURL
-        environment["TMPDIR"] = temp.url.path
-        let outcome = try export(["s3://packs/failed/omt.pmtiles", "--source", "openmaptiles"] + smallParts, environment: environment)
+        let (outcome, arrivals) = try exportThroughFront("failed/omt.pmtiles", ["--fail", "partNumber=2&=500"])
         XCTAssertEqual(outcome.status, 1, outcome.stdout)
         XCTAssertEqual(outcome.stderr.filter { $0 == "\n" }.count, 1, outcome.stderr)
         XCTAssertTrue(outcome.stderr.hasPrefix("packfs: upload of s3://packs/failed/omt.pmtiles failed: part 2 of "), outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("HTTP 500 InternalError: injected by s3front.py (after 3 attempts)"), outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("the multipart upload was aborted, no object was written"), outcome.stderr)
         print("S3ExportTests: " + outcome.stderr)
-        let requests = try front.arrivals().map { "\($0.method) \($0.uri)" }
+        let requests = arrivals.map { "\($0.method) \($0.uri)" }
         XCTAssertEqual(requests.filter { $0.contains("partNumber=2&") }.count, 3, "\(requests)")
         XCTAssertFalse(requests.contains { $0.contains("partNumber=3&") }, "\(requests)")
         XCTAssertEqual(requests.filter { $0.hasPrefix("DELETE /packs/failed/omt.pmtiles?uploadId=") }.count, 1, "\(requests)")
