@@ -7,19 +7,19 @@ import SQLiteDB
 extension Row {
     @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
-        do {
-            return try decode(Value.self, atIndex: index)
-        } catch {
-            fatalError("row \(self), column \(index): \(error)")
-        }
+        trapping(column: index) { try decode(Value.self, atIndex: index) }
     }
 
     @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
+        trapping(column: name) { try decode(Value.self, forColumn: name) }
+    }
+
+    private func trapping<Value>(column: CustomStringConvertible, _ decode: () throws -> Value) -> Value {
         do {
-            return try decode(Value.self, forColumn: name)
+            return try decode()
         } catch {
-            fatalError("row \(self), column \(name): \(error)")
+            fatalError("row \(self), column \(column): \(error)")
         }
     }
 }
