@@ -5,7 +5,7 @@ and the field."""
 import copy
 import json
 
-from corpus import LONG, NFC, NFD, case, deep, giant
+from corpus import BAD_TEMPLATES, LONG, NFC, NFD, case, deep, giant
 
 BASE = {
     "version": 8,
@@ -93,14 +93,10 @@ def bad_sources():
         s("tiles-string", land(tiles=LAND), "tiles is a string", ["sources.land.tiles", "array of URL templates"]),
         s("tiles-numbers", land(tiles=[1, 2]), "templates that are numbers", ["sources.land.tiles", "array"]),
         s("tiles-empty", land(tiles=[]), "no template", ["sources.land.tiles", "needs url or tiles"]),
-        s("tiles-file-scheme", land(tiles=["file:///tiles/{z}/{x}/{y}.pbf"]), "local files",
-          ["sources.land.tiles", "only http, https and mapbox"]),
-        s("tiles-space-in-host", land(tiles=["http://exa mple.com/{z}/{x}/{y}.pbf"]), "a space in the host",
-          ["sources.land.tiles", "space"]),
-        s("tiles-port-70000", land(tiles=["http://127.0.0.1:70000/{z}/{x}/{y}.pbf"]), "port 70000",
-          ["sources.land.tiles", "port 70000"]),
-        s("tiles-control-char", land(tiles=["http://127.0.0.1/\u0007{z}/{x}/{y}.pbf"]), "a BEL byte",
-          ["sources.land.tiles", "control character"]),
+    ] + [
+        s("tiles-" + name, land(tiles=[template]), wrong, ["sources.land.tiles", words])
+        for name, template, wrong, words in BAD_TEMPLATES
+    ] + [
         s("url-number", source("openmaptiles", type="vector", url=5), "url is a number", url + ["must be a URL"]),
         s("url-file-scheme", source("openmaptiles", type="vector", url="file:///etc/passwd"), "a local file",
           url + ["only http, https and mapbox"]),
@@ -233,16 +229,10 @@ def tilejson_cases():
         tj("tiles-string", with_fields(tiles=template), "tiles is a string", ["tiles", "array of URL templates"]),
         tj("tiles-empty", with_fields(tiles=[]), "no template", ["tiles", "no tile URL template"]),
         tj("tiles-numbers", with_fields(tiles=[1]), "a number", ["tiles", "array of URL templates"]),
-        tj("tiles-file-scheme", with_fields(tiles=["file:///t/{z}/{x}/{y}.pbf"]), "local files",
-           ["tiles", "only http, https and mapbox"]),
-        tj("tiles-ftp", with_fields(tiles=["ftp://127.0.0.1/{z}/{x}/{y}.pbf"]), "ftp",
-           ["tiles", "only http, https and mapbox"]),
-        tj("tiles-space-in-host", with_fields(tiles=["http://exa mple/{z}/{x}/{y}.pbf"]), "a space",
-           ["tiles", "space"]),
-        tj("tiles-port-65536", with_fields(tiles=["http://127.0.0.1:65536/{z}/{x}/{y}.pbf"]), "port 65536",
-           ["tiles", "port 65536"]),
-        tj("tiles-control-char", with_fields(tiles=["http://127.0.0.1/\u0001/{z}/{x}/{y}.pbf"]), "a control byte",
-           ["tiles", "control character"]),
+    ] + [
+        tj("tiles-" + name, with_fields(tiles=[template]), wrong, ["tiles", words])
+        for name, template, wrong, words in BAD_TEMPLATES
+    ] + [
         tj("minzoom-negative", with_fields(minzoom=-1), "minzoom -1", ["minzoom", "0 to 255"]),
         tj("minzoom-256", with_fields(minzoom=256), "minzoom 256", ["minzoom", "0 to 255"]),
         tj("maxzoom-1e300", with_fields(maxzoom=1e300), "maxzoom 1e300", ["maxzoom", "0 to 255"]),

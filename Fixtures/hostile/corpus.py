@@ -30,6 +30,16 @@ def giant(count, item="0"):
     return "[" + ",".join([item] * count) + "]"
 
 
+# Tile URL templates refused wherever `tiles` is read (a style's inline source, a TileJSON): the
+# case's name, the template, what is wrong with it, and the words the error holds after the field.
+BAD_TEMPLATES = [
+    ("file-scheme", "file:///tiles/{z}/{x}/{y}.pbf", "local files", "only http, https and mapbox"),
+    ("ftp", "ftp://127.0.0.1/{z}/{x}/{y}.pbf", "ftp", "only http, https and mapbox"),
+    ("space-in-host", "http://exa mple.com/{z}/{x}/{y}.pbf", "a space in the host", "space"),
+    ("port-65536", "http://127.0.0.1:65536/{z}/{x}/{y}.pbf", "port 65536", "port 65536"),
+    ("control-char", "http://127.0.0.1/\u0007{z}/{x}/{y}.pbf", "a BEL byte", "control character"),
+]
+
 NFC = "caf\u00e9"
 NFD = "cafe\u0301"
 LONG = "n" * 300
