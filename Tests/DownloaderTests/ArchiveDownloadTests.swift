@@ -121,11 +121,7 @@ final class ArchiveDownloadTests: PackDownloadTestCase {
             "--rate-truncate", "0.15", "--retry-after", "0",
         ])
         server = faults
-        var options = DownloadOptions()
-        options.http.retry.baseDelay = 0.01
-        options.http.retry.maxDelay = 0.05
-        options.http.retry.maxAttempts = 40
-        let status = try download(region(faults.baseURL), options: options)
+        let status = try download(region(faults.baseURL), options: quickRetries)
         XCTAssertEqual(status.state, .complete, status.error ?? "")
         let ranges = try faults.accessLog().filter { $0.uri == Self.archivePath }
         XCTAssertGreaterThan(ranges.filter { $0.fault != nil }.count, 0, "faults hit the archive's ranges")

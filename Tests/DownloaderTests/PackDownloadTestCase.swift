@@ -22,6 +22,16 @@ class PackDownloadTestCase: PackFSTestCase {
             area: .bounds(Bounds(west: 24.93, south: 60.16, east: 24.96, north: 60.18)), minZoom: 0, maxZoom: maxZoom)
     }
 
+    /// Many retries with a short backoff, for downloads through a fault server failing often: some
+    /// paths fail ten times in a row.
+    var quickRetries: DownloadOptions {
+        var options = DownloadOptions()
+        options.http.retry.baseDelay = 0.01
+        options.http.retry.maxDelay = 0.05
+        options.http.retry.maxAttempts = 40
+        return options
+    }
+
     /// A download of `definition` into pack `name` (created or redefined), not yet run, and the
     /// database it writes to (close it when done).
     func makeDownload(_ definition: RegionDefinition, name: String = "helsinki",

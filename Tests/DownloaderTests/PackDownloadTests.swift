@@ -50,12 +50,8 @@ final class PackDownloadTests: PackDownloadTestCase {
             "--retry-after", "0", "--slow-seconds", "0.05", "--gzip",
         ])
         server = faults
-        var options = DownloadOptions()
-        // At 70% failures per attempt some paths fail ten times in a row; keep the backoff short.
-        options.http.retry.baseDelay = 0.01
-        options.http.retry.maxDelay = 0.05
-        options.http.retry.maxAttempts = 40
-        let status = try download(helsinki(faults.baseURL), options: options)
+        // At 70% failures per attempt some paths fail ten times in a row.
+        let status = try download(helsinki(faults.baseURL), options: quickRetries)
         XCTAssertEqual(status.state, .complete, status.error ?? "")
         let log = try faults.accessLog()
         for kind in ["500", "502", "503", "429", "reset", "truncate"] {
