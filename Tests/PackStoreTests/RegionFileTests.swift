@@ -14,7 +14,7 @@ final class RegionFileTests: XCTestCase {
     func assertRejected(
         _ text: String, field: String, reason: String? = nil, file: StaticString = #filePath, line: UInt = #line
     ) {
-        XCTAssertThrowsError(try parse(text), file: file, line: line) { error in
+        XCTAssertThrowsError(try parse(text), text, file: file, line: line) { error in
             guard case StoreError.invalidDefinition(let named, let why) = error else {
                 return XCTFail("not invalidDefinition: \(error)", file: file, line: line)
             }
@@ -221,13 +221,12 @@ final class RegionFileTests: XCTestCase {
     }
 
     func testRejectsBoundsOutOfRangeOrInverted() {
-        assertRejected("{ \(style), \"bounds\": [-181, 0, 1, 1] }", field: "bounds", reason: "-180..180")
-        assertRejected("{ \(style), \"bounds\": [0, 0, 180.5, 1] }", field: "bounds", reason: "-180..180")
-        assertRejected("{ \(style), \"bounds\": [0, -91, 1, 1] }", field: "bounds", reason: "-90..90")
-        assertRejected("{ \(style), \"bounds\": [0, 0, 1, 90.1] }", field: "bounds", reason: "-90..90")
-        assertRejected("{ \(style), \"bounds\": [10, 0, 9, 1] }", field: "bounds", reason: "west")
-        assertRejected("{ \(style), \"bounds\": [170, 0, -170, 1] }", field: "bounds", reason: "antimeridian")
-        assertRejected("{ \(style), \"bounds\": [0, 5, 1, 4] }", field: "bounds", reason: "south")
+        let cases = [("[-181, 0, 1, 1]", "-180..180"), ("[0, 0, 180.5, 1]", "-180..180"), ("[0, -91, 1, 1]", "-90..90"),
+                     ("[0, 0, 1, 90.1]", "-90..90"), ("[10, 0, 9, 1]", "west"), ("[170, 0, -170, 1]", "antimeridian"),
+                     ("[0, 5, 1, 4]", "south")]
+        for (bounds, reason) in cases {
+            assertRejected("{ \(style), \"bounds\": \(bounds) }", field: "bounds", reason: reason)
+        }
         // MapLibre's order is [south, west, north, east]: this box has south 5 > north 4.
         assertRejected("{ \"style_url\": \"http://a/s\", \"bounds\": [5, 0, 4, 1] }", field: "bounds", reason: "south")
     }
