@@ -73,14 +73,12 @@ final class MBTilesExportTests: PackFSTestCase {
     func testMetadataRowsFollowTheSpec() throws {
         let written = try MBTilesExport(database: database, pack: makePack()).write(to: temp.path("out.mbtiles")).files
         let roads = try MBTilesRows.metadata(of: written[0].path)
-        XCTAssertEqual(roads["name"], "two roads")
-        XCTAssertEqual(roads["format"], "pbf")
-        XCTAssertEqual(roads["bounds"], "24.9,60.1,25,60.2")
-        XCTAssertEqual(roads["minzoom"], "3")
-        XCTAssertEqual(roads["maxzoom"], "4")
-        XCTAssertEqual(roads["type"], "baselayer")
-        XCTAssertEqual(roads["attribution"], "(c) roads")
-        XCTAssertEqual(roads["json"], #"{"vector_layers":[{"fields":{},"id":"streets"},{"fields":{},"id":"parks"}]}"#)
+        let expected = [
+            "name": "two roads", "format": "pbf", "bounds": "24.9,60.1,25,60.2", "minzoom": "3", "maxzoom": "4",
+            "type": "baselayer", "attribution": "(c) roads",
+            "json": #"{"vector_layers":[{"fields":{},"id":"streets"},{"fields":{},"id":"parks"}]}"#,
+        ]
+        XCTAssertEqual(roads.filter { expected[$0.key] != nil }, expected)
         let centre = try XCTUnwrap(roads["center"]).split(separator: ",").compactMap { Double($0) }
         XCTAssertEqual(centre.count, 3)
         XCTAssertEqual(centre[0], 24.95, accuracy: 1e-9)
