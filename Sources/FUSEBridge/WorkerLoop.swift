@@ -71,17 +71,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
 
     /// Starts one more worker; called with `condition` held.
     private func startWorker() -> Bool {
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { box in
-            guard let box else { return nil }
-            Unmanaged<WorkerLoop>.fromOpaque(box).takeRetainedValue().work()
-            return nil
-        }, box)
-        guard created == 0 else {
-            Unmanaged<WorkerLoop>.fromOpaque(box).release()
-            return false
-        }
+        guard let thread = startJoinableThread({ self.work() }) else { return false }
         workers.append(thread)
         waiting.add(1, ordering: .relaxed)
         return true
@@ -123,4 +113,27 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         fuse_session_exit(session)
         condition.withLock { if failure == 0 { failure = code } }
     }
+}
+
+/// Starts a thread running `body`, to be joined; nil when the system makes none. Not a
+/// `NativeThread`, which is detached: a thread that is signalled (`WorkerLoop`) or whose end
+/// must be known before its resources go (`RingThread`) keeps a valid id until it is joined.
+func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let created = pthread_create(&thread, nil, { box in
+        guard let box else { return nil }
+        Unmanaged<ThreadBody>.fromOpaque(box).takeRetainedValue().run()
+        return nil
+    }, box)
+    guard created == 0 else {
+        Unmanaged<ThreadBody>.fromOpaque(box).release()
+        return nil
+    }
+    return thread
+}
+
+private final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
