@@ -60,7 +60,7 @@ extension PackFilesystem {
             guard let file = scratches.file(serial) else { throw FilesystemError.stale }
             return (liveFile(inode, file.mode, file.content), .live)
         case .patch(let serial):
-            guard let upload = uploads.upload(serial) else { throw FilesystemError.stale }
+            guard let upload = uploads.file(serial) else { throw FilesystemError.stale }
             return (file(inode, 0o600, Int(clamping: upload.size)), .live)
         case .status, .packList, .rejection:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)
