@@ -232,12 +232,8 @@ extension PackFilesystem {
         var ranges: [(file: PackLayout.GlyphFile, id: ResourceID)]
     }
 
-    /// The stacks with at least one range in the pack, by their lowest row id.
-    func fontStacks(_ layout: PackLayout) throws -> [FontStack] {
-        try Self.fontStacks(layout, in: database)
-    }
-
-    /// The font stacks of `layout` the pack holds ranges of, each named by its lowest range's row.
+    /// The font stacks of `layout` the pack holds ranges of, each named by its lowest range's row
+    /// (sorted by it).
     static func fontStacks(_ layout: PackLayout, in database: OfflineDatabase) throws -> [FontStack] {
         guard !layout.fontStacks.isEmpty else { return [] }
         let held = Dictionary(
