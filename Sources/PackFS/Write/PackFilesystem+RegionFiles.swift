@@ -13,13 +13,11 @@ import Dispatch
 /// content to the pack manager, whose verdict becomes that write's result and
 /// `packs/<name>.error`. So `cp bad.json packs/x.region` fails with EINVAL and says so.
 ///
-/// Why not at close(): the kernel sends FLUSH on every close() of every file, including each
-/// tile a renderer reads, and a FLUSH costs a round trip to the daemon that halved warm reads.
-/// The bridge answers the first FLUSH with ENOSYS, which turns FLUSH off for the connection,
-/// and close() then reaches the daemon for nothing. Text left undecided (a truncated object, an
-/// empty file) is judged when the last handle is released (a new file) or, for a region file
-/// written without an open (stateless opens give no release), once it has had no write for
-/// `settleDelay`: its verdict shows only in `<name>.error`.
+/// Why not at close(): close() reaches the daemon for nothing, as the bridge turns FLUSH off
+/// (its `flush`: a round trip at every close of every tile a renderer reads). Text left
+/// undecided (a truncated object, an empty file) is judged when the last handle is released (a
+/// new file) or, for a region file written without an open (stateless opens give no release),
+/// once it has had no write for `settleDelay`: its verdict shows only in `<name>.error`.
 ///
 /// An empty region file is rejected ("empty region file") without asking the manager:
 /// `touch packs/new.region` (or `: > packs/x.region`) would otherwise be a definition of nothing.
