@@ -28,7 +28,9 @@ extension ScratchFiles where File == ScratchFile {
     func create(name: String, mode: UInt16) throws -> File {
         try withTable { table in
             if table.file(named: name) != nil { throw FilesystemError.exists }
-            guard table.bySerial.count < Self.maxFiles else { throw FilesystemError.noSpace("\(Self.maxFiles) scratch files in packs/") }
+            guard table.bySerial.count < Self.maxFiles else {
+                throw FilesystemError.noSpace("\(Self.maxFiles) scratch files in packs/")
+            }
             return table.add { File(serial: $0, name: name, mode: mode & 0o7777) }
         }
     }
