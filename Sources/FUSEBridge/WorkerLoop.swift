@@ -41,8 +41,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
     /// Serves until the session ends; 0, or the negative errno of a failed read.
     func run() -> Int32 {
         guard packfs_install_wake_handler() == 0 else { return -errno }
-        let started = condition.withLock { startWorker() }
-        guard started else { return -EAGAIN }
+        guard condition.withLock({ startWorker() }) else { return -EAGAIN }
         condition.withLock { while ended == 0 && !ending { condition.wait() } }
         interruptUntilAllEnded()
         for worker in condition.withLock({ workers }) { pthread_join(worker, nil) }
