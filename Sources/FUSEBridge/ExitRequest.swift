@@ -45,7 +45,7 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
             if requested { fuse_session_exit(session) }
         }
         do {
-            try NativeThread.start(name: "PackFS exit") { self.watch(wake: readEnd, mountpoint: mountpoint) }
+            try NativeThread.start(name: Self.threadName) { self.watch(wake: readEnd, mountpoint: mountpoint) }
         } catch {
             lock.withLock {
                 self.session = nil
@@ -77,10 +77,6 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
     /// reader raises SIGPIPE, which ends the process unless ignored).
     private func watch(wake: Int32, mountpoint: String) {
         defer { close(wake) }
-        // Not Foundation's `Thread.current.name`: it names the OS thread through the pthread_t its
-        // creator stores after pthread_create returns, which a new thread that runs first has
-        // not got yet (under load the watcher kept no name, and LifecycleTests found none).
-        _ = packfs_name_this_thread(Self.threadName)
         var kicked = false
         var byte: UInt8 = 0
         while true {
@@ -93,7 +89,6 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
             }
             let count = read(wake, &byte, 1)
             if count == 0 || (count < 0 && errno != EINTR) { return }
-
         }
     }
 

@@ -165,12 +165,9 @@ public final class FUSEMount: Sendable {
 
     /// `-o` pairs for libfuse, with `default_permissions` added to `allow_other`.
     static func arguments(for mountOptions: [String]) -> [String] {
-        let words = mountOptions.flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty }
-        var all = words
-        if words.contains("allow_other") && !words.contains("default_permissions") {
-            all.append("default_permissions")
-        }
-        return all.isEmpty ? [] : ["-o", all.joined(separator: ",")]
+        var words = mountOptions.flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty }
+        if words.contains("allow_other") && !words.contains("default_permissions") { words.append("default_permissions") }
+        return words.isEmpty ? [] : ["-o", words.joined(separator: ",")]
     }
 }
 

@@ -55,25 +55,17 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
     }
 
     public func invalidate(parent: Inode, name: String) {
-        send { session in
-            name.withCString { fuse_lowlevel_notify_inval_entry(session, parent.rawValue, $0, strlen($0)) }
-        }
+        send { Self.invalidateEntry($0, parent: parent, name: name) }
+    }
+
+    private static func invalidateEntry(_ session: OpaquePointer, parent: Inode, name: String) -> Int32 {
+        name.withCString { fuse_lowlevel_notify_inval_entry(session, parent.rawValue, $0, strlen($0)) }
     }
 
     public func invalidateNow(inodes: [Inode], entries: [(parent: Inode, name: String)]) {
-        let session: OpaquePointer? = condition.withLock {
-            if self.session != nil { sending += 1 }
-            return self.session
-        }
-        guard let session else { return }
-        // -ENOENT: the kernel had nothing cached for it, which is what we wanted.
-        for inode in inodes { _ = fuse_lowlevel_notify_inval_inode(session, inode.rawValue, 0, 0) }
-        for (parent, name) in entries {
-            _ = name.withCString { fuse_lowlevel_notify_inval_entry(session, parent.rawValue, $0, strlen($0)) }
-        }
-        condition.withLock {
-            sending -= 1
-            condition.broadcast()
+        withSession { session in
+            for inode in inodes { _ = fuse_lowlevel_notify_inval_inode(session, inode.rawValue, 0, 0) }
+            for (parent, name) in entries { _ = Self.invalidateEntry(session, parent: parent, name: name) }
         }
     }
 
@@ -126,18 +118,22 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
     }
 
     private func enqueue(_ notify: @escaping Notification) {
-        queue.async {
-            let session: OpaquePointer? = self.condition.withLock {
-                if self.session != nil { self.sending += 1 }
-                return self.session
-            }
-            guard let session else { return }
-            // -ENOENT: the kernel had nothing cached for it, which is what we wanted.
-            _ = notify(session)
-            self.condition.withLock {
-                self.sending -= 1
-                self.condition.broadcast()
-            }
+        queue.async { self.withSession { _ = notify($0) } }
+    }
+
+    /// Runs `body` with the session, counted in `sending` (`waitUntilIdle`); not at all while
+    /// detached. What a notification returns is not looked at: -ENOENT, the likely failure,
+    /// means the kernel had nothing cached for it, which is what we wanted.
+    private func withSession(_ body: (OpaquePointer) -> Void) {
+        let session: OpaquePointer? = condition.withLock {
+            if self.session != nil { sending += 1 }
+            return self.session
+        }
+        guard let session else { return }
+        body(session)
+        condition.withLock {
+            sending -= 1
+            condition.broadcast()
         }
     }
 }

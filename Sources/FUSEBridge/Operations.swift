@@ -96,23 +96,12 @@ enum DirectoryBuffer {
     static func capacity(_ size: Int) -> Int { max(1, size / 32) }
 
     static func fill(_ req: fuse_req_t?, size: Int, entries: [DirectoryEntry]) -> Data {
-        guard size > 0 else { return Data() }
-        var buffer = [CChar](repeating: 0, count: size)
-        var used = 0
-        buffer.withUnsafeMutableBufferPointer { memory in
-            guard let base = memory.baseAddress else { return }
-            for entry in entries {
-                var status = stat()
-                status.st_ino = ino_t(entry.inode.rawValue)
-                status.st_mode = entry.kind.fileType
-                let needed = entry.name.withCString {
-                    fuse_add_direntry(req, base + used, size - used, $0, &status, off_t(entry.cookie))
-                }
-                if needed > size - used { break }
-                used += needed
-            }
+        fill(size: size, entries) { entry, buffer, room in
+            var status = stat()
+            status.st_ino = ino_t(entry.inode.rawValue)
+            status.st_mode = entry.kind.fileType
+            return entry.name.withCString { fuse_add_direntry(req, buffer, room, $0, &status, off_t(entry.cookie)) }
         }
-        return buffer.withUnsafeBytes { Data($0.prefix(used)) }
     }
 
     /// Entries of a readdirplus page that fit: a 152-byte header (entry and dirent) plus a name
@@ -124,20 +113,29 @@ enum DirectoryBuffer {
     /// which the kernel lists without instantiating; `.` and `..` likewise (libfuse counts no
     /// lookup for them).
     static func fillPlus(_ req: fuse_req_t?, size: Int, entries: [PlusEntry]) -> Data {
+        fill(size: size, entries) { item, buffer, room in
+            let (entry, found) = item
+            var param = found?.param ?? fuse_entry_param()
+            if found == nil {
+                param.attr.st_ino = ino_t(entry.inode.rawValue)
+                param.attr.st_mode = entry.kind.fileType
+            }
+            return entry.name.withCString { fuse_add_direntry_plus(req, buffer, room, $0, &param, off_t(entry.cookie)) }
+        }
+    }
+
+    /// A buffer of `size` bytes filled by `add` (which writes one entry where it is told, with
+    /// the room left, and says the size it needs) until an entry does not fit.
+    private static func fill<Item>(
+        size: Int, _ items: [Item], _ add: (Item, UnsafeMutablePointer<CChar>, Int) -> Int
+    ) -> Data {
         guard size > 0 else { return Data() }
         var buffer = [CChar](repeating: 0, count: size)
         var used = 0
         buffer.withUnsafeMutableBufferPointer { memory in
             guard let base = memory.baseAddress else { return }
-            for (entry, found) in entries {
-                var param = found?.param ?? fuse_entry_param()
-                if found == nil {
-                    param.attr.st_ino = ino_t(entry.inode.rawValue)
-                    param.attr.st_mode = entry.kind.fileType
-                }
-                let needed = entry.name.withCString {
-                    fuse_add_direntry_plus(req, base + used, size - used, $0, &param, off_t(entry.cookie))
-                }
+            for item in items {
+                let needed = add(item, base + used, size - used)
                 if needed > size - used { break }
                 used += needed
             }

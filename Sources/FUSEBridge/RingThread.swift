@@ -11,7 +11,7 @@ import FoundationEssentials
 /// submits the commit, which also fetches the next request. Commands belong to the thread that
 /// submitted them (the kernel cancels them when it exits), so the thread lives as long as the
 /// mount. An eventfd polled on the ring wakes it to stop.
-final class RingThread: @unchecked Sendable {  // `ring` and the entry are used by the thread alone; `thread` and `started` are set by `start` and read by `join`, on the transport's calls
+final class RingThread: @unchecked Sendable {  // `ring` and the entry are used by the thread alone; `thread` is set by `start` and read by `join`, on the transport's calls
     private let session: OpaquePointer
     private let ring: UnsafeMutablePointer<io_uring>
     private let entry: RingEntry
@@ -19,8 +19,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     private let failed: @Sendable (String) -> Void
     /// After each request (the transport checks whether the session was told to exit).
     private let served: @Sendable () -> Void
-    private var thread = pthread_t()
-    private var started = false
+    private var thread: pthread_t?
     /// Runs only on its queue's CPU (`pinnedPerQueue`).
     private let pinned: Bool
 
@@ -54,17 +53,8 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
 
     /// Starts the thread, which registers the entry; false if it cannot be started.
     func start() -> Bool {
-        let box = Unmanaged.passRetained(self).toOpaque()
-        guard pthread_create(&thread, nil, { box in
-            guard let box else { return nil }
-            Unmanaged<RingThread>.fromOpaque(box).takeRetainedValue().run()
-            return nil
-        }, box) == 0 else {
-            Unmanaged<RingThread>.fromOpaque(box).release()
-            return false
-        }
-        started = true
-        return true
+        thread = startJoinableThread { self.run() }
+        return thread != nil
     }
 
     /// Makes the kernel give up the ring for this connection: a REGISTER naming a queue that
@@ -89,7 +79,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     /// Waits for the thread, then frees its ring (which cancels what the kernel still holds).
     /// The entry's buffers stay: the kernel may hold their addresses until the connection ends.
     func join() {
-        if started { pthread_join(thread, nil) }
+        if let thread { pthread_join(thread, nil) }
         io_uring_queue_exit(ring)
         close(wakeFD)
     }

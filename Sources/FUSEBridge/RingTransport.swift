@@ -61,19 +61,21 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
     /// The hooks libfuse calls instead of read(2) and writev(2); `userdata` is the `MountContext`.
     static let hooks = fuse_custom_io(
         writev: { fd, iov, count, userdata in
-            guard let iov else { return Glibc.writev(fd, iov, count) }
-            guard let ring = userdata.map({ Unmanaged<MountContext>.fromOpaque($0).takeUnretainedValue() })?.ring
-            else { return Glibc.writev(fd, iov, count) }
+            guard let iov, let ring = RingTransport.of(userdata) else { return Glibc.writev(fd, iov, count) }
             return ring.writev(fd, UnsafePointer(iov), count)
         },
         read: { fd, buffer, length, userdata in
             let count = Glibc.read(fd, buffer, length)
-            if count > 0, let buffer, let ring = userdata.map({ Unmanaged<MountContext>.fromOpaque($0).takeUnretainedValue() })?.ring {
+            if count > 0, let buffer, let ring = RingTransport.of(userdata) {
                 ring.received(UnsafeRawBufferPointer(start: buffer, count: count))
             }
             return count
         },
         splice_receive: nil, splice_send: nil)
+
+    private static func of(_ userdata: UnsafeMutableRawPointer?) -> RingTransport? {
+        userdata.map { Unmanaged<MountContext>.fromOpaque($0).takeUnretainedValue() }?.ring
+    }
 
     /// A request read from /dev/fuse: notes the INIT and whether it offers the ring.
     private func received(_ request: UnsafeRawBufferPointer) {

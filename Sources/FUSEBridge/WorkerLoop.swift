@@ -41,8 +41,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
     /// Serves until the session ends; 0, or the negative errno of a failed read.
     func run() -> Int32 {
         guard packfs_install_wake_handler() == 0 else { return -errno }
-        let started = condition.withLock { startWorker() }
-        guard started else { return -EAGAIN }
+        guard condition.withLock({ startWorker() }) else { return -EAGAIN }
         condition.withLock { while ended == 0 && !ending { condition.wait() } }
         interruptUntilAllEnded()
         for worker in condition.withLock({ workers }) { pthread_join(worker, nil) }
@@ -71,17 +70,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
 
     /// Starts one more worker; called with `condition` held.
     private func startWorker() -> Bool {
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { box in
-            guard let box else { return nil }
-            Unmanaged<WorkerLoop>.fromOpaque(box).takeRetainedValue().work()
-            return nil
-        }, box)
-        guard created == 0 else {
-            Unmanaged<WorkerLoop>.fromOpaque(box).release()
-            return false
-        }
+        guard let thread = startJoinableThread({ self.work() }) else { return false }
         workers.append(thread)
         waiting.add(1, ordering: .relaxed)
         return true
@@ -123,4 +112,27 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         fuse_session_exit(session)
         condition.withLock { if failure == 0 { failure = code } }
     }
+}
+
+/// Starts a thread running `body`, to be joined; nil when the system makes none. Not a
+/// `NativeThread`, which is detached: a thread that is signalled (`WorkerLoop`) or whose end
+/// must be known before its resources go (`RingThread`) keeps a valid id until it is joined.
+func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let created = pthread_create(&thread, nil, { box in
+        guard let box else { return nil }
+        Unmanaged<ThreadBody>.fromOpaque(box).takeRetainedValue().run()
+        return nil
+    }, box)
+    guard created == 0 else {
+        Unmanaged<ThreadBody>.fromOpaque(box).release()
+        return nil
+    }
+    return thread
+}
+
+private final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

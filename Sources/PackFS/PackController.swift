@@ -30,37 +30,25 @@ public protocol PackController: AnyObject, Sendable {
 /// The reasons of rejected region files by pack name (`packs/<name>.error`), each with a serial
 /// number that its inode carries. Kept in memory: an error file lasts for the mount, and the
 /// next accepted region file for the name clears it.
-final class Rejections: Sendable {
-    struct Rejection: Equatable {
-        var serial: UInt32
-        var name: String
-        var reason: String
-    }
+typealias Rejections = SerialFiles<Rejection>
 
-    private struct State {
-        var byName: [String: Rejection] = [:]
-        var nextSerial: UInt32 = 1
-    }
+struct Rejection: SerialFile, Equatable {
+    var serial: UInt32
+    var name: String
+    var reason: String
+}
 
-    private let state = LockedState(State())
-
+extension Rejections where File == Rejection {
     /// Records the reason `name`'s last region file was refused (a fresh inode each time, so a
     /// cached old reason is never shown), redacted: every reader of the mount sees it.
     func record(name: String, reason: String) {
-        state.withLock {
-            $0.byName[name] = Rejection(serial: $0.nextSerial, name: name, reason: Redaction.text(reason))
-            $0.nextSerial &+= 1
+        withTable { table in
+            table.remove(named: name)
+            table.add { Rejection(serial: $0, name: name, reason: Redaction.text(reason)) }
         }
     }
 
-    func clear(name: String) { state.withLock { $0.byName[name] = nil } }
-
-    func rejection(named name: String) -> Rejection? { state.withLock { $0.byName[name] } }
-
-    func rejection(_ serial: UInt32) -> Rejection? { state.withLock { $0.byName.values.first { $0.serial == serial } } }
-
-    /// Every rejection, by name.
-    var all: [Rejection] { state.withLock { $0.byName.values.sorted { $0.name < $1.name } } }
+    func clear(name: String) { withTable { $0.remove(named: name) } }
 }
 
 extension PackFilesystem {

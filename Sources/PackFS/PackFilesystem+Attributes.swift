@@ -8,22 +8,16 @@ extension Entry {
     }
 }
 
-/// How long the kernel may trust what it learns about a node.
-enum Freshness: Equatable {
+/// How long the kernel may trust what it learns about a node, in seconds.
+enum Freshness: Double {
     /// Tiles, glyphs, sprites, TileJSON, the style of a complete pack: an hour, page cache kept.
-    case immutable
+    case immutable = 3600
     /// A pack's directories while it downloads: they grow, so the kernel asks again soon.
-    case settling
+    case settling = 1
     /// status.json, progress.json, coverage.geojson and region files: never cached.
-    case live
+    case live = 0
 
-    var timeout: Double {
-        switch self {
-        case .immutable: return 3600
-        case .settling: return 1
-        case .live: return 0
-        }
-    }
+    var timeout: Double { rawValue }
 }
 
 extension PackFilesystem {
@@ -60,7 +54,7 @@ extension PackFilesystem {
             guard let file = scratches.file(serial) else { throw FilesystemError.stale }
             return (liveFile(inode, file.mode, file.content), .live)
         case .patch(let serial):
-            guard let upload = uploads.upload(serial) else { throw FilesystemError.stale }
+            guard let upload = uploads.file(serial) else { throw FilesystemError.stale }
             return (file(inode, 0o600, Int(clamping: upload.size)), .live)
         case .status, .packList, .rejection:
             return (liveFile(inode, 0o444, try content(of: node, inode: inode, request)), .live)

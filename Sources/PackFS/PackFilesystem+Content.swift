@@ -12,7 +12,7 @@ extension PackFilesystem {
         case .packList: return try packListJSON()
         case .webFile(let index): return try pageFile(index).content
         case .rejection(let serial):
-            guard let rejection = rejections.rejection(serial) else { throw FilesystemError.stale }
+            guard let rejection = rejections.file(serial) else { throw FilesystemError.stale }
             return Data((rejection.reason + "\n").utf8)
         case .draft(let serial):
             guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
@@ -22,7 +22,7 @@ extension PackFilesystem {
             return file.content
         case .patch(let serial):
             // Write-only: what was copied so far is the spool's, not read back through the mount.
-            guard uploads.upload(serial) != nil else { throw FilesystemError.stale }
+            guard uploads.file(serial) != nil else { throw FilesystemError.stale }
             throw FilesystemError.notPermitted
         case .pack(let region, .regionFile):
             // While the file is open for writing it reads as written so far, as on a disk.

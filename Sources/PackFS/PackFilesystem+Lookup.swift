@@ -28,7 +28,7 @@ extension PackFilesystem {
     }
 
     private func packsChild(named name: String, _ request: Request) throws -> Node {
-        if name.hasSuffix(".error"), let rejection = rejections.rejection(named: String(name.dropLast(6))) {
+        if name.hasSuffix(".error"), let rejection = rejections.file(named: String(name.dropLast(6))) {
             return .rejection(rejection.serial)
         }
         let packs = try database.packs()
@@ -45,7 +45,7 @@ extension PackFilesystem {
             request.found(pack)
             return .pack(pack.id, .directory)
         }
-        if let upload = PatchUploads.packName(of: name).flatMap(uploads.upload(named:)) { return .patch(upload.serial) }
+        if let upload = PatchUploads.packName(of: name).flatMap(uploads.file(named:)) { return .patch(upload.serial) }
         guard let scratch = scratches.file(named: name) else { throw FilesystemError.notFound }
         return .scratch(scratch.serial)
     }
@@ -232,12 +232,8 @@ extension PackFilesystem {
         var ranges: [(file: PackLayout.GlyphFile, id: ResourceID)]
     }
 
-    /// The stacks with at least one range in the pack, by their lowest row id.
-    func fontStacks(_ layout: PackLayout) throws -> [FontStack] {
-        try Self.fontStacks(layout, in: database)
-    }
-
-    /// The font stacks of `layout` the pack holds ranges of, each named by its lowest range's row.
+    /// The font stacks of `layout` the pack holds ranges of, each named by its lowest range's row
+    /// (sorted by it).
     static func fontStacks(_ layout: PackLayout, in database: OfflineDatabase) throws -> [FontStack] {
         guard !layout.fontStacks.isEmpty else { return [] }
         let held = Dictionary(

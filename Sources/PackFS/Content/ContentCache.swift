@@ -14,9 +14,9 @@ import PackStore
 /// thread in flight) is enough: larger caches made the daemon larger and no faster
 /// (docs/benchmarks.md, "Designs measured and set aside").
 final class ContentCache: Sendable {
-    let maxContentBytes: Int
-    let maxFileBytes: Int
-    let maxSizes: Int
+    let maxContentBytes = 1 << 20
+    let maxFileBytes = 1 << 20
+    let maxSizes = 200_000
     let state = LockedState(State())
 
     struct State {
@@ -26,12 +26,6 @@ final class ContentCache: Sendable {
         var sizes: [Inode: UInt64] = [:]
         var sizeOrder: [Inode] = []
         var views: [RegionID: PackView] = [:]
-    }
-
-    init(maxContentBytes: Int = 1 << 20, maxFileBytes: Int = 1 << 20, maxSizes: Int = 200_000) {
-        self.maxContentBytes = maxContentBytes
-        self.maxFileBytes = maxFileBytes
-        self.maxSizes = maxSizes
     }
 
     func content(_ inode: Inode) -> Data? { state.withLock { $0.contents[inode] } }

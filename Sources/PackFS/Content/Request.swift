@@ -61,12 +61,12 @@ final class Request {
         return layout
     }
 
-    /// The pack's font stacks with the ranges it holds (`PackFilesystem.fontStacks`), read once
+    /// The pack's font stacks with the ranges it holds (`PackFilesystem.fontStacks(_:in:)`), read once
     /// per request: a stack's listing looks up each of its files, up to 256 in one request.
     func fontStacks(_ region: RegionID) throws -> [PackFilesystem.FontStack] {
         let layout = try layout(region)
         if let stacks = memo?.fontStacks, memo?.region == region { return stacks }
-        let stacks = try filesystem.fontStacks(layout)
+        let stacks = try PackFilesystem.fontStacks(layout, in: filesystem.database)
         if memo?.region == region { memo?.fontStacks = stacks }
         return stacks
     }

@@ -212,16 +212,12 @@ extension Filesystem {
     /// Models that keep no state per open need nothing.
     public func useStatelessOpens() {}
 
-    /// A lookup per entry: right for any model; PackFilesystem answers its tile columns faster.
+    /// Each entry with the entry a lookup of its name gives: right for any model; PackFilesystem
+    /// answers its tile columns faster.
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
-        try lookingUp(try readdir(inode: inode, offset: offset, limit: limit, caller: caller), in: inode, caller: caller)
-    }
-
-    /// `entries` of directory `parent`, each with the entry a lookup of its name gives.
-    public func lookingUp(_ entries: [DirectoryEntry], in parent: Inode, caller: Caller) throws -> [PlusEntry] {
-        entries.map { entry in
+        try readdir(inode: inode, offset: offset, limit: limit, caller: caller).map { entry in
             guard entry.name != ".", entry.name != ".." else { return (entry, nil) }
-            return (entry, try? lookup(parent: parent, name: entry.name, caller: caller))
+            return (entry, try? lookup(parent: inode, name: entry.name, caller: caller))
         }
     }
 }

@@ -30,8 +30,6 @@ public struct WebPage: Sendable {
 
     public let files: [File]
 
-    public init(files: [File]) { self.files = files }
-
     /// Reads every file of `names` from `directory`; throws naming the first one that cannot be read.
     public static func load(from directory: String) throws(WebPageError) -> WebPage {
         var files: [File] = []

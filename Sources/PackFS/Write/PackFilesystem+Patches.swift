@@ -20,14 +20,13 @@ extension PackFilesystem {
     func createPatch(packName: String, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {
         guard controller != nil else { throw FilesystemError.notPermitted }
         let pack = try existingPack(named: packName)
-        if let existing = uploads.upload(named: packName) {
+        if let existing = uploads.file(named: packName) {
             if flags & O_EXCL != 0 { throw FilesystemError.exists }
-            try uploads.opened(existing.serial)
-            if flags & O_TRUNC != 0 { try uploads.resize(existing.serial, to: 0) }
-            return (try entry(for: .patch(existing.serial), request), Self.writeOptions(0))
+            let options = try openPatch(existing.serial, flags: flags)
+            return (try entry(for: .patch(existing.serial), request), options)
         }
         let spool = try SpoolFile(besideDatabase: database.path)
-        let upload: PatchUploads.Upload
+        let upload: PatchUpload
         do {
             upload = try uploads.start(name: pack.name, region: pack.id, spool: spool)
         } catch {
@@ -52,10 +51,10 @@ extension PackFilesystem {
         case .partial:
             settleIfStateless(serial)
         case .whole:
-            guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
+            guard let upload = uploads.remove(serial) else { throw FilesystemError.stale }
             try applyPatch(upload.spool, name: upload.name, region: upload.region)
         case .notSQLite:
-            guard let upload = uploads.take(serial) else { throw FilesystemError.stale }
+            guard let upload = uploads.remove(serial) else { throw FilesystemError.stale }
             upload.spool.remove()
             let reason = "\(upload.name)\(PatchUploads.suffix) is not a patch: its first bytes are not an SQLite database's header"
             recordRegionFileVerdict(name: upload.name, reason: reason)
@@ -69,7 +68,7 @@ extension PackFilesystem {
     /// short of it) is applied now; only `<name>.error` can tell a refusal. An empty one (`touch`)
     /// goes quietly.
     func releasePatch(_ serial: UInt32) {
-        guard let upload = uploads.released(serial), let taken = uploads.take(upload.serial) else { return }
+        guard let upload = uploads.released(serial), let taken = uploads.remove(upload.serial) else { return }
         guard taken.size > 0 else {
             taken.spool.remove()
             return packsChanged(taken.name + PatchUploads.suffix)
@@ -80,22 +79,22 @@ extension PackFilesystem {
     /// With stateless opens no release comes: a file that rests `settleDelay` without a write
     /// (a copy cut short, a `touch`) is settled then as a release would.
     private func settleIfStateless(_ serial: UInt32) {
-        guard statelessOpens.withLock({ $0 }), let changes = uploads.upload(serial)?.changes else { return }
+        guard statelessOpens.withLock({ $0 }), let changes = uploads.file(serial)?.changes else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + settleDelay) { [weak self] in
-            guard let self, self.uploads.upload(serial)?.changes == changes else { return }
+            guard let self, self.uploads.file(serial)?.changes == changes else { return }
             self.releasePatch(serial)
         }
     }
 
     /// `rm packs/<name>.patch` while it is copied: nothing is applied.
     func discardPatch(_ serial: UInt32) {
-        guard let upload = uploads.take(serial) else { return }
+        guard let upload = uploads.remove(serial) else { return }
         upload.spool.remove()
         packsChanged(upload.name + PatchUploads.suffix)
     }
 
     /// A scratch file renamed to `<name>.patch`: applied from a spool of its content.
-    func renameScratchToPatch(_ file: ScratchFiles.File, packName: String) throws {
+    func renameScratchToPatch(_ file: ScratchFile, packName: String) throws {
         let pack = try existingPack(named: packName)
         let spool = try SpoolFile(besideDatabase: database.path)
         do {

@@ -13,13 +13,11 @@ import Dispatch
 /// content to the pack manager, whose verdict becomes that write's result and
 /// `packs/<name>.error`. So `cp bad.json packs/x.region` fails with EINVAL and says so.
 ///
-/// Why not at close(): the kernel sends FLUSH on every close() of every file, including each
-/// tile a renderer reads, and a FLUSH costs a round trip to the daemon that halved warm reads.
-/// The bridge answers the first FLUSH with ENOSYS, which turns FLUSH off for the connection,
-/// and close() then reaches the daemon for nothing. Text left undecided (a truncated object, an
-/// empty file) is judged when the last handle is released (a new file) or, for a region file
-/// written without an open (stateless opens give no release), once it has had no write for
-/// `settleDelay`: its verdict shows only in `<name>.error`.
+/// Why not at close(): close() reaches the daemon for nothing, as the bridge turns FLUSH off
+/// (its `flush`: a round trip at every close of every tile a renderer reads). Text left
+/// undecided (a truncated object, an empty file) is judged when the last handle is released (a
+/// new file) or, for a region file written without an open (stateless opens give no release),
+/// once it has had no write for `settleDelay`: its verdict shows only in `<name>.error`.
 ///
 /// An empty region file is rejected ("empty region file") without asking the manager:
 /// `touch packs/new.region` (or `: > packs/x.region`) would otherwise be a definition of nothing.
@@ -62,24 +60,22 @@ extension PackFilesystem {
     /// Opens a region file (of a pack, or one being written) for writing; O_TRUNC starts empty,
     /// otherwise the draft starts from what the file shows now.
     func openForWriting(_ node: Node, inode: Inode, flags: Int32, _ request: Request) throws -> OpenOptions {
-        let truncate = flags & O_TRUNC != 0
-        let name: String
-        var current = Data()
         switch node {
-        case .pack(let region, .regionFile):
-            let pack = try request.pack(region)
-            name = pack.name
-            if !truncate { current = try regionFile(pack) }
-        case .draft(let serial):
-            guard let draft = drafts.draft(serial) else { throw FilesystemError.stale }
-            name = draft.name
         case .scratch(let serial): return try openScratch(serial, flags: flags)
         case .patch(let serial): return try openPatch(serial, flags: flags)
-        default:
-            throw try refusal(at: inode)
+        default: break
         }
-        let handle = drafts.open(name: name, current: current, truncate: truncate, dirty: false)
-        return Self.writeOptions(handle)
+        guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
+        let truncate = flags & O_TRUNC != 0
+        let current = truncate ? Data() : try shownText(of: node, request)
+        return Self.writeOptions(drafts.open(name: name, current: current, truncate: truncate, dirty: false))
+    }
+
+    /// What a region file shows now, for a new draft of it to start from: its pack's definition
+    /// (a file being written shows its draft, which needs no start).
+    private func shownText(of node: Node, _ request: Request) throws -> Data {
+        guard case .pack(let region, .regionFile) = node else { return Data() }
+        return try regionFile(try request.pack(region))
     }
 
     public func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int {
@@ -146,9 +142,7 @@ extension PackFilesystem {
     func implicitHandle(_ inode: Inode, _ request: Request) throws -> UInt64 {
         let node = try node(inode)
         guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
-        var current = Data()
-        if case .pack(let region, .regionFile) = node { current = try regionFile(try request.pack(region)) }
-        return drafts.implicitHandle(name: name, current: current)
+        return drafts.implicitHandle(name: name, current: try shownText(of: node, request))
     }
 
     /// Hands a draft that changed since its last verdict to the pack manager. Refused:

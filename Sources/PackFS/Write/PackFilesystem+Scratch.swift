@@ -17,8 +17,8 @@ extension PackFilesystem {
         if let existing = try existingChild(named: name, of: .packs, request) {
             guard case .scratch(let serial) = existing else { throw FilesystemError.exists }
             if flags & O_EXCL != 0 { throw FilesystemError.exists }
-            if flags & O_TRUNC != 0 { try scratches.resize(serial, to: 0) }
-            return (try entry(for: existing, request), Self.writeOptions(0))
+            let options = try openScratch(serial, flags: flags)
+            return (try entry(for: existing, request), options)
         }
         let file = try scratches.create(name: name, mode: UInt16(truncatingIfNeeded: mode))
         packsChanged(name)

@@ -7,33 +7,29 @@ import PackStore
 /// time. The file is complete when its bytes reach the size its SQLite header declares (every
 /// SQLite since 3.7.0 writes it): the write that completes it applies it, so `cp` learns the
 /// verdict from that write; a write that makes its first bytes differ from SQLite's header is
-/// refused at once, as no later byte can make the file a patch (the kernel sends no FLUSH to this daemon, and close() does not wait
-/// for a release). A file whose header declares no size is applied when its last handle goes.
-final class PatchUploads: Sendable {
-    static let suffix = ".patch"
+/// refused at once, as no later byte can make the file a patch (the kernel sends no FLUSH to
+/// this daemon, and close() does not wait for a release). A file whose header declares no size
+/// is applied when its last handle goes.
+typealias PatchUploads = SerialFiles<PatchUpload>
 
-    struct Upload {
-        var serial: UInt32
-        /// The pack's name (the file is `<name>.patch`) and id.
-        var name: String
-        var region: RegionID
-        var spool: SpoolFile
-        /// Bytes written, as the end of the furthest write (`cp` writes in order).
-        var size: Int64 = 0
-        /// The first 100 bytes: the SQLite header, which says how long the file is.
-        var head = Data()
-        /// Open handles; the last one going applies a file not applied yet.
-        var opens = 1
-        /// Counts writes and truncations: a settle timer set before the latest does nothing.
-        var changes = 0
-    }
+struct PatchUpload: SerialFile {
+    var serial: UInt32
+    /// The pack's name (the file is `<name>.patch`) and id.
+    var name: String
+    var region: RegionID
+    var spool: SpoolFile
+    /// Bytes written, as the end of the furthest write (`cp` writes in order).
+    var size: Int64 = 0
+    /// The first 100 bytes: the SQLite header, which says how long the file is.
+    var head = Data()
+    /// Open handles; the last one going applies a file not applied yet.
+    var opens = 1
+    /// Counts writes and truncations: a settle timer set before the latest does nothing.
+    var changes = 0
+}
 
-    private struct State {
-        var bySerial: [UInt32: Upload] = [:]
-        var nextSerial: UInt32 = 1
-    }
-
-    private let state = LockedState(State())
+extension PatchUploads where File == PatchUpload {
+    static var suffix: String { ".patch" }
 
     /// `<name>` of `<name>.patch`, or nil for any other file name.
     static func packName(of fileName: String) -> String? {
@@ -41,20 +37,11 @@ final class PatchUploads: Sendable {
         return String(fileName.dropLast(suffix.count))
     }
 
-    var all: [Upload] { state.withLock { $0.bySerial.values.sorted { $0.serial < $1.serial } } }
-
-    func upload(_ serial: UInt32) -> Upload? { state.withLock { $0.bySerial[serial] } }
-
-    func upload(named name: String) -> Upload? { state.withLock { $0.bySerial.values.first { $0.name == name } } }
-
     /// A new upload for pack `name`; EBUSY while one for it is under way.
-    func start(name: String, region: RegionID, spool: SpoolFile) throws -> Upload {
-        try state.withLock { state in
-            guard !state.bySerial.values.contains(where: { $0.name == name }) else { throw FilesystemError.busy }
-            let upload = Upload(serial: state.nextSerial, name: name, region: region, spool: spool)
-            state.nextSerial &+= 1
-            state.bySerial[upload.serial] = upload
-            return upload
+    func start(name: String, region: RegionID, spool: SpoolFile) throws -> File {
+        try withTable { table in
+            guard table.file(named: name) == nil else { throw FilesystemError.busy }
+            return table.add { File(serial: $0, name: name, region: region, spool: spool) }
         }
     }
 
@@ -69,11 +56,11 @@ final class PatchUploads: Sendable {
     }
 
     /// The 16 bytes every SQLite database starts with.
-    static let sqliteMagic = Array("SQLite format 3\0".utf8)
+    static var sqliteMagic: [UInt8] { Array("SQLite format 3\0".utf8) }
 
     /// Writes `data` at `offset` and says what the file is now.
     func write(_ serial: UInt32, offset: Int64, data: Data) throws -> Written {
-        guard let spool = upload(serial)?.spool else { throw FilesystemError.stale }
+        guard let spool = file(serial)?.spool else { throw FilesystemError.stale }
         guard offset >= 0, offset <= Int64.max - Int64(data.count) else { throw FilesystemError.tooLarge }
         try spool.write(data, at: offset)
         return try change(serial) { upload in
@@ -93,7 +80,7 @@ final class PatchUploads: Sendable {
     }
 
     func resize(_ serial: UInt32, to size: Int64) throws {
-        guard let spool = upload(serial)?.spool else { throw FilesystemError.stale }
+        guard let spool = file(serial)?.spool else { throw FilesystemError.stale }
         try spool.resize(to: size)
         try change(serial) { upload in
             upload.size = size
@@ -106,25 +93,10 @@ final class PatchUploads: Sendable {
 
     /// A handle went; the upload when it was the last (still registered: the caller applies or
     /// drops it).
-    func released(_ serial: UInt32) -> Upload? {
-        state.withLock { state in
-            guard var upload = state.bySerial[serial] else { return nil }
+    func released(_ serial: UInt32) -> File? {
+        try? change(serial) { (upload: inout File) -> File? in
             upload.opens -= 1
-            state.bySerial[serial] = upload
             return upload.opens <= 0 ? upload : nil
-        }
-    }
-
-    /// Takes the upload out (to apply or drop it): later writes to it find it stale.
-    @discardableResult
-    func take(_ serial: UInt32) -> Upload? { state.withLock { $0.bySerial.removeValue(forKey: serial) } }
-
-    private func change<T>(_ serial: UInt32, _ body: (inout Upload) throws -> T) throws -> T {
-        try state.withLock { state in
-            guard var upload = state.bySerial[serial] else { throw FilesystemError.stale }
-            let result = try body(&upload)
-            state.bySerial[serial] = upload
-            return result
         }
     }
 

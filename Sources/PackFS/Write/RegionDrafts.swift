@@ -93,6 +93,13 @@ final class RegionDrafts: Sendable {
             try change(&draft)
         }
 
+        mutating func discard(_ name: String) {
+            byName[name] = nil
+            nameByHandle = nameByHandle.filter { $0.value != name }
+            implicitByName[name] = nil
+            lastImplicitChange[name] = nil
+        }
+
         mutating func release(handle: UInt64) -> String? {
             guard let name = nameByHandle.removeValue(forKey: handle), var draft = byName[name] else { return nil }
             if implicitByName[name] == handle { implicitByName[name] = nil }
@@ -222,16 +229,11 @@ final class RegionDrafts: Sendable {
         state.withLock { state in
             guard let draft = state.byName[name] else { return true }
             guard !draft.dirty else { return false }
-            state.byName[name] = nil
-            state.nameByHandle = state.nameByHandle.filter { $0.value != name }
-            state.implicitByName[name] = nil
-            state.lastImplicitChange[name] = nil
+            state.discard(name)
             return true
         }
     }
 
-    /// Drops `name`'s draft whatever its state (`rm` of a region file being written, a text just
-    /// refused): its handles are forgotten, and a later write through one of them is refused.
     /// Marks `name`'s draft oversized (`Draft.oversized`), its text dropped; its handles stay
     /// open until released.
     func refuseOversized(name: String) {
@@ -245,14 +247,9 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    func discard(name: String) {
-        state.withLock { state in
-            state.byName[name] = nil
-            state.nameByHandle = state.nameByHandle.filter { $0.value != name }
-            state.implicitByName[name] = nil
-            state.lastImplicitChange[name] = nil
-        }
-    }
+    /// Drops `name`'s draft whatever its state (`rm` of a region file being written, a text just
+    /// refused): its handles are forgotten, and a later write through one of them is refused.
+    func discard(name: String) { state.withLock { $0.discard(name) } }
 
     /// Whether `name`'s draft has an implicit handle (one no release will close).
     func isImplicit(name: String) -> Bool { state.withLock { $0.implicitByName[name] != nil } }

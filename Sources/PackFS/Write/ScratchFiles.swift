@@ -1,30 +1,23 @@
-import Basics
 import FoundationEssentials
-import PackStore
 
 /// Files in `packs/` that are no region file: the temporary file `sed -i` writes beside the file
 /// it edits (then renames over it), an editor's backup or swap file. They live in memory only,
 /// as long as the mount, until removed or renamed; renaming one to `<name>.region` hands its
 /// text to the pack manager as if it had been written there (`PackFilesystem.rename`). A name
 /// ending in `.region` or `.error`, or a pack's, is never a scratch file.
-final class ScratchFiles: Sendable {
+typealias ScratchFiles = SerialFiles<ScratchFile>
+
+struct ScratchFile: SerialFile, Equatable {
+    var serial: UInt32
+    var name: String
+    var content = Data()
+    var mode: UInt16 = 0o644
+}
+
+extension ScratchFiles where File == ScratchFile {
     /// Few tools keep more than one or two at a time; the bound keeps a runaway loop from
     /// filling the daemon's memory (each file is also bounded by `RegionDrafts.maxBytes`).
-    static let maxFiles = 64
-
-    struct File: Equatable {
-        var serial: UInt32
-        var name: String
-        var content = Data()
-        var mode: UInt16 = 0o644
-    }
-
-    private struct State {
-        var bySerial: [UInt32: File] = [:]
-        var nextSerial: UInt32 = 1
-    }
-
-    private let state = LockedState(State())
+    static var maxFiles: Int { 64 }
 
     /// Whether `name` may be a scratch file's (not a region file, an error file or a dot name).
     static func admits(_ name: String) -> Bool {
@@ -32,20 +25,13 @@ final class ScratchFiles: Sendable {
             && name != ".."
     }
 
-    var all: [File] { state.withLock { $0.bySerial.values.sorted { $0.serial < $1.serial } } }
-
-    func file(named name: String) -> File? { state.withLock { $0.bySerial.values.first { $0.name == name } } }
-
-    func file(_ serial: UInt32) -> File? { state.withLock { $0.bySerial[serial] } }
-
     func create(name: String, mode: UInt16) throws -> File {
-        try state.withLock { state in
-            if state.bySerial.values.contains(where: { $0.name == name }) { throw FilesystemError.exists }
-            guard state.bySerial.count < Self.maxFiles else { throw FilesystemError.noSpace("\(Self.maxFiles) scratch files in packs/") }
-            let file = File(serial: state.nextSerial, name: name, mode: mode & 0o7777)
-            state.nextSerial &+= 1
-            state.bySerial[file.serial] = file
-            return file
+        try withTable { table in
+            if table.file(named: name) != nil { throw FilesystemError.exists }
+            guard table.bySerial.count < Self.maxFiles else {
+                throw FilesystemError.noSpace("\(Self.maxFiles) scratch files in packs/")
+            }
+            return table.add { File(serial: $0, name: name, mode: mode & 0o7777) }
         }
     }
 
@@ -75,25 +61,11 @@ final class ScratchFiles: Sendable {
 
     /// Another name, as `mv` gives it; a scratch file already there is replaced, as rename does.
     func rename(_ serial: UInt32, to name: String) throws {
-        try state.withLock { state in
-            guard var file = state.bySerial[serial] else { throw FilesystemError.stale }
-            if let other = state.bySerial.values.first(where: { $0.name == name && $0.serial != serial }) {
-                state.bySerial[other.serial] = nil
-            }
+        try withTable { table in
+            guard var file = table.bySerial[serial] else { throw FilesystemError.stale }
+            if let other = table.file(named: name), other.serial != serial { table.bySerial[other.serial] = nil }
             file.name = name
-            state.bySerial[serial] = file
-        }
-    }
-
-    @discardableResult
-    func remove(_ serial: UInt32) -> File? { state.withLock { $0.bySerial.removeValue(forKey: serial) } }
-
-    private func change<T>(_ serial: UInt32, _ body: (inout File) throws -> T) throws -> T {
-        try state.withLock { state in
-            guard var file = state.bySerial[serial] else { throw FilesystemError.stale }
-            let result = try body(&file)
-            state.bySerial[serial] = file
-            return result
+            table.bySerial[serial] = file
         }
     }
 }
