@@ -131,7 +131,7 @@ public final class PMTilesReader {
         let raw = try bytes(in: .init(offset: 0, length: fileSize), section.offset, section.length, what: what)
         guard header.internalCompression == .gzip else { return raw }
         do {
-            return try Gzip.decompress(raw)
+            return try Zlib.inflate(raw, windowBits: 31)
         } catch {
             throw InterchangeError.damaged(name, detail: "the \(what) does not inflate (\(error))")
         }

@@ -52,8 +52,8 @@ final class PMTilesWriter {
         }
         try contents.flush()
         let (entries, order, dataLength) = try layOut()
-        let directories = try PMTilesDirectories(entries, compress: Gzip.compress)
-        let metadataBytes = try Gzip.compress(Data(metadata.compactText.utf8))
+        let directories = try PMTilesDirectories(entries, compress: Zlib.gzip)
+        let metadataBytes = try Zlib.gzip(Data(metadata.compactText.utf8))
         var header = template
         header.clustered = true
         header.internalCompression = .gzip
