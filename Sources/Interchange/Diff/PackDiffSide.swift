@@ -47,17 +47,8 @@ public struct PackDiffSide: DiffSide {
     }
 
     public func forEachTile(_ body: (DiffTile) throws -> Void) throws {
-        let vector = target.tiles.type == .vector
-        let inflater = Inflater()
-        try MBTilesTiles.forEach(of: target.source, in: database) { tile in
-            let data: Data
-            do {
-                data = try MBTilesTiles.data(tile.stored, vector: vector, inflater: inflater)
-            } catch {
-                let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
-                throw InterchangeError.undecodable(what: place, pack: pack.name, reason: "\(error)")
-            }
-            try body(DiffTile(place: TilePlace(z: tile.z, column: tile.column, row: tile.tmsRow), data: data))
+        try target.forEachMBTilesTile(in: database, pack: pack.name) { z, column, tmsRow, data in
+            try body(DiffTile(place: TilePlace(z: z, column: column, row: tmsRow), data: data))
         }
     }
 
