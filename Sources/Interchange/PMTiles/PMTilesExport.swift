@@ -65,7 +65,8 @@ public struct PMTilesExport: PackExport {
     }
 
     private func write(_ target: TiledSourceFiles.Target, style: PackStyle) throws -> File? {
-        let type = Self.tileType(extension: target.source.fileExtension)
+        // A raster source's file extension is its format; anything else is vector.
+        let type = PMTilesImport.formats.first { $0.value == target.source.fileExtension }?.key ?? .mvt
         let writer = try PMTilesWriter(path: target.path)
         var file = File(
             path: target.path, source: target.source.id, tiles: 0, entries: 0, contents: 0, leafDirectories: 0,
@@ -105,7 +106,6 @@ public struct PMTilesExport: PackExport {
         return file
     }
 
-    /// The tile type of a source's files (`PackStyle.Source.fileExtension`).
     /// A tile's bytes in the archive, as its MBTiles export holds them (one rule, `MBTilesTiles`:
     /// vector tiles gzipped without a second deflate); nil for a tile whose content is empty.
     static func exportBytes(_ stored: StoredData, vector: Bool, inflater: Inflater) throws -> Data? {
@@ -122,15 +122,6 @@ public struct PMTilesExport: PackExport {
                 }
                 return export.data
             }
-        }
-    }
-
-    static func tileType(extension: String) -> PMTilesHeader.TileType {
-        switch `extension` {
-        case "png": return .png
-        case "jpg": return .jpeg
-        case "webp": return .webp
-        default: return .mvt
         }
     }
 }
