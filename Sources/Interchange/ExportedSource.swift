@@ -14,8 +14,7 @@ enum ExportedSource {
     /// The pack's region (its bounds, or its geometry's box) within the source's bounds; the
     /// source's bounds, or the world, when the two do not meet or the region is unreadable.
     static func extent(of pack: Pack, within sourceBounds: Bounds?) -> Bounds {
-        let limit = ImportedTileJSON.mercatorLatitude
-        let world = sourceBounds ?? Bounds(west: -180, south: -limit, east: 180, north: limit)
+        let world = sourceBounds ?? ImportedTileJSON.world
         let region: Bounds?
         switch pack.definition?.area {
         case .bounds(let bounds)?: region = bounds

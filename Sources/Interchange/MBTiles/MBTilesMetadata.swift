@@ -57,7 +57,8 @@ enum MBTilesMetadata {
         let primary = style.primary.flatMap { style.sources.indices.contains($0) ? style.sources[$0].id : nil }
         let tiledSources = style.sources.filter { $0.tiles != nil && $0.columns != nil }.count
         let label = tiledSources > 1 ? "\(pack.name) \(target.source.id)" : pack.name
-        let bounds = bounds(of: pack, within: target.tiles.bounds)
+        // The export's extent, latitudes clamped to the tile grid's (Web Mercator's square).
+        let bounds = ImportedTileJSON.clamped(ExportedSource.extent(of: pack, within: target.tiles.bounds))
         var rows: [Row] = [
             ("name", tileJSON?["name"]?.string ?? label),
             ("format", format(of: target)),
@@ -81,15 +82,6 @@ enum MBTilesMetadata {
     /// The `format` row: `pbf` for vector tiles, else the tiles' own file extension.
     static func format(of target: TiledSourceFiles.Target) -> String {
         target.tiles.type == .vector ? "pbf" : target.source.fileExtension
-    }
-
-    /// The export's extent, latitudes clamped to the tile grid's (Web Mercator's square).
-    static func bounds(of pack: Pack, within source: Bounds?) -> Bounds {
-        let limit = ImportedTileJSON.mercatorLatitude
-        var box = ExportedSource.extent(of: pack, within: source)
-        box.south = min(max(box.south, -limit), limit)
-        box.north = min(max(box.north, -limit), limit)
-        return box
     }
 
     /// Longitude, latitude and zoom of the default view, the zoom within the file's zooms.
