@@ -38,7 +38,6 @@ public final class PMTilesReader {
         }
     }
 
-
     /// `error` as the reader reports it: bytes that break the spec make the file `damaged`.
     private static func naming(_ name: String, _ error: Error) -> Error {
         switch error {
@@ -85,14 +84,13 @@ public final class PMTilesReader {
         }
     }
 
-    private var tooDeep: InterchangeError {
-        .damaged(name, detail: "leaf directories nest deeper than \(Self.maxDepth) levels")
-    }
-
     private func walk(_ entries: [PMTilesEntry], depth: Int, _ body: (Int, Int, Int, Data) throws -> Void) throws {
         for entry in entries {
             if entry.isLeaf {
-                guard depth < Self.maxDepth else { throw tooDeep }
+                guard depth < Self.maxDepth else {
+                    throw InterchangeError.damaged(
+                        name, detail: "leaf directories nest deeper than \(Self.maxDepth) levels")
+                }
                 try walk(leafEntries(entry), depth: depth + 1, body)
                 continue
             }
