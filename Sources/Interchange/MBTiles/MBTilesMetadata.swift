@@ -34,26 +34,7 @@ enum MBTilesMetadata {
     static func rows(
         for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>, hash: String
     ) -> [Row] {
-        var rows = madeRows(for: target, of: pack, style: style, zooms: zooms)
-        rows.append(("agg_tiles_hash", hash))
         let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
-        guard let kept = tileJSON?[keptKey]?.object else { return rows }
-        for (name, value) in kept.sorted(by: { $0.key < $1.key }) where !madeHere.contains(name) {
-            guard let text = value.string else { continue }
-            if let index = rows.firstIndex(where: { $0.name == name }) {
-                rows[index].value = text
-            } else {
-                rows.append((name, text))
-            }
-        }
-        return rows
-    }
-
-    private static func madeRows(
-        for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>
-    ) -> [Row] {
-        let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
-        let isVector = target.tiles.type == .vector
         let primary = style.primary.flatMap { style.sources.indices.contains($0) ? style.sources[$0].id : nil }
         let tiledSources = style.sources.filter { $0.tiles != nil && $0.columns != nil }.count
         let label = tiledSources > 1 ? "\(pack.name) \(target.source.id)" : pack.name
@@ -71,10 +52,20 @@ enum MBTilesMetadata {
             ("description", tileJSON?["description"]?.string ?? "source \(target.source.id) of PackFS pack \(pack.name)"),
         ]
         if let attribution = target.tiles.attribution { rows.append(("attribution", attribution)) }
-        if isVector {
+        if target.tiles.type == .vector {
             let layers = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
                 ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
             rows.append(("json", JSONValue.object(["vector_layers": layers]).compactText))
+        }
+        rows.append(("agg_tiles_hash", hash))
+        guard let kept = tileJSON?[keptKey]?.object else { return rows }
+        for (name, value) in kept.sorted(by: { $0.key < $1.key }) where !madeHere.contains(name) {
+            guard let text = value.string else { continue }
+            if let index = rows.firstIndex(where: { $0.name == name }) {
+                rows[index].value = text
+            } else {
+                rows.append((name, text))
+            }
         }
         return rows
     }
