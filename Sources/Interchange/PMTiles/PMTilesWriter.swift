@@ -111,6 +111,8 @@ final class PMTilesWriter {
         } catch {
             throw InterchangeError.cannotWrite(temporary, action: "create", reason: "\(error)")
         }
+        // Gone once renamed; removed here when anything failed.
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             defer { handle.close() }
             var buffer = Data()
@@ -126,15 +128,7 @@ final class PMTilesWriter {
             }
             try handle.write(buffer)
             try handle.synchronize()
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
         }
-        do {
-            try ExportPlacement.moveIntoPlace(temporary, path)
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
+        try ExportPlacement.moveIntoPlace(temporary, path)
     }
 }
