@@ -144,18 +144,14 @@ private struct UploadRequests {
         }
     }
 
-    private mutating func perform(_ request: S3Request, payload: Data) throws -> S3Response {
-        try payload.withUnsafeBytes { try perform(request, payload: $0) }
-    }
-
     /// Sends `request` until it succeeds (2xx without an error in the body: CompleteMultipartUpload
     /// can fail with 200), fails in a way no retry mends, or runs out of attempts.
-    private mutating func perform(_ request: S3Request, payload: UnsafeRawBufferPointer) throws -> S3Response {
+    private mutating func perform(_ request: S3Request, payload: Data) throws -> S3Response {
         var attempt = 0
         while true {
             attempt += 1
             let reason: String, retryable: Bool
-            switch connection.send(request, payload: payload) {
+            switch payload.withUnsafeBytes({ connection.send(request, payload: $0) }) {
             case .success(let response):
                 let error = S3XML.error(in: response.body)
                 if (200..<300).contains(response.status), error == nil { return response }
