@@ -41,7 +41,7 @@ public final class PMTilesReader {
     /// `error` as the reader reports it: bytes that break the spec make the file `damaged`.
     private static func naming(_ name: String, _ error: Error) -> Error {
         switch error {
-        case InterchangeError.malformedPMTiles(let detail), PMTilesFormatError.malformed(let detail):
+        case PMTilesFormatError.malformed(let detail):
             return InterchangeError.damaged(name, detail: detail)
         default: return error
         }
