@@ -49,7 +49,7 @@ struct TiledSourceFiles {
         return [named]
     }
 
-    static func targets(
+    private static func targets(
         of style: PackStyle, pack: Pack, out: String, fileExtension: String, only id: String?
     ) throws -> [Target] {
         var targets = try tiled(in: style, pack: pack, only: id)
