@@ -53,8 +53,7 @@ enum MBTilesMetadata {
         ]
         if let attribution = target.tiles.attribution { rows.append(("attribution", attribution)) }
         if target.tiles.type == .vector {
-            let layers = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
-                ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
+            let layers = ExportedSource.vectorLayers(of: target.source.id, tileJSON: tileJSON, in: style.style)
             rows.append(("json", JSONValue.object(["vector_layers": layers]).compactText))
         }
         rows.append(("agg_tiles_hash", hash))

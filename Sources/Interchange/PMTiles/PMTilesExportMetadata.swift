@@ -23,8 +23,8 @@ struct PMTilesExportMetadata {
         if let attribution = target.tiles.attribution { fields["attribution"] = .string(attribution) }
         if let hash { fields[PatchMetadata.hash] = .string(hash) }
         if target.tiles.type == .vector {
-            fields["vector_layers"] = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
-                ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
+            fields["vector_layers"] = ExportedSource.vectorLayers(
+                of: target.source.id, tileJSON: tileJSON, in: style.style)
         }
         json = .object(fields)
     }
