@@ -124,7 +124,8 @@ public struct PMTilesHeader: Equatable, Sendable {
     /// The enum value of header byte `at`.
     private static func field<T: RawRepresentable<UInt8>>(_ bytes: [UInt8], _ at: Int, _ name: String) throws -> T {
         guard let value = T(rawValue: bytes[at]) else {
-            throw PMTilesFormatError.malformed("header byte \(at): \(name) \(bytes[at]) is not one the PMTiles spec defines")
+            throw PMTilesFormatError.malformed(
+                "header byte \(at): \(name) \(bytes[at]) is not one the PMTiles spec defines")
         }
         return value
     }
