@@ -14,8 +14,7 @@ enum ExportedSource {
     /// The pack's region (its bounds, or its geometry's box) within the source's bounds; the
     /// source's bounds, or the world, when the two do not meet or the region is unreadable.
     static func extent(of pack: Pack, within sourceBounds: Bounds?) -> Bounds {
-        let limit = ImportedTileJSON.mercatorLatitude
-        let world = sourceBounds ?? Bounds(west: -180, south: -limit, east: 180, north: limit)
+        let world = sourceBounds ?? ImportedTileJSON.world
         let region: Bounds?
         switch pack.definition?.area {
         case .bounds(let bounds)?: region = bounds
@@ -41,9 +40,10 @@ enum ExportedSource {
         return (middle, UInt8(min(max(log2(360 / span).rounded(.down), 0), 31)))
     }
 
-    /// `vector_layers` for a source whose TileJSON lists none (an inline source): the
-    /// `source-layer`s the style draws from it, in style order.
-    static func styleLayers(of source: String, in style: Style) -> JSONValue {
+    /// `vector_layers`: the source's TileJSON's; for a source whose TileJSON lists none (an inline
+    /// source), the `source-layer`s the style draws from it, in style order.
+    static func vectorLayers(of source: String, tileJSON: JSONValue?, in style: Style) -> JSONValue {
+        if let layers = tileJSON?["vector_layers"]?.array { return .array(layers) }
         var names: [String] = []
         for layer in style.members["layers"]?.array ?? [] where layer["source"]?.string == source {
             if let name = layer["source-layer"]?.string, !names.contains(name) { names.append(name) }

@@ -79,8 +79,7 @@ public enum ImportedPack {
         let origin: JSONValue = .object([
             "imported_from": .object(["file": .string(fileName), "format": .string(scheme.rawValue)])
         ])
-        var count = 0
-        var zooms: ClosedRange<Int>?
+        var census = TileCensus()
         let pack = try database.createPack(name: name, definition: definition, metadata: origin) { batch, region in
             try tiles { tile in
                 try check(tile, in: fileName)
@@ -88,27 +87,28 @@ public enum ImportedPack {
                 let id = try batch.putTile(
                     key, data: .encoding(tile.data), headers: CacheHeaders(), contentSize: StoredData.servedSize(of: tile.data))
                 guard try batch.link(tile: id, to: region) else { return }
-                count += 1
-                zooms = zooms.map { min($0.lowerBound, tile.z)...max($0.upperBound, tile.z) } ?? tile.z...tile.z
+                census.add(tile.z)
             }
-            guard let zooms else { throw InterchangeError.noTiles(fileName) }
+            guard let zooms = census.zooms else { throw InterchangeError.noTiles(fileName) }
             let document = metadata.document(template: urls.template, zooms: zooms)
             let resource = try batch.putResource(
                 url: urls.tileJSON, kind: .source, data: .encoding(Data(document.compactText.utf8)),
                 headers: CacheHeaders())
             try batch.link(resource: resource, to: region)
             try batch.setStatus(
-                PackStatus(state: .complete, requiredResources: count + 1, requiredTiles: count, requiredIsPrecise: true),
+                PackStatus(
+                    state: .complete, requiredResources: census.count + 1, requiredTiles: census.count,
+                    requiredIsPrecise: true),
                 of: region)
             var final = definition
             final.minZoom = Double(zooms.lowerBound)
             final.maxZoom = Double(zooms.upperBound)
             return final
         }
-        guard let zooms else { throw InterchangeError.noTiles(fileName) }
+        guard let zooms = census.zooms else { throw InterchangeError.noTiles(fileName) }
         // Whole now: its hash is recorded (a read of the tiles just stored, after they commit).
         try PackHash.record(pack, in: database)
-        return Summary(pack: pack, tiles: count, zooms: zooms)
+        return Summary(pack: pack, tiles: census.count, zooms: zooms)
     }
 
     /// Zoom, column and row of a tile from a file: outside data, checked before it is keyed.

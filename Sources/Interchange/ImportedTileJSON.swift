@@ -11,6 +11,8 @@ import PackStore
 struct ImportedTileJSON {
     /// Latitudes the tile grid reaches (Web Mercator's square).
     static let mercatorLatitude = 85.0511
+    /// The whole tile grid.
+    static let world = Bounds(west: -180, south: -mercatorLatitude, east: 180, north: mercatorLatitude)
 
     private(set) var fields: [String: JSONValue]
     /// The metadata's bounds when they are valid.
@@ -28,12 +30,14 @@ struct ImportedTileJSON {
     }
 
     /// The region's bounds: the metadata's, latitudes clamped to the tile grid; else the world.
-    var regionBounds: Bounds {
-        let limit = Self.mercatorLatitude
-        guard let bounds else { return Bounds(west: -180, south: -limit, east: 180, north: limit) }
-        return Bounds(
-            west: bounds.west, south: min(max(bounds.south, -limit), limit), east: bounds.east,
-            north: min(max(bounds.north, -limit), limit))
+    var regionBounds: Bounds { bounds.map(Self.clamped) ?? Self.world }
+
+    /// `bounds`, latitudes clamped to the tile grid's.
+    static func clamped(_ bounds: Bounds) -> Bounds {
+        var box = bounds
+        box.south = min(max(box.south, -mercatorLatitude), mercatorLatitude)
+        box.north = min(max(box.north, -mercatorLatitude), mercatorLatitude)
+        return box
     }
 
     /// The stored document: the checked fields, the pack's template, and the zoom range of the

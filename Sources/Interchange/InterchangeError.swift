@@ -35,9 +35,7 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     /// `mapbox`, else `--max-tiles`); nothing was merged.
     case tileLimit(file: String, adding: Int, stored: Int, limit: Int, mapbox: Bool)
 
-    // PMTiles' own rules, where no file is known (a header, a directory, a varint, a tile id).
-    /// Bytes that break the spec; the reader that meets them reports the file as `damaged`.
-    case malformedPMTiles(String)
+    // Archives written (bytes read that break the PMTiles spec are `damaged`).
     /// What an archive cannot hold: a tile given twice, a tile of 0 bytes or over 4 GiB, a leaf
     /// directory over 4 GiB.
     case unwritablePMTiles(String)
@@ -88,7 +86,7 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
             let cap = mapbox ? "the Mapbox tile limit is \(limit)" : "the tile limit is \(limit) (--max-tiles)"
             return "\(file): merging would add \(adding) \(mapbox ? "mapbox:// tiles" : "tiles") to the \(stored)"
                 + " the database holds; \(cap); nothing was merged"
-        case .malformedPMTiles(let detail), .unwritablePMTiles(let detail): return detail
+        case .unwritablePMTiles(let detail): return detail
         case .nothingToExport(let pack, let lacking): return "pack \"\(pack)\" holds no \(lacking): nothing to export"
         case .noSuchSource(let pack, let source, let known):
             let sources = known.isEmpty ? "none" : known.map { "\"\($0)\"" }.joined(separator: ", ")

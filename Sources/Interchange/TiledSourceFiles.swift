@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PackStore
 import StyleModel
@@ -25,36 +26,64 @@ struct TiledSourceFiles {
         return FileExportSummary(files: files)
     }
 
+    /// A tiled source whose tiles are known, with its keys, and the file it goes to (empty where
+    /// no file is written: a patch's candidates).
     struct Target: Sendable {
         var source: PackStyle.Source
         var columns: TileColumnSet
         var tiles: TileSource
-        var path: String
+        var path = ""
     }
 
-    static func targets(
+    /// The style's tiled sources; with `id`, that one alone (refused, naming the others, when it
+    /// names none).
+    static func tiled(in style: PackStyle?, pack: Pack, only id: String?) throws -> [Target] {
+        let tiled = (style?.sources ?? []).compactMap { source -> Target? in
+            guard let columns = source.columns, let tiles = source.tiles else { return nil }
+            return Target(source: source, columns: columns, tiles: tiles)
+        }
+        guard let id else { return tiled }
+        guard let named = tiled.first(where: { $0.source.id == id }) else {
+            throw InterchangeError.noSuchSource(pack: pack.name, source: id, known: tiled.map(\.source.id))
+        }
+        return [named]
+    }
+
+    private static func targets(
         of style: PackStyle, pack: Pack, out: String, fileExtension: String, only id: String?
     ) throws -> [Target] {
-        let tiled = style.sources.compactMap { source -> (PackStyle.Source, TileColumnSet, TileSource)? in
-            guard let columns = source.columns, let tiles = source.tiles else { return nil }
-            return (source, columns, tiles)
-        }
-        if let id {
-            guard let (source, columns, tiles) = tiled.first(where: { $0.0.id == id }) else {
-                throw InterchangeError.noSuchSource(pack: pack.name, source: id, known: tiled.map(\.0.id))
-            }
-            return [Target(source: source, columns: columns, tiles: tiles, path: out)]
-        }
-        guard !tiled.isEmpty else {
+        var targets = try tiled(in: style, pack: pack, only: id)
+        guard !targets.isEmpty else {
             throw InterchangeError.nothingToExport(pack: pack.name, lacking: "tiled source with known tiles")
-        }
-        if tiled.count == 1, let (source, columns, tiles) = tiled.first {
-            return [Target(source: source, columns: columns, tiles: tiles, path: out)]
         }
         let suffix = "." + fileExtension
         let stem = out.lowercased().hasSuffix(suffix) ? String(out.dropLast(suffix.count)) : out
-        return tiled.map { source, columns, tiles in
-            Target(source: source, columns: columns, tiles: tiles, path: "\(stem).\(source.declared.directoryName)\(suffix)")
+        for index in targets.indices {
+            let source = targets[index].source.declared.directoryName
+            targets[index].path = targets.count == 1 ? out : "\(stem).\(source)\(suffix)"
+        }
+        return targets
+    }
+}
+
+extension TiledSourceFiles.Target {
+    /// Each tile as the source's MBTiles export holds it, in martin's order (`MBTilesTiles`: TMS
+    /// rows, vector tiles gzipped); `outside` counts stored rows whose place names no tile.
+    func forEachMBTilesTile(
+        in database: OfflineDatabase, pack: String, outside: () -> Void = {},
+        _ body: (_ z: Int, _ column: Int, _ tmsRow: Int, _ data: Data) throws -> Void
+    ) throws {
+        let vector = tiles.type == .vector
+        let inflater = Inflater()
+        try MBTilesTiles.forEach(of: source, in: database, outside: outside) { tile in
+            let data: Data
+            do {
+                data = try MBTilesTiles.data(tile.stored, vector: vector, inflater: inflater)
+            } catch {
+                let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(source.id)"
+                throw InterchangeError.undecodable(what: place, pack: pack, reason: "\(error)")
+            }
+            try body(tile.z, tile.column, tile.tmsRow, data)
         }
     }
 }

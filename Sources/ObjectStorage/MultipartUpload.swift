@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// A file to one S3 object with S3's multipart upload: CreateMultipartUpload, one UploadPart per
-/// `partSize` bytes of the file (read into one buffer of that size, never the whole file), then
+/// `partSize` bytes of the file (read one part at a time, never the whole file), then
 /// CompleteMultipartUpload with each part's ETag. Each request is retried on its own
 /// (`RetryPolicy`): a part that fails is sent again, never the parts before it. When the upload
 /// cannot finish, it is aborted (AbortMultipartUpload, retried too), so that S3 keeps no parts and
@@ -74,14 +74,10 @@ public struct MultipartUpload {
             throw ObjectStorageError.uploadFailed(object, cause: cause, aborted: nil, uploadID: nil, abortFailure: nil)
         }
         do {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(Int64(partSize), max(source.size, 1))), alignment: 16)
-            defer { buffer.deallocate() }
             var etags: [String] = []
             for part in 1...parts {
                 let offset = Int64(part - 1) * Int64(partSize)
-                let count = Int(min(Int64(partSize), source.size - offset))
-                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                try source.read(into: buffer, count: count, at: offset)
+                let bytes = try source.read(at: offset, count: Int(min(Int64(partSize), source.size - offset)))
                 etags.append(try requests.upload(part: part, of: parts, bytes: bytes, uploadID: uploadID))
             }
             let etag = try requests.complete(uploadID: uploadID, etags: etags)
@@ -110,12 +106,6 @@ private struct UploadRequests {
     let retry: RetryPolicy
     private(set) var retries = 0
 
-    init(connection: S3Connection, object: ObjectLocation, retry: RetryPolicy) {
-        self.connection = connection
-        self.object = object
-        self.retry = retry
-    }
-
     mutating func start(contentType: String) throws -> String {
         let request = S3Request(method: "POST", object: object, query: "uploads=", contentType: contentType,
                                 step: "starting the multipart upload")
@@ -126,7 +116,7 @@ private struct UploadRequests {
         return id
     }
 
-    mutating func upload(part: Int, of parts: Int, bytes: UnsafeRawBufferPointer, uploadID: String) throws -> String {
+    mutating func upload(part: Int, of parts: Int, bytes: Data, uploadID: String) throws -> String {
         let request = S3Request(method: "PUT", object: object, query: "partNumber=\(part)&uploadId=\(S3Encoding.component(uploadID))",
                                 step: "part \(part) of \(parts)")
         let response = try perform(request, payload: bytes)
@@ -154,18 +144,14 @@ private struct UploadRequests {
         }
     }
 
-    private mutating func perform(_ request: S3Request, payload: Data) throws -> S3Response {
-        try payload.withUnsafeBytes { try perform(request, payload: $0) }
-    }
-
     /// Sends `request` until it succeeds (2xx without an error in the body: CompleteMultipartUpload
     /// can fail with 200), fails in a way no retry mends, or runs out of attempts.
-    private mutating func perform(_ request: S3Request, payload: UnsafeRawBufferPointer) throws -> S3Response {
+    private mutating func perform(_ request: S3Request, payload: Data) throws -> S3Response {
         var attempt = 0
         while true {
             attempt += 1
             let reason: String, retryable: Bool
-            switch connection.send(request, payload: payload) {
+            switch payload.withUnsafeBytes({ connection.send(request, payload: $0) }) {
             case .success(let response):
                 let error = S3XML.error(in: response.body)
                 if (200..<300).contains(response.status), error == nil { return response }
@@ -184,38 +170,34 @@ private struct UploadRequests {
     }
 }
 
-/// The file being uploaded, read with pread (Foundation's FileHandle traps on I/O errors).
-private final class SourceFile {
+/// The file being uploaded (`PosixFile`: Foundation's FileHandle traps on I/O errors).
+private struct SourceFile {
     let path: String
     let size: Int64
-    private let descriptor: Int32
+    private let file: PosixFile
 
     init(path: String) throws {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ObjectStorageError.cannotRead(path, reason: String(cString: strerror(errno))) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw ObjectStorageError.cannotRead(path, reason: reason)
+        do {
+            file = try PosixFile(path: path, access: .read)
+            size = Int64(clamping: try file.seekToEnd())
+        } catch {
+            throw ObjectStorageError.cannotRead(path, reason: error.description)
         }
-        size = Int64(info.st_size)
     }
 
-    deinit { close(descriptor) }
-
-    /// Fills the first `count` bytes of `buffer` from `offset`.
-    func read(into buffer: UnsafeMutableRawBufferPointer, count: Int, at offset: Int64) throws {
-        var done = 0
-        while done < count {
-            let got = pread(descriptor, buffer.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done))
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else {
-                let reason = got == 0 ? "the file ended at byte \(offset + Int64(done)), before its \(size) bytes" : String(cString: strerror(errno))
-                throw ObjectStorageError.cannotRead(path, reason: reason)
-            }
-            done += got
+    /// `count` bytes from `offset`.
+    func read(at offset: Int64, count: Int) throws -> Data {
+        let data: Data
+        do {
+            data = try file.read(at: UInt64(offset), count: count)
+        } catch {
+            throw ObjectStorageError.cannotRead(path, reason: error.description)
         }
+        guard data.count == count else {
+            throw ObjectStorageError.cannotRead(
+                path, reason: "the file ended at byte \(offset + Int64(data.count)), before its \(size) bytes")
+        }
+        return data
     }
 }

@@ -4,11 +4,27 @@ public struct ObjectLocation: Equatable, Sendable, CustomStringConvertible {
     /// The key as given: `/`s and all, never percent-encoded.
     public var key: String
 
-    public init(bucket: String, key: String) {
-        self.bucket = bucket
-        self.key = key
+    public var description: String { "s3://\(bucket)/\(key)" }
+
+    /// The key's last `/`-separated part: the object's file name.
+    public var name: Substring { key.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(key) }
+
+    /// The object named `name` beside this one (same bucket, same key prefix).
+    public func sibling(named name: String) -> ObjectLocation {
+        ObjectLocation(bucket: bucket, key: String(key.dropLast(self.name.count)) + name)
     }
 
+    static func isBucketName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        let allowed = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        guard (3...63).contains(bytes.count), let first = bytes.first, let last = bytes.last, allowed(first), allowed(last) else {
+            return false
+        }
+        return bytes.allSatisfy { allowed($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+    }
+}
+
+extension ObjectLocation {
     /// Parses `s3://bucket/key`. Bucket names follow S3's rules for new buckets (3 to 63
     /// lowercase letters, digits, dots and hyphens, a letter or digit at each end); the key is
     /// everything after the bucket's `/`, at most 1024 bytes, without control characters.
@@ -28,24 +44,5 @@ public struct ObjectLocation: Equatable, Sendable, CustomStringConvertible {
             throw ObjectStorageError.badURL(url, "the key holds a control character")
         }
         self.init(bucket: bucket, key: key)
-    }
-
-    public var description: String { "s3://\(bucket)/\(key)" }
-
-    /// The key's last `/`-separated part: the object's file name.
-    public var name: Substring { key.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(key) }
-
-    /// The object named `name` beside this one (same bucket, same key prefix).
-    public func sibling(named name: String) -> ObjectLocation {
-        ObjectLocation(bucket: bucket, key: String(key.dropLast(self.name.count)) + name)
-    }
-
-    static func isBucketName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        let allowed = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-        guard (3...63).contains(bytes.count), let first = bytes.first, let last = bytes.last, allowed(first), allowed(last) else {
-            return false
-        }
-        return bytes.allSatisfy { allowed($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 }

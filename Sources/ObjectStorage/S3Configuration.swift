@@ -5,22 +5,12 @@ public struct S3Configuration: Equatable, Sendable {
     public var secretAccessKey: String
     /// Temporary credentials' token (`x-amz-security-token`).
     public var sessionToken: String?
-    public var region: String
+    public var region = "us-east-1"
     /// An S3-compatible server (`http://127.0.0.1:9000`, MinIO, moto, R2...): path-style URLs
     /// under it. nil: AWS itself, virtual-hosted `https://bucket.s3.REGION.amazonaws.com/key`.
     public var endpoint: String?
     /// Certificates to trust instead of the system's (`AWS_CA_BUNDLE`).
     public var caBundle: String?
-
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String = "us-east-1",
-                endpoint: String? = nil, caBundle: String? = nil) {
-        self.accessKeyID = accessKeyID
-        self.secretAccessKey = secretAccessKey
-        self.sessionToken = sessionToken
-        self.region = region
-        self.endpoint = endpoint
-        self.caBundle = caBundle
-    }
 
     /// From `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (else
     /// `AWS_DEFAULT_REGION`, else us-east-1), `AWS_ENDPOINT_URL_S3` (else `AWS_ENDPOINT_URL`) and

@@ -91,12 +91,9 @@ public struct PMTilesHeader: Equatable, Sendable {
         tileData = section(56)
         (addressedTiles, tileEntries, tileContents) = (u64(72), u64(80), u64(88))
         clustered = bytes[96] == 1
-        internalCompression = try Self.compression(bytes[97], field: "internal compression")
-        tileCompression = try Self.compression(bytes[98], field: "tile compression")
-        guard let type = TileType(rawValue: bytes[99]) else {
-            throw PMTilesFormatError.malformed("header byte 99: tile type \(bytes[99]) is not one the PMTiles spec defines")
-        }
-        tileType = type
+        internalCompression = try Self.field(bytes, 97, "internal compression")
+        tileCompression = try Self.field(bytes, 98, "tile compression")
+        tileType = try Self.field(bytes, 99, "tile type")
         (minZoom, maxZoom, centerZoom) = (bytes[100], bytes[101], bytes[118])
         try checkSectionsAndZooms()
         minPosition = Self.position(bytes, at: 102)
@@ -124,9 +121,11 @@ public struct PMTilesHeader: Equatable, Sendable {
         }
     }
 
-    private static func compression(_ byte: UInt8, field: String) throws -> Compression {
-        guard let value = Compression(rawValue: byte) else {
-            throw PMTilesFormatError.malformed("header: \(field) \(byte) is not one the PMTiles spec defines")
+    /// The enum value of header byte `at`.
+    private static func field<T: RawRepresentable<UInt8>>(_ bytes: [UInt8], _ at: Int, _ name: String) throws -> T {
+        guard let value = T(rawValue: bytes[at]) else {
+            throw PMTilesFormatError.malformed(
+                "header byte \(at): \(name) \(bytes[at]) is not one the PMTiles spec defines")
         }
         return value
     }

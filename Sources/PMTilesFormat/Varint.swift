@@ -11,6 +11,11 @@ extension Data {
         }
         append(UInt8(rest))
     }
+
+    /// Fixed-width integers, as the header holds them.
+    public mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
 }
 
 /// Reads varints from bytes that came from a file: a varint cut short or wider than 64 bits is
@@ -36,11 +41,5 @@ struct VarintReader {
             if byte & 0x80 == 0 { return value }
         }
         throw PMTilesFormatError.malformed("a varint at byte \(position - 1) runs past 10 bytes")
-    }
-}
-
-extension Data {
-    public mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Interchange
+@testable import Interchange
 import PackStore
 import SQLiteDB
 import TestSupport

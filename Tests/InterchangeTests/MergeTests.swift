@@ -1,6 +1,6 @@
 import Basics
 import Foundation
-import Interchange
+@testable import Interchange
 import PackStore
 import SQLiteDB
 import TestSupport

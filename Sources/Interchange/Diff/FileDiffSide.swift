@@ -12,11 +12,6 @@ public struct FileDiffSide: DiffSide {
     /// Opens the file and reads its metadata. Refused: no file, a directory, a file that is not
     /// MBTiles, a patch (martin refuses to diff one too).
     public init(path: String) throws {
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw InterchangeError.noSuchFile(path)
-        }
-        guard !isDirectory else { throw InterchangeError.cannotRead(path, reason: "it is a directory") }
         let reader = try MBTilesReader.open(path)
         do {
             metadata = try reader.metadata()

@@ -21,12 +21,13 @@ public struct PackDiffSide: DiffSide {
         let database = try OfflineDatabase.open(path: databasePath, mode: .readOnly)
         do {
             let pack = try database.pack(named: name)
-            guard let style = try PackStyle.load(pack, from: database) else {
-                throw InterchangeError.noTiles("pack \"\(pack.name)\"")
-            }
-            let targets = try Self.targets(of: style, pack: pack, source: source)
-            guard targets.count == 1, let target = targets.first else {
-                throw InterchangeError.severalSources(pack: pack.name, known: targets.map(\.source.id))
+            // The export's choice of source; a pack without a tiled source has no tiles to diff.
+            let style = try PackStyle.load(pack, from: database)
+            let targets = try TiledSourceFiles.tiled(in: style, pack: pack, only: source)
+            guard let style, targets.count == 1, let target = targets.first else {
+                throw targets.isEmpty
+                    ? InterchangeError.noTiles("pack \"\(pack.name)\"")
+                    : InterchangeError.severalSources(pack: pack.name, known: targets.map(\.source.id))
             }
             (self.database, self.pack, self.style, self.target) = (database, pack, style, target)
         } catch {
@@ -37,27 +38,9 @@ public struct PackDiffSide: DiffSide {
         format = MBTilesMetadata.format(of: target)
     }
 
-    /// The export's choice of source; a pack without a tiled source has no tiles to diff.
-    private static func targets(of style: PackStyle, pack: Pack, source: String?) throws -> [TiledSourceFiles.Target] {
-        do {
-            return try TiledSourceFiles.targets(of: style, pack: pack, out: "", fileExtension: "mbtiles", only: source)
-        } catch InterchangeError.nothingToExport {
-            throw InterchangeError.noTiles("pack \"\(pack.name)\"")
-        }
-    }
-
     public func forEachTile(_ body: (DiffTile) throws -> Void) throws {
-        let vector = target.tiles.type == .vector
-        let inflater = Inflater()
-        try MBTilesTiles.forEach(of: target.source, in: database) { tile in
-            let data: Data
-            do {
-                data = try MBTilesTiles.data(tile.stored, vector: vector, inflater: inflater)
-            } catch {
-                let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
-                throw InterchangeError.undecodable(what: place, pack: pack.name, reason: "\(error)")
-            }
-            try body(DiffTile(place: TilePlace(z: tile.z, column: tile.column, row: tile.tmsRow), data: data))
+        try target.forEachMBTilesTile(in: database, pack: pack.name) { z, column, tmsRow, data in
+            try body(DiffTile(place: TilePlace(z: z, column: column, row: tmsRow), data: data))
         }
     }
 

@@ -20,43 +20,22 @@ struct TileMerge {
         self.new = SideTally(label: new)
     }
 
-    /// What to do at the next place: the tiles the sides have there.
-    private enum Step {
-        case onlyOld(DiffTile), onlyNew(DiffTile), both(DiffTile, DiffTile)
-
-        init?(_ old: DiffTile?, _ new: DiffTile?) {
-            switch (old, new) {
-            case (nil, nil): return nil
-            case (let old?, nil): self = .onlyOld(old)
-            case (nil, let new?): self = .onlyNew(new)
-            case (let old?, let new?):
-                if old.place < new.place {
-                    self = .onlyOld(old)
-                } else if new.place < old.place {
-                    self = .onlyNew(new)
-                } else {
-                    self = .both(old, new)
-                }
-            }
-        }
-    }
-
     mutating func run(
         old oldTiles: inout TileStream, new newTiles: inout TileStream, into inserter: inout MBTilesWriter.TileInserter
     ) throws {
         var oldTile = try old.next(from: &oldTiles)
         var newTile = try new.next(from: &newTiles)
-        while let step = Step(oldTile, newTile) {
-            switch step {
-            case .onlyOld(let tile):
-                try write(tile.place, nil, into: &inserter)
+        // The next place is the lower of the two: only OLD's, only NEW's, or both's.
+        while oldTile != nil || newTile != nil {
+            if let before = oldTile, newTile.map({ before.place < $0.place }) ?? true {
+                try write(before.place, nil, into: &inserter)
                 deleted += 1
                 oldTile = try old.next(from: &oldTiles)
-            case .onlyNew(let tile):
-                try write(tile.place, tile.data, into: &inserter)
+            } else if let after = newTile, oldTile.map({ after.place < $0.place }) ?? true {
+                try write(after.place, after.data, into: &inserter)
                 added += 1
                 newTile = try new.next(from: &newTiles)
-            case .both(let before, let after):
+            } else if let before = oldTile, let after = newTile {
                 if before.data != after.data {
                     try write(after.place, after.data, into: &inserter)
                     changed += 1

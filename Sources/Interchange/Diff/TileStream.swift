@@ -11,15 +11,22 @@ struct TileStream {
     private var batch: [DiffTile] = []
     private var index = 0
 
-    /// Starts `side`'s walk.
+    /// Starts `side`'s walk, which gathers tiles until a batch is full.
     init(_ side: any DiffSide) {
         let handoff = handoff
         do {
             try NativeThread.start(name: "PackFS diff side") {
-                var batcher = TileBatcher(handoff: handoff)
+                var batch: [DiffTile] = []
+                var bytes = 0
                 do {
-                    try side.forEachTile { tile in try batcher.add(tile) }
-                    try batcher.flush()
+                    try side.forEachTile { tile in
+                        batch.append(tile)
+                        bytes += tile.data.count
+                        guard batch.count >= TileHandoff.batchTiles || bytes >= TileHandoff.batchBytes else { return }
+                        try handoff.put(batch)
+                        (batch, bytes) = ([], 0)
+                    }
+                    if !batch.isEmpty { try handoff.put(batch) }
                     handoff.end(nil)
                 } catch {
                     handoff.end(error)
@@ -46,27 +53,6 @@ struct TileStream {
 
     /// Whether the walk waits for room in the hand-off (for tests of its bound).
     var walkWaits: Bool { handoff.walkWaits }
-}
-
-/// Tiles gathered on the walk's thread until a batch is full.
-private struct TileBatcher {
-    let handoff: TileHandoff
-    private var batch: [DiffTile] = []
-    private var bytes = 0
-
-    init(handoff: TileHandoff) { self.handoff = handoff }
-
-    mutating func add(_ tile: DiffTile) throws {
-        batch.append(tile)
-        bytes += tile.data.count
-        if batch.count >= TileHandoff.batchTiles || bytes >= TileHandoff.batchBytes { try flush() }
-    }
-
-    mutating func flush() throws {
-        guard !batch.isEmpty else { return }
-        try handoff.put(batch)
-        (batch, bytes) = ([], 0)
-    }
 }
 
 /// The hand-off between a walk's thread, which puts batches, and the merge, which takes them.

@@ -49,7 +49,9 @@ public struct DirectoryExport: PackExport {
     /// `baseURL`: absolute http(s) URLs under it instead of relative ones (a `/` is added when
     /// missing); refused, naming the reason, when it is not such a URL.
     public init(database: OfflineDatabase, pack: Pack, baseURL: String? = nil) throws {
-        if let baseURL { try Self.check(baseURL: baseURL) }
+        if let baseURL, let problem = Self.problem(with: baseURL) {
+            throw InterchangeError.invalidBaseURL(baseURL, problem: problem)
+        }
         self.database = database
         self.pack = pack
         self.baseURL = baseURL
@@ -74,18 +76,13 @@ public struct DirectoryExport: PackExport {
         }
     }
 
-    private static func check(baseURL: String) throws {
+    private static func problem(with baseURL: String) -> String? {
         let scheme = URLString.scheme(of: baseURL)
-        let problem: String?
-        if scheme != "http" && scheme != "https" {
-            problem = "must be an absolute http or https URL"
-        } else if let syntax = URLSyntax.problem(in: baseURL) {
-            problem = syntax
-        } else if baseURL.contains("?") || baseURL.contains("#") {
-            problem = "must not hold a query or fragment (file names are appended to it)"
-        } else {
-            problem = nil
+        guard scheme == "http" || scheme == "https" else { return "must be an absolute http or https URL" }
+        if let syntax = URLSyntax.problem(in: baseURL) { return syntax }
+        guard !baseURL.contains("?"), !baseURL.contains("#") else {
+            return "must not hold a query or fragment (file names are appended to it)"
         }
-        if let problem { throw InterchangeError.invalidBaseURL(baseURL, problem: problem) }
+        return nil
     }
 }

@@ -75,20 +75,12 @@ public struct MBTilesExport: PackExport {
     private func copyTiles(
         _ target: TiledSourceFiles.Target, into inserter: inout MBTilesWriter.TileInserter, census: inout TileCensus
     ) throws -> String {
-        let vector = target.tiles.type == .vector
         var hash = TileSetHash()
-        let inflater = Inflater()
-        try MBTilesTiles.forEach(of: target.source, in: files.database, outside: { census.skipped += 1 }) { tile in
-            let data: Data
-            do {
-                data = try MBTilesTiles.data(tile.stored, vector: vector, inflater: inflater)
-            } catch {
-                let place = "tile \(tile.z)/\(tile.column)/\(tile.storedY) of source \(target.source.id)"
-                throw InterchangeError.undecodable(what: place, pack: files.pack.name, reason: "\(error)")
-            }
-            try inserter.insert(z: tile.z, column: tile.column, row: tile.tmsRow, data: data)
-            hash.add(z: tile.z, column: tile.column, tmsRow: tile.tmsRow, data: data)
-            census.add(tile.z)
+        try target.forEachMBTilesTile(in: files.database, pack: files.pack.name, outside: { census.skipped += 1 }) {
+            z, column, tmsRow, data in
+            try inserter.insert(z: z, column: column, row: tmsRow, data: data)
+            hash.add(z: z, column: column, tmsRow: tmsRow, data: data)
+            census.add(z)
         }
         return hash.hex
     }

@@ -34,30 +34,12 @@ enum MBTilesMetadata {
     static func rows(
         for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>, hash: String
     ) -> [Row] {
-        var rows = madeRows(for: target, of: pack, style: style, zooms: zooms)
-        rows.append(("agg_tiles_hash", hash))
         let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
-        guard let kept = tileJSON?[keptKey]?.object else { return rows }
-        for (name, value) in kept.sorted(by: { $0.key < $1.key }) where !madeHere.contains(name) {
-            guard let text = value.string else { continue }
-            if let index = rows.firstIndex(where: { $0.name == name }) {
-                rows[index].value = text
-            } else {
-                rows.append((name, text))
-            }
-        }
-        return rows
-    }
-
-    private static func madeRows(
-        for target: TiledSourceFiles.Target, of pack: Pack, style: PackStyle, zooms: ClosedRange<Int>
-    ) -> [Row] {
-        let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
-        let isVector = target.tiles.type == .vector
         let primary = style.primary.flatMap { style.sources.indices.contains($0) ? style.sources[$0].id : nil }
         let tiledSources = style.sources.filter { $0.tiles != nil && $0.columns != nil }.count
         let label = tiledSources > 1 ? "\(pack.name) \(target.source.id)" : pack.name
-        let bounds = bounds(of: pack, within: target.tiles.bounds)
+        // The export's extent, latitudes clamped to the tile grid's (Web Mercator's square).
+        let bounds = ImportedTileJSON.clamped(ExportedSource.extent(of: pack, within: target.tiles.bounds))
         var rows: [Row] = [
             ("name", tileJSON?["name"]?.string ?? label),
             ("format", format(of: target)),
@@ -70,10 +52,19 @@ enum MBTilesMetadata {
             ("description", tileJSON?["description"]?.string ?? "source \(target.source.id) of PackFS pack \(pack.name)"),
         ]
         if let attribution = target.tiles.attribution { rows.append(("attribution", attribution)) }
-        if isVector {
-            let layers = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
-                ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
+        if target.tiles.type == .vector {
+            let layers = ExportedSource.vectorLayers(of: target.source.id, tileJSON: tileJSON, in: style.style)
             rows.append(("json", JSONValue.object(["vector_layers": layers]).compactText))
+        }
+        rows.append(("agg_tiles_hash", hash))
+        guard let kept = tileJSON?[keptKey]?.object else { return rows }
+        for (name, value) in kept.sorted(by: { $0.key < $1.key }) where !madeHere.contains(name) {
+            guard let text = value.string else { continue }
+            if let index = rows.firstIndex(where: { $0.name == name }) {
+                rows[index].value = text
+            } else {
+                rows.append((name, text))
+            }
         }
         return rows
     }
@@ -81,15 +72,6 @@ enum MBTilesMetadata {
     /// The `format` row: `pbf` for vector tiles, else the tiles' own file extension.
     static func format(of target: TiledSourceFiles.Target) -> String {
         target.tiles.type == .vector ? "pbf" : target.source.fileExtension
-    }
-
-    /// The export's extent, latitudes clamped to the tile grid's (Web Mercator's square).
-    static func bounds(of pack: Pack, within source: Bounds?) -> Bounds {
-        let limit = ImportedTileJSON.mercatorLatitude
-        var box = ExportedSource.extent(of: pack, within: source)
-        box.south = min(max(box.south, -limit), limit)
-        box.north = min(max(box.north, -limit), limit)
-        return box
     }
 
     /// Longitude, latitude and zoom of the default view, the zoom within the file's zooms.

@@ -45,15 +45,13 @@ final class MBTilesReader: Sendable {
     /// The metadata rows as text (numbers a writer stored as such are given as text too); rows
     /// whose name or value is NULL or a blob say nothing and are left out.
     func metadata() throws -> [String: String] {
-        try reading {
-            try queue.read { db in
-                var values: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
-                    guard let name = Self.text(row[0]), let value = Self.text(row[1]) else { continue }
-                    values[name] = values[name] ?? value
-                }
-                return values
+        try read { db in
+            var values: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
+                guard let name = Self.text(row[0]), let value = Self.text(row[1]) else { continue }
+                values[name] = values[name] ?? value
             }
+            return values
         }
     }
 
@@ -71,42 +69,36 @@ final class MBTilesReader: Sendable {
     /// The same, with a NULL `tile_data` given as nil (a patch's deleted tile) instead of refused;
     /// data of another type (an integer) is still refused.
     func forEachRow(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data?) throws -> Void) throws {
-        try reading {
-            try queue.read { db in
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level, tile_column, tile_row
-                    """)
-                while let row = try rows.next() {
-                    let coordinates = (0..<3).map { Self.integer(row[$0]) }
-                    guard let z = coordinates[0], let column = coordinates[1], let tmsRow = coordinates[2] else {
-                        let shown = (0..<3).map { String(describing: (row[$0] as DatabaseValue)) }.joined(separator: "/")
-                        throw InterchangeError.damaged(path, detail: "tile \(shown) does not have integer coordinates")
-                    }
-                    let value: DatabaseValue = row[3]
-                    let data = Self.bytes(value)
-                    guard data != nil || value.isNull else {
-                        throw InterchangeError.damaged(path, detail: "tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
-                    }
-                    try body(z, column, tmsRow, data)
+        try read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level, tile_column, tile_row
+                """)
+            while let row = try rows.next() {
+                let coordinates = (0..<3).map { Self.integer(row[$0]) }
+                guard let z = coordinates[0], let column = coordinates[1], let tmsRow = coordinates[2] else {
+                    let shown = (0..<3).map { String(describing: (row[$0] as DatabaseValue)) }.joined(separator: "/")
+                    throw InterchangeError.damaged(path, detail: "tile \(shown) does not have integer coordinates")
                 }
+                let value: DatabaseValue = row[3]
+                let data = Self.bytes(value)
+                guard data != nil || value.isNull else {
+                    throw InterchangeError.damaged(path, detail: "tile \(z)/\(column)/\(tmsRow) (TMS row) has no data")
+                }
+                try body(z, column, tmsRow, data)
             }
         }
     }
 
     /// The names of the file's tables and views.
     func tableNames() throws -> Set<String> {
-        try reading {
-            try queue.read { db in
-                Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
-            }
+        try read { db in
+            Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
         }
     }
 
     private func requireColumns(of table: String, _ wanted: [String]) throws {
-        let columns = try reading {
-            try queue.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
-            }
+        let columns = try read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
         }
         let missing = wanted.filter { !columns.contains($0) }
         guard missing.isEmpty else {
@@ -116,10 +108,10 @@ final class MBTilesReader: Sendable {
         }
     }
 
-    /// SQLite's errors, in words that name the file.
-    private func reading<T>(_ body: () throws -> T) throws -> T {
+    /// Reads the file; SQLite's errors in words that name it.
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try body()
+            return try queue.read(body)
         } catch let error as DatabaseError {
             throw InterchangeError.cannotRead(path, reason: Self.describe(error))
         }

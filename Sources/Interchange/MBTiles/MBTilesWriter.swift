@@ -51,7 +51,7 @@ enum MBTilesWriter {
             throw InterchangeError.cannotWrite(path, action: "create", reason: "\(error)")
         }
         defer { try? queue.close() }
-        try wrapped(path) {
+        do {
             try queue.write { db in
                 try db.execute(sql: "PRAGMA application_id = \(applicationID)")
                 try db.execute(sql: schema)
@@ -60,6 +60,8 @@ enum MBTilesWriter {
                 let statement = try db.makeStatement(sql: "INSERT INTO metadata (name, value) VALUES (?, ?)")
                 for row in rows { try statement.execute(arguments: [row.name, row.value]) }
             }
+        } catch let error as DatabaseError {
+            throw InterchangeError.cannotWrite(path, action: "write", reason: error.message ?? error.description)
         }
         do {
             try queue.close()
@@ -68,19 +70,9 @@ enum MBTilesWriter {
         }
     }
 
-    /// SQLite's errors on the file being written, in words that name it.
-    private static func wrapped(_ path: String, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as DatabaseError {
-            throw InterchangeError.cannotWrite(path, action: "write", reason: error.message ?? error.description)
-        }
-    }
-
     /// Inserts tiles into the file's one transaction.
     struct TileInserter {
         private let statement: Statement
-        private(set) var count = 0
 
         init(_ db: Database) throws {
             statement = try db.makeStatement(sql: """
@@ -92,7 +84,6 @@ enum MBTilesWriter {
         /// patch's deleted tile (NULL).
         mutating func insert(z: Int, column: Int, row: Int, data: Data?) throws {
             try statement.execute(arguments: [z, column, row, data])
-            count += 1
         }
     }
 }

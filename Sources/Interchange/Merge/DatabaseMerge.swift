@@ -46,18 +46,14 @@ public final class DatabaseMerge: PackImport {
 
     @discardableResult
     public func write(into database: OfflineDatabase) throws -> MergeReport {
-        try database.write(attaching: copy.path) { batch, db in
-            try Self.merge(sidePacks, file: path, options: options, batch, db)
-        }
+        try database.write(attaching: copy.path) { batch, db in try merge(batch, db) }
     }
 
-    private static func merge(
-        _ sidePacks: [SidePack], file: String, options: MergeOptions, _ batch: StoreBatch, _ db: Database
-    ) throws -> MergeReport {
-        try MergeLimits.check(db, options, file: file)
+    private func merge(_ batch: StoreBatch, _ db: Database) throws -> MergeReport {
+        try MergeLimits.check(db, options, file: path)
         let regions = try MergedRegions.merge(sidePacks, batch, db)
         let now = Int64(Date().timeIntervalSince1970)
-        var report = MergeReport(file: file)
+        var report = MergeReport(file: path)
         report.tiles = try MergedTable.tiles.merge(db, now: now)
         report.resources = try MergedTable.resources.merge(db, now: now)
         try MergedRegions.dropMapping(db)

@@ -27,11 +27,6 @@ public struct MergeReport: InterchangeSummary, Equatable {
         public var linked = 0
         /// Side rows no side pack holds (its ambient cache), left behind as MapLibre's merge leaves them.
         public var ambient = 0
-
-        public init(new: Int = 0, updated: Int = 0, present: Int = 0, skipped: Int = 0, linked: Int = 0, ambient: Int = 0) {
-            (self.new, self.updated, self.present, self.skipped, self.linked) = (new, updated, present, skipped, linked)
-            self.ambient = ambient
-        }
     }
 
     /// The side file, as given.

@@ -66,25 +66,20 @@ struct MergedRegions {
     /// name are never rewritten: such a pack shows as `region-<id>` under its new id).
     private mutating func add(_ side: SidePack) throws -> RegionID {
         let name = side.pack.storedName.map { MergeNames.free($0, taken: targets.map(\.name)) }
-        var description = side.pack.description
+        var renamed: Data?
         if let name, let stored = side.pack.storedName, !PackName.same(name, stored) {
-            description = Pack.description(side.pack.description, renamedTo: name)
-            try db.execute(sql: """
-                INSERT INTO main.regions (definition, description)
-                SELECT definition, ? FROM side.regions WHERE id = ?
-                """, arguments: [description, side.pack.id.rawValue])
-        } else {
-            try db.execute(sql: """
-                INSERT INTO main.regions (definition, description)
-                SELECT definition, description FROM side.regions WHERE id = ?
-                """, arguments: [side.pack.id.rawValue])
+            renamed = Pack.description(side.pack.description, renamedTo: name)
         }
+        try db.execute(sql: """
+            INSERT INTO main.regions (definition, description)
+            SELECT definition, COALESCE(?, description) FROM side.regions WHERE id = ?
+            """, arguments: [renamed, side.pack.id.rawValue])
         let id = RegionID(rawValue: db.lastInsertedRowID)
         if let status = side.status { try batch.setStatus(status, of: id) }
         var added = side.pack
         added.id = id
         added.name = name ?? "region-\(id.rawValue)"
-        added.description = description
+        added.description = renamed ?? side.pack.description
         targets.append(added)
         return id
     }

@@ -65,9 +65,7 @@ struct SideCopy {
         }
         try side.read { db in
             for (table, columns) in MergeSQL.columns {
-                let present = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").compactMap { row -> String? in
-                    try? row.decode(forColumn: "name")
-                })
+                let present = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
                 let missing = columns.filter { !present.contains($0) }
                 guard missing.isEmpty else {
                     throw InterchangeError.notInFormat(

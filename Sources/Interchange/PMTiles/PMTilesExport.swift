@@ -20,15 +20,15 @@ public struct PMTilesExport: PackExport {
         public var path: String
         public var source: String
         /// Tiles the archive addresses.
-        public var tiles: Int
+        public var tiles = 0
         /// Directory entries (runs of consecutive tiles with the same content count once).
-        public var entries: Int
+        public var entries = 0
         /// Distinct contents stored.
-        public var contents: Int
-        public var leafDirectories: Int
-        public var bytes: UInt64
-        public var emptyTilesLeftOut: Int
-        public var offGridTilesLeftOut: Int
+        public var contents = 0
+        public var leafDirectories = 0
+        public var bytes: UInt64 = 0
+        public var emptyTilesLeftOut = 0
+        public var offGridTilesLeftOut = 0
 
         public var lines: [String] {
             var line = "\(path): source \"\(source)\", \(tiles) tiles in \(entries) entries, \(contents) distinct contents"
@@ -65,11 +65,10 @@ public struct PMTilesExport: PackExport {
     }
 
     private func write(_ target: TiledSourceFiles.Target, style: PackStyle) throws -> File? {
-        let type = Self.tileType(extension: target.source.fileExtension)
+        // A raster source's file extension is its format; anything else is vector.
+        let type = PMTilesImport.formats.first { $0.value == target.source.fileExtension }?.key ?? .mvt
         let writer = try PMTilesWriter(path: target.path)
-        var file = File(
-            path: target.path, source: target.source.id, tiles: 0, entries: 0, contents: 0, leafDirectories: 0,
-            bytes: 0, emptyTilesLeftOut: 0, offGridTilesLeftOut: 0)
+        var file = File(path: target.path, source: target.source.id)
         let inflater = Inflater()
         try files.database.forEachPackTile(target.columns) { z, x, storedY, data in
             let y = target.source.row(storedY, z: z)
@@ -85,12 +84,9 @@ public struct PMTilesExport: PackExport {
             file.tiles += 1
         }
         guard file.tiles > 0 else { return nil }
-        var metadata = PMTilesExportMetadata(target: target, pack: files.pack, style: style)
         // The source's hash as its MBTiles export holds the tiles (martin's order: a second walk).
-        if let hash = try PackHash.compute(target.source, in: files.database), var fields = metadata.json.object {
-            fields[PMTilesExportMetadata.hashKey] = .string(hash.hash)
-            metadata.json = .object(fields)
-        }
+        let hash = try PackHash.compute(target.source, in: files.database)?.hash
+        let metadata = PMTilesExportMetadata(target: target, pack: files.pack, style: style, hash: hash)
         var header = PMTilesHeader()
         header.tileType = type
         header.tileCompression = type == .mvt ? .gzip : .none
@@ -98,14 +94,11 @@ public struct PMTilesExport: PackExport {
         header.maxPosition = Position(longitude: metadata.extent.east, latitude: metadata.extent.north)
         (header.center, header.centerZoom) = metadata.center
         let summary = try writer.finish(header: header, metadata: metadata.json)
-        file.entries = summary.entries
-        file.contents = summary.contents
+        (file.entries, file.contents, file.bytes) = (summary.entries, summary.contents, summary.fileBytes)
         file.leafDirectories = summary.leafDirectories
-        file.bytes = summary.fileBytes
         return file
     }
 
-    /// The tile type of a source's files (`PackStyle.Source.fileExtension`).
     /// A tile's bytes in the archive, as its MBTiles export holds them (one rule, `MBTilesTiles`:
     /// vector tiles gzipped without a second deflate); nil for a tile whose content is empty.
     static func exportBytes(_ stored: StoredData, vector: Bool, inflater: Inflater) throws -> Data? {
@@ -122,15 +115,6 @@ public struct PMTilesExport: PackExport {
                 }
                 return export.data
             }
-        }
-    }
-
-    static func tileType(extension: String) -> PMTilesHeader.TileType {
-        switch `extension` {
-        case "png": return .png
-        case "jpg": return .jpeg
-        case "webp": return .webp
-        default: return .mvt
         }
     }
 }

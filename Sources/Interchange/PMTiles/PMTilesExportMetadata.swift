@@ -7,14 +7,12 @@ import StyleModel
 /// What an exported archive says about its tiles besides the tiles: the header's extent and
 /// center, and the metadata JSON (spec chapter 5).
 struct PMTilesExportMetadata {
-    /// The metadata field holding the source's `agg_tiles_hash` (of its tiles as MBTiles holds them).
-    static let hashKey = "agg_tiles_hash"
+    let extent: Bounds
+    let center: (Position, UInt8)
+    let json: JSONValue
 
-    var extent: Bounds
-    var center: (Position, UInt8)
-    var json: JSONValue
-
-    init(target: TiledSourceFiles.Target, pack: Pack, style: PackStyle) {
+    /// `hash`: the source's `agg_tiles_hash` (of its tiles as MBTiles holds them), a field of its own.
+    init(target: TiledSourceFiles.Target, pack: Pack, style: PackStyle, hash: String?) {
         let tileJSON = target.source.tileJSON.flatMap(JSONValue.parse)
         extent = ExportedSource.extent(of: pack, within: target.tiles.bounds)
         center = ExportedSource.center(tileJSON?["center"], extent: extent)
@@ -23,9 +21,10 @@ struct PMTilesExportMetadata {
             if let text = tileJSON?[key]?.string { fields[key] = .string(text) }
         }
         if let attribution = target.tiles.attribution { fields["attribution"] = .string(attribution) }
+        if let hash { fields[PatchMetadata.hash] = .string(hash) }
         if target.tiles.type == .vector {
-            fields["vector_layers"] = tileJSON?["vector_layers"]?.array.map(JSONValue.array)
-                ?? ExportedSource.styleLayers(of: target.source.id, in: style.style)
+            fields["vector_layers"] = ExportedSource.vectorLayers(
+                of: target.source.id, tileJSON: tileJSON, in: style.style)
         }
         json = .object(fields)
     }

@@ -25,7 +25,7 @@ public struct PMTilesImport: PackImport {
         reader = try PMTilesReader(path: path)
         let file = ImportedPack.Names(path: path, name: name).file
         let header = reader.header
-        guard let format = Self.format(of: header.tileType) else {
+        guard let format = Self.formats[header.tileType] else {
             throw InterchangeError.unsupported(
                 file, detail: "tile type \(header.tileType) is not one a pack shows (mvt, png, jpeg, webp)")
         }
@@ -47,16 +47,8 @@ public struct PMTilesImport: PackImport {
         }
     }
 
-    /// The TileJSON `format` of the tiles a pack shows.
-    static func format(of type: PMTilesHeader.TileType) -> String? {
-        switch type {
-        case .mvt: return "pbf"
-        case .png: return "png"
-        case .jpeg: return "jpg"
-        case .webp: return "webp"
-        case .unknown, .avif, .mlt: return nil
-        }
-    }
+    /// The TileJSON `format` of each tile type a pack shows (that of a raster source's files too).
+    static let formats: [PMTilesHeader.TileType: String] = [.mvt: "pbf", .png: "png", .jpeg: "jpg", .webp: "webp"]
 
     /// The metadata's TileJSON fields, and the extent, center and zooms PMTiles keeps in its
     /// header (ImportedPack checks every value).

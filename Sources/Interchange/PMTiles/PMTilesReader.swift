@@ -38,11 +38,10 @@ public final class PMTilesReader {
         }
     }
 
-
     /// `error` as the reader reports it: bytes that break the spec make the file `damaged`.
     private static func naming(_ name: String, _ error: Error) -> Error {
         switch error {
-        case InterchangeError.malformedPMTiles(let detail), PMTilesFormatError.malformed(let detail):
+        case PMTilesFormatError.malformed(let detail):
             return InterchangeError.damaged(name, detail: detail)
         default: return error
         }
@@ -85,14 +84,13 @@ public final class PMTilesReader {
         }
     }
 
-    private var tooDeep: InterchangeError {
-        .damaged(name, detail: "leaf directories nest deeper than \(Self.maxDepth) levels")
-    }
-
     private func walk(_ entries: [PMTilesEntry], depth: Int, _ body: (Int, Int, Int, Data) throws -> Void) throws {
         for entry in entries {
             if entry.isLeaf {
-                guard depth < Self.maxDepth else { throw tooDeep }
+                guard depth < Self.maxDepth else {
+                    throw InterchangeError.damaged(
+                        name, detail: "leaf directories nest deeper than \(Self.maxDepth) levels")
+                }
                 try walk(leafEntries(entry), depth: depth + 1, body)
                 continue
             }
@@ -131,7 +129,7 @@ public final class PMTilesReader {
         let raw = try bytes(in: .init(offset: 0, length: fileSize), section.offset, section.length, what: what)
         guard header.internalCompression == .gzip else { return raw }
         do {
-            return try Gzip.decompress(raw)
+            return try Zlib.inflate(raw, windowBits: 31)
         } catch {
             throw InterchangeError.damaged(name, detail: "the \(what) does not inflate (\(error))")
         }

@@ -52,8 +52,8 @@ final class PMTilesWriter {
         }
         try contents.flush()
         let (entries, order, dataLength) = try layOut()
-        let directories = try PMTilesDirectories(entries, compress: Gzip.compress)
-        let metadataBytes = try Gzip.compress(Data(metadata.compactText.utf8))
+        let directories = try PMTilesDirectories(entries, compress: Zlib.gzip)
+        let metadataBytes = try Zlib.gzip(Data(metadata.compactText.utf8))
         var header = template
         header.clustered = true
         header.internalCompression = .gzip
@@ -111,6 +111,8 @@ final class PMTilesWriter {
         } catch {
             throw InterchangeError.cannotWrite(temporary, action: "create", reason: "\(error)")
         }
+        // Gone once renamed; removed here when anything failed.
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             defer { handle.close() }
             var buffer = Data()
@@ -126,15 +128,7 @@ final class PMTilesWriter {
             }
             try handle.write(buffer)
             try handle.synchronize()
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
         }
-        do {
-            try ExportPlacement.moveIntoPlace(temporary, path)
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
+        try ExportPlacement.moveIntoPlace(temporary, path)
     }
 }

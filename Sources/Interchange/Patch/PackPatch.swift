@@ -22,6 +22,8 @@ import StyleModel
 /// its tiles as its MBTiles export holds them, is the one martin computes for the patched file.
 /// Cache headers are dropped: a later refresh must not revalidate new bytes with an old ETag.
 public struct PackPatch {
+    typealias Target = TiledSourceFiles.Target
+
     public let database: OfflineDatabase
     public let pack: Pack
     /// The tiled source to patch (its id in the pack's style); nil: the one the patch fits.
@@ -35,7 +37,8 @@ public struct PackPatch {
 
     public func apply(_ patch: PatchFile) throws -> PatchSummary {
         guard try database.status(of: pack.id).state != .active else { throw PatchError.packBusy(pack.name) }
-        let candidates = try self.candidates()
+        // The tiled sources the patch may be for: `source` alone, or every one.
+        let candidates = try TiledSourceFiles.tiled(in: PackStyle.load(pack, from: database), pack: pack, only: source)
         return try database.write { batch in
             let target = try base(among: candidates, for: patch, batch)
             var changes = TileChanges(columns: target.columns, source: target.source.id)
@@ -52,27 +55,6 @@ public struct PackPatch {
             return PatchSummary(pack: pack.name, patch: patch.name, before: patch.before, after: after.hash,
                                 tiles: after.tiles, changes: changes)
         }
-    }
-
-    /// A tiled source whose tiles are known, with its keys.
-    struct Target {
-        var source: PackStyle.Source
-        var columns: TileColumnSet
-        var tiles: TileSource
-    }
-
-    /// The tiled sources the patch may be for: `source` alone, or every one.
-    private func candidates() throws -> [Target] {
-        let style = try PackStyle.load(pack, from: database)
-        let tiled = (style?.sources ?? []).compactMap { source -> Target? in
-            guard let columns = source.columns, let tiles = source.tiles else { return nil }
-            return Target(source: source, columns: columns, tiles: tiles)
-        }
-        guard let id = source else { return tiled }
-        guard let named = tiled.first(where: { $0.source.id == id }) else {
-            throw InterchangeError.noSuchSource(pack: pack.name, source: id, known: tiled.map(\.source.id))
-        }
-        return [named]
     }
 
     /// The candidate whose tiles hash to `before_apply` now, on the write's own connection.

@@ -7,8 +7,6 @@ import FoundationEssentials
 /// (`agg_tiles_hash_after_apply`). Opened read-only; refused before anything is applied when it
 /// lacks either hash or holds binary diffs.
 public final class PatchFile {
-    public static let beforeKey = "agg_tiles_hash_before_apply"
-    public static let afterKey = "agg_tiles_hash_after_apply"
     /// martin's binary-diff tables (`--patch-type bin-diff-raw`, `bin-diff-gz`).
     static let binaryDiffTables = ["bsdiffraw", "bsdiffrawgz"]
 
@@ -25,9 +23,9 @@ public final class PatchFile {
         reader = try MBTilesReader.open(path)
         do {
             let metadata = try reader.metadata()
-            let missing = [Self.beforeKey, Self.afterKey].filter { Self.hash(metadata[$0]) == nil }
-            guard missing.isEmpty, let before = Self.hash(metadata[Self.beforeKey]),
-                let after = Self.hash(metadata[Self.afterKey])
+            let keys = [PatchMetadata.beforeApply, PatchMetadata.afterApply]
+            let missing = keys.filter { Self.hash(metadata[$0]) == nil }
+            guard missing.isEmpty, let before = Self.hash(metadata[keys[0]]), let after = Self.hash(metadata[keys[1]])
             else { throw PatchError.notAPatch(self.name, missing: missing) }
             let binary = Self.binaryDiffTables.filter(try reader.tableNames().contains)
             guard binary.isEmpty else { throw PatchError.binaryDiff(self.name, tables: binary) }
