@@ -55,10 +55,8 @@ struct NetworkOptions: ParsableArguments {
         guard stallTimeout >= 0.1, stallTimeout <= 3600 else {
             throw ValidationError("--stall-timeout must be 0.1 to 3600 seconds")
         }
-        guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
-        guard retryDelay >= 0.001, retryDelay <= RetryPolicy().maxDelay else {
-            throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", RetryPolicy().maxDelay)) seconds")
-        }
+        var policy = RetryPolicy()
+        try policy.set(retries: retries, retryDelay: retryDelay)
         for rule in rewrite {
             do { _ = try URLRewrite(argument: rule) } catch { throw ValidationError("--rewrite \(rule): \(error)") }
         }
@@ -68,14 +66,29 @@ struct NetworkOptions: ParsableArguments {
         var options = DownloadOptions()
         options.http.concurrency = concurrency
         options.http.stallTimeout = stallTimeout
-        options.http.retry.maxAttempts = retries
-        options.http.retry.baseDelay = retryDelay
+        try? options.http.retry.set(retries: retries, retryDelay: retryDelay)  // `validate` refused what fails
         options.maxTiles = maxTiles
         options.diskQuota = diskQuota
         options.urlPolicy = URLPolicy(
             accessToken: accessToken ?? SecretArguments.inheritedAccessToken, rewrites: rewrite.compactMap { try? URLRewrite(argument: $0) },
             allowedHosts: allowHost)
         return options
+    }
+}
+
+extension RetryPolicy {
+    /// `--retries` and `--retry-delay`, when given, checked as every command that retries checks them.
+    mutating func set(retries: Int?, retryDelay: Double?) throws {
+        if let retries {
+            guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
+            maxAttempts = retries
+        }
+        if let retryDelay {
+            guard retryDelay >= 0.001, retryDelay <= maxDelay else {
+                throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", maxDelay)) seconds")
+            }
+            baseDelay = retryDelay
+        }
     }
 }
 
