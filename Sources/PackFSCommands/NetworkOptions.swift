@@ -31,8 +31,7 @@ struct NetworkOptions: ParsableArguments {
     var diskQuota: Int64? { diskQuotaText.flatMap(ByteCount.parse) }
 
     // 5 s: a live connection on a poor mobile link is rarely silent that long (TCP itself resends
-    // a lost segment within about 3 s), and a retried request costs one round trip; 30 s, the
-    // setting before, let stalled transfers hold a pack for half a minute at a time.
+    // a lost segment within about 3 s), and a retried request costs one round trip.
     @Option(name: .customLong("stall-timeout"), help: ArgumentHelp(
         "Seconds a transfer may receive nothing before it is abandoned and retried.", valueName: "SECONDS"))
     var stallTimeout = 5.0
