@@ -24,7 +24,8 @@ public final class DatabasePool: DatabaseWriter {
         writer = try SerializedConnection(path: path, configuration: configuration)
         var readerConfiguration = configuration
         readerConfiguration.readonly = true
-        if readerConfiguration.readonlyBusyMode == nil { readerConfiguration.readonlyBusyMode = .timeout(10) }
+        // WAL readers meet a lock only while a connection recovers or checkpoints the log: they wait.
+        readerConfiguration.busyMode = .timeout(10)
         readers = ConnectionPool(maximum: configuration.maximumReaderCount) { [readerConfiguration] in
             try SerializedConnection(path: path, configuration: readerConfiguration)
         }
