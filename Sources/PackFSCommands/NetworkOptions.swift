@@ -93,12 +93,25 @@ extension RetryPolicy {
 
 /// Reads and validates a region file; errors name the file and the field.
 func readRegionFile(_ path: String) throws -> RegionFile {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw CommandFailure("\(path): cannot be read")
-    }
+    let data = try readInputFile(path)
     do {
         return try RegionFile.parse(data)
     } catch let error as StoreError {
         throw CommandFailure("\(path): \(error.description)")
+    }
+}
+
+/// A file's bytes (a region file, a preload's FILE): a missing file, a directory or an
+/// unreadable file is one line naming it, never a trap.
+func readInputFile(_ path: String) throws -> Data {
+    var isDirectory = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw CommandFailure("\(path): no such file")
+    }
+    guard !isDirectory else { throw CommandFailure("\(path): is a directory") }
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw CommandFailure("\(path): cannot be read (\(errorText(error)))")
     }
 }
