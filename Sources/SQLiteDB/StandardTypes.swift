@@ -60,11 +60,7 @@ extension Bool: DatabaseValueConvertible {
     /// A number other than zero is true; text and blobs do not convert (SQLite's BOOLEAN has
     /// numeric affinity).
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Bool? {
-        switch dbValue.storage {
-        case .int64(let value): return value != 0
-        case .double(let value): return value != 0
-        default: return nil
-        }
+        Double.fromDatabaseValue(dbValue).map { $0 != 0 }
     }
 
     public static func fromColumn(_ statement: SQLiteStatement, at index: CInt) -> Bool? {
