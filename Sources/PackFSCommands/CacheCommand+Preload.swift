@@ -65,7 +65,7 @@ struct PreloadOptions: ParsableArguments {
 
 extension CacheCommand {
     func preload(url: String, file: String) throws {
-        let content = try readFile(file)
+        let content = try readInputFile(file)
         let database = try db.openForChange()
         defer { try? database.close() }
         let kind = preloading.kind(of: url)
@@ -80,21 +80,6 @@ extension CacheCommand {
         } else {
             print("preloaded \(url) (\(humanBytes(Int64(content.count))), \(humanBytes(Int64(done.storedBytes))) stored, kind \(kind))")
             if done.evicted.resources + done.evicted.tiles > 0 { report(done.evicted) }
-        }
-    }
-
-    /// FILE's bytes, read with Foundation's throwing API (a directory or an unreadable file is
-    /// one line naming it, never a trap).
-    private func readFile(_ path: String) throws -> Data {
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandFailure("\(path): no such file")
-        }
-        guard !isDirectory else { throw CommandFailure("\(path): is a directory") }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandFailure("\(path): cannot be read (\(errorText(error)))")
         }
     }
 }

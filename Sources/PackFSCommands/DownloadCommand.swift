@@ -20,7 +20,7 @@ struct DownloadCommand: ParsableCommand {
     func run() throws {
         let file = try readRegionFile(region)
         try PackName.validate(name)
-        let database = try db.openForDownload(creating: true, fileMode: try dbMode.fileMode())
+        let database = try db.openForChange(creating: true, fileMode: try dbMode.fileMode())
         defer { try? database.close() }
         let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
         let download = PackDownload(
@@ -39,7 +39,7 @@ struct RefreshCommand: ParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     func run() throws {
-        let database = try db.openForDownload(creating: false)
+        let database = try db.openForChange()
         defer { try? database.close() }
         let pack = try database.pack(named: name)
         guard let definition = pack.definition else {

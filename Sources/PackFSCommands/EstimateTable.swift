@@ -79,11 +79,6 @@ enum EstimateTable {
         return parts.isEmpty ? "" : " plus \(parts.joined(separator: " and ")) of unknown size"
     }
 
-    /// "1 tile", "2 tiles".
-    private static func plural(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)" + (count == 1 ? "" : "s")
-    }
-
     private static func row(_ a: String, _ b: String, _ c: String, _ d: String) -> String {
         "  " + pad(a, 9, left: true) + pad(b, 10) + pad(c, 12) + "  " + d
     }
@@ -92,4 +87,9 @@ enum EstimateTable {
         let space = String(repeating: " ", count: max(0, width - text.count))
         return left ? text + space : space + text
     }
+}
+
+/// "1 tile", "2 tiles".
+func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)" + (count == 1 ? "" : "s")
 }

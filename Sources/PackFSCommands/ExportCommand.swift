@@ -65,12 +65,6 @@ enum ExportFormat {
 
     init(path: String) {
         let lower = path.lowercased()
-        if lower.hasSuffix(".mbtiles") {
-            self = .mbtiles
-        } else if lower.hasSuffix(".pmtiles") {
-            self = .pmtiles
-        } else {
-            self = .directory
-        }
+        self = lower.hasSuffix(".mbtiles") ? .mbtiles : lower.hasSuffix(".pmtiles") ? .pmtiles : .directory
     }
 }

@@ -51,17 +51,15 @@ enum MountPoint {
     /// mountinfo writes a space, tab, newline and backslash in a path as \040, \011, \012, \134.
     static func unescape(_ field: String) -> String {
         var bytes: [UInt8] = []
-        let utf8 = Array(field.utf8)
-        var index = 0
-        while index < utf8.count {
-            if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count,
-                let code = UInt8(String(decoding: utf8[(index + 1)...(index + 3)], as: UTF8.self), radix: 8)
+        var rest = Array(field.utf8)[...]
+        while let byte = rest.popFirst() {
+            if byte == UInt8(ascii: "\\"), rest.count >= 3,
+                let code = UInt8(String(decoding: rest.prefix(3), as: UTF8.self), radix: 8)
             {
                 bytes.append(code)
-                index += 4
+                rest.removeFirst(3)
             } else {
-                bytes.append(utf8[index])
-                index += 1
+                bytes.append(byte)
             }
         }
         return String(decoding: bytes, as: UTF8.self)

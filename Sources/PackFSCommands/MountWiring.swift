@@ -115,15 +115,11 @@ final class TreeEvents: PackEventSink {
         }
     }
 
-    func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
-        reporting(region) { try caches.membersLeft(region, tiles: tiles, resources: resources) }
-    }
-
     /// An invalidation that could not be worked out leaves the kernel serving what it cached
     /// (for up to its entry timeout): said on stderr, since nobody else can see it.
-    private func reporting(_ region: RegionID, _ invalidate: () throws -> Void) {
+    func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
         do {
-            try invalidate()
+            try caches.membersLeft(region, tiles: tiles, resources: resources)
         } catch {
             StandardError.write(
                 "packfs: pack \(region.rawValue): cached content may stay stale (cannot list what changed: \(error))\n")

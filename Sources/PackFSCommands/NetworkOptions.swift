@@ -31,8 +31,7 @@ struct NetworkOptions: ParsableArguments {
     var diskQuota: Int64? { diskQuotaText.flatMap(ByteCount.parse) }
 
     // 5 s: a live connection on a poor mobile link is rarely silent that long (TCP itself resends
-    // a lost segment within about 3 s), and a retried request costs one round trip; 30 s, the
-    // setting before, let stalled transfers hold a pack for half a minute at a time.
+    // a lost segment within about 3 s), and a retried request costs one round trip.
     @Option(name: .customLong("stall-timeout"), help: ArgumentHelp(
         "Seconds a transfer may receive nothing before it is abandoned and retried.", valueName: "SECONDS"))
     var stallTimeout = 5.0
@@ -55,10 +54,8 @@ struct NetworkOptions: ParsableArguments {
         guard stallTimeout >= 0.1, stallTimeout <= 3600 else {
             throw ValidationError("--stall-timeout must be 0.1 to 3600 seconds")
         }
-        guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
-        guard retryDelay >= 0.001, retryDelay <= RetryPolicy().maxDelay else {
-            throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", RetryPolicy().maxDelay)) seconds")
-        }
+        var policy = RetryPolicy()
+        try policy.set(retries: retries, retryDelay: retryDelay)
         for rule in rewrite {
             do { _ = try URLRewrite(argument: rule) } catch { throw ValidationError("--rewrite \(rule): \(error)") }
         }
@@ -68,8 +65,7 @@ struct NetworkOptions: ParsableArguments {
         var options = DownloadOptions()
         options.http.concurrency = concurrency
         options.http.stallTimeout = stallTimeout
-        options.http.retry.maxAttempts = retries
-        options.http.retry.baseDelay = retryDelay
+        try? options.http.retry.set(retries: retries, retryDelay: retryDelay)  // `validate` refused what fails
         options.maxTiles = maxTiles
         options.diskQuota = diskQuota
         options.urlPolicy = URLPolicy(
@@ -79,14 +75,43 @@ struct NetworkOptions: ParsableArguments {
     }
 }
 
+extension RetryPolicy {
+    /// `--retries` and `--retry-delay`, when given, checked as every command that retries checks them.
+    mutating func set(retries: Int?, retryDelay: Double?) throws {
+        if let retries {
+            guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
+            maxAttempts = retries
+        }
+        if let retryDelay {
+            guard retryDelay >= 0.001, retryDelay <= maxDelay else {
+                throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", maxDelay)) seconds")
+            }
+            baseDelay = retryDelay
+        }
+    }
+}
+
 /// Reads and validates a region file; errors name the file and the field.
 func readRegionFile(_ path: String) throws -> RegionFile {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw CommandFailure("\(path): cannot be read")
-    }
+    let data = try readInputFile(path)
     do {
         return try RegionFile.parse(data)
     } catch let error as StoreError {
         throw CommandFailure("\(path): \(error.description)")
+    }
+}
+
+/// A file's bytes (a region file, a preload's FILE): a missing file, a directory or an
+/// unreadable file is one line naming it, never a trap.
+func readInputFile(_ path: String) throws -> Data {
+    var isDirectory = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw CommandFailure("\(path): no such file")
+    }
+    guard !isDirectory else { throw CommandFailure("\(path): is a directory") }
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw CommandFailure("\(path): cannot be read (\(errorText(error)))")
     }
 }

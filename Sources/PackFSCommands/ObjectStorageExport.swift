@@ -69,8 +69,8 @@ struct ObjectStorageExportSummary: InterchangeSummary {
 
     var lines: [String] {
         export.lines.map { $0.replacing(staging, with: prefix) } + uploads.map { report in
-            let retries = report.retries > 0 ? ", \(counted(report.retries, "request")) retried" : ""
-            return "uploaded \(report.object): \(humanBytes(report.bytes)) in \(counted(report.parts, "part")) of up to "
+            let retries = report.retries > 0 ? ", \(plural(report.retries, "request")) retried" : ""
+            return "uploaded \(report.object): \(humanBytes(report.bytes)) in \(plural(report.parts, "part")) of up to "
                 + "\(humanBytes(Int64(report.partSize)))\(retries)"
         }
     }
@@ -86,8 +86,6 @@ struct ObjectStorageExportSummary: InterchangeSummary {
         })
         return .object(object)
     }
-
-    private func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     private func relabel(_ value: JSONValue) -> JSONValue {
         switch value {

@@ -78,16 +78,7 @@ struct ObjectStorageOptions: ParsableArguments {
             options.partSize = Int(bytes)
         }
         options.partSize = max(options.partSize, options.minimumPartSize)
-        if let retries {
-            guard (1...100).contains(retries) else { throw ValidationError("--retries must be 1 to 100") }
-            options.retry.maxAttempts = retries
-        }
-        if let retryDelay {
-            guard retryDelay >= 0.001, retryDelay <= options.retry.maxDelay else {
-                throw ValidationError("--retry-delay must be 0.001 to \(cFormat("%g", options.retry.maxDelay)) seconds")
-            }
-            options.retry.baseDelay = retryDelay
-        }
+        try options.retry.set(retries: retries, retryDelay: retryDelay)
         return options
     }
 

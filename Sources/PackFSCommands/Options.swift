@@ -19,16 +19,11 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .mount, fileMode: fileMode)
     }
 
-    /// Opens for `download` (`creating`) and `refresh`: exclusive, in the file's journal
-    /// mode (DELETE, MapLibre's, for a file PackFS made). Nothing here needs WAL's concurrent
-    /// readers, and WAL writes every page twice (log, then checkpoint, then a last checkpoint
-    /// at close): DELETE took 7% off the benchmark download's CPU.
-    func openForDownload(creating: Bool, fileMode: UInt32 = OfflineDatabase.defaultFileMode) throws -> OfflineDatabase {
-        try OfflineDatabase.open(path: database, mode: .command, creating: creating, fileMode: fileMode)
-    }
-
-    /// Opens for a change: refused while another PackFS process holds the database. Only
-    /// `import` creates an absent file: every other command says it does not exist.
+    /// Opens for a change (`download`, `refresh`, `import`, ...): exclusive, refused while another
+    /// PackFS process holds the database, in the file's journal mode (DELETE, MapLibre's, for a
+    /// file PackFS made: none of these needs WAL's concurrent readers, and WAL writes every page
+    /// twice). Only `download` and `import` create an absent file: every other command says it
+    /// does not exist.
     func openForChange(creating: Bool = false, fileMode: UInt32 = OfflineDatabase.defaultFileMode) throws -> OfflineDatabase {
         try OfflineDatabase.open(path: database, mode: .command, creating: creating, fileMode: fileMode)
     }

@@ -36,14 +36,11 @@ struct PackFSCommand: ParsableCommand {
         }
     }
 
-    /// glibc gives each thread that allocates under contention an arena of its own, up to 8 per
-    /// core, each keeping its freed pages: a mount's 20-odd FUSE, download and decoding threads
-    /// grew it by megabytes of heap that no one used again. Two arenas, and a fixed mmap threshold
-    /// (glibc's moving one sends the FUSE threads' 1 MB request buffers into those arenas). A
-    /// fixed mmap threshold also fixes the trim threshold at its 128 KiB default: a loop that
-    /// allocates and frees a few hundred KB (an export's page of rows) then moved the heap's top
-    /// with brk every time, several times slower (docs/benchmarks.md, "Designs measured and set
-    /// aside"), so the top keeps up to 1 MiB free.
+    /// glibc gives each thread that allocates under contention an arena of its own (up to 8 per
+    /// core), each keeping its freed pages: two arenas serve a mount's 20-odd threads. A fixed mmap
+    /// threshold keeps the FUSE threads' 1 MB request buffers out of the arenas, but also fixes the
+    /// trim threshold at 128 KiB, which moved the heap's top with brk on every page of an export:
+    /// the top keeps up to 1 MiB free (docs/benchmarks.md, "Designs measured and set aside").
     private static func limitMallocArenas() {
         _ = packfs_mallopt(packfs_malloc_arena_max(), 2)
         _ = packfs_mallopt(packfs_malloc_mmap_threshold(), 256 * 1024)

@@ -50,15 +50,17 @@ enum ProgressReporter {
             // reached shows 99.9%, and its state says why.
             let whole = progress.status.state == .complete
             let fraction = whole ? 1 : min(0.999, Double(done) / Double(total))
-            var bar = ""
-            if width > 0 {
-                let filled = Int(fraction * Double(width))
-                bar = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
-            }
+            let bar = width > 0 ? progressBar(fraction, width: width) + " " : ""
             return "\(name): \(bar)\(cFormat("%5.1f", fraction * 100))% \(done)/\(progress.requiredResources) resources,"
                 + " \(progress.counts.tiles)/\(progress.requiredTiles) tiles, \(humanBytes(progress.completedBytes))"
                 + (progress.counted ? "" : " (still being counted)")
                 + ([.error, .inactive].contains(progress.status.state) ? " (\(progress.status.state.rawValue))" : "")
         }
     }
+}
+
+/// `fraction` (0 to 1) as a bar of `width` cells, "[###       ]": the download's and verify's.
+func progressBar(_ fraction: Double, width: Int) -> String {
+    let filled = max(0, min(width, Int(fraction * Double(width))))
+    return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
 }

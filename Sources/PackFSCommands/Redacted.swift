@@ -28,16 +28,15 @@ enum SecretArguments {
     static func moved(_ arguments: [String]) -> (arguments: [String], environment: [String: String]) {
         var kept: [String] = []
         var token: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--access-token", index + 1 < arguments.count {
-                token = arguments[index + 1]
-                index += 2
-                continue
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument == "--access-token", !rest.isEmpty {
+                token = rest.removeFirst()
+            } else if argument.hasPrefix("--access-token=") {
+                token = String(argument.dropFirst("--access-token=".count))
+            } else {
+                kept.append(argument)
             }
-            if argument.hasPrefix("--access-token=") { token = String(argument.dropFirst("--access-token=".count)) } else { kept.append(argument) }
-            index += 1
         }
         return (kept, token.map { [tokenVariable: $0] } ?? [:])
     }

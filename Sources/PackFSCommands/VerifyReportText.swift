@@ -57,9 +57,8 @@ final class VerifyProgress: Sendable {
             guard now.timeIntervalSince(shown) >= 0.1 else { return }
             shown = now
             let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
-            let filled = Int(fraction * 30)
-            let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
-            StandardError.write("\r\u{1B}[K\(name): [\(bar)] \(cFormat("%5.1f", fraction * 100))% \(done)/\(total) tiles")
+            let bar = progressBar(fraction, width: 30)
+            StandardError.write("\r\u{1B}[K\(name): \(bar) \(cFormat("%5.1f", fraction * 100))% \(done)/\(total) tiles")
         }
     }
 

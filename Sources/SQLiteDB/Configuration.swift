@@ -11,9 +11,6 @@ public struct Configuration: Sendable {
     public var busyMode: Database.BusyMode = .immediateError
     /// A pool's reader connections at most.
     public var maximumReaderCount = 5
-    /// The busy mode of read-only connections, when it is not `busyMode` (a pool's readers wait
-    /// 10 s: WAL readers meet a lock only while a connection recovers or checkpoints the log).
-    var readonlyBusyMode: Database.BusyMode?
     private(set) var setups: [@Sendable (Database) throws -> Void] = []
 
     public init() {}
@@ -29,8 +26,6 @@ public struct Configuration: Sendable {
         let access = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         return access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
     }
-
-    var effectiveBusyMode: Database.BusyMode { readonly ? readonlyBusyMode ?? busyMode : busyMode }
 }
 
 extension Database {

@@ -57,6 +57,18 @@ final class ConnectionPool: Sendable {
         if !overflowed { permits.signal() }
     }
 
+    /// `body` on a connection checked out for it, given back after; one that `body` left inside
+    /// a transaction is closed rather than handed to the next reader mid-transaction.
+    func withConnection<T>(overflowing: Bool = false, _ body: (Database) throws -> T) throws -> T {
+        let connection = try checkOut(overflowing: overflowing)
+        var reusable = true
+        defer { checkIn(connection, reusable: reusable, overflowed: overflowing) }
+        return try connection.sync { db in
+            defer { reusable = !db.isInsideTransaction }
+            return try body(db)
+        }
+    }
+
     /// Opens connections now, up to `count` in all (and `maximum`), rather than at first need.
     func open(upTo count: Int) throws {
         let missing = state.withLock { min(count, maximum) - $0.all.count }

@@ -42,7 +42,7 @@ public final class Database {
 
     private func setUp(_ handle: SQLiteConnection) throws {
         sqlite3_extended_result_codes(handle, 1)
-        if case .timeout(let seconds) = configuration.effectiveBusyMode {
+        if case .timeout(let seconds) = configuration.busyMode {
             sqlite3_busy_timeout(handle, CInt(max(0, min(seconds * 1000, Double(CInt.max)))))
         }
         let code = packfs_sqlite_refuse_double_quoted_strings(handle)

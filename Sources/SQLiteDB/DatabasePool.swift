@@ -24,7 +24,8 @@ public final class DatabasePool: DatabaseWriter {
         writer = try SerializedConnection(path: path, configuration: configuration)
         var readerConfiguration = configuration
         readerConfiguration.readonly = true
-        if readerConfiguration.readonlyBusyMode == nil { readerConfiguration.readonlyBusyMode = .timeout(10) }
+        // WAL readers meet a lock only while a connection recovers or checkpoints the log: they wait.
+        readerConfiguration.busyMode = .timeout(10)
         readers = ConnectionPool(maximum: configuration.maximumReaderCount) { [readerConfiguration] in
             try SerializedConnection(path: path, configuration: readerConfiguration)
         }
@@ -48,13 +49,8 @@ public final class DatabasePool: DatabaseWriter {
     /// A read transaction on a reader connection: the last commit's snapshot, however long it
     /// takes. Waits for a reader when all of them are busy.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        let overflowing = ThreadSnapshot.current(for: readers) != nil
-        let reader = try readers.checkOut(overflowing: overflowing)
-        var reusable = true
-        defer { readers.checkIn(reader, reusable: reusable, overflowed: overflowing) }
-        return try reader.sync { db in
-            defer { reusable = !db.isInsideTransaction }
-            return try db.committed(.deferred, body)
+        try readers.withConnection(overflowing: ThreadSnapshot.current(for: readers) != nil) { db in
+            try db.committed(.deferred, body)
         }
     }
 

@@ -34,8 +34,7 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
 
     /// The value of column `name`, as the index subscript; a missing column is nil (or `.null`).
     public subscript<Value: DatabaseNullable>(_ name: String) -> Value {
-        guard let index = index(forColumn: name) else { return .databaseNull }
-        return Value.fromDatabaseValue(databaseValues[index]) ?? .databaseNull
+        index(forColumn: name).map { self[$0] } ?? .databaseNull
     }
 
     // MARK: Decoding (throws)

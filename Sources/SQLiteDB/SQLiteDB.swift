@@ -1,7 +1,7 @@
 // SQLiteDB: PackFS's own layer over SQLite's C API (the system-library target CSQLite), in place of
 // GRDB.swift, whose `import Foundation` brought ICU into the binary (docs/benchmarks.md, "Designs
-// measured and set aside"). It offers the subset of GRDB's API that PackFS
-// uses, under GRDB's names and shapes, and keeps GRDB's semantics where PackFS depends on them.
+// measured and set aside"). It offers the subset of GRDB's API that PackFS uses, under GRDB's
+// names and shapes, and keeps GRDB's semantics where PackFS depends on them.
 //
 // Concepts. A `Database` is one SQLite connection: statements (`makeStatement`, `cachedStatement`,
 // `execute(sql:)`), transactions (`inTransaction`), and the values it reads: `Row`, `DatabaseValue`,
@@ -34,7 +34,7 @@
 // thread at a time, inside the closure its queue or pool hands it to. `DatabaseQueue` and
 // `DatabasePool` are Sendable; each connection sits behind a pthread mutex (`Lock`), which
 // ThreadSanitizer models. The methods are not reentrant: reading a queue from inside its own
-// `write` is a programmer's mistake, and a precondition says so rather than deadlock.
+// `write` is a programmer's mistake, and deadlocks on that lock.
 //
 // Errors. Every SQLite failure is a `DatabaseError`: the primary `resultCode` (`.SQLITE_FULL`), the
 // `extendedResultCode`, SQLite's message and the statement's SQL, described as GRDB does:

@@ -21,27 +21,20 @@ extension Int64: DatabaseValueConvertible {
     }
 }
 
-extension Int: DatabaseValueConvertible {
+extension Int: DatabaseValueConvertible {}
+
+extension Int32: DatabaseValueConvertible {}
+
+/// Int and Int32 go through Int64, and convert only when the value fits.
+extension DatabaseValueConvertible where Self: FixedWidthInteger & SignedInteger {
     public var databaseValue: DatabaseValue { Int64(self).databaseValue }
 
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int? {
-        Int64.fromDatabaseValue(dbValue).flatMap { Int(exactly: $0) }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        Int64.fromDatabaseValue(dbValue).flatMap { Self(exactly: $0) }
     }
 
-    public static func fromColumn(_ statement: SQLiteStatement, at index: CInt) -> Int? {
-        Int(exactly: sqlite3_column_int64(statement, index))
-    }
-}
-
-extension Int32: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { Int64(self).databaseValue }
-
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int32? {
-        Int64.fromDatabaseValue(dbValue).flatMap { Int32(exactly: $0) }
-    }
-
-    public static func fromColumn(_ statement: SQLiteStatement, at index: CInt) -> Int32? {
-        Int32(exactly: sqlite3_column_int64(statement, index))
+    public static func fromColumn(_ statement: SQLiteStatement, at index: CInt) -> Self? {
+        Self(exactly: sqlite3_column_int64(statement, index))
     }
 }
 
@@ -67,11 +60,7 @@ extension Bool: DatabaseValueConvertible {
     /// A number other than zero is true; text and blobs do not convert (SQLite's BOOLEAN has
     /// numeric affinity).
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Bool? {
-        switch dbValue.storage {
-        case .int64(let value): return value != 0
-        case .double(let value): return value != 0
-        default: return nil
-        }
+        Double.fromDatabaseValue(dbValue).map { $0 != 0 }
     }
 
     public static func fromColumn(_ statement: SQLiteStatement, at index: CInt) -> Bool? {

@@ -14,8 +14,6 @@ public struct StatementRow {
 
     init(_ statement: SQLiteStatement) { sqliteStatement = statement }
 
-    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
-
     public func isNull(_ index: Int) -> Bool { type(index) == SQLITE_NULL }
 
     /// The column as an integer, as SQLite converts it (NULL and text that is no number are 0).

@@ -79,13 +79,7 @@ extension DatabasePool {
     public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         if let snapshot = ThreadSnapshot.current(for: readers) { return try snapshot.reading().sync(body) }
         // Never waits for a connection: a caller may hold one already (inside a `read`).
-        let reader = try readers.checkOut(overflowing: true)
-        var reusable = true
-        defer { readers.checkIn(reader, reusable: reusable, overflowed: true) }
-        return try reader.sync { db in
-            defer { reusable = !db.isInsideTransaction }
-            return try body(db)
-        }
+        return try readers.withConnection(overflowing: true, body)
     }
 
     /// Runs `body` with the calling thread's `readWithoutTransaction` calls on one connection in
