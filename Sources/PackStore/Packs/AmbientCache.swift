@@ -6,6 +6,12 @@ public struct EvictionReport: Equatable, Sendable {
     public var tiles = 0
     public var bytes: Int64 = 0
     public init() {}
+
+    mutating func add(_ other: EvictionReport) {
+        resources += other.resources
+        tiles += other.tiles
+        bytes += other.bytes
+    }
 }
 
 /// Size of the ambient cache: rows no pack holds.
