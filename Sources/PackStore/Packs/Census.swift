@@ -41,12 +41,14 @@ extension Census {
           FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
         """
 
+    static let packResourcesSQL = """
+        SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
+          FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?
+        """
+
     /// The pack's resources and their stored bytes.
     static func packResources(_ region: RegionID, _ db: Database) throws -> [Int64] {
-        let resources = try Row.fetchOne(db, sql: """
-            SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
-              FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?
-            """, arguments: [region.rawValue])
+        let resources = try Row.fetchOne(db, sql: packResourcesSQL, arguments: [region.rawValue])
         return [try resources?.decode(forColumn: "n") ?? 0, try resources?.decode(forColumn: "bytes") ?? 0]
     }
 

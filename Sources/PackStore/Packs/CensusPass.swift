@@ -81,7 +81,9 @@ struct CensusPass: Sendable {
         try keys.withLock { keys in
             if let keys { return keys }
             let found = try DatabaseValue.fetchAll(db, sql: Self.holdersSQL)
-            guard found.count < Int32.max else { throw StoreError.invalidData("region_tiles names more packs than a count can hold") }
+            guard found.count < Int32.max else {
+                throw StoreError.invalidData("region_tiles names more packs than a count can hold")
+            }
             keys = found
             return found
         }

@@ -149,7 +149,9 @@ enum Counting {
     /// Makes a pack's extents' or runs' tables and triggers when `table` is missing. On a file
     /// whose figures were kept before it was (`countsExisted`), each pack holding tiles is marked
     /// to be counted again: its count measures them too.
-    private static func installKept(_ table: String, _ statements: [String], _ db: Database, countsExisted: Bool) throws {
+    private static func installKept(
+        _ table: String, _ statements: [String], _ db: Database, countsExisted: Bool
+    ) throws {
         guard try !db.tableExists(table) else { return }
         for statement in statements { try db.execute(sql: statement) }
         guard countsExisted else { return }
