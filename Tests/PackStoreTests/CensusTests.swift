@@ -135,10 +135,6 @@ final class CensusTests: StoreTestCase {
         "\(run.column.urlTemplate) \(run.column.pixelRatio) \(run.column.z)/\(run.column.x) \(run.minY)-\(run.maxY)"
     }
 
-    private func describe(_ extent: Extents.Row) -> String {
-        "\(extent.urlTemplate) \(extent.pixelRatio) \(extent.z)/\(extent.x) \(extent.minY)-\(extent.maxY)"
-    }
-
     /// Each pass reads an index in its order (or seeks): no table scan, no sort.
     func testTheCountsStatementsSeekOrReadAnIndexInOrder() throws {
         try makeDatabase()

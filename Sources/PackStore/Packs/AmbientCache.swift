@@ -6,6 +6,12 @@ public struct EvictionReport: Equatable, Sendable {
     public var tiles = 0
     public var bytes: Int64 = 0
     public init() {}
+
+    mutating func add(_ other: EvictionReport) {
+        resources += other.resources
+        tiles += other.tiles
+        bytes += other.bytes
+    }
 }
 
 /// Size of the ambient cache: rows no pack holds.
@@ -63,33 +69,32 @@ enum AmbientCache {
     /// Deletes least recently accessed ambient rows until the ambient bytes fit in `limit`.
     static func trim(_ db: Database, to limit: Int64) throws -> EvictionReport {
         var report = EvictionReport()
-        var bytes = try Counting.totals(db)?.ambient.bytes ?? usage(db).bytes
-        while bytes > limit {
-            let rows = try Row.fetchAll(db, sql: "\(unreferenced) ORDER BY accessed, id LIMIT 256")
-            if rows.isEmpty { break }
-            for row in rows where bytes > limit {
-                let size: Int64 = try row.decode(forColumn: "size") ?? 0
-                try delete(row, db, into: &report)
-                bytes -= size
-            }
-        }
+        var bytes = try ambientBytes(db)
+        while bytes > limit, try deleteOldest(db, bytes: &bytes, limit: limit, into: &report) {}
         return report
     }
 
-    /// One bounded step of `trim`: deletes up to 256 least recently accessed ambient rows while
-    /// the ambient bytes exceed `limit`; false once they fit (a removal's background trim, a
-    /// transaction per step).
+    /// One bounded step of `trim` (a removal's background trim, a transaction per step); false
+    /// once the ambient bytes fit in `limit`.
     static func trimStep(_ db: Database, to limit: Int64) throws -> Bool {
-        var bytes = try Counting.totals(db)?.ambient.bytes ?? usage(db).bytes
+        var bytes = try ambientBytes(db)
         guard bytes > limit else { return false }
         var report = EvictionReport()
+        return try deleteOldest(db, bytes: &bytes, limit: limit, into: &report) && bytes > limit
+    }
+
+    private static func ambientBytes(_ db: Database) throws -> Int64 {
+        try Counting.totals(db)?.ambient.bytes ?? usage(db).bytes
+    }
+
+    /// Deletes up to 256 least recently accessed ambient rows while `bytes` exceed `limit`;
+    /// false when there was none.
+    private static func deleteOldest(
+        _ db: Database, bytes: inout Int64, limit: Int64, into report: inout EvictionReport
+    ) throws -> Bool {
         let rows = try Row.fetchAll(db, sql: "\(unreferenced) ORDER BY accessed, id LIMIT 256")
-        for row in rows where bytes > limit {
-            let size: Int64 = try row.decode(forColumn: "size") ?? 0
-            try delete(row, db, into: &report)
-            bytes -= size
-        }
-        return !rows.isEmpty && bytes > limit
+        for row in rows where bytes > limit { bytes -= try delete(row, db, into: &report) }
+        return !rows.isEmpty
     }
 
     /// Deletes every ambient row.
@@ -99,10 +104,13 @@ enum AmbientCache {
         return report
     }
 
-    private static func delete(_ row: Row, _ db: Database, into report: inout EvictionReport) throws {
+    /// Deletes the row; returns its cost.
+    @discardableResult
+    private static func delete(_ row: Row, _ db: Database, into report: inout EvictionReport) throws -> Int64 {
         let isTile: Int = try row.decode(forColumn: "tbl")
         let id: Int64 = try row.decode(forColumn: "id")
-        report.bytes += try row.decode(forColumn: "size") ?? 0
+        let size: Int64 = try row.decode(forColumn: "size") ?? 0
+        report.bytes += size
         if isTile == 1 {
             try db.cachedStatement(sql: "DELETE FROM tiles WHERE id = ?").execute(arguments: [id])
             report.tiles += 1
@@ -110,6 +118,7 @@ enum AmbientCache {
             try db.cachedStatement(sql: "DELETE FROM resources WHERE id = ?").execute(arguments: [id])
             report.resources += 1
         }
+        return size
     }
 
     /// MapLibre's invalidate: expire ambient rows and mark them for revalidation.

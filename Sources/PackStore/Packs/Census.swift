@@ -41,12 +41,14 @@ extension Census {
           FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
         """
 
+    static let packResourcesSQL = """
+        SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
+          FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?
+        """
+
     /// The pack's resources and their stored bytes.
     static func packResources(_ region: RegionID, _ db: Database) throws -> [Int64] {
-        let resources = try Row.fetchOne(db, sql: """
-            SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
-              FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?
-            """, arguments: [region.rawValue])
+        let resources = try Row.fetchOne(db, sql: packResourcesSQL, arguments: [region.rawValue])
         return [try resources?.decode(forColumn: "n") ?? 0, try resources?.decode(forColumn: "bytes") ?? 0]
     }
 
@@ -109,8 +111,7 @@ struct RunBuilder {
 
     private var templates: [String] = []
     private var templateIndex: [[UInt8]: Int] = [:]
-    private var lastTemplate: [UInt8]?
-    private var lastTemplateIndex = 0
+    private var lastTemplate = LastTemplate<Int>()
     private var columns: [Key: Int] = [:]
     private var ranges: [(Key, Ranges)] = []
     private var last: (key: Key, slot: Int)?
@@ -137,21 +138,12 @@ struct RunBuilder {
         ranges[slot].1.add(sqlite3_column_int64(raw, 4))
     }
 
-    /// The template's index; its bytes are compared with the last row's first (a pack has few).
+    /// The (text) template's index.
     private mutating func template(_ raw: SQLiteStatement) -> Int {
-        let count = Int(sqlite3_column_bytes(raw, 0))
-        guard let start = sqlite3_column_text(raw, 0) else { return index(of: []) }
-        let bytes = UnsafeBufferPointer(start: start, count: count)
-        // memcmp: a generic comparison of the bytes was a tenth of the pass's time.
-        if let lastTemplate, lastTemplate.count == count,
-            lastTemplate.withUnsafeBytes({ stored in stored.baseAddress.map { memcmp($0, start, count) == 0 } ?? (count == 0) })
-        {
-            return lastTemplateIndex
-        }
-        let copy = Array(bytes)
-        lastTemplate = copy
-        lastTemplateIndex = index(of: copy)
-        return lastTemplateIndex
+        if let known = lastTemplate.known(raw, type: SQLITE_TEXT) { return known }
+        let found = index(of: lastTemplate.bytes)
+        lastTemplate.remember(found)
+        return found
     }
 
     private mutating func index(of bytes: [UInt8]) -> Int {
@@ -172,4 +164,37 @@ struct RunBuilder {
         }
         return rows
     }
+}
+
+/// What was worked out for the last row's template (column 0), for the rows after it with the
+/// same bytes: a file has few templates, met in long stretches. The bytes are compared with
+/// memcmp (a generic comparison of them was a tenth of the pass's time).
+struct LastTemplate<Value> {
+    private var type = SQLITE_NULL
+    /// The last row's template.
+    private(set) var bytes: [UInt8] = []
+    private var value: Value?
+
+    /// The value remembered for the row's template when it is the last row's; else nil, and the
+    /// row's bytes are kept for `remember`. `type` is the column's, text or blob: reading another
+    /// type's bytes would convert it in place.
+    mutating func known(_ raw: SQLiteStatement, type: Int32) -> Value? {
+        let start = type == SQLITE_BLOB ? sqlite3_column_blob(raw, 0) : UnsafeRawPointer(sqlite3_column_text(raw, 0))
+        let count = Int(sqlite3_column_bytes(raw, 0))
+        if let value, type == self.type, bytes.count == count,
+            bytes.withUnsafeBytes({ kept in
+                guard count > 0 else { return true }
+                guard let kept = kept.baseAddress, let start else { return false }
+                return memcmp(kept, start, count) == 0
+            })
+        {
+            return value
+        }
+        self.type = type
+        bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+        value = nil
+        return nil
+    }
+
+    mutating func remember(_ value: Value) { self.value = value }
 }

@@ -23,6 +23,9 @@ struct CensusPass: Sendable {
     let span: Int64
     /// The lowest id the next chunk may start at; nil once every chunk is taken.
     private let next = LockedState<Int64?>(Int64.min)
+    /// Every distinct `region_id` of the snapshot (`holdersSQL`), found by the first chunk
+    /// reader for them all.
+    private let keys = LockedState<[DatabaseValue]?>(nil)
 
     init(packs: [RegionID], span: Int64 = 1 << 20) {
         self.packs = packs
@@ -74,10 +77,20 @@ struct CensusPass: Sendable {
         }
     }
 
+    private func holderKeys(_ db: Database) throws -> [DatabaseValue] {
+        try keys.withLock { keys in
+            if let keys { return keys }
+            let found = try DatabaseValue.fetchAll(db, sql: Self.holdersSQL)
+            guard found.count < Int32.max else {
+                throw StoreError.invalidData("region_tiles names more packs than a count can hold")
+            }
+            keys = found
+            return found
+        }
+    }
+
     private func readChunks(_ db: Database, stopped: () -> Bool) throws -> [Counting.Measured] {
-        let keys = try DatabaseValue.fetchAll(db, sql: Self.holdersSQL)
-        guard keys.count < Int32.max else { throw StoreError.invalidData("region_tiles names more packs than a count can hold") }
-        var tally = Tally(packs: packs, keys: keys, span: span)
+        var tally = Tally(packs: packs, keys: try holderKeys(db), span: span)
         while !stopped(), let chunk = try take(db) {
             try tally.holders(of: chunk, db)
             try tally.count(chunk, db)
@@ -112,7 +125,8 @@ private struct Tally {
     /// Per id of the chunk: 0 no holder, k + 1 held by `keys[k]` alone, -1 by those in `shared`.
     var holder: [Int32]
     var shared: [Int64: [Int32]] = [:]
-    var templates = MapboxTemplates()
+    /// Whether the last row's template is a `mapbox://` one (1) or not (0).
+    var templates = LastTemplate<Int64>()
 
     init(packs: [RegionID], keys: [DatabaseValue], span: Int64) {
         packTiles = packs.map { _ in 0 }
@@ -160,7 +174,7 @@ private struct Tally {
         try rows.forEachRow { row in
             let raw = row.sqliteStatement
             tiles += 1
-            mapbox += try templates.isMapbox(raw, db)
+            mapbox += try isMapbox(raw, db)
             let id = sqlite3_column_int64(raw, 6)
             let held = holder[Int(id &- chunk.lowerBound)]
             if held == 0 {
@@ -181,6 +195,19 @@ private struct Tally {
         }
     }
 
+    /// 1 when the row's template is a `mapbox://` one, as the triggers' `LIKE` says: asked of
+    /// SQLite once per distinct template in a row (a file has few).
+    private mutating func isMapbox(_ raw: SQLiteStatement, _ db: Database) throws -> Int64 {
+        let type = sqlite3_column_type(raw, 0)
+        // Only text and blobs are kept: reading another type's bytes would convert it in place.
+        let keep = type == SQLITE_TEXT || type == SQLITE_BLOB
+        if keep, let known = templates.known(raw, type: type) { return known }
+        let template = DatabaseValue(sqliteStatement: raw, index: 0)
+        let answer = try Int64.fetchOne(db.cachedStatement(sql: CensusPass.mapboxSQL), arguments: [template]) ?? 0
+        if keep { templates.remember(answer) }
+        return answer
+    }
+
     private mutating func credit(_ key: Int, _ raw: SQLiteStatement) throws {
         guard let pack = keyPack[key] else { return }
         packTiles[pack] += 1
@@ -193,38 +220,5 @@ private struct Tally {
         return [totals] + packTiles.indices.map { pack in
             Counting.Measured(figures: [0, 0, packTiles[pack], packBytes[pack]], runs: runs[pack].rows())
         }
-    }
-}
-
-/// Whether a row's template is a `mapbox://` one, as the triggers' `LIKE` says: asked of SQLite
-/// once per distinct template (a row's is compared with the last row's first: a file has few).
-private struct MapboxTemplates {
-    private var lastType = SQLITE_NULL
-    private var lastBytes: [UInt8]?
-    private var lastAnswer: Int64 = 0
-
-    mutating func isMapbox(_ raw: SQLiteStatement, _ db: Database) throws -> Int64 {
-        let type = sqlite3_column_type(raw, 0)
-        // Only text and blobs are cached: reading another type's bytes would convert it in place.
-        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return try ask(raw, db) }
-        let start = type == SQLITE_BLOB ? sqlite3_column_blob(raw, 0) : UnsafeRawPointer(sqlite3_column_text(raw, 0))
-        let count = Int(sqlite3_column_bytes(raw, 0))
-        if let lastBytes, type == lastType, lastBytes.count == count,
-            lastBytes.withUnsafeBytes({ known in
-                guard count > 0 else { return true }
-                guard let known = known.baseAddress, let start else { return false }
-                return memcmp(known, start, count) == 0
-            })
-        {
-            return lastAnswer
-        }
-        lastAnswer = try ask(raw, db)
-        lastType = type
-        lastBytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-        return lastAnswer
-    }
-
-    private func ask(_ raw: SQLiteStatement, _ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: CensusPass.mapboxSQL), arguments: [DatabaseValue(sqliteStatement: raw, index: 0)]) ?? 0
     }
 }

@@ -132,8 +132,9 @@ enum Counting {
     /// every pack that holds nothing; the rest waits for `countWhatIsNotCounted`.
     static func install(_ db: Database) throws {
         let countsExisted = try db.tableExists(totalsTable)
-        try Extents.install(db, countsExisted: countsExisted)
-        try Runs.install(db, countsExisted: countsExisted)
+        for (table, statements) in [(Extents.table, Extents.statements), (Runs.table, Runs.statements)] {
+            try installKept(table, statements, db, countsExisted: countsExisted)
+        }
         guard !countsExisted else { return }
         for statement in statements { try db.execute(sql: statement) }
         let filled = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tiles) OR EXISTS (SELECT 1 FROM resources)")
@@ -142,6 +143,21 @@ enum Counting {
             INSERT INTO packfs_pack_counts (region_id)
               SELECT id FROM regions r WHERE NOT EXISTS (SELECT 1 FROM region_tiles WHERE region_id = r.id)
                 AND NOT EXISTS (SELECT 1 FROM region_resources WHERE region_id = r.id)
+            """)
+    }
+
+    /// Makes a pack's extents' or runs' tables and triggers when `table` is missing. On a file
+    /// whose figures were kept before it was (`countsExisted`), each pack holding tiles is marked
+    /// to be counted again: its count measures them too.
+    private static func installKept(
+        _ table: String, _ statements: [String], _ db: Database, countsExisted: Bool
+    ) throws {
+        guard try !db.tableExists(table) else { return }
+        for statement in statements { try db.execute(sql: statement) }
+        guard countsExisted else { return }
+        try db.execute(sql: """
+            UPDATE packfs_pack_counts SET counting = 1
+              WHERE EXISTS (SELECT 1 FROM region_tiles WHERE region_id = packfs_pack_counts.region_id)
             """)
     }
 }

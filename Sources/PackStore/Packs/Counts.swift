@@ -27,11 +27,7 @@ extension OfflineDatabase {
     /// as long as the pack is large (`Counting` keeps these figures; this counts them once).
     static func counts(of region: RegionID, _ db: Database) throws -> PackCounts {
         var counts = PackCounts()
-        (counts.resources, counts.resourceBytes) = try count(db, """
-            SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(r.data)), 0) AS bytes
-            FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
-            WHERE rr.region_id = ?
-            """, region)
+        (counts.resources, counts.resourceBytes) = try count(db, Census.packResourcesSQL, region)
         (counts.tiles, counts.tileBytes) = try count(db, """
             SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(t.data)), 0) AS bytes
             FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
@@ -50,15 +46,13 @@ extension OfflineDatabase {
     /// holds. Packs are few: they are counted.
     public func databaseCounts() throws -> DatabaseCounts {
         try read { db in
-            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-            let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
-            let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
             let totals = try Counting.totals(db)
             return DatabaseCounts(
                 packs: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM regions \(Removals.visible(db))") ?? 0,
                 counted: totals != nil,
                 resources: totals?.resources ?? 0, tiles: totals?.tiles ?? 0,
-                bytes: (pages - free) * size, ambient: totals?.ambient ?? AmbientUsage(resources: 0, tiles: 0, bytes: 0),
+                bytes: try DiskQuota.usage(db).usedBytes,
+                ambient: totals?.ambient ?? AmbientUsage(resources: 0, tiles: 0, bytes: 0),
                 ambientLimit: try AmbientCache.limit(db))
         }
     }

@@ -76,7 +76,7 @@ extension OfflineDatabase {
             text += index == 0 ? "\n" : ",\n"
             text += #"{"type":"Feature","properties":{"zoom":\#(z),"tiles":\#(tiles)},"#
             text += #""geometry":{"type":"MultiPolygon","coordinates":"#
-            append(CoverageOutline.polygons(columns), z: z, to: &text)
+            text += coordinates(CoverageOutline.polygons(columns), z: z)
             text += "}}"
         }
         text += "\n]}\n"
@@ -110,21 +110,15 @@ extension OfflineDatabase {
     }
 
     /// A MultiPolygon's coordinates, in degrees.
-    private static func append(_ polygons: [CoverageOutline.Polygon], z: Int, to text: inout String) {
-        text += "["
-        for (p, polygon) in polygons.enumerated() {
-            text += p == 0 ? "[" : ",["
-            for (r, ring) in polygon.enumerated() {
-                text += r == 0 ? "[" : ",["
-                for (i, point) in ring.enumerated() {
-                    text += i == 0 ? "[" : ",["
-                    text += "\(TileEdges.longitude(x: point.x, z: z)),\(TileEdges.latitude(row: point.r, z: z))]"
-                }
-                text += "]"
-            }
-            text += "]"
+    private static func coordinates(_ polygons: [CoverageOutline.Polygon], z: Int) -> String {
+        func list<T>(_ items: [T], _ item: (T) -> String) -> String {
+            "[" + items.map(item).joined(separator: ",") + "]"
         }
-        text += "]"
+        return list(polygons) { polygon in
+            list(polygon) { ring in
+                list(ring) { "[\(TileEdges.longitude(x: $0.x, z: z)),\(TileEdges.latitude(row: $0.r, z: z))]" }
+            }
+        }
     }
 }
 

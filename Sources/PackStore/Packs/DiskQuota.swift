@@ -46,9 +46,7 @@ enum DiskQuota {
             guard step.resources + step.tiles > 0 else {
                 throw DiskQuotaExceeded(quota: quota, needed: used, evicted: report)
             }
-            report.resources += step.resources
-            report.tiles += step.tiles
-            report.bytes += step.bytes
+            report.add(step)
         }
     }
 }

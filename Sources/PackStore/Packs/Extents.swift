@@ -22,13 +22,7 @@ enum Extents {
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS packfs_pack_extents (
-          region_id INTEGER NOT NULL,
-          url_template TEXT NOT NULL,
-          pixel_ratio INTEGER NOT NULL,
-          z INTEGER NOT NULL,
-          x INTEGER NOT NULL,
-          min_y INTEGER NOT NULL,
-          max_y INTEGER NOT NULL,
+          \(Runs.columnRows),
           PRIMARY KEY (region_id, url_template, pixel_ratio, z, x)
         ) WITHOUT ROWID
         """,
@@ -37,9 +31,8 @@ enum Extents {
         CREATE TRIGGER IF NOT EXISTS packfs_extents_region_tiles_insert AFTER INSERT ON region_tiles
         BEGIN
           INSERT INTO packfs_pack_extents (region_id, url_template, pixel_ratio, z, x, min_y, max_y)
-            SELECT new.region_id, url_template, pixel_ratio, z, x, y, y FROM tiles WHERE id = new.tile_id
-              AND typeof(url_template) = 'text' AND typeof(pixel_ratio) = 'integer' AND typeof(z) = 'integer'
-              AND typeof(x) = 'integer' AND typeof(y) = 'integer'
+            SELECT new.region_id, url_template, pixel_ratio, z, x, y, y FROM tiles k
+              WHERE id = new.tile_id AND \(Runs.namesFile("k"))
             ON CONFLICT (region_id, url_template, pixel_ratio, z, x) DO UPDATE
               SET min_y = min(min_y, excluded.min_y), max_y = max(max_y, excluded.max_y)
               WHERE excluded.min_y < min_y OR excluded.max_y > max_y;
@@ -53,42 +46,15 @@ enum Extents {
         """,
     ]
 
-    /// Makes the table and triggers in the caller's transaction when they are missing. On a file
-    /// whose figures were kept before extents were (`countsExisted`), each pack holding tiles is
-    /// marked to be counted again: its count measures its extents too.
-    static func install(_ db: Database, countsExisted: Bool) throws {
-        guard try !db.tableExists(table) else { return }
-        for statement in statements { try db.execute(sql: statement) }
-        guard countsExisted else { return }
-        try db.execute(sql: """
-            UPDATE packfs_pack_counts SET counting = 1
-              WHERE EXISTS (SELECT 1 FROM region_tiles WHERE region_id = packfs_pack_counts.region_id)
-            """)
-    }
-
-    /// One column's extent.
-    struct Row: Sendable {
-        var urlTemplate: String
-        var pixelRatio: Int64
-        var z: Int64
-        var x: Int64
-        var minY: Int64
-        var maxY: Int64
-    }
-
     /// Adds measured extents to those the trigger kept since the snapshot (their union).
-    static func merge(_ rows: [Row], into region: RegionID, _ db: Database) throws {
+    static func merge(_ rows: [Runs.Row], into region: RegionID, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO packfs_pack_extents (region_id, url_template, pixel_ratio, z, x, min_y, max_y)
               VALUES (?, ?, ?, ?, ?, ?, ?)
               ON CONFLICT (region_id, url_template, pixel_ratio, z, x) DO UPDATE
                 SET min_y = min(min_y, excluded.min_y), max_y = max(max_y, excluded.max_y)
             """)
-        for row in rows {
-            try statement.execute(arguments: [
-                region.rawValue, row.urlTemplate, row.pixelRatio, row.z, row.x, row.minY, row.maxY,
-            ])
-        }
+        for row in rows { try statement.execute(arguments: row.column.key(region) + [row.minY, row.maxY]) }
     }
 
     /// Drops a removed pack's extents (with its region row).

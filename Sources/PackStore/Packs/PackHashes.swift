@@ -76,19 +76,15 @@ extension StoreBatch {
     /// Replaces the pack's recorded hashes inside a larger transaction; a pack that is gone gets none.
     public func recordHashes(_ hashes: [RecordedHash], of region: RegionID) throws {
         try Migrations.ensureBookkeeping(db)
-        try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [region.rawValue])
+        try db.execute(sql: RefreshSwitch.dropHashes, arguments: [region.rawValue])
         for hash in hashes { try recordHash(hash, of: region) }
     }
-}
 
-extension StoreBatch {
     /// Replaces one tile set's recorded hash of the pack (a patch changed that set only); the
     /// pack's other sets keep theirs.
     public func replaceRecordedHash(_ hash: RecordedHash, of region: RegionID) throws {
         try Migrations.ensureBookkeeping(db)
-        try db.execute(
-            sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ? AND url_template = ? AND pixel_ratio = ?",
-            arguments: [region.rawValue, hash.urlTemplate, hash.pixelRatio])
+        try db.execute(sql: RefreshSwitch.dropHash, arguments: [region.rawValue, hash.urlTemplate, hash.pixelRatio])
         try recordHash(hash, of: region)
     }
 
@@ -99,7 +95,7 @@ extension StoreBatch {
         guard try db.tableExists("packfs_pack_hashes") else { return }
         let pending = try db.tableExists("packfs_pending_hashes")
         for region in regions {
-            try db.execute(sql: "DELETE FROM packfs_pack_hashes WHERE region_id = ?", arguments: [region.rawValue])
+            try db.execute(sql: RefreshSwitch.dropHashes, arguments: [region.rawValue])
             // A hash owed would be of the changed tiles, a walk of which may be under way.
             if pending { try db.execute(sql: "DELETE FROM packfs_pending_hashes WHERE region_id = ?", arguments: [region.rawValue]) }
         }

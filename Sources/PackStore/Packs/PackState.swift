@@ -33,7 +33,7 @@ extension OfflineDatabase {
     public func status(of region: RegionID) throws -> PackStatus {
         // Without the lock another process may change the file: read afresh every time.
         guard mode != .readOnly else { return try read { db in try Self.status(of: region, db) } }
-        return try statuses.status(of: region) { try read { db in try Self.status(of: region, db) } }
+        return try statuses.value(region) { try read { db in try Self.status(of: region, db) } }
     }
 
     static func status(of region: RegionID, _ db: Database) throws -> PackStatus {

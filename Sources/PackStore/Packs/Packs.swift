@@ -10,7 +10,7 @@ extension OfflineDatabase {
     public func packs() throws -> [Pack] {
         // Without the lock another process may change the file: read afresh every time.
         guard mode != .readOnly else { return try read { db in try Self.packs(db) } }
-        return try packList.packs { try read { db in try Self.packs(db) } }
+        return try packList.value(.all) { try read { db in try Self.packs(db) } }
     }
 
     /// Runs a write that changes the `regions` table, then drops the cached pack list.

@@ -29,12 +29,7 @@ extension OfflineDatabase {
                 }
                 let id = try batch.putResource(url: url, kind: kind, data: stored, headers: headers)
                 var evicted = try AmbientCache.trim(batch.database, to: limit)
-                if let diskQuota {
-                    let more = try batch.enforce(diskQuota: diskQuota)
-                    evicted.resources += more.resources
-                    evicted.tiles += more.tiles
-                    evicted.bytes += more.bytes
-                }
+                if let diskQuota { evicted.add(try batch.enforce(diskQuota: diskQuota)) }
                 return PreloadReport(id: id, storedBytes: stored.storedSize, evicted: evicted)
             }
         }

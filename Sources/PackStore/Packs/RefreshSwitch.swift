@@ -5,11 +5,6 @@ import SQLiteDB
 public struct PackMember<ID: Hashable & Sendable>: Hashable, Sendable {
     public var region: RegionID
     public var id: ID
-
-    public init(region: RegionID, id: ID) {
-        self.region = region
-        self.id = id
-    }
 }
 
 /// What a refresh's switch changed, for whoever caches content (the mount's caches, the kernel).
@@ -33,8 +28,6 @@ public struct SwitchedContent: Equatable, Sendable {
     /// the version before it names the inode the kernel may still hold.
     public var tileVersions: [TileID: Int64] = [:]
     public var resourceVersions: [ResourceID: Int64] = [:]
-
-    public init(region: RegionID) { self.region = region }
 
     /// Nothing changed: nothing was staged and no member left.
     public var isEmpty: Bool {

@@ -17,14 +17,21 @@ import SQLiteDB
 enum Runs {
     static let table = "packfs_pack_runs"
 
-    /// The tile row `k` of the membership `m` (`new` or `old`), with integer coordinates (rows
-    /// that have none name no file: not kept, as `Extents` keeps none).
-    private static func tile(_ m: String) -> String {
+    /// The columns of a table of a pack's tile columns and a range of rows there (`Extents` too).
+    static let columnRows = """
+        region_id INTEGER NOT NULL, url_template TEXT NOT NULL, pixel_ratio INTEGER NOT NULL,
+          z INTEGER NOT NULL, x INTEGER NOT NULL, min_y INTEGER NOT NULL, max_y INTEGER NOT NULL
         """
-        k.id = \(m).tile_id AND typeof(k.url_template) = 'text' AND typeof(k.pixel_ratio) = 'integer'
-          AND typeof(k.z) = 'integer' AND typeof(k.x) = 'integer' AND typeof(k.y) = 'integer'
-        """
+
+    /// Whether tile row `alias` names a file: a text template and integer coordinates (rows that
+    /// do not are kept in no run and no extent).
+    static func namesFile(_ alias: String) -> String {
+        "typeof(\(alias).url_template) = 'text'"
+            + ["pixel_ratio", "z", "x", "y"].map { " AND typeof(\(alias).\($0)) = 'integer'" }.joined()
     }
+
+    /// The tile row `k` of the membership `m` (`new` or `old`), if it names a file.
+    private static func tile(_ m: String) -> String { "k.id = \(m).tile_id AND \(namesFile("k"))" }
 
     /// Run `alias` in tile `k`'s column of membership `m`'s pack.
     private static func column(_ alias: String, _ m: String) -> String {
@@ -55,13 +62,7 @@ enum Runs {
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS packfs_pack_runs (
-          region_id INTEGER NOT NULL,
-          url_template TEXT NOT NULL,
-          pixel_ratio INTEGER NOT NULL,
-          z INTEGER NOT NULL,
-          x INTEGER NOT NULL,
-          min_y INTEGER NOT NULL,
-          max_y INTEGER NOT NULL,
+          \(columnRows),
           PRIMARY KEY (region_id, url_template, pixel_ratio, z, x, min_y)
         ) WITHOUT ROWID
         """,
@@ -128,25 +129,15 @@ enum Runs {
         """,
     ]
 
-    /// Makes the tables and triggers in the caller's transaction when they are missing. On a
-    /// file whose figures were kept before runs were (`countsExisted`), each pack holding tiles
-    /// is marked to be counted again: its count measures its runs too.
-    static func install(_ db: Database, countsExisted: Bool) throws {
-        guard try !db.tableExists(table) else { return }
-        for statement in statements { try db.execute(sql: statement) }
-        guard countsExisted else { return }
-        try db.execute(sql: """
-            UPDATE packfs_pack_counts SET counting = 1
-              WHERE EXISTS (SELECT 1 FROM region_tiles WHERE region_id = packfs_pack_counts.region_id)
-            """)
-    }
-
     /// A tile column: the key of its runs.
     struct Column: Hashable, Sendable {
         var urlTemplate: String
         var pixelRatio: Int64
         var z: Int64
         var x: Int64
+
+        /// The pack's rows of this column, as statement arguments.
+        func key(_ region: RegionID) -> StatementArguments { [region.rawValue, urlTemplate, pixelRatio, z, x] }
     }
 
     /// One run.
@@ -168,16 +159,12 @@ enum Runs {
         let cursor = try SQLiteDB.Row.fetchCursor(db, sql: """
             SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y
               FROM region_tiles rt CROSS JOIN tiles t ON t.id = rt.tile_id
-              WHERE rt.region_id = ? AND typeof(t.url_template) = 'text' AND typeof(t.pixel_ratio) = 'integer'
-                AND typeof(t.z) = 'integer' AND typeof(t.x) = 'integer' AND typeof(t.y) = 'integer'
+              WHERE rt.region_id = ? AND \(namesFile("t"))
               ORDER BY t.url_template, t.pixel_ratio, t.z, t.x, t.y
             """, arguments: [region.rawValue])
         var runs: [Row] = []
         while let row = try cursor.next() {
-            guard let template: String = row.lenient("url_template"), let ratio: Int64 = row.lenient("pixel_ratio"),
-                let z: Int64 = row.lenient("z"), let x: Int64 = row.lenient("x"), let y: Int64 = row.lenient("y")
-            else { continue }
-            let column = Column(urlTemplate: template, pixelRatio: ratio, z: z, x: x)
+            guard let column = Column(row), let y: Int64 = row.lenient("y") else { continue }
             if let last = runs.last, last.column == column, last.maxY == Int64.max || last.maxY + 1 >= y {
                 runs[runs.count - 1].maxY = max(last.maxY, y)
             } else {
@@ -188,16 +175,13 @@ enum Runs {
     }
 
     /// Each column's extent (lowest and highest row) from its runs.
-    static func extents(_ runs: [Row]) -> [Extents.Row] {
-        var extents: [Extents.Row] = []
+    static func extents(_ runs: [Row]) -> [Row] {
+        var extents: [Row] = []
         for run in runs {
-            let c = run.column
-            if let last = extents.last, last.urlTemplate == c.urlTemplate, last.pixelRatio == c.pixelRatio,
-                last.z == c.z, last.x == c.x
-            {
+            if let last = extents.last, last.column == run.column {
                 extents[extents.count - 1].maxY = max(last.maxY, run.maxY)
             } else {
-                extents.append(Extents.Row(urlTemplate: c.urlTemplate, pixelRatio: c.pixelRatio, z: c.z, x: c.x, minY: run.minY, maxY: run.maxY))
+                extents.append(run)
             }
         }
         return extents
@@ -215,10 +199,7 @@ enum Runs {
             """, arguments: [region.rawValue])
         var dropped: [Column: Set<Int64>] = [:]
         for row in drops {
-            guard let template: String = row.lenient("url_template"), let ratio: Int64 = row.lenient("pixel_ratio"),
-                let z: Int64 = row.lenient("z"), let x: Int64 = row.lenient("x"), let y: Int64 = row.lenient("y")
-            else { continue }
-            let column = Column(urlTemplate: template, pixelRatio: ratio, z: z, x: x)
+            guard let column = Column(row), let y: Int64 = row.lenient("y") else { continue }
             dropped[column, default: []].insert(y)
             columns[column, default: []] += []
         }
@@ -233,7 +214,7 @@ enum Runs {
             INSERT INTO packfs_pack_runs (region_id, url_template, pixel_ratio, z, x, min_y, max_y) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for (column, ranges) in columns {
-            let key: StatementArguments = [region.rawValue, column.urlTemplate, column.pixelRatio, column.z, column.x]
+            let key = column.key(region)
             let current = try SQLiteDB.Row.fetchAll(kept, arguments: key).compactMap { row -> ClosedRange<Int64>? in
                 guard let low: Int64 = row.lenient("min_y"), let high: Int64 = row.lenient("max_y"), low <= high else { return nil }
                 return low...high
@@ -279,5 +260,15 @@ enum Runs {
         if runs { try db.execute(sql: "DELETE FROM packfs_pack_runs WHERE region_id = ?", arguments: [region.rawValue]) }
         try db.execute(sql: "DELETE FROM packfs_pack_run_counts WHERE region_id = ?", arguments: [region.rawValue])
         try db.execute(sql: "DELETE FROM packfs_pack_run_drops WHERE region_id = ?", arguments: [region.rawValue])
+    }
+}
+
+extension Runs.Column {
+    /// The row's column (`url_template`, `pixel_ratio`, `z`, `x`); nil when it names no file.
+    init?(_ row: SQLiteDB.Row) {
+        guard let template: String = row.lenient("url_template"), let ratio: Int64 = row.lenient("pixel_ratio"),
+            let z: Int64 = row.lenient("z"), let x: Int64 = row.lenient("x")
+        else { return nil }
+        self.init(urlTemplate: template, pixelRatio: ratio, z: z, x: x)
     }
 }

@@ -30,7 +30,7 @@ extension OfflineDatabase {
     public func write<T>(attaching path: String, _ body: (StoreBatch, Database) throws -> T) throws -> T {
         defer {
             packList.invalidate()
-            statuses.invalidateAll()
+            statuses.invalidate()
         }
         try requireOwnFile()
         return try wrap {
