@@ -102,18 +102,6 @@ extension OfflineDatabase {
     }
 }
 
-extension OfflineDatabase {
-    /// Row ids of every tile and resource a pack holds (through the membership indexes).
-    public func memberIDs(of region: RegionID) throws -> (tiles: [TileID], resources: [ResourceID]) {
-        try read { db in
-            let tiles = try Int64.fetchAll(db, sql: "SELECT tile_id FROM region_tiles WHERE region_id = ?", arguments: [region.rawValue])
-            let resources = try Int64.fetchAll(
-                db, sql: "SELECT resource_id FROM region_resources WHERE region_id = ?", arguments: [region.rawValue])
-            return (tiles.map(TileID.init(rawValue:)), resources.map(ResourceID.init(rawValue:)))
-        }
-    }
-}
-
 /// What the downloader needs of a stored row: its validators, and when it was last stored or
 /// revalidated (a resumed refresh skips what it already did: PendingRefresh.swift).
 public struct StoredValidators: Equatable, Sendable {
