@@ -8,13 +8,11 @@ extension OfflineDatabase {
     public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: StoredValidators] {
         try read { db in
             let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate, accessed FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
+                SELECT expires, modified, etag, must_revalidate, accessed FROM tiles WHERE \(TileKey.match)
                 """)
             var found: [TileKey: StoredValidators] = [:]
             for key in keys {
-                let arguments: StatementArguments = [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
-                if let row = try Row.fetchOne(statement, arguments: arguments) {
+                if let row = try Row.fetchOne(statement, arguments: key.arguments) {
                     found[key] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
                 }
             }
@@ -50,14 +48,7 @@ extension OfflineDatabase {
     /// Every tile key a pack holds.
     public func tileKeys(of region: RegionID) throws -> [TileKey] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
-                JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
-                """, arguments: [region.rawValue]).map {
-                try TileKey(
-                    urlTemplate: $0.decode(atIndex: 0), pixelRatio: $0.decode(atIndex: 1), z: $0.decode(atIndex: 2),
-                    x: $0.decode(atIndex: 3), y: $0.decode(atIndex: 4))
-            }
+            try Row.fetchAll(db, sql: Self.packTileKeys, arguments: [region.rawValue]).map(Self.tileKey)
         }
     }
 
@@ -118,14 +109,21 @@ extension OfflineDatabase {
                 SELECT EXISTS (SELECT 1 FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
                 WHERE rt.region_id = ? AND t.data IS NOT NULL)
                 """, arguments: [region.rawValue]) ?? false
-            guard !held, let row = try Row.fetchOne(db, sql: """
-                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
-                JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ? LIMIT 1
-                """, arguments: [region.rawValue])
+            guard !held, let row = try Row.fetchOne(db, sql: Self.packTileKeys + " LIMIT 1", arguments: [region.rawValue])
             else { return nil }
-            return try TileKey(
-                urlTemplate: row.decode(atIndex: 0), pixelRatio: row.decode(atIndex: 1), z: row.decode(atIndex: 2),
-                x: row.decode(atIndex: 3), y: row.decode(atIndex: 4))
+            return try Self.tileKey(row)
         }
+    }
+
+    /// The keys of a pack's tiles, read by `tileKey`.
+    private static let packTileKeys = """
+        SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
+        JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
+        """
+
+    private static func tileKey(_ row: Row) throws -> TileKey {
+        try TileKey(
+            urlTemplate: row.decode(atIndex: 0), pixelRatio: row.decode(atIndex: 1), z: row.decode(atIndex: 2),
+            x: row.decode(atIndex: 3), y: row.decode(atIndex: 4))
     }
 }

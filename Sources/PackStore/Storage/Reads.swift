@@ -19,9 +19,8 @@ extension OfflineDatabase {
             try Row.fetchOne(
                 db.cachedStatement(sql: """
                     SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data,
-                      compressed, accessed, must_revalidate FROM tiles
-                    WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                    """), arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
+                      compressed, accessed, must_revalidate FROM tiles WHERE \(TileKey.match)
+                    """), arguments: key.arguments
             ).map(Self.tile(from:))
         }
     }
@@ -37,11 +36,7 @@ extension OfflineDatabase {
     public func markAccessed(tile key: TileKey) throws {
         _ = try write { batch in
             try batch.database.execute(
-                sql: """
-                    UPDATE tiles SET accessed = ? WHERE url_template = ? AND pixel_ratio = ?
-                      AND z = ? AND x = ? AND y = ?
-                    """,
-                arguments: [batch.now, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+                sql: "UPDATE tiles SET accessed = ? WHERE \(TileKey.match)", arguments: [batch.now] + key.arguments)
         }
     }
 
@@ -76,4 +71,11 @@ extension OfflineDatabase {
     static func storedData(_ row: Row, of table: String) throws -> StoredData {
         StoredData(bytes: try row.stored("data", of: table), compressed: row.lenient("compressed") ?? false)
     }
+}
+
+extension TileKey {
+    /// The condition that finds a `tiles` row by its unique key, bound by `arguments`.
+    static let match = "url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?"
+
+    var arguments: StatementArguments { [urlTemplate, pixelRatio, z, x, y] }
 }
