@@ -33,13 +33,6 @@ extension OfflineDatabase {
         }
     }
 
-    public func markAccessed(tile key: TileKey) throws {
-        _ = try write { batch in
-            try batch.database.execute(
-                sql: "UPDATE tiles SET accessed = ? WHERE \(TileKey.match)", arguments: [batch.now] + key.arguments)
-        }
-    }
-
     /// Validators are advice: one that does not decode (an app wrote text into `expires`) is
     /// absent, and the next refresh revalidates without it.
     static func headers(from row: Row) -> CacheHeaders {

@@ -129,22 +129,14 @@ public struct StoreBatch {
         return try Adoption(added: link(tile: id, to: region), storedSize: row.decode(atIndex: 1))
     }
 
-    /// Size of the stored data (0 for "no content"); nil when nothing is stored under `key`.
-    public func storedSize(of key: TileKey) throws -> Int? {
-        try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT COALESCE(LENGTH(data), 0) FROM tiles WHERE \(TileKey.match)"),
-            arguments: key.arguments)
-    }
-
     /// The stored bytes of a tile (nil when no row), to tell a changed tile from a same one.
     public func storedData(of key: TileKey) throws -> StoredData? {
         try storedTile(key)?.data
     }
 
+    /// Size of the stored data (0 for "no content"); nil when nothing is stored under `url`.
     public func storedSize(ofResource url: String) throws -> Int? {
-        try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),
-            arguments: [url])
+        try Int.fetchOne(db.cachedStatement(sql: SizeSQL.resource), arguments: [url])
     }
 
     /// Drops one resource from one pack (the row stays for other packs or the ambient cache).
