@@ -17,10 +17,8 @@ extension OfflineDatabase {
     public func tile(_ key: TileKey) throws -> StoredTile? {
         try read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data,
-                      compressed, accessed, must_revalidate FROM tiles WHERE \(TileKey.match)
-                    """), arguments: key.arguments
+                db.cachedStatement(sql: "SELECT \(Self.tileColumns) FROM tiles WHERE \(TileKey.match)"),
+                arguments: key.arguments
             ).map(Self.tile(from:))
         }
     }
@@ -48,6 +46,11 @@ extension OfflineDatabase {
             data: try storedData(row, of: "resources"), headers: headers(from: row),
             accessed: row.lenient("accessed") ?? 0)
     }
+
+    /// The columns `tile(from:)` reads.
+    static let tileColumns = """
+        id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed, must_revalidate
+        """
 
     static func tile(from row: Row) throws -> StoredTile {
         let key = TileKey(

@@ -34,10 +34,9 @@ extension OfflineDatabase {
               AND typeof(x) = 'integer' AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
             """)
         /// Whether zoom z (or column z/x) has a tile with content in the pack: one seek into the
-        /// unique index, then its entries in order until a member with content turns up, as
-        /// `nextZoom` and `nextColumn` do for one value. A lookup of a zoom asks only this (it
-        /// enumerated every zoom, one skip-scan seek each); `= ?` binds an integer, which no
-        /// text or real row equals.
+        /// unique index, then its entries in order until a member with content turns up (a lookup
+        /// of `<z>/` asks only this, not every zoom). `= ?` binds an integer, which no text or real
+        /// row equals.
         static let zoomProbe = StatementKey("""
             SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ?
               AND data IS NOT NULL AND \(member) LIMIT 1
@@ -85,10 +84,7 @@ extension OfflineDatabase {
             """)
         static let tileServedByID = StatementKey(
             "SELECT id, data, compressed FROM tiles t WHERE id = ? AND data IS NOT NULL AND \(member)")
-        static let tileByID = StatementKey("""
-            SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
-              accessed, must_revalidate FROM tiles t WHERE id = ? AND \(member)
-            """)
+        static let tileByID = StatementKey("SELECT \(tileColumns) FROM tiles t WHERE id = ? AND \(member)")
         static let sampleTile = StatementKey("""
             SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND data IS NOT NULL
               AND \(member) LIMIT 1
