@@ -6,18 +6,7 @@ import SQLiteDB
 extension OfflineDatabase {
     /// The validators of every key in `keys` that is stored (content or "no content").
     public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: StoredValidators] {
-        try read { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate, accessed FROM tiles WHERE \(TileKey.match)
-                """)
-            var found: [TileKey: StoredValidators] = [:]
-            for key in keys {
-                if let row = try Row.fetchOne(statement, arguments: key.arguments) {
-                    found[key] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
-                }
-            }
-            return found
-        }
+        try validators(of: keys, in: "tiles WHERE \(TileKey.match)") { $0.arguments }
     }
 
     /// True when some tile with this URL template is stored: when none is, a downloader can skip
@@ -31,14 +20,20 @@ extension OfflineDatabase {
 
     /// The validators of every URL in `urls` that is stored.
     public func storedResources(_ urls: [String]) throws -> [String: StoredValidators] {
+        try validators(of: urls, in: "resources WHERE url = ?") { [$0] }
+    }
+
+    /// The validators of the rows `source` (a table and a condition) finds for each key.
+    private func validators<Key: Hashable>(
+        of keys: [Key], in source: String, _ arguments: (Key) -> StatementArguments
+    ) throws -> [Key: StoredValidators] {
         try read { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate, accessed FROM resources WHERE url = ?
-                """)
-            var found: [String: StoredValidators] = [:]
-            for url in urls {
-                if let row = try Row.fetchOne(statement, arguments: [url]) {
-                    found[url] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
+            let statement = try db.cachedStatement(
+                sql: "SELECT expires, modified, etag, must_revalidate, accessed FROM \(source)")
+            var found: [Key: StoredValidators] = [:]
+            for key in keys {
+                if let row = try Row.fetchOne(statement, arguments: arguments(key)) {
+                    found[key] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
                 }
             }
             return found
