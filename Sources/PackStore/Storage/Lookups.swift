@@ -33,7 +33,8 @@ extension OfflineDatabase {
             var found: [Key: StoredValidators] = [:]
             for key in keys {
                 if let row = try Row.fetchOne(statement, arguments: arguments(key)) {
-                    found[key] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
+                    found[key] = try StoredValidators(
+                        headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
                 }
             }
             return found
@@ -104,7 +105,8 @@ extension OfflineDatabase {
                 SELECT EXISTS (SELECT 1 FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
                 WHERE rt.region_id = ? AND t.data IS NOT NULL)
                 """, arguments: [region.rawValue]) ?? false
-            guard !held, let row = try Row.fetchOne(db, sql: Self.packTileKeys + " LIMIT 1", arguments: [region.rawValue])
+            guard !held,
+                let row = try Row.fetchOne(db, sql: Self.packTileKeys + " LIMIT 1", arguments: [region.rawValue])
             else { return nil }
             return try Self.tileKey(row)
         }
