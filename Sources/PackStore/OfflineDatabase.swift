@@ -48,11 +48,10 @@ public final class OfflineDatabase: Sendable {
         identity = lock == nil ? nil : FileIdentity.of(path)
     }
 
-    /// Opens `path`, creating a fresh v6 database when the file is absent or empty (not in
-    /// `.readOnly`), and migrating versions 2-5. Refuses anything else without modifying it.
-    /// `creating`: an absent (or empty) file becomes a fresh database. Only the commands that make
-    /// a database pass it (`mount`, `download`, `import`, `reset`): every other says the file does
-    /// not exist, and creates nothing.
+    /// Opens `path`, migrating versions 2-5; refuses anything else without modifying it.
+    /// `creating` (not in `.readOnly`): an absent or empty file becomes a fresh v6 database. Only
+    /// the commands that make a database pass it (`mount`, `download`, `import`, `reset`): every
+    /// other says the file does not exist, and creates nothing.
     /// `fileMode`: the permission bits of a file created here (0600 unless the user says: pack
     /// data is readable only by the owner, docs/design.md §1).
     public static func open(
@@ -136,12 +135,10 @@ public final class OfflineDatabase: Sendable {
         return config
     }
 
+    /// A connection for a command or for setting a file up; its callers turn SQLite's errors
+    /// into store errors (`opening`, `wrap`).
     private static func queue(_ path: String, readonly: Bool) throws -> DatabaseQueue {
-        do {
-            return try DatabaseQueue(path: path, configuration: configuration(readonly: readonly))
-        } catch {
-            throw StoreError.sqlite("\(path): \(error)")
-        }
+        try DatabaseQueue(path: path, configuration: configuration(readonly: readonly))
     }
 
     /// Closes every connection; a mount settles its hand drops and puts the file back in DELETE

@@ -36,54 +36,39 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .fileNotFound(let path):
-            return "\(path): no such offline database"
-        case .spoolFailed(let path, let action, let reason):
-            return "cannot \(action) \(path): \(reason)"
-        case .cannotOpen(let path, let reason):
-            return "\(path): \(reason)"
-        case .notSQLite(let path):
-            return "\(path) is not an SQLite database; it was left untouched"
+        case .fileNotFound(let path): "\(path): no such offline database"
+        case .spoolFailed(let path, let action, let reason): "cannot \(action) \(path): \(reason)"
+        case .cannotOpen(let path, let reason): "\(path): \(reason)"
+        case .notSQLite(let path): "\(path) is not an SQLite database; it was left untouched"
         case .notOfflineDatabase(let path, let missing):
-            return "\(path) is an SQLite database but not an offline database (no table "
+            "\(path) is an SQLite database but not an offline database (no table "
                 + missing.joined(separator: ", ") + "); it was left untouched"
         case .unsupportedSchemaVersion(let path, let version):
-            return "\(path) has offline schema version \(version); PackFS reads versions 2 to 6;"
-                + " it was left untouched"
-        case .corrupt(let path, let detail):
-            return "\(path) is damaged (\(detail)); it was left untouched"
+            "\(path) has offline schema version \(version); PackFS reads versions 2 to 6; it was left untouched"
+        case .corrupt(let path, let detail): "\(path) is damaged (\(detail)); it was left untouched"
         case .interruptedTransaction(let path):
-            return "\(path) holds a transaction a process left unfinished when it died; any command that"
+            "\(path) holds a transaction a process left unfinished when it died; any command that"
                 + " changes the database (mount, download, remove) rolls it back"
-        case .fileGone(let problem):
-            return problem
+        case .fileGone(let problem): problem
         case .diskFull(let path):
-            return "\(path): the disk is full (database or disk is full); nothing of this change was stored"
+            "\(path): the disk is full (database or disk is full); nothing of this change was stored"
         case .walLeft(let path):
-            return "\(path): could not be made one file again (is its disk full?): its last changes are safe in"
+            "\(path): could not be made one file again (is its disk full?): its last changes are safe in"
                 + " \(path)-wal, beside it, which the next open applies; keep the two files together"
-        case .inUse(let path):
-            return "\(path) is in use by another PackFS process (mounted or downloading)"
-        case .invalidPackName(let name, let reason):
-            return "invalid pack name \"\(name)\": \(reason)"
-        case .duplicatePackName(let name):
-            return "a pack named \"\(name)\" already exists"
+        case .inUse(let path): "\(path) is in use by another PackFS process (mounted or downloading)"
+        case .invalidPackName(let name, let reason): "invalid pack name \"\(name)\": \(reason)"
+        case .duplicatePackName(let name): "a pack named \"\(name)\" already exists"
         case .normalisationTwin(let name, let existing):
-            return "a pack named \"\(existing)\" already exists: \"\(name)\" differs from it only in Unicode"
+            "a pack named \"\(existing)\" already exists: \"\(name)\" differs from it only in Unicode"
                 + " normalisation (NFC and NFD), and two such names would look alike"
-        case .packNotFound(let name):
-            return "no pack named \"\(name)\""
-        case .regionNotFound(let id):
-            return "no region with id \(id.rawValue)"
-        case .invalidDefinition(let field, let reason):
-            return "\(field): \(reason)"
-        case .invalidData(let detail):
-            return "invalid stored data: \(detail)"
+        case .packNotFound(let name): "no pack named \"\(name)\""
+        case .regionNotFound(let id): "no region with id \(id.rawValue)"
+        case .invalidDefinition(let field, let reason): "\(field): \(reason)"
+        case .invalidData(let detail): "invalid stored data: \(detail)"
         case .overAmbientLimit(let url, let bytes, let limit):
-            return "\(url): \(bytes) bytes stored, over the ambient cache's limit of \(limit) bytes"
+            "\(url): \(bytes) bytes stored, over the ambient cache's limit of \(limit) bytes"
                 + " (`packfs cache DB limit BYTES` raises it)"
-        case .sqlite(let detail):
-            return "database error: \(detail)"
+        case .sqlite(let detail): "database error: \(detail)"
         }
     }
 }

@@ -93,7 +93,10 @@ final class PatchTests: PackFSTestCase {
         let pack = try importOld()
         // A second pack holding the same rows (as two downloads of one server's tiles do).
         let definition = try XCTUnwrap(pack.definition)
-        let rows = try database.memberIDs(of: pack.id).tiles
+        let rows = try database.read {
+            try Int64.fetchAll(
+                $0, sql: "SELECT tile_id FROM region_tiles WHERE region_id = ?", arguments: [pack.id.rawValue])
+        }.map(TileID.init(rawValue:))
         let twin = try database.createPack(name: "twin", definition: definition, metadata: nil) { batch, region in
             for row in rows { try batch.link(tile: row, to: region) }
             return definition

@@ -169,7 +169,11 @@ final class ExtentTests: StoreTestCase {
         defer { try? database.close() }
         _ = try twoPacks(database)
         typealias SQL = OfflineDatabase.ExtentSQL
-        for sql in [SQL.ready, SQL.extent, SQL.nextZoom, SQL.zoomProbe, SQL.sample, SQL.columns, SQL.nextTemplate, SQL.nextRatio, SQL.setProbe] {
+        let keys = [
+            SQL.ready, SQL.extent, SQL.nextZoom, SQL.zoomProbe, SQL.sample, SQL.columns, SQL.nextTemplate,
+            SQL.nextRatio, SQL.setProbe,
+        ]
+        for sql in keys.map(\.sql) {
             let plan = try database.read { db in
                 // `?1`...`?6` name a parameter more than once: as many as distinct names.
                 let numbered = Set(sql.matches(of: /\?[0-9]/).map { String(sql[$0.range]) })

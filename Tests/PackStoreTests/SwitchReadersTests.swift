@@ -36,7 +36,7 @@ final class SwitchReadersTests: PackFSTestCase {
         reader.stop()
         let during = reader.longest(overlapping: started...ended)
         XCTAssertEqual(switched.tiles, tiles)
-        XCTAssertEqual(try database.packTileData(p.ids[0], in: p.region)?.decoded(), Self.content(0, version: 1))
+        XCTAssertEqual(try database.servedTile(.row(p.ids[0]), in: p.region)?.content, Self.content(0, version: 1))
         print(String(format: "switch of %d staged tiles: %.3f s; reads meanwhile: %d, longest %.1f ms; reads before: longest %.1f ms",
                      tiles, elapsed, during.reads, during.longest * 1000, reader.longest(before: started) * 1000))
         XCTAssertGreaterThan(during.reads, 0, "reads went on during the switch")
@@ -49,7 +49,7 @@ final class SwitchReadersTests: PackFSTestCase {
         let read = LockedState<Data??>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread { [database] in
-            read.withLock { $0 = try? database?.packTileData(pack.ids[0], in: pack.region)?.decoded() }
+            read.withLock { $0 = try? database?.servedTile(.row(pack.ids[0]), in: pack.region)?.content }
             done.signal()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "a reader waited for the open switch")
@@ -133,7 +133,7 @@ final class TimedReader: @unchecked Sendable {  // `samples`, `stopped` are guar
                 let pack = packs[Int.random(in: 0..<packs.count)]
                 let id = pack.ids[Int.random(in: 0..<pack.ids.count)]
                 let start = Date()
-                _ = try? database.packTileData(id, in: pack.region)?.decoded()
+                _ = try? database.servedTile(.row(id), in: pack.region)?.content
                 let seconds = Date().timeIntervalSince(start)
                 lock.withLock { samples.append((start, seconds)) }
             }

@@ -26,7 +26,7 @@ final class SwitchedRowsTests: PackFSTestCase {
         XCTAssertEqual(try database.switchedRow(.tile, ids[0].rawValue)?.version, 1)
         XCTAssertEqual(try database.switchedRow(.tile, ids[0].rawValue)?.previous?.decoded(), bytes(0, 0))
         XCTAssertNil(try database.switchedRow(.tile, ids[2].rawValue), "unchanged: no new version")
-        XCTAssertEqual(try database.packTileData(ids[0], in: region)?.decoded(), bytes(0, 1), "the live row is the new one")
+        XCTAssertEqual(try database.servedTile(.row(ids[0]), in: region)?.content, bytes(0, 1), "the live row is the new one")
 
         let second = try refresh(region, [0: bytes(0, 2)])
         XCTAssertEqual(second.tileVersions, [ids[0]: 2])

@@ -10,14 +10,13 @@ final class TreeQueryPlanTests: PackFSTestCase {
         let database = try OfflineDatabase.open(path: temp.path("plans.db"))
         defer { try? database.close() }
         typealias SQL = OfflineDatabase.TreeSQL
-        let queries = [
-            SQL.nextZoom, SQL.nextColumn, SQL.zoomProbe, SQL.columnProbe, SQL.rows(descending: false),
-            SQL.rows(descending: true), SQL.tileByKey,
+        let keys = [
+            SQL.nextZoom, SQL.nextColumn, SQL.zoomProbe, SQL.columnProbe, SQL.rows[0], SQL.rows[1], SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
-            SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileDataByID, SQL.resourceDataByID,
-            // A download's start on a file not counted yet.
-            OfflineDatabase.mapboxTileCount,
+            SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileServedByID, SQL.resourceDataByID,
         ]
+        // A download's start on a file not counted yet.
+        let queries = keys.map(\.sql) + [OfflineDatabase.mapboxTileCount]
         for sql in queries {
             let plan = try database.read { db in
                 let parameters = [DatabaseValueConvertible?](repeating: 1, count: sql.filter { $0 == "?" }.count)

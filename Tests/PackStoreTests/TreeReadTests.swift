@@ -25,11 +25,11 @@ final class TreeReadTests: StoreTestCase {
         let undecoded = try XCTUnwrap(try database.servedTile(.key(tileKey(3, 1, 2)), in: pack.id) { $0 != id })
         XCTAssertEqual(undecoded.id, id)
         XCTAssertNil(undecoded.content)
-        XCTAssertEqual(try database.packTileData(id, in: pack.id), stored)
+        XCTAssertEqual(try database.servedTile(.row(id), in: pack.id)?.content, try stored.decoded())
         XCTAssertEqual(try database.packTileID(tileKey(3, 1, 2), in: pack.id), id)
         XCTAssertTrue(try database.packHolds(tile: id, in: pack.id))
         XCTAssertNil(try database.servedTile(.key(tileKey(3, 1, 2)), in: other.id))
-        XCTAssertNil(try database.packTileData(id, in: other.id))
+        XCTAssertNil(try database.servedTile(.row(id), in: other.id))
         XCTAssertFalse(try database.packHolds(tile: id, in: other.id))
         XCTAssertNil(try database.servedTile(.key(tileKey(3, 1, 3)), in: pack.id))
     }

@@ -31,18 +31,8 @@ enum Staging {
         CREATE TABLE IF NOT EXISTS packfs_staged_tiles (
           region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
           since INTEGER NOT NULL,
-          url_template TEXT NOT NULL,
-          pixel_ratio INTEGER NOT NULL,
-          z INTEGER NOT NULL,
-          x INTEGER NOT NULL,
-          y INTEGER NOT NULL,
-          expires INTEGER,
-          modified INTEGER,
-          etag TEXT,
-          data BLOB,
-          compressed INTEGER NOT NULL DEFAULT 0,
-          accessed INTEGER NOT NULL,
-          must_revalidate INTEGER NOT NULL DEFAULT 0,
+          \(Schema.tileKeyColumns),
+          \(Schema.contentColumns),
           size INTEGER,
           UNIQUE (region_id, url_template, pixel_ratio, z, x, y)
         )
@@ -53,13 +43,7 @@ enum Staging {
           since INTEGER NOT NULL,
           url TEXT NOT NULL,
           kind INTEGER NOT NULL,
-          expires INTEGER,
-          modified INTEGER,
-          etag TEXT,
-          data BLOB,
-          compressed INTEGER NOT NULL DEFAULT 0,
-          accessed INTEGER NOT NULL,
-          must_revalidate INTEGER NOT NULL DEFAULT 0,
+          \(Schema.contentColumns),
           UNIQUE (region_id, url)
         )
         """,

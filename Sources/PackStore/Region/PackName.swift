@@ -28,9 +28,7 @@ public enum PackName {
             let code = cFormat("U+%04X", control.value)
             throw StoreError.invalidPackName(name, reason: "contains the control character \(code)")
         }
-        guard !name.hasPrefix(".") else {
-            throw StoreError.invalidPackName(name, reason: "starts with '.'")
-        }
+        guard !name.hasPrefix(".") else { throw StoreError.invalidPackName(name, reason: "starts with '.'") }
         for suffix in [".region", ".error"] where name.hasSuffix(suffix) {
             throw StoreError.invalidPackName(name, reason: "ends in \(suffix), which names a pack's own files")
         }

@@ -46,7 +46,7 @@ public struct RegionFile: Equatable, Sendable {
             styleURL: try reader.style(), area: try reader.area(), minZoom: zooms.min,
             maxZoom: zooms.max, pixelRatio: try reader.pixelRatio(),
             includeIdeographs: try reader.bool(keys.includeIdeographs) ?? false)
-        return RegionFile(definition: definition, metadata: reader.metadata())
+        return RegionFile(definition: definition, metadata: reader.given(keys.metadata))
     }
 
     /// The file in PackFS key names, one key per line, that `parse` reads back to an equal value.
@@ -110,7 +110,7 @@ struct RegionFileReader {
     }
 
     func style() throws -> String {
-        guard let value = fields[keys.style], value != .null else {
+        guard let value = given(keys.style) else {
             throw StoreError.invalidDefinition(field: keys.style, reason: "missing (the style URL)")
         }
         guard let url = value.string else { throw typeError(keys.style, "a string (the style URL)", value) }
@@ -130,9 +130,7 @@ struct RegionFileReader {
     }
 
     func area() throws -> RegionDefinition.Area {
-        let bounds = fields[keys.bounds].flatMap { $0 == .null ? nil : $0 }
-        let geometry = fields[keys.geometry].flatMap { $0 == .null ? nil : $0 }
-        switch (bounds, geometry) {
+        switch (given(keys.bounds), given(keys.geometry)) {
         case (let b?, nil): return .bounds(try self.bounds(b))
         case (nil, let g?): return .geometry(try RegionGeometry.geometry(from: g, field: keys.geometry))
         case (nil, nil):
@@ -197,19 +195,20 @@ struct RegionFileReader {
         return ratio
     }
 
-    func metadata() -> JSONValue? {
-        fields[keys.metadata].flatMap { $0 == .null ? nil : $0 }
+    /// The value under `key`; nil when absent or null.
+    func given(_ key: String) -> JSONValue? {
+        fields[key].flatMap { $0 == .null ? nil : $0 }
     }
 
     /// The number under `key`; nil when absent or null.
     func number(_ key: String) throws -> Double? {
-        guard let value = fields[key], value != .null else { return nil }
+        guard let value = given(key) else { return nil }
         guard let number = value.number, number.isFinite else { throw typeError(key, "a number", value) }
         return number
     }
 
     func bool(_ key: String) throws -> Bool? {
-        guard let value = fields[key], value != .null else { return nil }
+        guard let value = given(key) else { return nil }
         guard let bool = value.bool else { throw typeError(key, "true or false", value) }
         return bool
     }
@@ -220,12 +219,12 @@ struct RegionFileReader {
 
     static func kind(of value: JSONValue) -> String {
         switch value {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
         }
     }
 }

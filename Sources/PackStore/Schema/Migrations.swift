@@ -9,10 +9,15 @@ enum Migrations {
         try db.execute(sql: "PRAGMA journal_mode = DELETE")
         try db.execute(sql: "PRAGMA synchronous = FULL")
         try db.inTransaction {
-            for statement in Schema.statements { try db.execute(sql: statement) }
-            try db.execute(sql: "PRAGMA user_version = \(Schema.version)")
+            try createTables(db)
             return .commit
         }
+    }
+
+    /// MapLibre's tables and indexes, and the version that names them (`create`, `reset`).
+    static func createTables(_ db: Database) throws {
+        for statement in Schema.statements { try db.execute(sql: statement) }
+        try db.execute(sql: "PRAGMA user_version = \(Schema.version)")
     }
 
     static func migrate(_ db: Database, from version: Int) throws {

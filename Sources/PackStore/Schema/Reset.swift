@@ -16,8 +16,7 @@ extension OfflineDatabase {
                     let children = tables.filter { $0.hasPrefix("region_") || $0.hasPrefix("packfs_") }
                     for table in children + tables.filter({ !children.contains($0) }) { try db.execute(sql: "DROP TABLE \(table.quotedDatabaseIdentifier)") }
                     if try db.tableExists("sqlite_sequence") { try db.execute(sql: "DELETE FROM sqlite_sequence") }
-                    for statement in Schema.statements { try db.execute(sql: statement) }
-                    try db.execute(sql: "PRAGMA user_version = \(Schema.version)")
+                    try Migrations.createTables(db)
                     return .commit
                 }
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")

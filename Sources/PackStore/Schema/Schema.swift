@@ -8,37 +8,40 @@ enum Schema {
     /// Tables that must exist for a file to count as an offline database.
     static let tables = ["resources", "tiles", "regions", "region_resources", "region_tiles"]
 
+    /// A tile's key, and the content columns `tiles` and `resources` share: the staged copies
+    /// of both (Staging.swift) hold the same columns, so one text serves all four tables.
+    static let tileKeyColumns = """
+        url_template TEXT NOT NULL,
+          pixel_ratio INTEGER NOT NULL,
+          z INTEGER NOT NULL,
+          x INTEGER NOT NULL,
+          y INTEGER NOT NULL
+        """
+    static let contentColumns = """
+        expires INTEGER,
+          modified INTEGER,
+          etag TEXT,
+          data BLOB,
+          compressed INTEGER NOT NULL DEFAULT 0,
+          accessed INTEGER NOT NULL,
+          must_revalidate INTEGER NOT NULL DEFAULT 0
+        """
+
     static let statements: [String] = [
         """
         CREATE TABLE resources (
           id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
           url TEXT NOT NULL,
           kind INTEGER NOT NULL,
-          expires INTEGER,
-          modified INTEGER,
-          etag TEXT,
-          data BLOB,
-          compressed INTEGER NOT NULL DEFAULT 0,
-          accessed INTEGER NOT NULL,
-          must_revalidate INTEGER NOT NULL DEFAULT 0,
+          \(contentColumns),
           UNIQUE (url)
         )
         """,
         """
         CREATE TABLE tiles (
           id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
-          url_template TEXT NOT NULL,
-          pixel_ratio INTEGER NOT NULL,
-          z INTEGER NOT NULL,
-          x INTEGER NOT NULL,
-          y INTEGER NOT NULL,
-          expires INTEGER,
-          modified INTEGER,
-          etag TEXT,
-          data BLOB,
-          compressed INTEGER NOT NULL DEFAULT 0,
-          accessed INTEGER NOT NULL,
-          must_revalidate INTEGER NOT NULL DEFAULT 0,
+          \(tileKeyColumns),
+          \(contentColumns),
           UNIQUE (url_template, pixel_ratio, z, x, y)
         )
         """,

@@ -7,62 +7,54 @@ import SQLiteDB
 /// the `tiles` index alone (`TreeSQL`), as before.
 extension OfflineDatabase {
     enum ExtentSQL {
-        static let ready = "SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0"
+        static let ready = StatementKey("SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0")
         /// A tile with content in the column, within the extent `e`, that pack ?1 holds.
         static let content = """
             t.url_template = e.url_template AND t.pixel_ratio = e.pixel_ratio AND t.z = e.z AND t.x = e.x
               AND t.y BETWEEN e.min_y AND e.max_y AND t.data IS NOT NULL
               AND EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ?1 AND rt.tile_id = t.id)
             """
-        static let extent = """
+        static let extent = StatementKey("""
             SELECT min_y, max_y FROM packfs_pack_extents
               WHERE region_id = ? AND url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
-            """
+            """)
         /// The pack's next zoom above ?4 with a tile with content (one column probed per zoom,
         /// usually the first).
-        static let nextZoom = """
+        static let nextZoom = StatementKey("""
             SELECT e.z FROM packfs_pack_extents e
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND e.z > ?4
                 AND EXISTS (SELECT 1 FROM tiles t WHERE \(content))
               ORDER BY e.z LIMIT 1
-            """
-        static let zoomProbe = """
+            """)
+        static let zoomProbe = StatementKey("""
             SELECT 1 FROM packfs_pack_extents e CROSS JOIN tiles t
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND e.z = ?4 AND \(content)
               LIMIT 1
-            """
+            """)
         /// Some tile with content of the set: the first the pack's extents lead to.
-        static let sample = """
+        static let sample = StatementKey("""
             SELECT t.id FROM packfs_pack_extents e CROSS JOIN tiles t
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND \(content)
               LIMIT 1
-            """
-        static let columns = """
+            """)
+        static let columns = StatementKey("""
             SELECT e.x FROM packfs_pack_extents e
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND e.z = ?4 AND e.x > ?5
                 AND EXISTS (SELECT 1 FROM tiles t WHERE \(content))
               ORDER BY e.x LIMIT ?6
-            """
-        static let nextTemplate = """
+            """)
+        static let nextTemplate = StatementKey("""
             SELECT url_template FROM packfs_pack_extents WHERE region_id = ? AND url_template > ?
               ORDER BY url_template LIMIT 1
-            """
-        static let nextRatio = """
+            """)
+        static let nextRatio = StatementKey("""
             SELECT pixel_ratio FROM packfs_pack_extents WHERE region_id = ? AND url_template = ? AND pixel_ratio > ?
               ORDER BY pixel_ratio LIMIT 1
-            """
-        static let setProbe = """
+            """)
+        static let setProbe = StatementKey("""
             SELECT 1 FROM packfs_pack_extents e CROSS JOIN tiles t
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND \(content) LIMIT 1
-            """
-    }
-
-    enum ExtentRead {
-        static let ready = StatementKey(ExtentSQL.ready)
-        static let extent = StatementKey(ExtentSQL.extent)
-        static let nextZoom = StatementKey(ExtentSQL.nextZoom)
-        static let zoomProbe = StatementKey(ExtentSQL.zoomProbe)
-        static let columns = StatementKey(ExtentSQL.columns)
+            """)
     }
 
     /// What the pack's extents say of a set's column: nil when they are not complete (ask the
@@ -71,7 +63,7 @@ extension OfflineDatabase {
     static func columnExtent(_ set: TileColumnSet, z: Int, x: Int, _ db: Database) throws -> ClosedRange<Int64>?? {
         guard try extentsReady(set.region, db) else { return nil }
         let arguments: StatementArguments = [set.region.rawValue, set.urlTemplate, set.pixelRatio, z, x]
-        let range = try db.cachedStatement(ExtentRead.extent).firstRow(arguments: arguments) { row in (row.int64(0), row.int64(1)) }
+        let range = try db.cachedStatement(ExtentSQL.extent).firstRow(arguments: arguments) { row in (row.int64(0), row.int64(1)) }
         guard let (low, high) = range else { return .some(nil) }
         return low <= high ? .some(low...high) : .some(nil)
     }
@@ -80,7 +72,7 @@ extension OfflineDatabase {
     func extentZooms(_ set: TileColumnSet) throws -> [Int]? {
         try readWithoutTransaction { db in
             guard try Self.extentsReady(set.region, db) else { return nil }
-            let statement = try db.cachedStatement(ExtentRead.nextZoom)
+            let statement = try db.cachedStatement(ExtentSQL.nextZoom)
             var zooms: [Int] = []
             while let z = try statement.firstRow(arguments: Self.setArguments(set) + [zooms.last ?? -1], {
                 Int(exactly: $0.int64(0))
@@ -98,7 +90,7 @@ extension OfflineDatabase {
             guard try Self.extentsReady(set.region, db) else { return nil }
             var columns: [Int] = []
             let arguments = Self.setArguments(set) + [z, after, max(limit, 0)]
-            try db.cachedStatement(ExtentRead.columns).forEachRow(arguments: arguments) { row in
+            try db.cachedStatement(ExtentSQL.columns).forEachRow(arguments: arguments) { row in
                 if let x = Int(exactly: row.int64(0)) { columns.append(x) }
             }
             return columns
@@ -108,7 +100,7 @@ extension OfflineDatabase {
     /// Whether the pack's extents are complete (its figures are counted, and they were kept).
     static func extentsReady(_ region: RegionID, _ db: Database) throws -> Bool {
         guard try db.tableExists(Extents.table) else { return false }
-        return try db.cachedStatement(ExtentRead.ready).firstRow(arguments: [region.rawValue]) { _ in true } ?? false
+        return try db.holds(ExtentSQL.ready, [region.rawValue])
     }
 
     static func setArguments(_ set: TileColumnSet) -> StatementArguments {
@@ -117,9 +109,9 @@ extension OfflineDatabase {
 
     /// The pack's tile sets from its extents, each with a tile with content (`packTileSets`).
     static func extentTileSets(of region: RegionID, _ db: Database) throws -> [TileColumnSet] {
-        let nextTemplate = try db.cachedStatement(sql: ExtentSQL.nextTemplate)
-        let nextRatio = try db.cachedStatement(sql: ExtentSQL.nextRatio)
-        let probe = try db.cachedStatement(sql: ExtentSQL.setProbe)
+        let nextTemplate = try db.cachedStatement(ExtentSQL.nextTemplate)
+        let nextRatio = try db.cachedStatement(ExtentSQL.nextRatio)
+        let probe = try db.cachedStatement(ExtentSQL.setProbe)
         var sets: [TileColumnSet] = []
         var template = ""
         while let next = try String.fetchOne(nextTemplate, arguments: [region.rawValue, template]), next > template {

@@ -6,20 +6,7 @@ import SQLiteDB
 extension OfflineDatabase {
     /// The validators of every key in `keys` that is stored (content or "no content").
     public func storedTiles(_ keys: [TileKey]) throws -> [TileKey: StoredValidators] {
-        try read { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate, accessed FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                """)
-            var found: [TileKey: StoredValidators] = [:]
-            for key in keys {
-                let arguments: StatementArguments = [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
-                if let row = try Row.fetchOne(statement, arguments: arguments) {
-                    found[key] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
-                }
-            }
-            return found
-        }
+        try validators(of: keys, in: "tiles WHERE \(TileKey.match)") { $0.arguments }
     }
 
     /// True when some tile with this URL template is stored: when none is, a downloader can skip
@@ -33,14 +20,21 @@ extension OfflineDatabase {
 
     /// The validators of every URL in `urls` that is stored.
     public func storedResources(_ urls: [String]) throws -> [String: StoredValidators] {
+        try validators(of: urls, in: "resources WHERE url = ?") { [$0] }
+    }
+
+    /// The validators of the rows `source` (a table and a condition) finds for each key.
+    private func validators<Key: Hashable>(
+        of keys: [Key], in source: String, _ arguments: (Key) -> StatementArguments
+    ) throws -> [Key: StoredValidators] {
         try read { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT expires, modified, etag, must_revalidate, accessed FROM resources WHERE url = ?
-                """)
-            var found: [String: StoredValidators] = [:]
-            for url in urls {
-                if let row = try Row.fetchOne(statement, arguments: [url]) {
-                    found[url] = try StoredValidators(headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
+            let statement = try db.cachedStatement(
+                sql: "SELECT expires, modified, etag, must_revalidate, accessed FROM \(source)")
+            var found: [Key: StoredValidators] = [:]
+            for key in keys {
+                if let row = try Row.fetchOne(statement, arguments: arguments(key)) {
+                    found[key] = try StoredValidators(
+                        headers: Self.headers(from: row), accessed: row.decode(forColumn: "accessed"))
                 }
             }
             return found
@@ -50,14 +44,7 @@ extension OfflineDatabase {
     /// Every tile key a pack holds.
     public func tileKeys(of region: RegionID) throws -> [TileKey] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
-                JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
-                """, arguments: [region.rawValue]).map {
-                try TileKey(
-                    urlTemplate: $0.decode(atIndex: 0), pixelRatio: $0.decode(atIndex: 1), z: $0.decode(atIndex: 2),
-                    x: $0.decode(atIndex: 3), y: $0.decode(atIndex: 4))
-            }
+            try Row.fetchAll(db, sql: Self.packTileKeys, arguments: [region.rawValue]).map(Self.tileKey)
         }
     }
 
@@ -102,18 +89,6 @@ extension OfflineDatabase {
     }
 }
 
-extension OfflineDatabase {
-    /// Row ids of every tile and resource a pack holds (through the membership indexes).
-    public func memberIDs(of region: RegionID) throws -> (tiles: [TileID], resources: [ResourceID]) {
-        try read { db in
-            let tiles = try Int64.fetchAll(db, sql: "SELECT tile_id FROM region_tiles WHERE region_id = ?", arguments: [region.rawValue])
-            let resources = try Int64.fetchAll(
-                db, sql: "SELECT resource_id FROM region_resources WHERE region_id = ?", arguments: [region.rawValue])
-            return (tiles.map(TileID.init(rawValue:)), resources.map(ResourceID.init(rawValue:)))
-        }
-    }
-}
-
 /// What the downloader needs of a stored row: its validators, and when it was last stored or
 /// revalidated (a resumed refresh skips what it already did: PendingRefresh.swift).
 public struct StoredValidators: Equatable, Sendable {
@@ -130,14 +105,22 @@ extension OfflineDatabase {
                 SELECT EXISTS (SELECT 1 FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
                 WHERE rt.region_id = ? AND t.data IS NOT NULL)
                 """, arguments: [region.rawValue]) ?? false
-            guard !held, let row = try Row.fetchOne(db, sql: """
-                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
-                JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ? LIMIT 1
-                """, arguments: [region.rawValue])
+            guard !held,
+                let row = try Row.fetchOne(db, sql: Self.packTileKeys + " LIMIT 1", arguments: [region.rawValue])
             else { return nil }
-            return try TileKey(
-                urlTemplate: row.decode(atIndex: 0), pixelRatio: row.decode(atIndex: 1), z: row.decode(atIndex: 2),
-                x: row.decode(atIndex: 3), y: row.decode(atIndex: 4))
+            return try Self.tileKey(row)
         }
+    }
+
+    /// The keys of a pack's tiles, read by `tileKey`.
+    private static let packTileKeys = """
+        SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM region_tiles rt
+        JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?
+        """
+
+    private static func tileKey(_ row: Row) throws -> TileKey {
+        try TileKey(
+            urlTemplate: row.decode(atIndex: 0), pixelRatio: row.decode(atIndex: 1), z: row.decode(atIndex: 2),
+            x: row.decode(atIndex: 3), y: row.decode(atIndex: 4))
     }
 }

@@ -60,10 +60,7 @@ extension OfflineDatabase {
                   WHERE t.url_template = ? AND t.pixel_ratio = ? AND rt.region_id = ? AND t.data IS NOT NULL LIMIT 1
                 """
         }
-        return """
-            SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND data IS NOT NULL
-              AND EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ? AND rt.tile_id = t.id) LIMIT 1
-            """
+        return TreeSQL.sampleTile.sql
     }
 }
 

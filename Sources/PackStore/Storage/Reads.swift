@@ -17,11 +17,8 @@ extension OfflineDatabase {
     public func tile(_ key: TileKey) throws -> StoredTile? {
         try read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data,
-                      compressed, accessed, must_revalidate FROM tiles
-                    WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                    """), arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
+                db.cachedStatement(sql: "SELECT \(Self.tileColumns) FROM tiles WHERE \(TileKey.match)"),
+                arguments: key.arguments
             ).map(Self.tile(from:))
         }
     }
@@ -31,17 +28,6 @@ extension OfflineDatabase {
         _ = try write { batch in
             try batch.database.execute(
                 sql: "UPDATE resources SET accessed = ? WHERE url = ?", arguments: [batch.now, url])
-        }
-    }
-
-    public func markAccessed(tile key: TileKey) throws {
-        _ = try write { batch in
-            try batch.database.execute(
-                sql: """
-                    UPDATE tiles SET accessed = ? WHERE url_template = ? AND pixel_ratio = ?
-                      AND z = ? AND x = ? AND y = ?
-                    """,
-                arguments: [batch.now, key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
         }
     }
 
@@ -61,6 +47,11 @@ extension OfflineDatabase {
             accessed: row.lenient("accessed") ?? 0)
     }
 
+    /// The columns `tile(from:)` reads.
+    static let tileColumns = """
+        id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed, must_revalidate
+        """
+
     static func tile(from row: Row) throws -> StoredTile {
         let key = TileKey(
             urlTemplate: try row.stored("url_template", of: "tiles"),
@@ -76,4 +67,11 @@ extension OfflineDatabase {
     static func storedData(_ row: Row, of table: String) throws -> StoredData {
         StoredData(bytes: try row.stored("data", of: table), compressed: row.lenient("compressed") ?? false)
     }
+}
+
+extension TileKey {
+    /// The condition that finds a `tiles` row by its unique key, bound by `arguments`.
+    static let match = "url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?"
+
+    var arguments: StatementArguments { [urlTemplate, pixelRatio, z, x, y] }
 }

@@ -40,8 +40,8 @@ extension OfflineDatabase {
     {
         let (key, arguments): (StatementKey, StatementArguments)
         switch tile {
-        case .key(let tileKey): (key, arguments) = (TreeRead.tileDataByKey, Self.arguments(tileKey, region))
-        case .row(let id): (key, arguments) = (TreeRead.tileServedByID, [id.rawValue, region.rawValue])
+        case .key(let tileKey): (key, arguments) = (TreeSQL.tileDataByKey, Self.arguments(tileKey, region))
+        case .row(let id): (key, arguments) = (TreeSQL.tileServedByID, [id.rawValue, region.rawValue])
         }
         return try first(key, arguments) { row in
             let id = TileID(rawValue: row.int64(0))

@@ -10,11 +10,8 @@ extension StoreBatch {
     /// stored data does.
     public func storedTile(_ key: TileKey) throws -> (id: TileID, data: StoredData)? {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT id, data, compressed FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                """),
-            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+            db.cachedStatement(sql: "SELECT id, data, compressed FROM tiles WHERE \(TileKey.match)"),
+            arguments: key.arguments)
         else { return nil }
         return (TileID(rawValue: try row.stored(at: 0, "tiles.id")), try OfflineDatabase.storedData(row, of: "tiles"))
     }

@@ -87,12 +87,9 @@ public struct StoreBatch {
     public func revalidateTile(_ key: TileKey, headers: CacheHeaders) throws {
         try db.cachedStatement(sql: """
             UPDATE tiles SET expires = ?, modified = COALESCE(?, modified),
-              etag = COALESCE(?, etag), must_revalidate = ?, accessed = ?
-            WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-            """).execute(arguments: [
-                headers.expires, headers.modified, headers.etag, headers.mustRevalidate, now,
-                key.urlTemplate, key.pixelRatio, key.z, key.x, key.y,
-            ])
+              etag = COALESCE(?, etag), must_revalidate = ?, accessed = ? WHERE \(TileKey.match)
+            """).execute(arguments: [headers.expires, headers.modified, headers.etag, headers.mustRevalidate, now]
+                + key.arguments)
     }
 
     /// True when `region` did not hold the resource yet.
@@ -125,24 +122,11 @@ public struct StoreBatch {
     /// Adds an already stored tile to `region`; nil when it is not stored.
     public func adoptTile(_ key: TileKey, into region: RegionID) throws -> Adoption? {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT id, COALESCE(LENGTH(data), 0) FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                """),
-            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
+            db.cachedStatement(sql: "SELECT id, COALESCE(LENGTH(data), 0) FROM tiles WHERE \(TileKey.match)"),
+            arguments: key.arguments)
         else { return nil }
         let id = try TileID(rawValue: row.decode(atIndex: 0))
         return try Adoption(added: link(tile: id, to: region), storedSize: row.decode(atIndex: 1))
-    }
-
-    /// Size of the stored data (0 for "no content"); nil when nothing is stored under `key`.
-    public func storedSize(of key: TileKey) throws -> Int? {
-        try Int.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT COALESCE(LENGTH(data), 0) FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                """),
-            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y])
     }
 
     /// The stored bytes of a tile (nil when no row), to tell a changed tile from a same one.
@@ -150,10 +134,9 @@ public struct StoreBatch {
         try storedTile(key)?.data
     }
 
+    /// Size of the stored data (0 for "no content"); nil when nothing is stored under `url`.
     public func storedSize(ofResource url: String) throws -> Int? {
-        try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),
-            arguments: [url])
+        try Int.fetchOne(db.cachedStatement(sql: SizeSQL.resource), arguments: [url])
     }
 
     /// Drops one resource from one pack (the row stays for other packs or the ambient cache).
@@ -177,11 +160,7 @@ public struct StoreBatch {
 
     public func tileID(_ key: TileKey) throws -> TileID? {
         try Int64.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT id FROM tiles
-                WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
-                """),
-            arguments: [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y]
+            db.cachedStatement(sql: "SELECT id FROM tiles WHERE \(TileKey.match)"), arguments: key.arguments
         ).map(TileID.init(rawValue:))
     }
 

@@ -25,88 +25,89 @@ extension OfflineDatabase {
         // `typeof(...) = 'integer'`: SQLite sorts text above every number and compares 1.5 > 1,
         // so a row with z 'one' or 1.5 (an app's file may hold them) would answer `z > ?` forever
         // as the same integer and the skip scan would never end. Such rows name no path anyway.
-        static let nextZoom = """
+        static let nextZoom = StatementKey("""
             SELECT z FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z > ? AND typeof(z) = 'integer'
               AND data IS NOT NULL AND \(member) ORDER BY z LIMIT 1
-            """
-        static let nextColumn = """
+            """)
+        static let nextColumn = StatementKey("""
             SELECT x FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x > ?
               AND typeof(x) = 'integer' AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
-            """
+            """)
         /// Whether zoom z (or column z/x) has a tile with content in the pack: one seek into the
-        /// unique index, then its entries in order until a member with content turns up, as
-        /// `nextZoom` and `nextColumn` do for one value. A lookup of a zoom asks only this (it
-        /// enumerated every zoom, one skip-scan seek each); `= ?` binds an integer, which no
-        /// text or real row equals.
-        static let zoomProbe = """
+        /// unique index, then its entries in order until a member with content turns up (a lookup
+        /// of `<z>/` asks only this, not every zoom). `= ?` binds an integer, which no text or real
+        /// row equals.
+        static let zoomProbe = StatementKey("""
             SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ?
               AND data IS NOT NULL AND \(member) LIMIT 1
-            """
-        static let columnProbe = """
+            """)
+        static let columnProbe = StatementKey("""
             SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y BETWEEN ? AND ?
               AND data IS NOT NULL AND \(member) LIMIT 1
-            """
-        static func rows(descending: Bool) -> String {
-            """
-            SELECT y, id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
-              AND y \(descending ? "<" : ">") ? AND y BETWEEN ? AND ? AND typeof(y) = 'integer'
-              AND data IS NOT NULL AND \(member)
-              ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
-            """
+            """)
+        /// A page of a column's rows, ascending (`[0]`) or descending (`[1]`).
+        static let rows = [false, true].map { descending in
+            StatementKey("""
+                SELECT y, id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
+                  AND y \(descending ? "<" : ">") ? AND y BETWEEN ? AND ? AND typeof(y) = 'integer'
+                  AND data IS NOT NULL AND \(member)
+                  ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
+                """)
         }
         /// `rows` with each tile's served size where it is known without decoding: the recorded
         /// size (TileSizes.swift), else the stored length of uncompressed content that is not
         /// gzip, else NULL. A tile with a recorded size has content, and SQLite seeks the table
         /// row only for a column the index lacks (a deferred seek), so such a tile is listed
         /// from the two indexes and the sizes table without reading its row: a walk then reads
-        /// no tile pages at all.
-        static func sizedRows(descending: Bool, sizesTable: Bool) -> String {
-            let recorded = sizesTable ? "s.size" : "NULL"
-            return """
-                SELECT t.y, t.id, CASE WHEN \(recorded) IS NOT NULL THEN \(recorded)
-                    WHEN t.compressed = 0 AND substr(t.data, 1, 2) != x'1F8B' THEN length(t.data) END
-                  FROM tiles t \(sizesTable ? "LEFT JOIN packfs_tile_sizes s ON s.tile_id = t.id" : "")
-                  WHERE t.url_template = ? AND t.pixel_ratio = ? AND t.z = ? AND t.x = ?
-                    AND t.y \(descending ? "<" : ">") ? AND t.y BETWEEN ? AND ? AND typeof(t.y) = 'integer'
-                    AND (\(recorded) IS NOT NULL OR t.data IS NOT NULL) AND \(member)
-                  ORDER BY t.y \(descending ? "DESC" : "ASC") LIMIT ?
-                """
+        /// no tile pages at all. By order, then without and with PackFS's sizes table.
+        static let sizedRows = [false, true].map { descending in
+            [false, true].map { sizesTable in
+                let recorded = sizesTable ? "s.size" : "NULL"
+                return StatementKey("""
+                    SELECT t.y, t.id, CASE WHEN \(recorded) IS NOT NULL THEN \(recorded)
+                        WHEN t.compressed = 0 AND substr(t.data, 1, 2) != x'1F8B' THEN length(t.data) END
+                      FROM tiles t \(sizesTable ? "LEFT JOIN packfs_tile_sizes s ON s.tile_id = t.id" : "")
+                      WHERE t.url_template = ? AND t.pixel_ratio = ? AND t.z = ? AND t.x = ?
+                        AND t.y \(descending ? "<" : ">") ? AND t.y BETWEEN ? AND ? AND typeof(t.y) = 'integer'
+                        AND (\(recorded) IS NOT NULL OR t.data IS NOT NULL) AND \(member)
+                      ORDER BY t.y \(descending ? "DESC" : "ASC") LIMIT ?
+                    """)
+            }
         }
-        static let tileByKey = """
+        static let tileByKey = StatementKey("""
             SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
               AND data IS NOT NULL AND \(member)
-            """
-        static let tileDataByKey = """
+            """)
+        static let tileDataByKey = StatementKey("""
             SELECT id, data, compressed FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
               AND y = ? AND data IS NOT NULL AND \(member)
-            """
-        static let tileDataByID = "SELECT data, compressed FROM tiles t WHERE id = ? AND \(member)"
-        static let tileServedByID = "SELECT id, data, compressed FROM tiles t WHERE id = ? AND data IS NOT NULL AND \(member)"
-        static let tileByID = """
-            SELECT id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
-              accessed, must_revalidate FROM tiles t WHERE id = ? AND \(member)
-            """
-        static let sampleTile = """
+            """)
+        static let tileServedByID = StatementKey(
+            "SELECT id, data, compressed FROM tiles t WHERE id = ? AND data IS NOT NULL AND \(member)")
+        static let tileByID = StatementKey("SELECT \(tileColumns) FROM tiles t WHERE id = ? AND \(member)")
+        static let sampleTile = StatementKey("""
             SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND data IS NOT NULL
               AND \(member) LIMIT 1
-            """
+            """)
         static let resourceMember =
             "EXISTS (SELECT 1 FROM region_resources rr WHERE rr.region_id = ? AND rr.resource_id = r.id)"
-        static let resourceByURL = "SELECT id FROM resources r WHERE url = ? AND \(resourceMember)"
-        static let resourceDataByID = "SELECT data, compressed FROM resources r WHERE id = ? AND \(resourceMember)"
-        static let holdsTile = "SELECT 1 FROM region_tiles WHERE region_id = ? AND tile_id = ?"
-        static let holdsResource = "SELECT 1 FROM region_resources WHERE region_id = ? AND resource_id = ?"
-        static let resourcesOfKind = """
+        static let resourceByURL = StatementKey("SELECT id FROM resources r WHERE url = ? AND \(resourceMember)")
+        static let resourceDataByID = StatementKey(
+            "SELECT data, compressed FROM resources r WHERE id = ? AND \(resourceMember)")
+        static let holdsTile = StatementKey("SELECT 1 FROM region_tiles WHERE region_id = ? AND tile_id = ?")
+        static let holdsResource = StatementKey(
+            "SELECT 1 FROM region_resources WHERE region_id = ? AND resource_id = ?")
+        static let resourcesOfKind = StatementKey("""
             SELECT r.id, r.url FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
               WHERE rr.region_id = ? AND r.kind = ? ORDER BY rr.resource_id
-            """
+            """)
     }
 
     /// The zoom levels with content, ascending.
     public func tileZooms(_ set: TileColumnSet) throws -> [Int] {
         if let zooms = try extentZooms(set) { return zooms }
         return try read { db in
-            let statement = try db.cachedStatement(sql: TreeSQL.nextZoom)
+            let statement = try db.cachedStatement(TreeSQL.nextZoom)
             var zooms: [Int] = []
             // Each answer is above the last: the loop ends however the rows compare.
             while let z = try Int.fetchOne(
@@ -123,7 +124,7 @@ extension OfflineDatabase {
     public func tileColumns(_ set: TileColumnSet, z: Int, after: Int, limit: Int) throws -> [Int] {
         if let columns = try extentColumns(set, z: z, after: after, limit: limit) { return columns }
         return try read { db in
-            let statement = try db.cachedStatement(sql: TreeSQL.nextColumn)
+            let statement = try db.cachedStatement(TreeSQL.nextColumn)
             var columns: [Int] = []
             while columns.count < limit, let x = try Int.fetchOne(
                 statement, arguments: [set.urlTemplate, set.pixelRatio, z, columns.last ?? after, set.region.rawValue]),
@@ -138,7 +139,7 @@ extension OfflineDatabase {
     /// A tile row, if `region` still holds it.
     public func packTile(_ id: TileID, in region: RegionID) throws -> StoredTile? {
         try read { db in
-            try Row.fetchOne(db.cachedStatement(sql: TreeSQL.tileByID), arguments: [id.rawValue, region.rawValue])
+            try Row.fetchOne(db.cachedStatement(TreeSQL.tileByID), arguments: [id.rawValue, region.rawValue])
                 .map(Self.tile(from:))
         }
     }
@@ -151,10 +152,10 @@ extension OfflineDatabase {
         let id = try read { db in
             if try Self.extentsReady(set.region, db) {
                 return try Int64.fetchOne(
-                    db.cachedStatement(sql: ExtentSQL.sample), arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio])
+                    db.cachedStatement(ExtentSQL.sample), arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio])
             }
             return try Int64.fetchOne(
-                db.cachedStatement(sql: TreeSQL.sampleTile),
+                db.cachedStatement(TreeSQL.sampleTile),
                 arguments: [set.urlTemplate, set.pixelRatio, set.region.rawValue])
         }
         return try id.flatMap { try packTile(TileID(rawValue: $0), in: set.region) }

@@ -8,46 +8,18 @@ import SQLiteDB
 /// found by key and its row read in place: the per-read machinery stays small beside the SQLite
 /// work itself. Same SQL (`TreeSQL`), same indexes.
 extension OfflineDatabase {
-    enum TreeRead {
-        static let tileByKey = StatementKey(TreeSQL.tileByKey)
-        static let tileDataByKey = StatementKey(TreeSQL.tileDataByKey)
-        static let tileDataByID = StatementKey(TreeSQL.tileDataByID)
-        static let tileServedByID = StatementKey(TreeSQL.tileServedByID)
-        static let resourceByURL = StatementKey(TreeSQL.resourceByURL)
-        static let resourceDataByID = StatementKey(TreeSQL.resourceDataByID)
-        static let holdsTile = StatementKey(TreeSQL.holdsTile)
-        static let zoomProbe = StatementKey(TreeSQL.zoomProbe)
-        static let columnProbe = StatementKey(TreeSQL.columnProbe)
-        static let rows = [false, true].map { StatementKey(TreeSQL.rows(descending: $0)) }
-        /// Listing pages with sizes, by order, with and without PackFS's sizes table.
-        static let sizedRows = [false, true].map { descending in
-            [false, true].map { StatementKey(TreeSQL.sizedRows(descending: descending, sizesTable: $0)) }
-        }
-        static let holdsResource = StatementKey(TreeSQL.holdsResource)
-        static let resourcesOfKind = StatementKey(TreeSQL.resourcesOfKind)
-    }
-
     /// The row of a tile with content that the pack holds, or nil.
     public func packTileID(_ key: TileKey, in region: RegionID) throws -> TileID? {
-        try first(TreeRead.tileByKey, Self.arguments(key, region)) { TileID(rawValue: $0.int64(0)) }
-    }
-
-    /// The stored data of a tile row, if `region` still holds it.
-    public func packTileData(_ id: TileID, in region: RegionID) throws -> StoredData? {
-        try first(TreeRead.tileDataByID, [id.rawValue, region.rawValue]) { row in
-            StoredData(bytes: row.blob(0), compressed: row.bool(1))
-        }
+        try first(TreeSQL.tileByKey, Self.arguments(key, region)) { TileID(rawValue: $0.int64(0)) }
     }
 
     /// Whether the set has a tile with content at zoom `z` (one probe: a lookup of `<z>/`).
     public func hasTiles(_ set: TileColumnSet, z: Int) throws -> Bool {
         try readWithoutTransaction { db in
             if try Self.extentsReady(set.region, db) {
-                return try db.cachedStatement(ExtentRead.zoomProbe).firstRow(arguments: Self.setArguments(set) + [z]) { _ in true }
-                    ?? false
+                return try db.holds(ExtentSQL.zoomProbe, Self.setArguments(set) + [z])
             }
-            let arguments: StatementArguments = [set.urlTemplate, set.pixelRatio, z, set.region.rawValue]
-            return try db.cachedStatement(TreeRead.zoomProbe).firstRow(arguments: arguments) { _ in true } ?? false
+            return try db.holds(TreeSQL.zoomProbe, [set.urlTemplate, set.pixelRatio, z, set.region.rawValue])
         }
     }
 
@@ -55,10 +27,9 @@ extension OfflineDatabase {
     public func hasTiles(_ set: TileColumnSet, z: Int, x: Int) throws -> Bool {
         try readWithoutTransaction { db in
             guard let rows = try Self.rowRange(set, z: z, x: x, inGrid: false, db) else { return false }
-            let arguments: StatementArguments = [
+            return try db.holds(TreeSQL.columnProbe, [
                 set.urlTemplate, set.pixelRatio, z, x, rows.lowerBound, rows.upperBound, set.region.rawValue,
-            ]
-            return try db.cachedStatement(TreeRead.columnProbe).firstRow(arguments: arguments) { _ in true } ?? false
+            ])
         }
     }
 
@@ -86,7 +57,7 @@ extension OfflineDatabase {
         rows.reserveCapacity(max(limit, 0))
         try readWithoutTransaction { db in
             guard let range = try Self.rowRange(set, z: z, x: x, inGrid: true, db) else { return }
-            try db.cachedStatement(TreeRead.rows[descending ? 1 : 0]).forEachRow(
+            try db.cachedStatement(TreeSQL.rows[descending ? 1 : 0]).forEachRow(
                 arguments: Self.rowArguments(set, z, x, after, range, limit)
             ) { row in
                 rows.append((y: Int(row.int64(0)), id: TileID(rawValue: row.int64(1))))
@@ -105,7 +76,7 @@ extension OfflineDatabase {
             let sized = try db.tableExists(StoreBatch.sizesTable)
             var rows: [(y: Int, id: TileID, size: Int?)] = []
             rows.reserveCapacity(max(limit, 0))
-            try db.cachedStatement(TreeRead.sizedRows[descending ? 1 : 0][sized ? 1 : 0]).forEachRow(
+            try db.cachedStatement(TreeSQL.sizedRows[descending ? 1 : 0][sized ? 1 : 0]).forEachRow(
                 arguments: Self.rowArguments(set, z, x, after, range, limit)
             ) { row in
                 // A negative size (a damaged sizes row) counts as unknown: decode instead.
@@ -129,7 +100,7 @@ extension OfflineDatabase {
     public func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)] {
         try readWithoutTransaction { db in
             var found: [(id: ResourceID, url: String)] = []
-            try db.cachedStatement(TreeRead.resourcesOfKind).forEachRow(arguments: [region.rawValue, kind.rawValue]) { row in
+            try db.cachedStatement(TreeSQL.resourcesOfKind).forEachRow(arguments: [region.rawValue, kind.rawValue]) { row in
                 if let id = row.integer(0), let url = row.text(1) { found.append((id: ResourceID(rawValue: id), url: url)) }
             }
             return found
@@ -138,23 +109,23 @@ extension OfflineDatabase {
 
     /// The row of the resource stored under `url`, if `region` holds it.
     public func packResourceID(url: String, in region: RegionID) throws -> ResourceID? {
-        try first(TreeRead.resourceByURL, [url, region.rawValue]) { ResourceID(rawValue: $0.int64(0)) }
+        try first(TreeSQL.resourceByURL, [url, region.rawValue]) { ResourceID(rawValue: $0.int64(0)) }
     }
 
     /// The stored data of a resource row, if `region` holds it.
     public func packResourceData(_ id: ResourceID, in region: RegionID) throws -> StoredData? {
-        try first(TreeRead.resourceDataByID, [id.rawValue, region.rawValue]) { row in
+        try first(TreeSQL.resourceDataByID, [id.rawValue, region.rawValue]) { row in
             StoredData(bytes: row.blob(0), compressed: row.bool(1))
         }
     }
 
     /// Whether `region` still holds the tile row (membership index only: no data read).
     public func packHolds(tile id: TileID, in region: RegionID) throws -> Bool {
-        try first(TreeRead.holdsTile, [region.rawValue, id.rawValue]) { _ in true } ?? false
+        try readWithoutTransaction { try $0.holds(TreeSQL.holdsTile, [region.rawValue, id.rawValue]) }
     }
 
     public func packHolds(resource id: ResourceID, in region: RegionID) throws -> Bool {
-        try first(TreeRead.holdsResource, [region.rawValue, id.rawValue]) { _ in true } ?? false
+        try readWithoutTransaction { try $0.holds(TreeSQL.holdsResource, [region.rawValue, id.rawValue]) }
     }
 
     static func arguments(_ key: TileKey, _ region: RegionID) -> StatementArguments {
@@ -164,5 +135,12 @@ extension OfflineDatabase {
     /// The first row of one statement, read in place, or nil.
     func first<T>(_ key: StatementKey, _ arguments: StatementArguments, _ value: (StatementRow) throws -> T) throws -> T? {
         try readWithoutTransaction { db in try db.cachedStatement(key).firstRow(arguments: arguments, value) }
+    }
+}
+
+extension Database {
+    /// Whether the statement of `key` answers any row (a membership or a probe).
+    func holds(_ key: StatementKey, _ arguments: StatementArguments) throws -> Bool {
+        try cachedStatement(key).firstRow(arguments: arguments) { _ in true } ?? false
     }
 }
