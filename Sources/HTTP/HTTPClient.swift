@@ -37,11 +37,6 @@ public struct HTTPClientConfiguration: Sendable {
     /// Easy handles, and connections per host, at most: `concurrency` plus as many for the
     /// transfers started while others were quiet.
     var slots: Int { 2 * concurrency }
-
-    var easySettings: EasySettings {
-        EasySettings(userAgent: userAgent, connectTimeout: connectTimeout, maxBodyBytes: maxBodyBytes,
-                     caFile: caFile, verbose: verbose)
-    }
 }
 
 /// An HTTP client on libcurl's multi interface.
