@@ -111,34 +111,19 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// Writes what is pending and waits for it; rethrows the first write failure.
     func finish() throws {
         queue.sync { flush() }
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { throw failure }
+        if let failure = lock.withLock({ failure }) { throw failure }
     }
 
     /// The pack's status and counts as of the last commit; nil until a commit after `recount()`.
-    var progress: PackProgress? {
-        lock.lock()
-        defer { lock.unlock() }
-        return committed
-    }
+    var progress: PackProgress? { lock.withLock { committed } }
 
     /// Counts again from the database at the next batch: call after changing the pack's rows
     /// other than through this writer.
     func recount() {
         queue.sync {
-            lock.lock()
             tally = nil
-            committed = nil
-            lock.unlock()
+            lock.withLock { committed = nil }
         }
-    }
-
-    /// The first write failure, if any (a full disk, a database error).
-    var error: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
     }
 
     private func flush() {
@@ -154,10 +139,10 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             try commit(items)
         } catch {
             tally = nil
-            lock.lock()
-            let first = failure == nil
-            failure = failure ?? error
-            lock.unlock()
+            let first = lock.withLock {
+                defer { failure = failure ?? error }
+                return failure == nil
+            }
             if first { onFailure?(error) }
         }
     }
@@ -190,9 +175,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             tally = counts
             return status.map { PackProgress(status: $0, counts: counts) }
         }
-        lock.lock()
-        committed = progress
-        lock.unlock()
+        lock.withLock { committed = progress }
         onCommit?(items.compactMap(\.chunk))
     }
 

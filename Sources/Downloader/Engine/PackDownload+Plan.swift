@@ -33,11 +33,11 @@ extension PackDownload {
         // fetches again moments later; what nothing measures stays "unknown" there.
         let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
         try database.setEstimate(estimate.recordedJSON, of: region)
-        lock.lock()
-        required.requiredResources = plan.resources.count + plan.tileCount
-        required.requiredTiles = plan.tileCount
-        required.requiredIsPrecise = true
-        lock.unlock()
+        lock.withLock {
+            required.requiredResources = plan.resources.count + plan.tileCount
+            required.requiredTiles = plan.tileCount
+            required.requiredIsPrecise = true
+        }
         return (plan, walk)
     }
 
@@ -99,9 +99,9 @@ extension PackDownload {
         client?.submit(request)
         waitUntilIdle()
         try throwIfStopped()
-        lock.lock()
-        defer { lock.unlock() }
-        guard let outcome = documents.removeValue(forKey: url) else { throw DownloadError.noAnswer(url: url) }
+        guard let outcome = lock.withLock({ documents.removeValue(forKey: url) }) else {
+            throw DownloadError.noAnswer(url: url)
+        }
         return outcome
     }
 
