@@ -6,7 +6,7 @@ import FoundationEssentials
 enum AttemptStep {
     case finish(HTTPOutcome)
     /// Worth another attempt; `retryAfter` (seconds) is the server's lower bound on the wait.
-    case retry(DownloadError, retryAfter: Double?)
+    case retry(HTTPError, retryAfter: Double?)
     /// A 3xx: follow `target` once the loop has checked its host.
     case redirect(target: String)
 }
@@ -49,7 +49,7 @@ struct AttemptClassifier {
         if let refused = result.refusedAddress {
             return .finish(.failure(.addressRefused(url: url, address: refused.address, scope: refused.scope)))
         }
-        let error = DownloadError.network(code: Int(result.code.rawValue), message: result.message, url: url)
+        let error = HTTPError.network(code: Int(result.code.rawValue), message: result.message, url: url)
         return RetryPolicy.isTransient(result.code) ? .retry(error, retryAfter: nil) : .finish(.failure(error))
     }
 
@@ -69,7 +69,7 @@ struct AttemptClassifier {
                 headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)
             return .finish(.success(.ok(response)))
         } catch {
-            let failure = error as? DownloadError ?? .corruptBody(reason: "\(error)", url: url)
+            let failure = error as? HTTPError ?? .corruptBody(reason: "\(error)", url: url)
             // A corrupt body was damaged in transit as far as we can tell: the next attempt may get it whole.
             if case .corruptBody = failure { return .retry(failure, retryAfter: nil) }
             return .finish(.failure(failure))

@@ -19,7 +19,7 @@ class EasyHandle {
     /// out, a header line or body bytes arriving.
     var lastActivity: UInt64 = 0
 
-    init(userAgent: String, connectTimeout: Double, caFile: String?, maxBodyBytes: Int) throws(DownloadError) {
+    init(userAgent: String, connectTimeout: Double, caFile: String?, maxBodyBytes: Int) throws(HTTPError) {
         guard let handle = curl_easy_init() else { throw .setup("curl_easy_init failed") }
         self.handle = handle
         self.maxBodyBytes = maxBodyBytes
@@ -49,7 +49,7 @@ class EasyHandle {
     }
 
     /// Throws the first failure among the results of setting options.
-    func check(_ codes: [CURLcode]) throws(DownloadError) {
+    func check(_ codes: [CURLcode]) throws(HTTPError) {
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             throw .setup("curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
         }

@@ -43,7 +43,7 @@ final class EasyTransfer: EasyHandle {
     /// The first connection of the attempt that the address rule refused.
     private var refusedAddress: (address: String, scope: AddressScope)?
 
-    init(slot: Int, configuration: HTTPClientConfiguration) throws(DownloadError) {
+    init(slot: Int, configuration: HTTPClientConfiguration) throws(HTTPError) {
         self.slot = slot
         try super.init(userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout,
                        caFile: configuration.caFile, maxBodyBytes: configuration.maxBodyBytes)

@@ -84,9 +84,9 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
                 allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool = { _, _ in true },
                 reach: AddressReach = .anywhere,
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
-        guard configuration.concurrency > 0 else { throw DownloadError.setup("concurrency must be at least 1") }
+        guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
         guard configuration.stallTimeout > 0, configuration.stallTimeout <= 86_400 else {
-            throw DownloadError.setup("the stall timeout must be above 0 and at most a day")
+            throw HTTPError.setup("the stall timeout must be above 0 and at most a day")
         }
         multi = try MultiHandle(slots: configuration.slots)
         self.completion = completion
@@ -107,7 +107,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         } catch {
             finished.leave()
             loop.decoders.close()
-            throw DownloadError.setup("no thread for the HTTP loop: \(error)")
+            throw HTTPError.setup("no thread for the HTTP loop: \(error)")
         }
     }
 
@@ -174,7 +174,7 @@ final class MultiHandle: @unchecked Sendable {  // a C handle: other threads onl
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard let pointer = curl_multi_init() else {
             curl_global_cleanup()
-            throw DownloadError.setup("curl_multi_init failed")
+            throw HTTPError.setup("curl_multi_init failed")
         }
         self.pointer = pointer
         _ = packfs_multi_setopt_long(pointer, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))

@@ -169,7 +169,7 @@ public final class RemoteArchive {
         var raw: Data
         do {
             raw = try openingBytes(section) ?? read(ByteRange(offset: section.offset, length: section.length, ifMatch: etag)).data
-        } catch DownloadError.status(416, _) {
+        } catch HTTPError.status(416, _) {
             throw DownloadError.archive(
                 url: sourceURL, reason: "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive (HTTP 416)")
         }

@@ -44,7 +44,7 @@ final class DocumentFetcher: Sendable {
     func fetch(_ url: String, kind: ResourceKind) throws -> Data {
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
         guard let answer = try fetchAll([(requestURL, nil)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
-        guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
+        guard case .ok(let response) = answer else { throw HTTPError.status(answer.status, url: requestURL) }
         return response.content
     }
 
@@ -52,7 +52,7 @@ final class DocumentFetcher: Sendable {
     func fetch(_ url: String, range: ByteRange) throws -> RemoteArchive.Part {
         let (response, requestURL) = try answer(url, range: range)
         guard let data = RemoteArchive.bytes(of: response, for: range) else {
-            throw DownloadError.status(response.status, url: requestURL)
+            throw HTTPError.status(response.status, url: requestURL)
         }
         return RemoteArchive.Part(data: data, headers: response.headers)
     }
@@ -62,7 +62,7 @@ final class DocumentFetcher: Sendable {
     func answer(_ url: String, range: ByteRange) throws -> (HTTPResponse, String) {
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
         guard let answer = try fetchAll([(requestURL, range)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
-        guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
+        guard case .ok(let response) = answer else { throw HTTPError.status(answer.status, url: requestURL) }
         return (response, requestURL)
     }
 

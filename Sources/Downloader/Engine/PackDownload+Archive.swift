@@ -56,7 +56,7 @@ extension PackDownload {
             writer.add(.resource(url: url, kind: .source, data: StoredData.encoding(tileJSON), headers: response.headers))
             return tileJSON
         case .noContent(let status, _):
-            throw DownloadError.status(status, url: try archiveRequestURL(url))
+            throw HTTPError.status(status, url: try archiveRequestURL(url))
         }
     }
 
@@ -195,7 +195,7 @@ extension PackDownload {
     }
 
     private func archiveRequestURL(_ source: String) throws -> String {
-        guard let archive = ArchiveURL.archiveURL(of: source) else { throw DownloadError.unsupportedScheme(url: source) }
+        guard let archive = ArchiveURL.archiveURL(of: source) else { throw HTTPError.unsupportedScheme(url: source) }
         return try options.urlPolicy.requestURL(for: archive, kind: .source)
     }
 }

@@ -87,7 +87,7 @@ extension PackDownload {
             return (value, content)
         case .noContent(let status, _):
             // A style or TileJSON says what else is needed: without it there is no pack.
-            throw DownloadError.status(status, url: requestURL)
+            throw HTTPError.status(status, url: requestURL)
         }
     }
 

@@ -25,7 +25,7 @@ public enum RemoteFile {
             let response: HTTPResponse
             do {
                 (response, _) = try fetcher.answer(url, range: ByteRange(offset: offset, length: chunk, ifMatch: etag))
-            } catch DownloadError.status(416, _) where offset > 0 {
+            } catch HTTPError.status(416, _) where offset > 0 {
                 return offset
             }
             guard response.status == 206 || offset == 0 else {
