@@ -54,16 +54,12 @@ struct AttemptClassifier {
     }
 
     func decoded(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
-        if result.isRange, (result.headers.contentEncoding ?? "identity") == "identity" {
-            // Parts of a file, cut apart by the caller: kept as received, not compressed whole.
-            let response = HTTPResponse(
-                status: result.status, content: result.body, stored: StoredData(bytes: result.body, compressed: false),
-                headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)
-            return .finish(.success(.ok(response)))
-        }
         do {
-            let body = try decoder.decode(
-                result.body, contentEncoding: result.headers.contentEncoding, limit: bodyLimit, url: url)
+            let coding = result.headers.contentEncoding
+            // Parts of a file, cut apart by the caller: kept as received, not compressed whole.
+            let body = result.isRange && (coding ?? "identity") == "identity"
+                ? BodyDecoder.Decoded(content: result.body, stored: StoredData(bytes: result.body, compressed: false))
+                : try decoder.decode(result.body, contentEncoding: coding, limit: bodyLimit, url: url)
             let response = HTTPResponse(
                 status: result.status, content: body.content, stored: body.stored,
                 headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)

@@ -42,10 +42,7 @@ final class DocumentFetcher: Sendable {
 
     /// One document's content; anything but a 200 fails, naming the URL.
     func fetch(_ url: String, kind: ResourceKind) throws -> Data {
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
-        guard let answer = try fetchAll([(requestURL, nil)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
-        guard case .ok(let response) = answer else { throw HTTPError.status(answer.status, url: requestURL) }
-        return response.content
+        try response(try options.urlPolicy.requestURL(for: url, kind: kind), range: nil).content
     }
 
     /// Bytes `range` of the resource at `url` (a part of an archive), and the answer's headers.
@@ -61,9 +58,14 @@ final class DocumentFetcher: Sendable {
     /// resource; and the URL requested.
     func answer(_ url: String, range: ByteRange) throws -> (HTTPResponse, String) {
         let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
+        return (try response(requestURL, range: range), requestURL)
+    }
+
+    /// The answer with content to one request; anything else fails, naming the URL.
+    private func response(_ requestURL: String, range: ByteRange?) throws -> HTTPResponse {
         guard let answer = try fetchAll([(requestURL, range)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
         guard case .ok(let response) = answer else { throw HTTPError.status(answer.status, url: requestURL) }
-        return (response, requestURL)
+        return response
     }
 
     /// The stored size of each URL (in stored form): "no content" (204, 404) is 0 bytes, a

@@ -88,16 +88,10 @@ extension PackDownload {
         return known
     }
 
-    /// The database-wide caps: reaching one stops the pack; what is stored stays.
     private func countNewTile(isMapbox: Bool, totals: (all: Int?, mapbox: Int)) throws {
         newTiles += 1
         if isMapbox { newMapboxTiles += 1 }
-        if let max = options.maxTiles, (totals.all ?? 0) + newTiles > max {
-            throw DownloadError.tileLimit(limit: max, needed: nil)
-        }
-        if totals.mapbox + newMapboxTiles > options.mapboxTileLimit {
-            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: nil)
-        }
+        try checkTileLimits(all: (totals.all ?? 0) + newTiles, mapbox: totals.mapbox + newMapboxTiles, planned: false)
     }
 
     func submit(_ requests: [HTTPRequest<FetchTag>]) {

@@ -26,7 +26,7 @@ extension PackDownload {
             sources.append(source)
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
-        try checkLimits(plan)
+        try checkTileLimits(all: plan.tileCount, mapbox: plan.mapboxTileCount, planned: true)
         // For progress.json, before the counts turn precise (so a precise count always comes
         // with its estimate): from the database and these documents only. Sampling the server
         // here would delay the pack's first request by a round trip and fetch tiles the run
@@ -105,14 +105,15 @@ extension PackDownload {
         return outcome
     }
 
-    /// The database-wide caps, checked before anything is fetched when the plan alone exceeds
-    /// them; `fetch` checks again as new tiles arrive.
-    private func checkLimits(_ plan: DownloadPlan) throws {
-        if let max = options.maxTiles, plan.tileCount > max {
-            throw DownloadError.tileLimit(limit: max, needed: plan.tileCount)
+    /// The database-wide caps: reaching one stops the pack; what is stored stays. Checked before
+    /// anything is fetched with the plan's own counts (`planned`: the error says what it needs),
+    /// then as new tiles arrive with what the database will hold.
+    func checkTileLimits(all: Int, mapbox: Int, planned: Bool) throws {
+        if let max = options.maxTiles, all > max {
+            throw DownloadError.tileLimit(limit: max, needed: planned ? all : nil)
         }
-        if plan.mapboxTileCount > options.mapboxTileLimit {
-            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: plan.mapboxTileCount)
+        if mapbox > options.mapboxTileLimit {
+            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: planned ? mapbox : nil)
         }
     }
 
