@@ -91,7 +91,7 @@ struct EstimateBuilder {
     private func shape(_ index: Int, measured: [Int: ZoomSizes.Measure]) -> TileSampling.SetShape {
         let set = plan.tileSets[index]
         return TileSampling.SetShape(
-            zooms: set.zooms, measured: Set(measured.keys), tiles: set.counts.reduce(0, +),
+            zooms: set.zooms, measured: Set(measured.keys), tiles: set.tiles,
             deepestTiles: set.counts.last ?? 0)
     }
 
