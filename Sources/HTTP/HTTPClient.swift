@@ -47,9 +47,8 @@ public struct HTTPClientConfiguration: Sendable {
 /// a queue, except that a transfer silent for `quietAfter` stops counting, and one silent for
 /// `stallTimeout` is abandoned and retried.
 /// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS). A 2xx
-/// body is decoded once, on one of `decoders` worker threads (`DecodePool`), into its content
-/// and its stored form (`BodyDecoder`: a gzip body's deflate stream is re-framed as zlib, never
-/// recompressed); meanwhile its slot already carries the next transfer.
+/// body is decoded on one of `decoders` worker threads (`DecodePool`, `BodyDecoder`) while its
+/// slot already carries the next transfer.
 ///
 /// Threading. `completion` runs on the loop thread (failures, 3xx/4xx, 204/304, cancellations)
 /// or on a decoding worker (decoded 2xx bodies), so calls CAN BE CONCURRENT: it must be

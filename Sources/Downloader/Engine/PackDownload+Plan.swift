@@ -56,10 +56,6 @@ extension PackDownload {
     /// fetched, and stored with the pack's first batch only once `read` and `ContentCheck` took
     /// it: a document that is none leaves nothing behind.
     private func document<T>(url: String, kind: ResourceKind, _ read: (Data) throws -> T) throws -> (T, Data) {
-        if kind == .source, ArchiveURL.archiveURL(of: url) != nil {
-            let content = try archiveDocument(url)
-            return (try read(content), content)
-        }
         handledDocuments.insert(url)
         if let content = try stagedContent(of: url) { return (try read(content), content) }
         let stored = try database.resource(url: url)
@@ -68,10 +64,13 @@ extension PackDownload {
             writer.add(.adoptedResource(url: url))
             return (value, content)
         }
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
+        let isArchive = kind == .source && ArchiveURL.archiveURL(of: url) != nil
+        let requestURL = try isArchive ? archiveRequestURL(url) : options.urlPolicy.requestURL(for: url, kind: kind)
         let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
         let request = HTTPRequest<FetchTag>(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))
-        switch try fetchAndWait(document: url, request: request).get() {
+        let answer = try isArchive
+            ? archiveDocument(url, validators: validators) : fetchAndWait(document: url, request: request).get()
+        switch answer {
         case .ok(let response):
             let value = try read(response.content)
             // A TileJSON without `tiles` reads when its style lists them; it is still no TileJSON.
