@@ -47,7 +47,8 @@ final class DocumentFetcher: Sendable {
 
     /// Bytes `range` of the resource at `url` (a part of an archive), and the answer's headers.
     func fetch(_ url: String, range: ByteRange) throws -> RemoteArchive.Part {
-        let (response, requestURL) = try answer(url, range: range)
+        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
+        let response = try response(requestURL, range: range)
         guard let data = RemoteArchive.bytes(of: response, for: range) else {
             throw HTTPError.status(response.status, url: requestURL)
         }
@@ -55,10 +56,9 @@ final class DocumentFetcher: Sendable {
     }
 
     /// The answer with content to a request for `range` of `url`: a 206, or a 200 with the whole
-    /// resource; and the URL requested.
-    func answer(_ url: String, range: ByteRange) throws -> (HTTPResponse, String) {
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
-        return (try response(requestURL, range: range), requestURL)
+    /// resource.
+    func answer(_ url: String, range: ByteRange) throws -> HTTPResponse {
+        try response(options.urlPolicy.requestURL(for: url, kind: .source), range: range)
     }
 
     /// The answer with content to one request; anything else fails, naming the URL.

@@ -24,7 +24,7 @@ public enum RemoteFile {
         while true {
             let response: HTTPResponse
             do {
-                (response, _) = try fetcher.answer(url, range: ByteRange(offset: offset, length: chunk, ifMatch: etag))
+                response = try fetcher.answer(url, range: ByteRange(offset: offset, length: chunk, ifMatch: etag))
             } catch HTTPError.status(416, _) where offset > 0 {
                 return offset
             }
