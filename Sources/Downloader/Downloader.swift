@@ -13,8 +13,8 @@
 // a decoding thread; the writer commits on its own. `suspend()` may come from any thread: requests
 // in flight are cancelled and the run returns without waiting for any answer.
 //
-// Errors. What is wrong in a document is a `StyleError`; everything else the Downloader reports
-// (a URL that may not be requested, a request that failed, a limit reached) is a `DownloadError`
-// case naming the URL or the limit. An `HTTPOutcome` is a `Result`: `AttemptClassifier` alone
+// Errors. What is wrong in a document is a `StyleError`; a URL the client refuses or a request
+// that failed is an `HTTPError`; the rest (the URL policy, an archive, a limit reached, a write)
+// is a `DownloadError` case naming the URL or the limit. An `HTTPOutcome` is a `Result`: `AttemptClassifier` alone
 // decides which statuses are answers and which are errors. A run ends with the pack in `error`
 // and the error's one line, nothing stored lost.

@@ -6,7 +6,7 @@ import FoundationEssentials
 enum AttemptStep {
     case finish(HTTPOutcome)
     /// Worth another attempt; `retryAfter` (seconds) is the server's lower bound on the wait.
-    case retry(DownloadError, retryAfter: Double?)
+    case retry(HTTPError, retryAfter: Double?)
     /// A 3xx: follow `target` once the loop has checked its host.
     case redirect(target: String)
 }
@@ -49,27 +49,23 @@ struct AttemptClassifier {
         if let refused = result.refusedAddress {
             return .finish(.failure(.addressRefused(url: url, address: refused.address, scope: refused.scope)))
         }
-        let error = DownloadError.network(code: Int(result.code.rawValue), message: result.message, url: url)
+        let error = HTTPError.network(code: Int(result.code.rawValue), message: result.message, url: url)
         return RetryPolicy.isTransient(result.code) ? .retry(error, retryAfter: nil) : .finish(.failure(error))
     }
 
     func decoded(_ result: AttemptResult, url: String, now: Int64) -> AttemptStep {
-        if result.isRange, (result.headers.contentEncoding ?? "identity") == "identity" {
-            // Parts of a file, cut apart by the caller: kept as received, not compressed whole.
-            let response = HTTPResponse(
-                status: result.status, content: result.body, stored: StoredData(bytes: result.body, compressed: false),
-                headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)
-            return .finish(.success(.ok(response)))
-        }
         do {
-            let body = try decoder.decode(
-                result.body, contentEncoding: result.headers.contentEncoding, limit: bodyLimit, url: url)
+            let coding = result.headers.contentEncoding
+            // Parts of a file, cut apart by the caller: kept as received, not compressed whole.
+            let body = result.isRange && (coding ?? "identity") == "identity"
+                ? BodyDecoder.Decoded(content: result.body, stored: StoredData(bytes: result.body, compressed: false))
+                : try decoder.decode(result.body, contentEncoding: coding, limit: bodyLimit, url: url)
             let response = HTTPResponse(
                 status: result.status, content: body.content, stored: body.stored,
                 headers: result.headers.cacheHeaders(now: now), wireBytes: result.body.count)
             return .finish(.success(.ok(response)))
         } catch {
-            let failure = error as? DownloadError ?? .corruptBody(reason: "\(error)", url: url)
+            let failure = error as? HTTPError ?? .corruptBody(reason: "\(error)", url: url)
             // A corrupt body was damaged in transit as far as we can tell: the next attempt may get it whole.
             if case .corruptBody = failure { return .retry(failure, retryAfter: nil) }
             return .finish(.failure(failure))

@@ -32,7 +32,7 @@ public final class BodyDecoder {
         case "identity", "": return Decoded(content: body, stored: StoredData.encoding(body))
         case "gzip", "x-gzip": return try gzip(body, budget)
         case "deflate": return try deflate(body, budget)
-        case let other: throw DownloadError.unsupportedEncoding(other, url: url)
+        case let other: throw HTTPError.unsupportedEncoding(other, url: url)
         }
     }
 
@@ -51,11 +51,11 @@ public final class BodyDecoder {
         do {
             return try inflater.inflate(input, windowBits: windowBits, sizeHint: sizeHint, limit: budget.limit - budget.used)
         } catch .tooLarge {
-            throw DownloadError.bodyTooLarge(limit: budget.limit, url: budget.url)
+            throw HTTPError.bodyTooLarge(limit: budget.limit, url: budget.url)
         } catch .corrupt(let reason) {
-            throw DownloadError.corruptBody(reason: reason, url: budget.url)
+            throw HTTPError.corruptBody(reason: reason, url: budget.url)
         } catch {
-            throw DownloadError.corruptBody(reason: error.description, url: budget.url)
+            throw HTTPError.corruptBody(reason: error.description, url: budget.url)
         }
     }
 
@@ -134,13 +134,13 @@ enum GzipHeader {
     /// FCOMMENT and FHCRC fields, in that order.
     static func deflateOffset(in raw: UnsafeRawBufferPointer, url: String) throws -> Int {
         guard raw.count >= 18, raw[0] == 0x1F, raw[1] == 0x8B, raw[2] == 8 else {
-            throw DownloadError.corruptBody(reason: "not a gzip member", url: url)
+            throw HTTPError.corruptBody(reason: "not a gzip member", url: url)
         }
         let flags = raw[3]
         var offset = 10
         if flags & fextra != 0 {
             guard offset + 2 <= raw.count else {
-                throw DownloadError.corruptBody(reason: "gzip FEXTRA truncated", url: url)
+                throw HTTPError.corruptBody(reason: "gzip FEXTRA truncated", url: url)
             }
             offset += 2 + (Int(raw[offset]) | Int(raw[offset + 1]) << 8)
         }
@@ -149,7 +149,7 @@ enum GzipHeader {
             offset += 1
         }
         if flags & fhcrc != 0 { offset += 2 }
-        guard offset + 8 <= raw.count else { throw DownloadError.corruptBody(reason: "gzip header truncated", url: url) }
+        guard offset + 8 <= raw.count else { throw HTTPError.corruptBody(reason: "gzip header truncated", url: url) }
         return offset
     }
 

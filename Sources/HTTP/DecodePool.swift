@@ -77,7 +77,7 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
         }
         // Fewer workers decode more slowly; none would leave every body waiting.
         if let failure, condition.withLock({ threads.isEmpty }) {
-            throw DownloadError.setup("no thread to decode bodies: \(failure)")
+            throw HTTPError.setup("no thread to decode bodies: \(failure)")
         }
     }
 

@@ -1,15 +1,6 @@
 import CCurl
 import FoundationEssentials
 
-/// Options every easy handle gets once, at creation.
-struct EasySettings {
-    var userAgent: String
-    var connectTimeout: Double
-    var maxBodyBytes: Int
-    var caFile: String?
-    var verbose: Bool
-}
-
 /// What one attempt produced, copied out of the easy handle so the handle can be reused at once.
 struct AttemptResult {
     var code: CURLcode
@@ -28,28 +19,18 @@ struct AttemptResult {
     var refusedAddress: (address: String, scope: AddressScope)?
 }
 
-/// One reusable easy handle and the buffers its callbacks fill. There is one per transfer slot,
-/// created with the client and kept for its life, so libcurl's per-handle caches stay warm and no
-/// request pays for handle setup. The callbacks find it through their userdata pointer, unretained:
-/// the loop owns every EasyTransfer for as long as its handle exists.
+/// One reusable easy handle of the multi loop. There is one per transfer slot, created with the
+/// client and kept for its life, so libcurl's per-handle caches stay warm and no request pays for
+/// handle setup.
 ///
-/// It also keeps the attempt's last sign of life (`lastActivity`), which the loop reads to find
-/// silent transfers: libcurl's own low-speed check (CURLOPT_LOW_SPEED_TIME) judges a moving
-/// average, so a transfer that received a little and then stopped went on well past the setting
-/// (docs/reliability.md, "Stalls, the fault matrix, redirects").
-final class EasyTransfer {
-    let handle: UnsafeMutableRawPointer
+/// The loop reads the attempt's last sign of life (`lastActivity`) to find silent transfers:
+/// libcurl's own low-speed check (CURLOPT_LOW_SPEED_TIME) judges a moving average, so a transfer
+/// that received a little and then stopped went on well past the setting (docs/reliability.md,
+/// "Stalls, the fault matrix, redirects").
+final class EasyTransfer: EasyHandle {
     let slot: Int
-    private let maxBodyBytes: Int
-    private var body = Data()
-    private var headers = ResponseHeaderFields()
-    private var bodyTooLarge = false
     /// The conditional request's header list (nil when the shared list is used); freed per request.
     private var ownHeaders: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer: UnsafeMutablePointer<CChar>
-    /// Monotonic nanoseconds of the attempt's last sign of life: its start, its request going
-    /// out, a header line or body bytes arriving.
-    private(set) var lastActivity: UInt64 = 0
     /// Whether the request went out on a connection (libcurl's pre-request callback). Only from
     /// then on is silence a stall; before, name resolution and the connect timeout govern.
     private(set) var requestSent = false
@@ -62,54 +43,30 @@ final class EasyTransfer {
     /// The first connection of the attempt that the address rule refused.
     private var refusedAddress: (address: String, scope: AddressScope)?
 
-    init(slot: Int, settings: EasySettings) throws {
-        guard let handle = curl_easy_init() else { throw DownloadError.setup("curl_easy_init failed") }
-        self.handle = handle
+    init(slot: Int, configuration: HTTPClientConfiguration) throws(HTTPError) {
         self.slot = slot
-        self.maxBodyBytes = settings.maxBodyBytes
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        try configure(settings)
-    }
-
-    deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(ownHeaders)
-        errorBuffer.deallocate()
-    }
-
-    private func configure(_ settings: EasySettings) throws {
+        try super.init(userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout,
+                       caFile: configuration.caFile, maxBodyBytes: configuration.maxBodyBytes)
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let codes: [CURLcode] = [
+        try check([
             packfs_easy_setopt_ptr(handle, CURLOPT_PRIVATE, me),
-            packfs_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, receiveBody),
-            packfs_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, me),
-            packfs_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, receiveHeader),
-            packfs_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, me),
             packfs_easy_setopt_prereq(handle, CURLOPT_PREREQFUNCTION, requestGoesOut),
             packfs_easy_setopt_ptr(handle, CURLOPT_PREREQDATA, me),
             packfs_easy_setopt_opensocket(handle, CURLOPT_OPENSOCKETFUNCTION, socketOpener),
             packfs_easy_setopt_ptr(handle, CURLOPT_OPENSOCKETDATA, me),
-            packfs_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer),
-            packfs_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
-            // Only http and https, for the request and (were it ever on) for redirects.
-            packfs_easy_setopt_str(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-            packfs_easy_setopt_str(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
-            // Redirects are followed by the loop, which checks each target host first.
-            packfs_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
             packfs_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)),
-            packfs_easy_setopt_str(handle, CURLOPT_USERAGENT, settings.userAgent),
             // Bodies arrive as sent: Accept-Encoding is our own header and the body decoder keeps
             // the server's deflate stream. CURLOPT_ACCEPT_ENCODING stays unset.
             packfs_easy_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0),
-            packfs_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(settings.connectTimeout * 1000)),
             // No CURLOPT_LOW_SPEED_*: the loop times out silent transfers itself (see above).
-            packfs_easy_setopt_long(handle, CURLOPT_VERBOSE, settings.verbose ? 1 : 0),
-        ]
-        let caCode = settings.caFile.map { packfs_easy_setopt_str(handle, CURLOPT_CAINFO, $0) } ?? CURLE_OK
-        if let failed = (codes + [caCode]).first(where: { $0 != CURLE_OK }) {
-            throw DownloadError.setup("curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))")
-        }
+            packfs_easy_setopt_long(handle, CURLOPT_VERBOSE, configuration.verbose ? 1 : 0),
+        ])
+    }
+
+    deinit {
+        // The handle (cleaned up by EasyHandle's deinit, after this) must not point at a freed list.
+        _ = packfs_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, nil)
+        curl_slist_free_all(ownHeaders)
     }
 
     /// Points the handle at the next request. `shared` is the header list of unconditional
@@ -119,11 +76,7 @@ final class EasyTransfer {
     {
         self.reachesAnyAddress = reachesAnyAddress
         refusedAddress = nil
-        body = Data()
-        headers = ResponseHeaderFields()
-        bodyTooLarge = false
-        errorBuffer[0] = 0
-        lastActivity = MonotonicClock.now()
+        reset()
         requestSent = false
         abandonment = nil
         curl_slist_free_all(ownHeaders)
@@ -161,33 +114,11 @@ final class EasyTransfer {
         if (300..<400).contains(status) {
             _ = packfs_easy_getinfo_ptr(handle, CURLINFO_REDIRECT_URL, &redirect)
         }
-        let message = code == CURLE_OK ? ""
-            : abandonment ?? (errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
-        let result = AttemptResult(
-            code: code, message: message, status: status, headers: headers, body: body,
-            bodyTooLarge: bodyTooLarge, redirectURL: redirect.map { String(cString: $0) },
-            newConnections: connects, isRange: isRange, refusedAddress: code == CURLE_OK ? nil : refusedAddress)
-        body = Data()
-        return result
-    }
-
-    /// Appends body bytes; returning less than `count` makes libcurl abort the transfer.
-    fileprivate func receive(body bytes: UnsafeRawPointer, count: Int) -> Int {
-        lastActivity = MonotonicClock.now()
-        if body.count + count > maxBodyBytes {
-            bodyTooLarge = true
-            return 0
-        }
-        if body.isEmpty, let expected = headers.contentLength, expected > 0 {
-            body.reserveCapacity(min(expected, maxBodyBytes))
-        }
-        body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
-        return count
-    }
-
-    fileprivate func receive(headerLine bytes: UnsafeRawPointer, count: Int) {
-        lastActivity = MonotonicClock.now()
-        headers.consume(line: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
+        return AttemptResult(
+            code: code, message: code == CURLE_OK ? "" : abandonment ?? message(for: code), status: status,
+            headers: headers, body: takeBody(), bodyTooLarge: bodyTooLarge,
+            redirectURL: redirect.map { String(cString: $0) }, newConnections: connects, isRange: isRange,
+            refusedAddress: code == CURLE_OK ? nil : refusedAddress)
     }
 
     /// The socket for a connection to `address`, or CURL_SOCKET_BAD when the address rule
@@ -208,21 +139,6 @@ final class EasyTransfer {
         requestSent = true
         lastActivity = MonotonicClock.now()
     }
-}
-
-// The callbacks libcurl calls on the loop thread. They never trap: a missing pointer aborts the
-// transfer (returning 0), which surfaces as an ordinary CURLE_WRITE_ERROR.
-private let receiveBody: packfs_write_cb = { data, size, count, userdata in
-    guard let data, let userdata else { return 0 }
-    let transfer = Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
-    return transfer.receive(body: UnsafeRawPointer(data), count: size * count)
-}
-
-private let receiveHeader: packfs_write_cb = { data, size, count, userdata in
-    guard let data, let userdata else { return 0 }
-    let transfer = Unmanaged<EasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
-    transfer.receive(headerLine: UnsafeRawPointer(data), count: size * count)
-    return size * count
 }
 
 /// Called for every connection libcurl opens, with the address it resolved (docs/design.md §4).

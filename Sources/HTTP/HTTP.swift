@@ -10,4 +10,4 @@
 //
 // Threading. `submit` and `cancel` from any thread; completions on the loop or a decode thread.
 //
-// Errors. Every failure is a `DownloadError` case naming the URL.
+// Errors. Every failure is an `HTTPError` case naming the URL.

@@ -37,11 +37,6 @@ public struct HTTPClientConfiguration: Sendable {
     /// Easy handles, and connections per host, at most: `concurrency` plus as many for the
     /// transfers started while others were quiet.
     var slots: Int { 2 * concurrency }
-
-    var easySettings: EasySettings {
-        EasySettings(userAgent: userAgent, connectTimeout: connectTimeout, maxBodyBytes: maxBodyBytes,
-                     caFile: caFile, verbose: verbose)
-    }
 }
 
 /// An HTTP client on libcurl's multi interface.
@@ -52,9 +47,8 @@ public struct HTTPClientConfiguration: Sendable {
 /// a queue, except that a transfer silent for `quietAfter` stops counting, and one silent for
 /// `stallTimeout` is abandoned and retried.
 /// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS). A 2xx
-/// body is decoded once, on one of `decoders` worker threads (`DecodePool`), into its content
-/// and its stored form (`BodyDecoder`: a gzip body's deflate stream is re-framed as zlib, never
-/// recompressed); meanwhile its slot already carries the next transfer.
+/// body is decoded on one of `decoders` worker threads (`DecodePool`, `BodyDecoder`) while its
+/// slot already carries the next transfer.
 ///
 /// Threading. `completion` runs on the loop thread (failures, 3xx/4xx, 204/304, cancellations)
 /// or on a decoding worker (decoded 2xx bodies), so calls CAN BE CONCURRENT: it must be
@@ -89,9 +83,9 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
                 allowHost: @escaping @Sendable (_ host: String, _ port: Int) -> Bool = { _, _ in true },
                 reach: AddressReach = .anywhere,
                 completion: @escaping @Sendable (HTTPCompletion<Tag>) -> Void) throws {
-        guard configuration.concurrency > 0 else { throw DownloadError.setup("concurrency must be at least 1") }
+        guard configuration.concurrency > 0 else { throw HTTPError.setup("concurrency must be at least 1") }
         guard configuration.stallTimeout > 0, configuration.stallTimeout <= 86_400 else {
-            throw DownloadError.setup("the stall timeout must be above 0 and at most a day")
+            throw HTTPError.setup("the stall timeout must be above 0 and at most a day")
         }
         multi = try MultiHandle(slots: configuration.slots)
         self.completion = completion
@@ -112,7 +106,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         } catch {
             finished.leave()
             loop.decoders.close()
-            throw DownloadError.setup("no thread for the HTTP loop: \(error)")
+            throw HTTPError.setup("no thread for the HTTP loop: \(error)")
         }
     }
 
@@ -179,7 +173,7 @@ final class MultiHandle: @unchecked Sendable {  // a C handle: other threads onl
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard let pointer = curl_multi_init() else {
             curl_global_cleanup()
-            throw DownloadError.setup("curl_multi_init failed")
+            throw HTTPError.setup("curl_multi_init failed")
         }
         self.pointer = pointer
         _ = packfs_multi_setopt_long(pointer, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))

@@ -96,7 +96,7 @@ public enum HTTPAnswer: Sendable {
 /// names the URL and the cause (any 4xx but 404 among them: it is not retried, and a pack stops
 /// on it). `AttemptClassifier` is the one place that tells the two apart; a caller takes the
 /// answer with `get()`.
-public typealias HTTPOutcome = Result<HTTPAnswer, DownloadError>
+public typealias HTTPOutcome = Result<HTTPAnswer, HTTPError>
 
 /// Delivered once for every submitted request.
 public struct HTTPCompletion<Tag: Sendable>: Sendable {

@@ -12,7 +12,7 @@ struct Job<Tag: Sendable>: Sendable {
     var redirects = 0
     var newConnections = 0
     /// Why the request's own URL may not be fetched, judged when it was submitted; nil: allowed.
-    var refusal: DownloadError?
+    var refusal: HTTPError?
     /// Whether the next attempt's URL may connect to an address that is not public (`ReachJudge`).
     var reachesAnyAddress = false
 
@@ -133,7 +133,7 @@ final class URLInspector {
     private let handle: OpaquePointer
 
     init() throws {
-        guard let handle = curl_url() else { throw DownloadError.setup("curl_url failed") }
+        guard let handle = curl_url() else { throw HTTPError.setup("curl_url failed") }
         self.handle = handle
     }
 
@@ -142,7 +142,7 @@ final class URLInspector {
     /// Where `url` may be fetched: its endpoint, or why not, phrased for a first request or for
     /// a redirect from `origin`.
     func judge(_ url: String, redirectedFrom origin: String?, allowHost: (String, Int) -> Bool)
-        -> Result<Endpoint, DownloadError>
+        -> Result<Endpoint, HTTPError>
     {
         guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
               let scheme = part(CURLUPART_SCHEME)

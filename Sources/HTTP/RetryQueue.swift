@@ -21,7 +21,6 @@ struct RetryQueue<Element> {
     private var nextSequence: UInt64 = 0
 
     var isEmpty: Bool { heap.isEmpty }
-    var count: Int { heap.count }
     /// Monotonic nanoseconds of the earliest entry.
     var earliestDue: UInt64? { heap.first?.due }
 
@@ -38,12 +37,6 @@ struct RetryQueue<Element> {
         heap.removeLast()
         if !heap.isEmpty { siftDown(0) }
         return first.element
-    }
-
-    /// Empties the queue, returning every element (order unspecified).
-    mutating func removeAll() -> [Element] {
-        defer { heap.removeAll() }
-        return heap.map(\.element)
     }
 
     /// Removes the elements matching `predicate`, returning them.

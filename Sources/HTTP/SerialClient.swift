@@ -5,8 +5,7 @@ import FoundationEssentials
 /// connection alive between them: object storage's uploads (a part, then the next). The
 /// downloads' many requests at once are `HTTPClient`'s. Redirects are not followed, only http
 /// and https are spoken, and a request that moves under a byte a second for a minute is dead.
-/// The callbacks find the client through their userdata pointer, unretained: the handle lives
-/// exactly as long as the client. Not thread-safe: one per caller.
+/// Not thread-safe: one per caller.
 public final class SerialClient {
     /// How every request of this client is sent.
     public struct Options: Sendable {
@@ -27,11 +26,10 @@ public final class SerialClient {
         }
     }
 
-    /// An answer: its status, its header fields (names lowercased, the last of a repeated one),
-    /// its body.
+    /// An answer: its status, its ETag, its body.
     public struct Answer: Sendable {
         public var status: Int
-        public var headers: [String: String]
+        public var etag: String?
         public var body: Data
     }
 
@@ -43,48 +41,22 @@ public final class SerialClient {
         public var description: String { message }
     }
 
-    private let handle: UnsafeMutableRawPointer
-    private let options: Options
-    private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var body = Data()
-    private var headers: [String: String] = [:]
+    private let easy: EasyHandle
 
     public init(options: Options) throws(Failure) {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let handle = curl_easy_init() else { throw Failure(message: "curl_easy_init failed", retryable: false) }
-        self.handle = handle
-        self.options = options
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        try configure()
-    }
-
-    deinit {
-        curl_easy_cleanup(handle)
-        errorBuffer.deallocate()
-    }
-
-    private func configure() throws(Failure) {
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        var codes: [CURLcode] = [
-            packfs_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, receiveBody),
-            packfs_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, me),
-            packfs_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, receiveHeader),
-            packfs_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, me),
-            packfs_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer),
-            packfs_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
-            packfs_easy_setopt_str(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-            packfs_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-            packfs_easy_setopt_str(handle, CURLOPT_USERAGENT, "packfs"),
-            packfs_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000),
-            packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
-            packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 60),
-        ]
-        if let signing = options.awsSigV4 { codes.append(packfs_easy_setopt_str(handle, CURLOPT_AWS_SIGV4, signing)) }
-        if let credentials = options.credentials { codes.append(packfs_easy_setopt_str(handle, CURLOPT_USERPWD, credentials)) }
-        if let caBundle = options.caBundle { codes.append(packfs_easy_setopt_str(handle, CURLOPT_CAINFO, caBundle)) }
-        if let failed = codes.first(where: { $0 != CURLE_OK }) {
-            throw Failure(message: "curl_easy_setopt: \(String(cString: curl_easy_strerror(failed)))", retryable: false)
+        do {
+            easy = try EasyHandle(userAgent: "packfs", connectTimeout: 10, caFile: options.caBundle,
+                                  maxBodyBytes: options.maxBodyBytes)
+            let handle = easy.handle
+            try easy.check([
+                packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
+                packfs_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 60),
+                options.awsSigV4.map { packfs_easy_setopt_str(handle, CURLOPT_AWS_SIGV4, $0) } ?? CURLE_OK,
+                options.credentials.map { packfs_easy_setopt_str(handle, CURLOPT_USERPWD, $0) } ?? CURLE_OK,
+            ])
+        } catch {
+            throw Failure(message: error.description, retryable: false)
         }
     }
 
@@ -93,9 +65,8 @@ public final class SerialClient {
     public func send(_ method: String, url: String, headers lines: [String], payload: UnsafeRawBufferPointer)
         -> Result<Answer, Failure>
     {
-        body = Data()
-        headers = [:]
-        errorBuffer[0] = 0
+        easy.reset()
+        let handle = easy.handle
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines { list = curl_slist_append(list, line) }
         defer { curl_slist_free_all(list) }
@@ -113,12 +84,11 @@ public final class SerialClient {
         // Nothing of the payload outlives the call.
         _ = packfs_easy_setopt_ptr(handle, CURLOPT_POSTFIELDS, nil)
         guard code == CURLE_OK else {
-            let message = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-            return .failure(Failure(message: message, retryable: !Self.permanent.contains(code)))
+            return .failure(Failure(message: easy.message(for: code), retryable: !Self.permanent.contains(code)))
         }
         var status = 0
         _ = packfs_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(Answer(status: status, headers: headers, body: body))
+        return .success(Answer(status: status, etag: easy.headers.etag, body: easy.takeBody()))
     }
 
     /// libcurl errors no retry can mend: the URL, the TLS peer, this process's own state.
@@ -130,30 +100,4 @@ public final class SerialClient {
 
     /// A body of no bytes that lives as long as the process (libcurl wants a pointer even then).
     private static let emptyBody: StaticString = ""
-
-    fileprivate func receive(body bytes: UnsafeRawPointer, count: Int) -> Int {
-        guard count <= options.maxBodyBytes - body.count else { return 0 }
-        body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
-        return count
-    }
-
-    fileprivate func receive(headerLine bytes: UnsafeRawPointer, count: Int) {
-        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let value = line[line.index(after: colon)...].drop(while: \.isWhitespace)
-        headers[line[..<colon].lowercased()] = String(value.reversed().drop(while: \.isWhitespace).reversed())
-    }
-}
-
-// The callbacks libcurl calls during `curl_easy_perform`. They never trap: a missing pointer
-// aborts the transfer (returning 0), which surfaces as an ordinary CURLE_WRITE_ERROR.
-private let receiveBody: packfs_write_cb = { data, size, count, userdata in
-    guard let data, let userdata else { return 0 }
-    return Unmanaged<SerialClient>.fromOpaque(userdata).takeUnretainedValue().receive(body: UnsafeRawPointer(data), count: size * count)
-}
-
-private let receiveHeader: packfs_write_cb = { data, size, count, userdata in
-    guard let data, let userdata else { return 0 }
-    Unmanaged<SerialClient>.fromOpaque(userdata).takeUnretainedValue().receive(headerLine: UnsafeRawPointer(data), count: size * count)
-    return size * count
 }

@@ -70,8 +70,7 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         urls = try URLInspector()
         classifier = AttemptClassifier(decoder: BodyDecoder(), bodyLimit: configuration.maxBodyBytes)
         sharedHeaders = RequestHeaders.shared()
-        let settings = configuration.easySettings
-        transfers = try (0..<configuration.slots).map { try EasyTransfer(slot: $0, settings: settings) }
+        transfers = try (0..<configuration.slots).map { try EasyTransfer(slot: $0, configuration: configuration) }
         idle = Array(transfers.indices.reversed())
         active = Array(repeating: nil, count: transfers.count)
         isQuiet = Array(repeating: false, count: transfers.count)

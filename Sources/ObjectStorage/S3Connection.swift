@@ -53,7 +53,7 @@ final class S3Connection {
         if let token = configuration.sessionToken { headers.append("x-amz-security-token: \(token)") }
         let url = configuration.url(of: request.object, query: request.query)
         return client.send(request.method, url: url, headers: headers, payload: payload).map {
-            S3Response(status: $0.status, etag: $0.headers["etag"], body: $0.body)
+            S3Response(status: $0.status, etag: $0.etag, body: $0.body)
         }
     }
 }

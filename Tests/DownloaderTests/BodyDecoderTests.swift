@@ -64,7 +64,7 @@ final class BodyDecoderTests: XCTestCase {
         body[body.count / 2] ^= 0x55
         body[body.count - 8] ^= 0xFF
         XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")) { error in
-            guard case DownloadError.corruptBody = error else { return XCTFail("\(error)") }
+            guard case HTTPError.corruptBody = error else { return XCTFail("\(error)") }
         }
         let truncated = try ZlibGzip.member(try fixture(glyphs)).prefix(100)
         XCTAssertThrowsError(try BodyDecoder().decode(Data(truncated), contentEncoding: "gzip", limit: limit, url: "u"))
@@ -79,7 +79,7 @@ final class BodyDecoderTests: XCTestCase {
             body[offset] ^= 0x01
             XCTAssertNil(body.withUnsafeBytes { GzipFastPath()!.member($0, deflateAt: 10, limit: limit) })
             XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: limit, url: "u")) { error in
-                guard case DownloadError.corruptBody = error else { return XCTFail("\(error)") }
+                guard case HTTPError.corruptBody = error else { return XCTFail("\(error)") }
             }
         }
     }
@@ -134,11 +134,11 @@ final class BodyDecoderTests: XCTestCase {
 
     func testUnknownEncodingAndOversizedBodiesAreRefused() throws {
         XCTAssertThrowsError(try BodyDecoder().decode(Data([1, 2]), contentEncoding: "br", limit: limit, url: "u")) {
-            XCTAssertEqual($0 as? DownloadError, .unsupportedEncoding("br", url: "u"))
+            XCTAssertEqual($0 as? HTTPError, .unsupportedEncoding("br", url: "u"))
         }
         let body = try ZlibGzip.member(Data(count: 1 << 20))
         XCTAssertThrowsError(try BodyDecoder().decode(body, contentEncoding: "gzip", limit: 1 << 16, url: "u")) {
-            XCTAssertEqual($0 as? DownloadError, .bodyTooLarge(limit: 1 << 16, url: "u"))
+            XCTAssertEqual($0 as? HTTPError, .bodyTooLarge(limit: 1 << 16, url: "u"))
         }
     }
 }

@@ -224,7 +224,7 @@ final class EstimateTests: PackFSTestCase {
 
     /// A fixture world document, `{base}` replaced.
     func document(_ url: String) throws -> Data {
-        guard url.hasPrefix(base + "/") else { throw DownloadError.status(404, url: url) }
+        guard url.hasPrefix(base + "/") else { throw HTTPError.status(404, url: url) }
         let file = ProjectPaths.world.appendingPathComponent(String(url.dropFirst(base.count + 1)))
         return Data(try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "{base}", with: base).utf8)
     }

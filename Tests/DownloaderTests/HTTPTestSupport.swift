@@ -75,7 +75,7 @@ extension HTTPOutcome {
 
 extension HTTPCompletion {
     /// The error the request ended with; nil for an answer.
-    var failure: DownloadError? {
+    var failure: HTTPError? {
         if case .failure(let error) = outcome { return error }
         return nil
     }

@@ -24,7 +24,7 @@ final class HostileDocumentTests: XCTestCase {
         return try Estimate.make(for: definition) { url, kind in
             if kind == .style { return style }
             if let document = tileJSON[url] { return document }
-            guard url.hasPrefix(self.base + "/") else { throw DownloadError.status(404, url: url) }
+            guard url.hasPrefix(self.base + "/") else { throw HTTPError.status(404, url: url) }
             let file = ProjectPaths.world.appendingPathComponent(String(url.dropFirst(self.base.count + 1)))
             let text = try String(contentsOf: file, encoding: .utf8)
             return Data(text.replacingOccurrences(of: "{base}", with: self.base).utf8)

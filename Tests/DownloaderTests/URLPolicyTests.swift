@@ -102,7 +102,7 @@ final class URLPolicyTests: XCTestCase {
         let toFile = URLPolicy(rewrites: [URLRewrite(from: "https://t.test/", to: "file:///srv/")])
         XCTAssertThrowsError(try toFile.requestURL(for: "https://t.test/a.pbf", kind: .tile)) {
             XCTAssertEqual(
-                $0 as? DownloadError, .unsupportedScheme(url: "file:///srv/a.pbf"))
+                $0 as? HTTPError, .unsupportedScheme(url: "file:///srv/a.pbf"))
         }
     }
 
@@ -112,11 +112,11 @@ final class URLPolicyTests: XCTestCase {
         XCTAssertNoThrow(try policy.checkContact("https://user@TILES.example.com:8443/a"))
         XCTAssertThrowsError(try policy.checkContact("http://127.0.0.1:9999/a")) {
             XCTAssertEqual(
-                $0 as? DownloadError, .hostNotAllowed(host: "127.0.0.1", url: "http://127.0.0.1:9999/a"))
+                $0 as? HTTPError, .hostNotAllowed(host: "127.0.0.1", url: "http://127.0.0.1:9999/a"))
         }
         XCTAssertThrowsError(try policy.requestURL(for: "mapbox://styles/a/b", kind: .style)) {
             XCTAssertEqual(
-                $0 as? DownloadError,
+                $0 as? HTTPError,
                 .hostNotAllowed(
                     host: "api.mapbox.com", url: "https://api.mapbox.com/styles/v1/a/b?access_token=pk.T"))
             XCTAssertTrue("\($0)".contains("api.mapbox.com"))

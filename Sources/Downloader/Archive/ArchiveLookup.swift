@@ -59,7 +59,7 @@ extension RemoteArchive {
         -> ArchiveLookup.Request
     {
         guard let part = header.tileData.part(at: group.offset, length: group.length) else {
-            throw DownloadError.archive(url: sourceURL, reason: "bytes \(group.offset)+\(group.length) lie outside the tile data")
+            throw failure("bytes \(group.offset)+\(group.length) lie outside the tile data")
         }
         let members = group.members.map { member in
             let tile = found[member]

@@ -58,7 +58,7 @@ final class ArchiveSizing {
 
     private func open(_ source: String) throws -> RemoteArchive {
         if let archive = archives[source] { return archive }
-        guard let url = ArchiveURL.archiveURL(of: source) else { throw DownloadError.unsupportedScheme(url: source) }
+        guard let url = ArchiveURL.archiveURL(of: source) else { throw HTTPError.unsupportedScheme(url: source) }
         let fetcher = self.fetcher
         let opening = try fetcher.fetch(url, range: ByteRange(offset: 0, length: RemoteArchive.openingLength))
         let archive = try RemoteArchive(sourceURL: source, requestURL: url, opening: opening) { range in

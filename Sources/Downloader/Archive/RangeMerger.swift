@@ -1,8 +1,7 @@
 /// Groups the byte extents of the tiles a region needs from an archive into few range requests,
-/// as `pmtiles extract` does: extents that overlap always share a request, and
-/// touching ones up to `maxLength`; across a gap,
-/// the smallest gaps are bridged first, while the bytes fetched for nothing stay within
-/// `overfetch` of the bytes needed, and no request grows past `maxLength`.
+/// as `pmtiles extract` does: extents that overlap always share a request, and touching ones up
+/// to `maxLength`; across a gap, the smallest gaps are bridged first, while the bytes fetched for
+/// nothing stay within `overfetch` of the bytes needed, and no request grows past `maxLength`.
 enum RangeMerger {
     /// One request: its bytes, and which of the extents (by index) it carries.
     struct Group: Equatable {

@@ -55,11 +55,9 @@ public final class RemoteArchive {
         } catch {
             throw DownloadError.archive(url: sourceURL, reason: "\(error)")
         }
-        guard [.none, .gzip, .unknown].contains(header.internalCompression) else {
-            throw DownloadError.archive(url: sourceURL, reason: "directory compression \(header.internalCompression) is not supported (gzip or none)")
-        }
-        guard [.none, .gzip, .unknown].contains(header.tileCompression) else {
-            throw DownloadError.archive(url: sourceURL, reason: "tile compression \(header.tileCompression) is not supported (gzip or none)")
+        for (what, compression) in [("directory", header.internalCompression), ("tile", header.tileCompression)]
+        where ![.none, .gzip, .unknown].contains(compression) {
+            throw failure("\(what) compression \(compression) is not supported (gzip or none)")
         }
         root = try directory(header.rootDirectory, what: "root directory")
     }
@@ -72,7 +70,7 @@ public final class RemoteArchive {
             if !found.isLeaf { return id - found.tileID < UInt64(found.runLength) ? found : nil }
             entries = try leaf(found)
         }
-        throw DownloadError.archive(url: sourceURL, reason: "leaf directories nest deeper than \(Self.maxDepth) levels")
+        throw failure("leaf directories nest deeper than \(Self.maxDepth) levels")
     }
 
     /// The entry holding tile `id`, checked to lie inside the tile data; nil when the archive
@@ -80,9 +78,8 @@ public final class RemoteArchive {
     public func tileEntry(for id: UInt64) throws -> PMTilesEntry? {
         guard let entry = try entry(for: id) else { return nil }
         guard header.tileData.part(at: entry.offset, length: UInt64(entry.length)) != nil else {
-            throw DownloadError.archive(
-                url: sourceURL,
-                reason: "tile \(PMTilesTileID(rawValue: id).name) (\(entry.length) bytes at \(entry.offset)) lies outside the tile data")
+            let name = PMTilesTileID(rawValue: id).name
+            throw failure("tile \(name) (\(entry.length) bytes at \(entry.offset)) lies outside the tile data")
         }
         return entry
     }
@@ -114,7 +111,7 @@ public final class RemoteArchive {
         guard header.metadata.length > 0 else { return .object([:]) }
         let bytes = try section(header.metadata, what: "metadata")
         guard let value = JSONValue.parse(bytes), value.object != nil else {
-            throw DownloadError.archive(url: sourceURL, reason: "the metadata is not a JSON object")
+            throw failure("the metadata is not a JSON object")
         }
         return value
     }
@@ -126,6 +123,11 @@ public final class RemoteArchive {
         if response.status == 206 { return body }
         guard let start = Int(exactly: range.offset), start <= body.count else { return nil }
         return body.subdata(in: start..<(start + min(body.count - start, Int(clamping: range.length))))
+    }
+
+    /// The error for an archive that cannot be read as one, naming it.
+    func failure(_ reason: String) -> DownloadError {
+        .archive(url: sourceURL, reason: reason)
     }
 
     /// The entry with the greatest tile id not above `id` (entries are sorted by tile id).
@@ -141,9 +143,8 @@ public final class RemoteArchive {
     private func leaf(_ pointer: PMTilesEntry) throws -> [PMTilesEntry] {
         if let kept = leaves[pointer.offset] { return kept }
         guard let section = header.leafDirectories.part(at: pointer.offset, length: UInt64(pointer.length)) else {
-            throw DownloadError.archive(
-                url: sourceURL,
-                reason: "a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
+            throw failure(
+                "a leaf directory (\(pointer.length) bytes at \(pointer.offset)) lies outside the leaf directories")
         }
         let entries = try directory(section, what: "leaf directory at \(pointer.offset)")
         if leaves.count >= Self.keptLeaves { leaves.removeAll(keepingCapacity: true) }
@@ -155,7 +156,7 @@ public final class RemoteArchive {
         do {
             return try PMTilesDirectory.decode(self.section(section, what: what))
         } catch let error as PMTilesFormatError {
-            throw DownloadError.archive(url: sourceURL, reason: "the \(what): \(error)")
+            throw failure("the \(what): \(error)")
         }
     }
 
@@ -163,24 +164,24 @@ public final class RemoteArchive {
     /// it lies inside them, else with a request of its own.
     private func section(_ section: PMTilesHeader.Section, what: String) throws -> Data {
         guard let length = Int(exactly: section.length), length <= Zlib.maxInflatedBytes else {
-            throw DownloadError.archive(url: sourceURL, reason: "the \(what) is \(section.length) bytes")
+            throw failure("the \(what) is \(section.length) bytes")
         }
         // The header checked that every section ends below 2^63 (PMTilesSection.swift).
         var raw: Data
         do {
             raw = try openingBytes(section) ?? read(ByteRange(offset: section.offset, length: section.length, ifMatch: etag)).data
-        } catch DownloadError.status(416, _) {
-            throw DownloadError.archive(
-                url: sourceURL, reason: "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive (HTTP 416)")
+        } catch HTTPError.status(416, _) {
+            throw failure(
+                "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive (HTTP 416)")
         }
         guard raw.count == length else {
-            throw DownloadError.archive(url: sourceURL, reason: "the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive")
+            throw failure("the \(what) (\(length) bytes at \(section.offset)) lies past the end of the archive")
         }
         guard header.internalCompression == .gzip else { return raw }
         do {
             raw = try Zlib.inflate(raw, windowBits: 31)
         } catch {
-            throw DownloadError.archive(url: sourceURL, reason: "the \(what) does not inflate (\(error))")
+            throw failure("the \(what) does not inflate (\(error))")
         }
         return raw
     }

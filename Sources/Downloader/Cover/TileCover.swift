@@ -52,17 +52,12 @@ public struct TileCover: Sequence, Sendable {
     /// - Parameter bounds: a source's bounds; tiles outside them are left out.
     public init(_ area: RegionDefinition.Area, zoom: Int, within bounds: Bounds? = nil) {
         let grid = TileGrid(zoom: zoom)
-        let limit = bounds.map(grid.rect(of:))
         self.zoom = zoom
         switch area {
         case .bounds(let box):
-            let rect = grid.rect(of: box)
-            if let limit {
-                plan = rect.intersection(limit).map(Plan.rect) ?? .empty
-            } else {
-                plan = .rect(rect)
-            }
+            plan = grid.rect(of: box, within: bounds).map(Plan.rect) ?? .empty
         case .geometry(let geometry):
+            let limit = bounds.map(grid.rect(of:))
             plan = .scan(RowScanner(edges: EdgeBuilder.edges(of: geometry, grid: grid), grid: grid, limit: limit))
         }
     }

@@ -91,6 +91,12 @@ struct TileGrid: Sendable {
         return TileRect(columns: ColumnRuns.merged(columns), rows: range(min(top, bottom), max(top, bottom)))
     }
 
+    /// The tiles of `box` that are also tiles of `limit` (a source's bounds); nil when none are.
+    func rect(of box: Bounds, within limit: Bounds?) -> TileRect? {
+        let full = rect(of: box)
+        return limit.map { full.intersection(rect(of: $0)) } ?? full
+    }
+
     private func range(_ low: Double, _ high: Double) -> ClosedRange<Int> {
         let first = index(owning: low)
         return first...max(first, index(endingAt: high))
@@ -103,7 +109,10 @@ struct TileRect: Equatable, Sendable {
     var columns: [ClosedRange<Int>]
     var rows: ClosedRange<Int>
 
-    var count: Int { rows.count * columns.reduce(0) { $0 + $1.count } }
+    /// Tiles per row.
+    var width: Int { columns.reduce(0) { $0 + $1.count } }
+
+    var count: Int { rows.count * width }
 
     /// The part of `span` inside the columns, as runs in increasing order.
     func clip(_ span: ClosedRange<Int>) -> [ClosedRange<Int>] {

@@ -65,7 +65,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// the first `add`.
     var notBefore: Int64?
     /// A refresh's `since` too: set, what would change what a reader sees is staged for the
-    /// refresh's switch instead of written (`writeStaged`). Set before the first `add`.
+    /// refresh's switch instead of written (`write`). Set before the first `add`.
     var staging: Int64?
     /// `--disk-quota`, enforced at the end of each batch's transaction. Set before the first `add`.
     var diskQuota: Int64?
@@ -111,34 +111,19 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// Writes what is pending and waits for it; rethrows the first write failure.
     func finish() throws {
         queue.sync { flush() }
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { throw failure }
+        if let failure = lock.withLock({ failure }) { throw failure }
     }
 
     /// The pack's status and counts as of the last commit; nil until a commit after `recount()`.
-    var progress: PackProgress? {
-        lock.lock()
-        defer { lock.unlock() }
-        return committed
-    }
+    var progress: PackProgress? { lock.withLock { committed } }
 
     /// Counts again from the database at the next batch: call after changing the pack's rows
     /// other than through this writer.
     func recount() {
         queue.sync {
-            lock.lock()
             tally = nil
-            committed = nil
-            lock.unlock()
+            lock.withLock { committed = nil }
         }
-    }
-
-    /// The first write failure, if any (a full disk, a database error).
-    var error: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
     }
 
     private func flush() {
@@ -154,10 +139,10 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             try commit(items)
         } catch {
             tally = nil
-            lock.lock()
-            let first = failure == nil
-            failure = failure ?? error
-            lock.unlock()
+            let first = lock.withLock {
+                defer { failure = failure ?? error }
+                return failure == nil
+            }
             if first { onFailure?(error) }
         }
     }
@@ -190,52 +175,14 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             tally = counts
             return status.map { PackProgress(status: $0, counts: counts) }
         }
-        lock.lock()
-        committed = progress
-        lock.unlock()
+        lock.withLock { committed = progress }
         onCommit?(items.compactMap(\.chunk))
     }
 
     /// Writes one item and adds what it changed to `counts`.
-    private func write(_ item: WriteItem, _ batch: StoreBatch, _ counts: inout PackCounts) throws {
-        if let since = staging { return try writeStaged(item, batch, since: since) }
-        switch item {
-        case .resource(let url, let kind, let data, let headers):
-            // Resources are few: their previous size is always looked up.
-            let old = try batch.storedSize(ofResource: url)
-            let added = try batch.link(resource: batch.putResource(url: url, kind: kind, data: data, headers: headers), to: region)
-            counts.resources += added ? 1 : 0
-            counts.resourceBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
-        case .tile(let key, let data, let size, let headers, let replaces):
-            // A new tile (most of a download) costs no lookup. A refreshed one whose bytes did
-            // not change is not written again: only its headers and access time are.
-            let old = replaces ? try batch.storedData(of: key) : nil
-            if let old, old == data {
-                try batch.revalidateTile(key, headers: headers)
-                counts.add(tile: try batch.adoptTile(key, into: region))
-                return
-            }
-            let id = try batch.putTile(key, data: data, headers: headers, contentSize: size)
-            let added = try batch.link(tile: id, to: region)
-            counts.tiles += added ? 1 : 0
-            counts.tileBytes += Int64(data.storedSize - (added ? 0 : old?.storedSize ?? data.storedSize))
-        case .revalidatedResource(let url, let headers):
-            try batch.revalidateResource(url: url, headers: headers)
-            counts.add(resource: try batch.adoptResource(url: url, into: region))
-        case .revalidatedTile(let key, let headers):
-            try batch.revalidateTile(key, headers: headers)
-            counts.add(tile: try batch.adoptTile(key, into: region))
-        case .adoptedResource(let url):
-            counts.add(resource: try batch.adoptResource(url: url, into: region))
-        case .adoptedTile(let key):
-            counts.add(tile: try batch.adoptTile(key, into: region))
-        case .alreadyStaged:
-            break
-        }
-    }
-
-    /// A refresh's write. New content (a 200 with other bytes, a 404 where content was, a row the
-    /// database lacks) is staged, and so is a stored row the pack does not hold yet (a changed
+    ///
+    /// A refresh (`staging`) stages new content (a 200 with other bytes, a 404 where content was,
+    /// a row the database lacks), and so a stored row the pack does not hold yet (a changed
     /// plan): the pack's live rows and memberships stay as they are until the switch, and the
     /// pack's counts with them.
     ///
@@ -245,33 +192,61 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// row whose headers match its data. The stamp is also what lets a resumed refresh skip the
     /// row (`accessed >= since`). Staging it instead would write a refresh that finds nothing
     /// changed into a second copy of the pack.
-    private func writeStaged(_ item: WriteItem, _ batch: StoreBatch, since: Int64) throws {
+    private func write(_ item: WriteItem, _ batch: StoreBatch, _ counts: inout PackCounts) throws {
         switch item {
         case .resource(let url, let kind, let data, let headers):
-            guard try batch.storedData(ofResource: url) == data else {
-                return try batch.stageResource(url: url, kind: kind, data: data, headers: headers, for: region, since: since)
+            if let since = staging {
+                guard try batch.storedData(ofResource: url) == data else {
+                    return try batch.stageResource(url: url, kind: kind, data: data, headers: headers, for: region, since: since)
+                }
+                try batch.revalidateResource(url: url, headers: headers)
+                return try adopt(resource: url, batch, &counts)
             }
-            try batch.revalidateResource(url: url, headers: headers)
-            try batch.stageMembership(ofResource: url, for: region, since: since)
-        case .tile(let key, let data, let size, let headers, _):
-            guard try batch.storedData(of: key) == data else {
+            // Resources are few: their previous size is always looked up.
+            let old = try batch.storedSize(ofResource: url)
+            let added = try batch.link(resource: batch.putResource(url: url, kind: kind, data: data, headers: headers), to: region)
+            counts.resources += added ? 1 : 0
+            counts.resourceBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
+        case .tile(let key, let data, let size, let headers, let replaces):
+            // A new tile (most of a download) costs no lookup. A refreshed one whose bytes did
+            // not change is not written again: only its headers and access time are.
+            let old = replaces || staging != nil ? try batch.storedData(of: key) : nil
+            if let old, old == data {
+                try batch.revalidateTile(key, headers: headers)
+                return try adopt(tile: key, batch, &counts)
+            }
+            if let since = staging {
                 return try batch.stageTile(key, data: data, headers: headers, contentSize: size, for: region, since: since)
             }
-            try batch.revalidateTile(key, headers: headers)
-            try batch.stageMembership(of: key, for: region, since: since)
+            let id = try batch.putTile(key, data: data, headers: headers, contentSize: size)
+            let added = try batch.link(tile: id, to: region)
+            counts.tiles += added ? 1 : 0
+            counts.tileBytes += Int64(data.storedSize - (added ? 0 : old?.storedSize ?? data.storedSize))
         case .revalidatedResource(let url, let headers):
             try batch.revalidateResource(url: url, headers: headers)
-            try batch.stageMembership(ofResource: url, for: region, since: since)
+            try adopt(resource: url, batch, &counts)
         case .revalidatedTile(let key, let headers):
             try batch.revalidateTile(key, headers: headers)
-            try batch.stageMembership(of: key, for: region, since: since)
+            try adopt(tile: key, batch, &counts)
         case .adoptedResource(let url):
-            try batch.stageMembership(ofResource: url, for: region, since: since)
+            try adopt(resource: url, batch, &counts)
         case .adoptedTile(let key):
-            try batch.stageMembership(of: key, for: region, since: since)
+            try adopt(tile: key, batch, &counts)
         case .alreadyStaged:
             break
         }
+    }
+
+    /// Adds a stored resource to the pack (a refresh: stages the membership for its switch).
+    private func adopt(resource url: String, _ batch: StoreBatch, _ counts: inout PackCounts) throws {
+        guard let since = staging else { return counts.add(resource: try batch.adoptResource(url: url, into: region)) }
+        try batch.stageMembership(ofResource: url, for: region, since: since)
+    }
+
+    /// Adds a stored tile to the pack (a refresh: stages the membership for its switch).
+    private func adopt(tile key: TileKey, _ batch: StoreBatch, _ counts: inout PackCounts) throws {
+        guard let since = staging else { return counts.add(tile: try batch.adoptTile(key, into: region)) }
+        try batch.stageMembership(of: key, for: region, since: since)
     }
 }
 

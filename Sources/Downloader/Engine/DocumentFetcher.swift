@@ -42,28 +42,30 @@ final class DocumentFetcher: Sendable {
 
     /// One document's content; anything but a 200 fails, naming the URL.
     func fetch(_ url: String, kind: ResourceKind) throws -> Data {
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
-        guard let answer = try fetchAll([(requestURL, nil)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
-        guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
-        return response.content
+        try response(try options.urlPolicy.requestURL(for: url, kind: kind), range: nil).content
     }
 
     /// Bytes `range` of the resource at `url` (a part of an archive), and the answer's headers.
     func fetch(_ url: String, range: ByteRange) throws -> RemoteArchive.Part {
-        let (response, requestURL) = try answer(url, range: range)
+        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
+        let response = try response(requestURL, range: range)
         guard let data = RemoteArchive.bytes(of: response, for: range) else {
-            throw DownloadError.status(response.status, url: requestURL)
+            throw HTTPError.status(response.status, url: requestURL)
         }
         return RemoteArchive.Part(data: data, headers: response.headers)
     }
 
     /// The answer with content to a request for `range` of `url`: a 206, or a 200 with the whole
-    /// resource; and the URL requested.
-    func answer(_ url: String, range: ByteRange) throws -> (HTTPResponse, String) {
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: .source)
+    /// resource.
+    func answer(_ url: String, range: ByteRange) throws -> HTTPResponse {
+        try response(options.urlPolicy.requestURL(for: url, kind: .source), range: range)
+    }
+
+    /// The answer with content to one request; anything else fails, naming the URL.
+    private func response(_ requestURL: String, range: ByteRange?) throws -> HTTPResponse {
         guard let answer = try fetchAll([(requestURL, range)]).first?.get() else { throw DownloadError.noAnswer(url: requestURL) }
-        guard case .ok(let response) = answer else { throw DownloadError.status(answer.status, url: requestURL) }
-        return (response, requestURL)
+        guard case .ok(let response) = answer else { throw HTTPError.status(answer.status, url: requestURL) }
+        return response
     }
 
     /// The stored size of each URL (in stored form): "no content" (204, 404) is 0 bytes, a

@@ -9,7 +9,9 @@ struct DownloadPlan {
         var source: TileSource
         var zooms: ClosedRange<Int>
         /// Tiles per zoom, `zooms` in order (the estimate shows them; the total sums them).
-        var counts: [Int] = []
+        var counts: [Int]
+
+        var tiles: Int { counts.reduce(0, +) }
     }
 
     var resources: [StyleResource]
@@ -31,19 +33,11 @@ struct DownloadPlan {
             guard seen.insert(source.urlTemplate).inserted,
                 let zooms = source.coveringZooms(minZoom: definition.minZoom, maxZoom: definition.maxZoom)
             else { return nil }
-            return TileSet(source: source, zooms: zooms)
+            let counts = zooms.map { TileCover.count(covering: definition.area, zoom: $0, within: source.bounds) }
+            return TileSet(source: source, zooms: zooms, counts: counts)
         }
-        var total = 0
-        var mapbox = 0
-        for index in tileSets.indices {
-            let set = tileSets[index]
-            tileSets[index].counts = set.zooms.map { TileCover.count(covering: definition.area, zoom: $0, within: set.source.bounds) }
-            let count = tileSets[index].counts.reduce(0, +)
-            total += count
-            if set.source.isMapbox { mapbox += count }
-        }
-        tileCount = total
-        mapboxTileCount = mapbox
+        tileCount = tileSets.reduce(0) { $0 + $1.tiles }
+        mapboxTileCount = tileSets.filter(\.source.isMapbox).reduce(0) { $0 + $1.tiles }
     }
 
     /// Every (key, stored-form URL, is-mapbox) in order: source by source, zoom by zoom, from

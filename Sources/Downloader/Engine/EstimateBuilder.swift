@@ -91,7 +91,7 @@ struct EstimateBuilder {
     private func shape(_ index: Int, measured: [Int: ZoomSizes.Measure]) -> TileSampling.SetShape {
         let set = plan.tileSets[index]
         return TileSampling.SetShape(
-            zooms: set.zooms, measured: Set(measured.keys), tiles: set.counts.reduce(0, +),
+            zooms: set.zooms, measured: Set(measured.keys), tiles: set.tiles,
             deepestTiles: set.counts.last ?? 0)
     }
 
@@ -132,13 +132,9 @@ struct EstimateBuilder {
         case .bounds(let box): extent = box
         case .geometry(let geometry): extent = geometry.bounds
         }
-        let grid = TileGrid(zoom: zoom)
-        guard let extent else { return nil }
-        let full = grid.rect(of: extent)
-        guard let rect = bounds.map({ full.intersection(grid.rect(of: $0)) }) ?? full else { return nil }
-        let width = rect.columns.reduce(0) { $0 + $1.count }
-        let first = max(0, width / 2 - storedColumns / 2)
-        let columns = (first..<min(width, first + storedColumns)).map { TileSampling.column($0, of: rect.columns) }
+        guard let extent, let rect = TileGrid(zoom: zoom).rect(of: extent, within: bounds) else { return nil }
+        let first = max(0, rect.width / 2 - storedColumns / 2)
+        let columns = (first..<min(rect.width, first + storedColumns)).map { TileSampling.column($0, of: rect.columns) }
         return (columns, rect.rows)
     }
 }

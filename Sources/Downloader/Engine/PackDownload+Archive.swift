@@ -31,32 +31,23 @@ struct ArchiveState {
 /// `pmtiles://` sources: the archive's metadata as the source's TileJSON, its tiles by merged
 /// range requests (docs/design.md §4), refresh by the archive's ETag.
 extension PackDownload {
-    /// The source's TileJSON, made from the archive's header and metadata; stored under the
-    /// `pmtiles://` URL with the archive's validators. A refresh asks for the opening range with
-    /// them: a 304 leaves the archive and every tile of it as stored, for that one request.
-    func archiveDocument(_ url: String) throws -> Data {
-        handledDocuments.insert(url)
-        if let content = try stagedContent(of: url) { return content }
-        let stored = try database.resource(url: url)
-        if let stored, isCurrent(accessed: stored.accessed), let content = try stored.data.decoded() {
-            writer.add(.adoptedResource(url: url))
-            return content
-        }
-        let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
+    /// The answer to the opening range of the archive a `pmtiles://` source URL names, a 200's
+    /// content the source's TileJSON made from the archive's header and metadata (stored under
+    /// the `pmtiles://` URL with the archive's validators). A refresh sends `validators`: a 304
+    /// leaves the archive and every tile of it as stored, for that one request.
+    func archiveDocument(_ url: String, validators: HTTPValidators?) throws -> HTTPAnswer {
         let opening = ByteRange(offset: 0, length: RemoteArchive.openingLength)
-        switch try fetchArchive(url, opening, validators: validators) {
+        let answer = try fetchArchive(url, opening, validators: validators)
+        switch answer {
+        case .ok(var response):
+            let tileJSON = try openArchive(url, response, opening).tileJSON()
+            (response.content, response.stored) = (tileJSON, StoredData.encoding(tileJSON))
+            return .ok(response)
         case .notModified(let headers):
-            writer.add(.revalidatedResource(url: url, headers: headers))
             archives.unchanged[url] = headers
-            guard let content = try stored?.data.decoded() else { throw DownloadError.emptyStoredCopy(url: url) }
-            return content
-        case .ok(let response):
-            let archive = try openArchive(url, response, opening)
-            let tileJSON = try archive.tileJSON()
-            writer.add(.resource(url: url, kind: .source, data: StoredData.encoding(tileJSON), headers: response.headers))
-            return tileJSON
-        case .noContent(let status, _):
-            throw DownloadError.status(status, url: try archiveRequestURL(url))
+            return answer
+        case .noContent:
+            return answer
         }
     }
 
@@ -194,8 +185,8 @@ extension PackDownload {
         return try fetchAndWait(document: tag, request: request).get()
     }
 
-    private func archiveRequestURL(_ source: String) throws -> String {
-        guard let archive = ArchiveURL.archiveURL(of: source) else { throw DownloadError.unsupportedScheme(url: source) }
+    func archiveRequestURL(_ source: String) throws -> String {
+        guard let archive = ArchiveURL.archiveURL(of: source) else { throw HTTPError.unsupportedScheme(url: source) }
         return try options.urlPolicy.requestURL(for: archive, kind: .source)
     }
 }

@@ -88,16 +88,10 @@ extension PackDownload {
         return known
     }
 
-    /// The database-wide caps: reaching one stops the pack; what is stored stays.
     private func countNewTile(isMapbox: Bool, totals: (all: Int?, mapbox: Int)) throws {
         newTiles += 1
         if isMapbox { newMapboxTiles += 1 }
-        if let max = options.maxTiles, (totals.all ?? 0) + newTiles > max {
-            throw DownloadError.tileLimit(limit: max, needed: nil)
-        }
-        if totals.mapbox + newMapboxTiles > options.mapboxTileLimit {
-            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: nil)
-        }
+        try checkTileLimits(all: (totals.all ?? 0) + newTiles, mapbox: totals.mapbox + newMapboxTiles, planned: false)
     }
 
     func submit(_ requests: [HTTPRequest<FetchTag>]) {
@@ -113,9 +107,7 @@ extension PackDownload {
         defer { end() }
         switch completion.tag {
         case .document(let url, _):
-            lock.lock()
-            documents[url] = completion.outcome
-            lock.unlock()
+            lock.withLock { documents[url] = completion.outcome }
         case .resource(let resource):
             handleResource(resource, completion)
         case .tile(let key, let chunk, let content):
@@ -137,9 +129,7 @@ extension PackDownload {
             writer.add(.revalidatedResource(url: resource.url, headers: headers))
         case .noContent:
             // A missing sprite or glyph range is not needed after all (MapLibre's rule).
-            lock.lock()
-            required.requiredResources -= 1
-            lock.unlock()
+            lock.withLock { required.requiredResources -= 1 }
         }
     }
 
@@ -186,25 +176,21 @@ extension PackDownload {
     }
 
     func begin(_ count: Int = 1) {
-        lock.lock()
-        outstanding += count
-        lock.unlock()
+        lock.withLock { outstanding += count }
     }
 
     /// One request finished. Wakes the submitter only when it is waiting for this count, so a
     /// completion costs no context switch in the common case.
     func end() {
-        lock.lock()
-        outstanding -= 1
-        let wake = outstanding <= wakeAt
-        lock.unlock()
+        let wake = lock.withLock {
+            outstanding -= 1
+            return outstanding <= wakeAt
+        }
         if wake { wakeWaiters() }
     }
 
     func wakeWaiters() {
-        idle.lock()
-        idle.broadcast()
-        idle.unlock()
+        idle.withLock { idle.broadcast() }
     }
 
     func waitUntilIdle() { waitUntil(outstandingAtMost: 0) }
@@ -213,10 +199,10 @@ extension PackDownload {
         idle.lock()
         defer { idle.unlock() }
         while !isStopped {
-            lock.lock()
-            let count = outstanding
-            wakeAt = count <= limit ? -1 : limit
-            lock.unlock()
+            let count = lock.withLock {
+                wakeAt = outstanding <= limit ? -1 : limit
+                return outstanding
+            }
             if count <= limit { return }
             idle.wait()
         }

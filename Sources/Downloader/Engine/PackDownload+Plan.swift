@@ -26,18 +26,18 @@ extension PackDownload {
             sources.append(source)
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
-        try checkLimits(plan)
+        try checkTileLimits(all: plan.tileCount, mapbox: plan.mapboxTileCount, planned: true)
         // For progress.json, before the counts turn precise (so a precise count always comes
         // with its estimate): from the database and these documents only. Sampling the server
         // here would delay the pack's first request by a round trip and fetch tiles the run
         // fetches again moments later; what nothing measures stays "unknown" there.
         let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
         try database.setEstimate(estimate.recordedJSON, of: region)
-        lock.lock()
-        required.requiredResources = plan.resources.count + plan.tileCount
-        required.requiredTiles = plan.tileCount
-        required.requiredIsPrecise = true
-        lock.unlock()
+        lock.withLock {
+            required.requiredResources = plan.resources.count + plan.tileCount
+            required.requiredTiles = plan.tileCount
+            required.requiredIsPrecise = true
+        }
         return (plan, walk)
     }
 
@@ -56,10 +56,6 @@ extension PackDownload {
     /// fetched, and stored with the pack's first batch only once `read` and `ContentCheck` took
     /// it: a document that is none leaves nothing behind.
     private func document<T>(url: String, kind: ResourceKind, _ read: (Data) throws -> T) throws -> (T, Data) {
-        if kind == .source, ArchiveURL.archiveURL(of: url) != nil {
-            let content = try archiveDocument(url)
-            return (try read(content), content)
-        }
         handledDocuments.insert(url)
         if let content = try stagedContent(of: url) { return (try read(content), content) }
         let stored = try database.resource(url: url)
@@ -68,10 +64,13 @@ extension PackDownload {
             writer.add(.adoptedResource(url: url))
             return (value, content)
         }
-        let requestURL = try options.urlPolicy.requestURL(for: url, kind: kind)
+        let isArchive = kind == .source && ArchiveURL.archiveURL(of: url) != nil
+        let requestURL = try isArchive ? archiveRequestURL(url) : options.urlPolicy.requestURL(for: url, kind: kind)
         let validators = mode == .refresh ? stored.map { HTTPValidators($0.headers) } : nil
         let request = HTTPRequest<FetchTag>(url: requestURL, validators: validators, tag: .document(url: url, kind: kind))
-        switch try fetchAndWait(document: url, request: request).get() {
+        let answer = try isArchive
+            ? archiveDocument(url, validators: validators) : fetchAndWait(document: url, request: request).get()
+        switch answer {
         case .ok(let response):
             let value = try read(response.content)
             // A TileJSON without `tiles` reads when its style lists them; it is still no TileJSON.
@@ -87,7 +86,7 @@ extension PackDownload {
             return (value, content)
         case .noContent(let status, _):
             // A style or TileJSON says what else is needed: without it there is no pack.
-            throw DownloadError.status(status, url: requestURL)
+            throw HTTPError.status(status, url: requestURL)
         }
     }
 
@@ -99,20 +98,21 @@ extension PackDownload {
         client?.submit(request)
         waitUntilIdle()
         try throwIfStopped()
-        lock.lock()
-        defer { lock.unlock() }
-        guard let outcome = documents.removeValue(forKey: url) else { throw DownloadError.noAnswer(url: url) }
+        guard let outcome = lock.withLock({ documents.removeValue(forKey: url) }) else {
+            throw DownloadError.noAnswer(url: url)
+        }
         return outcome
     }
 
-    /// The database-wide caps, checked before anything is fetched when the plan alone exceeds
-    /// them; `fetch` checks again as new tiles arrive.
-    private func checkLimits(_ plan: DownloadPlan) throws {
-        if let max = options.maxTiles, plan.tileCount > max {
-            throw DownloadError.tileLimit(limit: max, needed: plan.tileCount)
+    /// The database-wide caps: reaching one stops the pack; what is stored stays. Checked before
+    /// anything is fetched with the plan's own counts (`planned`: the error says what it needs),
+    /// then as new tiles arrive with what the database will hold.
+    func checkTileLimits(all: Int, mapbox: Int, planned: Bool) throws {
+        if let max = options.maxTiles, all > max {
+            throw DownloadError.tileLimit(limit: max, needed: planned ? all : nil)
         }
-        if plan.mapboxTileCount > options.mapboxTileLimit {
-            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: plan.mapboxTileCount)
+        if mapbox > options.mapboxTileLimit {
+            throw DownloadError.mapboxTileLimit(limit: options.mapboxTileLimit, needed: planned ? mapbox : nil)
         }
     }
 

@@ -137,10 +137,10 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     }
 
     func stop(_ reason: StopReason) {
-        lock.lock()
-        if stopReason == nil { stopReason = reason }
-        let client = runClient
-        lock.unlock()
+        let client = lock.withLock {
+            if stopReason == nil { stopReason = reason }
+            return runClient
+        }
         // A client set after this read is never used to submit: every submission checks
         // `isStopped` first, and `run()` shuts it down.
         client?.cancel { _ in true }
@@ -148,18 +148,13 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     }
 
     /// The run's HTTP client: nil before `start()` and after `run()` ended.
-    var client: HTTPClient<FetchTag>? {
-        lock.lock()
-        defer { lock.unlock() }
-        return runClient
-    }
+    var client: HTTPClient<FetchTag>? { lock.withLock { runClient } }
 
     private func takeClient() -> HTTPClient<FetchTag>? {
-        lock.lock()
-        defer { lock.unlock() }
-        let client = runClient
-        runClient = nil
-        return client
+        lock.withLock {
+            defer { runClient = nil }
+            return runClient
+        }
     }
 
     /// The plan position this run's tiles started at: the tiles before it were stored and in
@@ -173,20 +168,14 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
 
     /// Throws when the run was stopped: its failure, or `.suspended`.
     func throwIfStopped() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        switch stopReason {
+        switch lock.withLock({ stopReason }) {
         case nil: return
         case .suspended: throw DownloadError.suspended
         case .failed(let error): throw error
         }
     }
 
-    var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopReason != nil
-    }
+    var isStopped: Bool { lock.withLock { stopReason != nil } }
 
     private func start() throws {
         writer.status = { [unowned self] in self.currentStatus() }
@@ -216,9 +205,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             configuration: options.http, allowHost: { host, port in policy.allows(host: host, port: port) },
             reach: policy.addressReach(styleURL: styleURL),
             completion: { [unowned self] completion in self.handle(completion) })
-        lock.lock()
-        runClient = client
-        lock.unlock()
+        lock.withLock { runClient = client }
     }
 
     /// The status to record now: active while running, then what the run ended as.
@@ -290,11 +277,12 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// writer's (as its last commit left them), or the database's when it never committed.
     func reportProgress(final: PackStatus? = nil) {
         guard let onProgress else { return }
-        lock.lock()
-        let now = Date()
-        let due = final != nil || now.timeIntervalSince(lastProgress) >= 0.25
-        if due { lastProgress = now }
-        lock.unlock()
+        let due = lock.withLock {
+            let now = Date()
+            guard final != nil || now.timeIntervalSince(lastProgress) >= 0.25 else { return false }
+            lastProgress = now
+            return true
+        }
         guard due else { return }
         var progress = writer.progress
         if let final {

@@ -24,8 +24,8 @@ public enum RemoteFile {
         while true {
             let response: HTTPResponse
             do {
-                (response, _) = try fetcher.answer(url, range: ByteRange(offset: offset, length: chunk, ifMatch: etag))
-            } catch DownloadError.status(416, _) where offset > 0 {
+                response = try fetcher.answer(url, range: ByteRange(offset: offset, length: chunk, ifMatch: etag))
+            } catch HTTPError.status(416, _) where offset > 0 {
                 return offset
             }
             guard response.status == 206 || offset == 0 else {

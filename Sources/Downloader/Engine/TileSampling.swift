@@ -110,12 +110,10 @@ extension TileCover {
                      within bounds: Bounds?) -> TileCoordinate? {
         let share = spot == .centre ? 2 : 4
         if case .bounds(let box) = area {
-            let grid = TileGrid(zoom: zoom)
-            let full = grid.rect(of: box)
-            guard let rect = bounds.map({ full.intersection(grid.rect(of: $0)) }) ?? full else { return nil }
-            let width = rect.columns.reduce(0) { $0 + $1.count }
+            guard let rect = TileGrid(zoom: zoom).rect(of: box, within: bounds) else { return nil }
             return TileCoordinate(
-                z: zoom, x: TileSampling.column(width / share, of: rect.columns), y: rect.rows.lowerBound + rect.rows.count / share)
+                z: zoom, x: TileSampling.column(rect.width / share, of: rect.columns),
+                y: rect.rows.lowerBound + rect.rows.count / share)
         }
         let cover = TileCover(area, zoom: zoom, within: bounds)
         let target = cover.count / share

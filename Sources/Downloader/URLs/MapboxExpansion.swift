@@ -24,9 +24,7 @@ enum MapboxExpansion {
         case .spriteImage, .spriteJSON:
             try require(parts, domain: "sprites", for: "a sprite")
             let file = MapboxURL.PathParts(parts.path)
-            expanded =
-                apiBase + "/styles/v1" + file.directory + file.filename + "/sprite" + file.extension
-                + tokenQuery
+            expanded = apiBase + "/styles/v1" + file.directory + file.filename + "/sprite" + file.extension + tokenQuery
         case .glyphs:
             try require(parts, domain: "fonts", for: "glyphs")
             expanded = apiBase + "/fonts/v1" + parts.path + tokenQuery

@@ -41,10 +41,10 @@ public struct URLPolicy: Sendable, Equatable {
     public func checkContact(_ url: String) throws {
         let scheme = URLString.scheme(of: url)
         guard scheme == "http" || scheme == "https", let host = URLString.host(of: url) else {
-            throw DownloadError.unsupportedScheme(url: url)
+            throw HTTPError.unsupportedScheme(url: url)
         }
         let port = Self.explicitPort(of: url) ?? (scheme == "https" ? 443 : 80)
-        if !allows(host: host, port: port) { throw DownloadError.hostNotAllowed(host: host, url: url) }
+        if !allows(host: host, port: port) { throw HTTPError.hostNotAllowed(host: host, url: url) }
     }
 
     /// Whether `host` on `port` may be contacted: the list is empty, or names the host alone (any

@@ -1,10 +1,9 @@
 import Basics
 
-/// Everything the Downloader reports as a failure, one case per cause, each naming the URL (or
-/// the limit) it concerns, so that the one-line `description` is enough for a user to act on and
-/// is what a pack's `error` says. (What is wrong inside a style or TileJSON document is a
-/// StyleModel `StyleError`; a database that cannot be written, PackStore's.)
-public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
+/// Why a request was refused or failed, one case per cause, each naming the URL it concerns, so
+/// that the one-line `description` is enough for a user to act on and is what a pack's `error`
+/// says. (What goes wrong in a download run beyond its requests is Downloader's `DownloadError`.)
+public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     // URLs that may not be requested: nothing was sent.
     /// Only http and https are fetched (after `mapbox://` expansion and `--rewrite`).
     case unsupportedScheme(url: String)
@@ -12,12 +11,6 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedURL(url: String)
     /// The URL's host (`host`, or `host:port` as the client judges it) is not in `--allow-host`.
     case hostNotAllowed(host: String, url: String)
-    /// A `mapbox://` URL that needs `--access-token`.
-    case missingAccessToken(url: String)
-    /// A `mapbox://` URL that does not name what its use needs (`mapbox://styles/...` for a style).
-    case invalidMapboxURL(url: String, reason: String)
-    /// A `--rewrite` argument that is not `FROM=TO`.
-    case invalidRewrite(String)
 
     // Requests that failed, after redirects and retries.
     /// A redirect pointed at a host (`host:port`) that is not allowed; it was not followed.
@@ -38,29 +31,10 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A body in a Content-Encoding PackFS does not decode.
     case unsupportedEncoding(String, url: String)
     case bodyTooLarge(limit: Int, url: String)
-    /// A body that is not what the URL was fetched as (`ContentCheck`): it was not stored.
-    case unexpectedContent(url: String, expected: String, got: String)
     /// The client was shut down, or the caller cancelled the request.
     case cancelled(url: String)
-    /// A request that ended without its completion reaching the one waiting for it.
-    case noAnswer(url: String)
     /// libcurl could not be initialised, or the client's configuration is unusable.
     case setup(String)
-
-    /// A PMTiles archive (`pmtiles://` source) that cannot be read as one: bytes that break the
-    /// spec, a compression PackFS does not decode, a range the server did not answer.
-    case archive(url: String, reason: String)
-
-    // A pack's run.
-    /// A 304 to a refresh whose stored copy cannot be read back.
-    case emptyStoredCopy(url: String)
-    /// `--max-tiles`: `needed` when the plan alone exceeds it, nil when new tiles reached it.
-    case tileLimit(limit: Int, needed: Int?)
-    /// MapLibre's cap on `mapbox://` tiles, as for `tileLimit`.
-    case mapboxTileLimit(limit: Int, needed: Int?)
-    /// The pack's rows could not be written (a disk quota speaks for itself instead).
-    case writeFailed(String)
-    case suspended
 
     /// Redacted (`Redaction`): URLs here are the requested ones, `access_token` included.
     public var description: String { Redaction.text(plainDescription) }
@@ -70,9 +44,6 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedScheme(let url): return "refused \(url): only http and https URLs are fetched"
         case .malformedURL(let url): return "malformed URL \(url)"
         case .hostNotAllowed(let host, let url): return "refused \(url): host \(host) is not allowed (--allow-host)"
-        case .missingAccessToken(let url): return "\(url): mapbox:// URLs need an access token (--access-token)"
-        case .invalidMapboxURL(let url, let reason): return "\(url): \(reason)"
-        case .invalidRewrite(let argument): return "--rewrite \(argument): expected FROM=TO with a non-empty FROM"
         case .redirectRefused(let host, let from, let to):
             return "refused redirect from \(from) to \(to): host \(host) is not allowed"
         case .redirectSchemeRefused(let from, let to):
@@ -87,20 +58,8 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedEncoding(let coding, let url):
             return "bad response body from \(url): unsupported Content-Encoding \(coding)"
         case .bodyTooLarge(let limit, let url): return "response from \(url) exceeds \(limit) bytes"
-        case .unexpectedContent(let url, let expected, let got): return "\(url): expected \(expected), got \(got)"
         case .cancelled(let url): return "cancelled \(url)"
-        case .noAnswer(let url): return "no answer for \(url)"
         case .setup(let reason): return "HTTP client setup failed: \(reason)"
-        case .archive(let url, let reason): return "PMTiles archive \(url): \(reason)"
-        case .emptyStoredCopy(let url): return "\(url): answered 304 Not Modified, but the stored copy is empty"
-        case .tileLimit(let limit, let needed?):
-            return "the region needs \(needed) tiles; the tile limit is \(limit) (--max-tiles)"
-        case .tileLimit(let limit, nil): return "tile limit reached: the database may hold \(limit) tiles (--max-tiles)"
-        case .mapboxTileLimit(let limit, let needed?):
-            return "the region needs \(needed) mapbox:// tiles; the Mapbox tile limit is \(limit)"
-        case .mapboxTileLimit(let limit, nil): return "Mapbox tile limit reached: \(limit) mapbox:// tiles"
-        case .writeFailed(let reason): return "writing the pack failed: \(reason)"
-        case .suspended: return "suspended"
         }
     }
 }
