@@ -7,8 +7,7 @@ import PackFS
     import Glibc
 #endif
 
-/// One mount of a `Filesystem`: `run()` mounts, serves (`WorkerLoop`) and unmounts when the loop
-/// ends by `stop()`, a signal, or an external unmount.
+/// One mount of a `Filesystem`: `run()` mounts, serves (`WorkerLoop`), and unmounts when the loop ends.
 public final class FUSEMount: Sendable {
     public struct Options: Sendable {
         /// `-o` options for libfuse and the kernel. `allow_other` brings `default_permissions`, so

@@ -8,8 +8,7 @@ import PackStore
     import Glibc
 #endif
 
-/// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
-/// `MountContext.of(req)` (passthrough_ll's `lo_data(req)`).
+/// What every callback needs: the session's userdata, reached with `MountContext.of(req)`.
 final class MountContext: Sendable {
     let filesystem: Filesystem
     let caching: KernelCaching

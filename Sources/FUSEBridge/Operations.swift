@@ -6,8 +6,7 @@ import PackFS
     import Glibc
 #endif
 
-/// The one operations table (see FUSEBridge.swift). Entries left nil get libfuse's default (ENOSYS,
-/// or success for opendir/releasedir-like no-ops).
+/// The one operations table (see FUSEBridge.swift); entries left nil get libfuse's default (mostly ENOSYS).
 enum Operations {
     static func table() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()

@@ -59,8 +59,7 @@ final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`,
         packfs_uring_prep_cmd(sqe, fd, UInt32(PACKFS_URING_CMD_REGISTER), queue, 0, buffers, cookie)
     }
 
-    /// Serves the entry's request through libfuse (replies come back through the writev hook on
-    /// this thread); committed empty if no reply came.
+    /// Serves the entry's request through libfuse (replies come by the writev hook); commits it empty if none came.
     func serve(_ session: OpaquePointer) {
         let raw = UnsafeMutableRawPointer(header)
         let length = Int(raw.load(as: UInt32.self))

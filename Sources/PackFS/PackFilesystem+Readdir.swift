@@ -115,8 +115,7 @@ extension PackFilesystem {
         return children
     }
 
-    /// A tiled source's `tiles.json` (stored, or generated for inline tiles) and zooms; a GeoJSON
-    /// or image source's one file, once stored.
+    /// A tiled source's `tiles.json` (stored or generated) and zooms; a GeoJSON or image source's file.
     private func sourceChildren(_ region: RegionID, _ ref: SourceRef, _ request: Request) throws -> [Child] {
         let (_, source) = try request.source(region, ref)
         let held = try source.declared.url.map { try database.packResourceID(url: $0, in: region) != nil } ?? true

@@ -169,8 +169,7 @@ extension PackFilesystem {
         }
     }
 
-    /// At a draft's last handle, undecided text is judged (only `<name>.error` can tell) and the file
-    /// shows the pack's definition again.
+    /// At a draft's last handle, undecided text is judged (only `<name>.error` can tell) and the draft goes.
     public func release(inode: Inode, handle: UInt64) {
         if case .patch(let serial)? = InodeCodec.decode(inode) { return releasePatch(serial) }
         guard handle != 0, let name = drafts.name(handle: handle) else { return }
