@@ -7,20 +7,16 @@ import PackStore
     import Glibc
 #endif
 
-/// Ending the loop from outside the kernel. `fuse_session_exit` (what `stop()` and libfuse's signal
-/// handlers call) only sets a flag, which workers test before reading the next request
-/// (`WorkerLoop`), and a worker asleep in read() never sees. So a watcher, woken through a pipe by
-/// `request()` or by a signal (the shim chains a handler after libfuse's, which also records the
-/// signal: what `serve` returns), sends one request of its own, a statfs of the mountpoint (never cached by the
-/// kernel); the worker that answers it then ends the loop. The watcher sleeps in read() until
-/// then: an idle mount wakes nobody. An external unmount needs none of this: the device read
-/// fails with ENODEV and the loop ends.
+/// Ending the loop from outside the kernel. `fuse_session_exit` only sets a flag, which a worker
+/// asleep in read() never sees. So a watcher, woken through a pipe by `request()` or a signal (the
+/// shim chains a handler after libfuse's, recording the signal), sends a request of its own: a
+/// statfs of the mountpoint, never cached by the kernel; the worker that answers it ends the loop.
+/// An idle mount wakes nobody. After an external unmount the device read fails (ENODEV) instead.
 final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `requested` and `wake` are guarded by `lock`
     private let lock = Lock()
     private var session: OpaquePointer?
     private var requested = false
-    /// The wake-up pipe's write end while `serve` runs (non-blocking, so that a signal handler
-    /// never waits); the watcher owns the read end.
+    /// The wake-up pipe's write end while `serve` runs (non-blocking: a signal handler never waits).
     private var wake: Int32?
 
     func request() {
@@ -72,9 +68,8 @@ final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `reque
     /// The watcher's thread name (tests look for it in /proc).
     static let threadName = "packfs-exit"
 
-    /// Kicks the loop once it is told to exit, then keeps reading until `serve` closes the write
-    /// end: the read end stays open while anyone may still write (a write to a pipe without a
-    /// reader raises SIGPIPE, which ends the process unless ignored).
+    /// Kicks the loop once told to exit, then reads until `serve` closes the write end: a write to a
+    /// pipe without a reader would raise SIGPIPE.
     private func watch(wake: Int32, mountpoint: String) {
         defer { close(wake) }
         var kicked = false

@@ -7,14 +7,11 @@ import PackFS
     import Glibc
 #endif
 
-/// One mount of a `Filesystem`: `run()` mounts, serves requests on worker threads (`WorkerLoop`)
-/// and unmounts when the loop ends: by `stop()`, SIGINT/SIGTERM/SIGHUP, or an external unmount
-/// (`fusermount3 -u`, `umount`).
+/// One mount of a `Filesystem`: `run()` mounts, serves (`WorkerLoop`), and unmounts when the loop ends.
 public final class FUSEMount: Sendable {
     public struct Options: Sendable {
-        /// `-o` options for libfuse and the kernel (`allow_other`, `fsname=...`, `subtype=packfs`,
-        /// comma-separated or one per string). `allow_other` brings `default_permissions`, so the
-        /// kernel checks the permission bits for the other users it lets in.
+        /// `-o` options for libfuse and the kernel. `allow_other` brings `default_permissions`, so
+        /// the kernel checks the permission bits for the other users it lets in.
         public var mountOptions: [String]
         /// Most worker threads serving requests at once.
         public var maxThreads: Int
@@ -22,14 +19,11 @@ public final class FUSEMount: Sendable {
         /// libfuse's handlers: SIGINT, SIGTERM and SIGHUP end the loop, SIGPIPE is ignored. They are
         /// process-wide and serve one session at a time: leave off for a second concurrent mount.
         public var handlesSignals: Bool
-        /// FUSE over io_uring: `auto` where the kernel offers it, `on` fails the mount where it
-        /// does not, `off` serves over /dev/fuse alone (`RingTransport`).
+        /// FUSE over io_uring (`RingTransport`): `on` fails the mount where the kernel does not offer it.
         public var ioURing: IOURing
-        /// Told which transport serves, in words ("io_uring (2 queues, ...)", "/dev/fuse (...)"),
-        /// once the kernel's INIT is answered, and again if the kernel refuses the ring later.
+        /// Told which transport serves once INIT is answered, and again if the kernel refuses the ring.
         public var transport: @Sendable (String) -> Void
-        // No `fuse_daemonize`: a forked Swift process keeps one thread and a broken Dispatch
-        // (`packfs mount` runs itself again in the background instead: `Background`).
+        // No `fuse_daemonize`: a forked Swift process keeps one thread and a broken Dispatch (`Background`).
 
         public init(mountOptions: [String] = [], maxThreads: Int = 16, caching: KernelCaching = KernelCaching(),
                     handlesSignals: Bool = true, ioURing: IOURing = .auto, transport: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -69,7 +63,7 @@ public final class FUSEMount: Sendable {
             }
         }
 
-        /// libfuse's message, on the same line: ": fuse: unknown option(s): `-o x'".
+        /// libfuse's message, on the same line.
         private static func said(_ detail: String) -> String {
             let line = detail.split(whereSeparator: \.isNewline).joined(separator: " ").trimmedSpaces
             return line.isEmpty ? "" : ": " + line
@@ -84,8 +78,7 @@ public final class FUSEMount: Sendable {
     private let notifier: KernelNotifier
     private let exit = ExitRequest()
 
-    /// `notifier` is the kernel cache the filesystem was built with (make it first: the
-    /// filesystem's caches hold it from their construction); a fresh one when omitted.
+    /// `notifier` is the kernel cache the filesystem was built with (its caches hold it from the start).
     public init(
         filesystem: Filesystem, mountpoint: String, options: Options = Options(), notifier: KernelNotifier = KernelNotifier()
     ) {
@@ -95,10 +88,8 @@ public final class FUSEMount: Sendable {
         self.notifier = notifier
     }
 
-    /// Mounts and serves until the loop ends, then unmounts. Returns the signal that ended it,
-    /// or 0 (`stop()` or an external unmount). Blocks the calling thread; call it once.
-    /// `mounted` runs once the kernel shows the mount, before the first request is served (the
-    /// background `packfs mount` says "up" to its parent there).
+    /// Mounts, serves until the loop ends, then unmounts; returns the signal that ended it, or 0.
+    /// Blocks; call it once. `mounted` runs once the kernel shows the mount, before any request.
     @discardableResult
     public func run(mounted: () -> Void = {}) throws -> Int32 {
         let useRing = options.ioURing != .off && RingTransport.kernelEnabled
@@ -171,8 +162,7 @@ public final class FUSEMount: Sendable {
     }
 }
 
-/// Calls `body` with a `fuse_args` over C copies of `arguments`, freed afterwards (libfuse copies
-/// what it keeps).
+/// Calls `body` with a `fuse_args` over C copies of `arguments`, freed after (libfuse copies what it keeps).
 func withArguments<T>(_ arguments: [String], _ body: (inout fuse_args) -> T) -> T {
     var pointers = arguments.map { strdup($0) }
     defer { pointers.forEach { free($0) } }

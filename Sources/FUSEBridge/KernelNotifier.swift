@@ -10,17 +10,12 @@ import Dispatch
 #endif
 
 /// `KernelCache` over libfuse's invalidation notifications.
-///
-/// Notifications are sent from a serial queue, never from the caller's thread: the model may
-/// invalidate from inside a callback, and the kernel holds locks for that callback's request
-/// (the parent directory's for lookup/create/unlink/rename, page locks for read) that
-/// inval_entry and inval_inode need; sending inline would wait on the very reply the callback has
-/// not sent yet. Those made while a request is served are held until its reply has gone
-/// (`holding`): a notification queued earlier waits in the kernel, uninterruptibly, for the
-/// lock that request holds, and a daemon killed then can never exit (the waiting thread keeps
-/// the device open, so the kernel never aborts the connection that would answer the request).
-/// Between mount and unmount only: before `attach` and after `detach` they are dropped, since
-/// there is no kernel cache to clear.
+/// Notifications go from a serial queue, never the caller's thread: the kernel holds locks for the
+/// request being served (the parent directory's, page locks) that inval_entry and inval_inode need,
+/// so sending inline would wait on the reply not yet sent. Those made while a request is served are
+/// also held until its reply has gone (`holding`): one queued earlier would wait uninterruptibly
+/// for that lock, and a daemon killed then could never exit. Before `attach` and after `detach`
+/// they are dropped: there is no kernel cache to clear.
 public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `session` and `sending` are guarded by `condition`
     private typealias Notification = @Sendable (OpaquePointer) -> Int32
     private let queue = DispatchQueue(label: "packfs.fuse.notify")
@@ -28,10 +23,8 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
     private var session: OpaquePointer?
     /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
     private var sending = 0
-    /// Per thread serving a request: a `Held` with the notifications it made, sent after its
-    /// reply. Thread-specific data, so that serving a request takes no shared lock (a dictionary
-    /// by thread under `condition` cost every request two turns of one lock that all FUSE
-    /// threads contend for).
+    /// Per serving thread, the notifications held until its reply: thread-specific, so serving a
+    /// request takes no lock all FUSE threads contend for.
     private let heldKey: pthread_key_t
 
     private final class Held {
@@ -40,8 +33,7 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
 
     public init() {
         var key = pthread_key_t()
-        // Fails only when the process has used up its keys (PTHREAD_KEYS_MAX, 1024); then
-        // every notification goes out at once, which is what happens outside a request anyway.
+        // Fails only when the process has used up its keys; then every notification goes out at once.
         if pthread_key_create(&key, nil) != 0 { key = .max }
         heldKey = key
     }
@@ -69,9 +61,8 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         }
     }
 
-    /// Notifications go out in order from one queue: once a mark queued now has run, every
-    /// earlier one has been sent (or dropped, after `detach`). Bounded: one can wait in the kernel
-    /// for a page lock a read holds until its reply.
+    /// Waits until every earlier notification is sent (the queue is serial). Bounded: one can wait in
+    /// the kernel for a page lock a read holds until its reply.
     public func settle(within seconds: Double) {
         let sent = DispatchSemaphore(value: 0)
         queue.async { sent.signal() }
@@ -82,10 +73,9 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         condition.withLock { self.session = session }
     }
 
-    /// Stops new notifications and gives those under way a moment to finish while the session's
-    /// device is still open. One can stay blocked (a page lock held by a read nobody will answer
-    /// once the loop has ended); it ends when unmounting aborts the connection, so the session
-    /// is destroyed only after `waitUntilIdle()` following the unmount.
+    /// Stops new notifications and gives those under way a moment while the device is open. One can
+    /// stay blocked until the unmount aborts the connection: destroy the session only after
+    /// `waitUntilIdle()` following the unmount.
     func detach() {
         condition.withLock { session = nil }
         waitUntilIdle(deadline: Date(timeIntervalSinceNow: 1))
@@ -97,8 +87,7 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         }
     }
 
-    /// Runs `serve` (a request's work and its reply) holding back the notifications it makes,
-    /// then queues them.
+    /// Runs `serve` (a request's work and reply) holding back the notifications it makes, then queues them.
     func holding(_ serve: () -> Void) {
         guard heldKey != .max else { return serve() }
         let held = Unmanaged.passRetained(Held())
@@ -106,8 +95,7 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         serve()
         pthread_setspecific(heldKey, nil)
         let made = held.takeRetainedValue().notifications
-        // Over io_uring the reply is only queued in its ring until the thread loops back to the
-        // kernel: it goes in now, so that these follow it, as on /dev/fuse.
+        // Over io_uring the reply waits in its ring until the thread loops back: submit it first.
         if !made.isEmpty { RingEntry.current?.submitQueued() }
         for notify in made { enqueue(notify) }
     }
@@ -121,9 +109,8 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         queue.async { self.withSession { _ = notify($0) } }
     }
 
-    /// Runs `body` with the session, counted in `sending` (`waitUntilIdle`); not at all while
-    /// detached. What a notification returns is not looked at: -ENOENT, the likely failure,
-    /// means the kernel had nothing cached for it, which is what we wanted.
+    /// Runs `body` with the session, counted in `sending`; not at all while detached. Results are
+    /// ignored: -ENOENT, the likely failure, means the kernel had nothing cached.
     private func withSession(_ body: (OpaquePointer) -> Void) {
         let session: OpaquePointer? = condition.withLock {
             if self.session != nil { sending += 1 }

@@ -8,8 +8,7 @@ import PackStore
     import Glibc
 #endif
 
-/// What every callback needs, passed to libfuse as the session's userdata. Callbacks reach it with
-/// `MountContext.of(req)` (passthrough_ll's `lo_data(req)`).
+/// What every callback needs: the session's userdata, reached with `MountContext.of(req)`.
 final class MountContext: Sendable {
     let filesystem: Filesystem
     let caching: KernelCaching
@@ -17,9 +16,7 @@ final class MountContext: Sendable {
     let notifier: KernelNotifier
     /// What `init` agreed with the kernel; written once in `init`, before any other callback.
     private let agreed = LockedState(KernelCaching.Agreement())
-    /// The io_uring transport, when the mount may use it: set once by `FUSEMount.run` before the
-    /// first request is read (the workers start after), read by libfuse's I/O hooks on every
-    /// request, so without a lock.
+    /// The io_uring transport: set once before the workers start, then read without a lock.
     nonisolated(unsafe) var ring: RingTransport?
 
     init(filesystem: Filesystem, caching: KernelCaching, notifier: KernelNotifier) {
@@ -38,8 +35,7 @@ final class MountContext: Sendable {
         return Unmanaged<MountContext>.fromOpaque(raw).takeUnretainedValue()
     }
 
-    /// Runs one request: `work` computes the reply from the model, thrown errors become errno,
-    /// and exactly one reply is sent.
+    /// Runs one request: thrown errors become errno, and exactly one reply is sent.
     static func serve(_ req: fuse_req_t?, _ operation: StaticString,
                       file: UnsafeMutablePointer<fuse_file_info>? = nil,
                       _ work: (MountContext, Caller) throws -> Reply) {
@@ -68,16 +64,14 @@ final class MountContext: Sendable {
         return Caller(uid: context.pointee.uid, gid: context.pointee.gid, pid: context.pointee.pid)
     }
 
-    /// One line per failure the user cannot see the cause of: the operation, the errno the
-    /// caller got, and why.
+    /// One line per failure whose cause the user cannot see: the operation, the errno, and why.
     static func log(_ operation: StaticString, _ errno: String, _ error: Error) {
         StandardError.write("packfs: \(operation) failed with \(errno): \(error)\n")
     }
 }
 
-/// A name argument from the kernel (never nil in practice; the bridge does not trap if it is).
-/// Bytes that are not UTF-8 are refused (EINVAL), never repaired: `String(cString:)` would turn
-/// them into U+FFFD and create a pack under a name nobody gave.
+/// A name argument from the kernel. Bytes that are not UTF-8 are refused (EINVAL), never repaired:
+/// U+FFFD would create a pack under a name nobody gave.
 func name(_ pointer: UnsafePointer<CChar>?) throws -> String {
     guard let pointer else { throw FilesystemError.invalid("missing name") }
     guard let name = String(validatingCString: pointer) else { throw FilesystemError.invalid("the name is not valid UTF-8") }

@@ -6,8 +6,7 @@ import PackFS
     import Glibc
 #endif
 
-/// The table's entries that change the tree (docs/design.md §2, "Management with ordinary tools")
-/// and its extended attributes.
+/// The entries that change the tree or its xattrs (docs/design.md §2, "Management with ordinary tools").
 extension Operations {
     static func addChanges(to ops: inout fuse_lowlevel_ops) {
         ops.create = { req, parent, name, mode, file in
@@ -25,9 +24,8 @@ extension Operations {
                     inode: Inode(inode), handle: file?.pointee.fh ?? 0, offset: Int64(offset), data: data))
             }
         }
-        // The kernel sends FLUSH at every close() of every file, a round trip per tile read. The
-        // model keeps nothing to do at close (region files are judged at the write that decides
-        // them), and ENOSYS makes the kernel stop sending FLUSH for the rest of the connection.
+        // FLUSH comes at every close(), a round trip per tile read, and the model has nothing to do
+        // then (region files are judged by the write that decides them): ENOSYS stops it for good.
         ops.flush = { req, _, _ in Reply.error(ENOSYS).send(req) }
         ops.unlink = { req, parent, name in
             MountContext.serve(req, "unlink") { context, caller in

@@ -6,9 +6,7 @@ import PackFS
     import Glibc
 #endif
 
-/// The one operations table. Each entry copies the kernel's arguments into Swift values, calls
-/// the model inside `MountContext.serve` and lets it send the single reply. Entries left nil get
-/// libfuse's default (ENOSYS, or success for opendir/releasedir/fsync-like no-ops).
+/// The one operations table (see FUSEBridge.swift); entries left nil get libfuse's default (mostly ENOSYS).
 enum Operations {
     static func table() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
@@ -54,8 +52,6 @@ enum Operations {
         }
         ops.readdirplus = { req, inode, size, offset, _ in
             MountContext.serve(req, "readdirplus") { context, caller in
-                // Each entry's attributes with the listing: a walk (du, find, ls -l) then costs a
-                // message per page of entries instead of a lookup round trip per file.
                 let entries = try context.filesystem.readdirPlus(
                     inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size),
                     caller: caller)
@@ -104,14 +100,12 @@ enum DirectoryBuffer {
         }
     }
 
-    /// Entries of a readdirplus page that fit: a 152-byte header (entry and dirent) plus a name
-    /// of up to 16 bytes, 8-byte aligned (tile names are short), so that few lookups are wasted
-    /// on entries that do not fit.
+    /// Entries of a readdirplus page: a 152-byte header plus a short (tile) name, so that few
+    /// lookups are wasted on entries that do not fit.
     static func plusCapacity(_ size: Int) -> Int { max(1, size / 168) }
 
-    /// A readdirplus reply. An entry whose lookup failed (it went meanwhile) goes with inode 0,
-    /// which the kernel lists without instantiating; `.` and `..` likewise (libfuse counts no
-    /// lookup for them).
+    /// A readdirplus reply. An entry without attributes (`.`, `..`, one that went) goes with inode 0,
+    /// which the kernel lists without instantiating.
     static func fillPlus(_ req: fuse_req_t?, size: Int, entries: [PlusEntry]) -> Data {
         fill(size: size, entries) { item, buffer, room in
             let (entry, found) = item
@@ -124,8 +118,7 @@ enum DirectoryBuffer {
         }
     }
 
-    /// A buffer of `size` bytes filled by `add` (which writes one entry where it is told, with
-    /// the room left, and says the size it needs) until an entry does not fit.
+    /// A buffer of `size` bytes filled by `add` (which returns the size it needs) until one does not fit.
     private static func fill<Item>(
         size: Int, _ items: [Item], _ add: (Item, UnsafeMutablePointer<CChar>, Int) -> Int
     ) -> Data {

@@ -5,10 +5,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// One FUSE ring entry: the two buffers the kernel writes a request into and reads the reply
-/// from (a 288-byte header: the in/out header, the operation's struct, the payload's size; and
-/// the payload: names, write data, reply data), and the request laid out as a /dev/fuse read
-/// gives it, for libfuse. Used by its ring thread alone.
+/// One FUSE ring entry: the kernel's header and payload buffers for request and reply, and the
+/// request laid out as a /dev/fuse read gives it, for libfuse. Used by its ring thread alone.
 final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`, and the writev hook on that thread
     private let ring: UnsafeMutablePointer<io_uring>
     private let fd: Int32
@@ -61,8 +59,7 @@ final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`,
         packfs_uring_prep_cmd(sqe, fd, UInt32(PACKFS_URING_CMD_REGISTER), queue, 0, buffers, cookie)
     }
 
-    /// The request the kernel put in the entry: through libfuse to the handlers, which reply
-    /// through the writev hook on this thread; committed empty if no reply came.
+    /// Serves the entry's request through libfuse (replies come by the writev hook); commits it empty if none came.
     func serve(_ session: OpaquePointer) {
         let raw = UnsafeMutableRawPointer(header)
         let length = Int(raw.load(as: UInt32.self))
@@ -106,10 +103,8 @@ final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`,
         submitCommit()
     }
 
-    /// Submits the commit `reply` queued now, not when the thread loops back to the kernel: the
-    /// notifications a request made must reach the kernel after its reply (`KernelNotifier`),
-    /// and one waiting in the kernel for what the request holds would wait for that loop. Costs a
-    /// system call only for the requests that made notifications.
+    /// Submits the commit `reply` queued now, not at the loop back to the kernel, so the request's
+    /// notifications follow its reply (`KernelNotifier`). Called only when there are some.
     func submitQueued() {
         _ = io_uring_submit(ring)
     }

@@ -5,12 +5,10 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// One ring thread of `RingTransport`: its own io_uring with one FUSE entry of one queue. It
-/// registers the entry, then waits for a request in it, serves it through libfuse (the reply
-/// comes back through the writev hook into `RingEntry.reply`, which queues the commit), and
-/// submits the commit, which also fetches the next request. Commands belong to the thread that
-/// submitted them (the kernel cancels them when it exits), so the thread lives as long as the
-/// mount. An eventfd polled on the ring wakes it to stop.
+/// One ring thread of `RingTransport`: its own io_uring with one FUSE entry of one queue. It serves
+/// each request through libfuse (the reply reaches `RingEntry.reply` by the writev hook) and submits
+/// the commit, which also fetches the next request. The kernel cancels a thread's commands when it
+/// exits, so it lives as long as the mount; an eventfd polled on the ring wakes it to stop.
 final class RingThread: @unchecked Sendable {  // `ring` and the entry are used by the thread alone; `thread` is set by `start` and read by `join`, on the transport's calls
     private let session: OpaquePointer
     private let ring: UnsafeMutablePointer<io_uring>
@@ -23,11 +21,8 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     /// Runs only on its queue's CPU (`pinnedPerQueue`).
     private let pinned: Bool
 
-    /// How many of each queue's threads are pinned to its CPU: `PACKFS_RING_PIN=N` (0 to
-    /// `RingTransport.threadsPerQueue`), none by default. Pinning is a little faster on an idle
-    /// machine, but the kernel gives a queue the requests of the processes on its CPU, so a busy
-    /// CPU's callers starve threads that may run nowhere else: SoakTests' reads then waited for
-    /// seconds (docs/benchmarks.md, "Designs measured and set aside").
+    /// How many of each queue's threads are pinned to its CPU (`PACKFS_RING_PIN=N`), none by default:
+    /// a busy CPU's callers starve threads that may run nowhere else (docs/mount.md).
     static let pinnedPerQueue = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"].flatMap(Int.init).map {
         min(max($0, 0), RingTransport.threadsPerQueue)
     } ?? 0
@@ -57,9 +52,8 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
         return thread != nil
     }
 
-    /// Makes the kernel give up the ring for this connection: a REGISTER naming a queue that
-    /// cannot exist fails, and a failed REGISTER sends every request back to /dev/fuse (where
-    /// a queue left without entries would otherwise hold every request forever).
+    /// Makes the kernel give up the ring: a failed REGISTER (of a queue that cannot exist) sends every
+    /// request back to /dev/fuse, where else a queue without entries would hold them forever.
     static func refuseRing(fd: Int32) {
         let ring = UnsafeMutablePointer<io_uring>.allocate(capacity: 1)
         defer { ring.deallocate() }

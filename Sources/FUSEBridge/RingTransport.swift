@@ -7,18 +7,13 @@ import Synchronization
     import Glibc
 #endif
 
-/// FUSE over io_uring (Linux 6.14+; `Documentation/filesystems/fuse-io-uring.rst`): when the
-/// kernel offers it, requests arrive in ring entries the daemon registered, one queue per
-/// possible CPU, and each reply commits its entry and fetches the next request in one
-/// submission, instead of a read() and a write() on /dev/fuse.
-///
-/// It rides on libfuse's custom I/O (`fuse_session_custom_io`): the read hook sees the kernel's
-/// INIT (whether it offers the ring), the writev hook adds the ring's flag to libfuse's INIT
-/// reply and starts the ring threads once that reply is written (the kernel refuses entries
-/// before), and routes each reply to a ring request into its entry. Requests from the ring are
-/// handed to `fuse_session_process_buf` as if read from /dev/fuse, so every handler is the same.
-/// What stays on /dev/fuse (FORGET, INTERRUPT, the notifications the daemon writes) is served
-/// by `WorkerLoop` as before; if the kernel refuses the entries, everything stays there.
+/// FUSE over io_uring (Linux 6.14+; docs/mount.md, "FUSE over io_uring"): one queue per possible
+/// CPU, and each reply commits its entry and fetches the next request in one submission.
+/// It rides on libfuse's custom I/O: the read hook sees whether the kernel's INIT offers the ring,
+/// the writev hook accepts it in libfuse's INIT reply, starts the ring threads once that reply is
+/// written, and routes each reply to a ring request into its entry. Ring requests go through
+/// `fuse_session_process_buf`, so every handler is the same. FORGET, INTERRUPT and notifications
+/// stay on /dev/fuse (`WorkerLoop`), as does everything if the kernel refuses the entries.
 final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its processing is thread-safe); the rest is in `state`
     /// The kernel's switch (root may write it; Debian's default is N).
     static let parameter = "/sys/module/fuse/parameters/enable_uring"
@@ -28,13 +23,10 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         (try? String(contentsOfFile: parameter, encoding: .utf8))?.hasPrefix("Y") == true
     }
 
-    // Tried: one more (unpinned) thread whenever a queue's last waiting thread took a request, up
-    // to 16, so that a queue held by slow requests would not hold up its CPU's next one (the kernel
-    // gives it to no other queue): SoakTests' readers then took the CPU its refresh needed
-    // (docs/benchmarks.md, "Designs measured and set aside"); unpinning alone made slow reads rare.
-    /// Ring threads per queue, each with one entry: a request waits only while all of its
-    /// CPU's threads are busy (a thread copies a request into its entry only when it is back in
-    /// the kernel, so more entries per thread would wait behind the request it is serving).
+    // Tried: growing a busy queue's threads up to 16; readers then starved a refresh of CPU
+    // (docs/benchmarks.md, "Designs measured and set aside").
+    /// Ring threads per queue, one entry each: a thread takes a request only when back in the
+    /// kernel, so a second entry would wait behind the request it serves.
     static let threadsPerQueue = 4
 
     private struct State {
@@ -99,9 +91,8 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         return written
     }
 
-    /// Adds the ring's flag to libfuse's INIT reply when the kernel offered it and every ring
-    /// could be made (after the reply the kernel holds each request until every queue has an
-    /// entry), sizing the entries' payloads as the kernel will demand (its largest write or read).
+    /// Accepts the ring in libfuse's INIT reply when offered and every ring could be made (the
+    /// kernel then holds requests until every queue has an entry); payloads fit its largest request.
     private func acceptRing(in iov: UnsafePointer<iovec>, _ count: Int32) {
         let offered = state.withLock { $0.offered }
         guard offered, count >= 2, iov[1].iov_len >= 36, let reply = iov[1].iov_base else { return }
@@ -141,8 +132,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         return threads
     }
 
-    /// After the INIT reply: the ring threads start and register their entries (the kernel
-    /// refuses entries before that reply), or the reason there are none.
+    /// After the INIT reply (the kernel refuses entries before): starts the ring threads, or says why not.
     private func start() {
         let (offered, accepted, threads, queues) = state.withLock { ($0.offered, $0.accepted, $0.threads, $0.queues) }
         guard accepted else {
@@ -158,8 +148,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         report("io_uring (\(queues) queues, \(Self.threadsPerQueue) threads each)")
     }
 
-    /// `wake` runs (once) when a ring thread finds the session told to exit after a request: the
-    /// classic workers, asleep on /dev/fuse, must be woken to end the loop.
+    /// `wake` runs once when a ring thread finds the session exited, to wake the workers on /dev/fuse.
     func whenExited(_ wake: @escaping @Sendable () -> Void) {
         state.withLock { $0.whenExited = wake }
     }

@@ -8,24 +8,19 @@ import Synchronization
     import Glibc
 #endif
 
-/// The multi-threaded request loop: workers that each read a request from the device and answer
-/// it, one more started whenever none is left waiting (up to `maxWorkers`), as libfuse's loop does.
-///
-/// Why not `fuse_session_loop_mt`: it ends by `pthread_cancel`-ing the workers asleep in read(),
-/// and a thread cancelled inside an intercepted call ends with ThreadSanitizer's ignores still
-/// set, which aborts the process; so no mount could be tested under TSan. Here the loop ends when
-/// one worker returns (the session exited: `ExitRequest` made a request to notice it with, or the
-/// device reported ENODEV after an unmount); the others are interrupted with a signal whose
-/// handler does nothing (read() returns EINTR, the worker sees the exit flag and returns), sent
+/// The multi-threaded request loop: each worker reads a request from the device and answers it, one
+/// more started whenever none is left waiting (up to `maxWorkers`), as libfuse's loop does.
+/// Not `fuse_session_loop_mt`: it ends by `pthread_cancel`, which aborts under ThreadSanitizer.
+/// Here the loop ends when one worker sees the session exited (`ExitRequest`, or ENODEV after an
+/// unmount); the others are interrupted by a no-op signal handler (read() returns EINTR), sent
 /// again until each has returned, since one may be between its check and its read().
 final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failure` are guarded by `condition`
     private let session: OpaquePointer
     private let maxWorkers: Int
     private let condition = Condition()
     private var workers: [pthread_t] = []
-    /// Workers waiting for a request (in read()) right now. Atomic: every request changes it
-    /// twice, and a lock there was one more that all FUSE threads contend for; the lock is taken
-    /// only when it reaches 0, to start a worker.
+    /// Workers in read() now. Atomic, so a request takes no lock that all FUSE threads contend for;
+    /// the lock is taken only at 0, to start a worker.
     private let waiting = Atomic<Int>(0)
     private var ended = 0
     /// Set by `wake`: the session exited without a worker seeing it; the loop interrupts them all.
@@ -48,10 +43,8 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         return condition.withLock { failure }
     }
 
-    /// Ends the loop as if a worker had seen the session's exit flag: with the io_uring transport
-    /// the request that tells the loop to end (`ExitRequest`'s statfs) is served by a ring
-    /// thread, and no request may come to /dev/fuse after it. `run` then interrupts the workers
-    /// until each has returned (one may be between its check of the flag and its read()).
+    /// Ends the loop as if a worker had seen the exit flag: over io_uring, `ExitRequest`'s request
+    /// is served by a ring thread, and none may come to /dev/fuse after it.
     func wake() {
         condition.withLock {
             ending = true
@@ -76,9 +69,8 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         return true
     }
 
-    // Tried: a non-blocking device, one worker spinning on it briefly after each request and
-    // the others in poll(), to save the cross-CPU wake-ups a VM charges dearly for: `ls -l` was
-    // slower, as poll wakes every idle worker (docs/benchmarks.md, "Designs measured and set aside").
+    // Tried: a non-blocking device, one worker spinning and the rest in poll(); slower, as poll
+    // wakes every idle worker (docs/benchmarks.md, "Designs measured and set aside").
     private func work() {
         var buffer = fuse_buf()
         defer { free(buffer.mem) }
@@ -114,9 +106,8 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
     }
 }
 
-/// Starts a thread running `body`, to be joined; nil when the system makes none. Not a
-/// `NativeThread`, which is detached: a thread that is signalled (`WorkerLoop`) or whose end
-/// must be known before its resources go (`RingThread`) keeps a valid id until it is joined.
+/// Starts a thread running `body`, to be joined; nil when the system makes none. Not a detached
+/// `NativeThread`: a thread that is signalled or whose end must be known keeps a valid id until joined.
 func startJoinableThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
     var thread = pthread_t()
     let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()

@@ -25,7 +25,7 @@ extension PackFilesystem {
         let inode = try InodeCodec.encode(node)
         let (attributes, freshness) = try attributes(of: node, inode: inode, request)
         // The root's names never change what they name, though status.json and packs.json are
-        // live: with a zero entry timeout every path walk would cost a lookup of "packs".
+        // live: a zero entry timeout would cost every path walk a lookup of "packs".
         let binding = [.packs, .status, .packList].contains(node) ? Freshness.immutable : freshness
         return Entry(attributes: attributes, entryTimeout: binding.timeout, attributeTimeout: freshness.timeout)
     }
@@ -38,8 +38,7 @@ extension PackFilesystem {
     /// A region file's mode: read and written by the mounting user only.
     static let regionFileMode: UInt16 = 0o600
 
-    /// The attributes of `node`, checking that it still exists (`.stale` when its pack or its
-    /// row is gone).
+    /// The attributes of `node`; `.stale` when its pack or its row is gone.
     func attributes(of node: Node, inode: Inode, _ request: Request)
         throws -> (attributes: Attributes, freshness: Freshness)
     {
@@ -47,8 +46,7 @@ extension PackFilesystem {
         case .root: return (directory(inode, 0o555), .live)
         // Its own attributes never change (the listing is read afresh at every opendir).
         case .packs: return (directory(inode, 0o755), .immutable)
-        // Region files are the owner's (docs/design.md §2, "Secrets"): their style URL may carry
-        // a key, and with allow_other every user could read them. The text stays exact.
+        // The owner's only (docs/design.md §2, "Secrets"): the style URL may carry a key.
         case .draft: return (liveFile(inode, Self.regionFileMode, try content(of: node, inode: inode, request)), .live)
         case .scratch(let serial):
             guard let file = scratches.file(serial) else { throw FilesystemError.stale }
@@ -116,18 +114,16 @@ extension PackFilesystem {
         return try content(of: node, inode: inode, request).count
     }
 
-    /// `st_nlink` 1: "not counted". With 2, fts (find without -noleaf, Foundation's directory
-    /// walks) concludes a directory has no subdirectories and never descends into z/x/.
+    /// `st_nlink` 1: "not counted". With 2, fts would think z/x/ had no subdirectories and skip them.
     func directory(_ inode: Inode, _ permissions: UInt16) -> Attributes {
         Attributes(
             inode: inode, kind: .directory, permissions: permissions, size: 0, links: 1, modified: mountTime,
             uid: uid, gid: gid)
     }
 
-    /// A file whose content changes under one inode: its mtime's nanoseconds are a hash of the
-    /// content, because opens are stateless and the kernel keeps pages until size or mtime change.
-    /// Its seconds are the second before the mount's, so that the nanoseconds never put the time
-    /// in the future (`ls -l` would show the year instead of the time, as for a file from 2030).
+    /// A file whose content changes under one inode: its mtime's nanoseconds hash the content, as the
+    /// kernel keeps pages until size or mtime change. Its seconds are the one before the mount's, so
+    /// the nanoseconds never put it in the future (`ls -l` would show a year instead of the time).
     func liveFile(_ inode: Inode, _ permissions: UInt16, _ content: Data) -> Attributes {
         var attributes = file(inode, permissions, content.count)
         var hash: UInt32 = 2_166_136_261  // FNV-1a

@@ -31,8 +31,7 @@ extension PackFilesystem {
         case .pack(let region, .progress):
             return Data((try database.progress(of: region).json.compactText + "\n").utf8)
         case .pack(let region, .coverage):
-            // The layout only once the pack is counted: an app's pack without a style makes its
-            // layout from a pass over its tiles until then (see `packChild`).
+            // The layout only once the pack is counted (see `packChild`).
             _ = try request.pack(region)
             let source = try database.coverageCounted(region) ? try request.layout(region).primarySource : nil
             return try database.coverage(of: region, primary: source)
@@ -65,9 +64,8 @@ extension PackFilesystem {
         }
     }
 
-    /// The bytes of the version of a row that `tag` names: the live row's (`live`) when it is the
-    /// current version, those a switch replaced while they are kept (`SwitchedRows`), else nil
-    /// (stale: an inode of a version no longer served).
+    /// The bytes of the row version `tag` names: the live row's, those a switch replaced while
+    /// kept (`SwitchedRows`), else nil (a version no longer served).
     private func version(_ tag: RowTag, of kind: SwitchedKind, _ id: Int64, previous: (StoredData) throws -> Data?,
                          live: () throws -> Data?) throws -> Data? {
         guard database.hasSwitchedRows, let switched = try database.switchedRow(kind, id) else {
@@ -90,8 +88,7 @@ extension PackFilesystem {
 
     static let webStyleName = "web-style.json"
 
-    /// URLs under `--web-base`, where a web server publishes the mountpoint: absolute, as MapLibre
-    /// GL JS needs them (it resolves nothing relative to the style). nil without a web base.
+    /// URLs absolute under `--web-base`: MapLibre GL JS resolves nothing relative to the style.
     func webRewriter(_ pack: Pack) -> StyleRewriter? {
         guard let webBase else { return nil }
         let base = webBase.hasSuffix("/") ? String(webBase.dropLast()) : webBase
@@ -104,9 +101,8 @@ extension PackFilesystem {
         return Data(RegionFile(definition: definition, metadata: pack.metadata).encoded().utf8)
     }
 
-    /// The stored TileJSON's exact bytes, unless they hold a secret: a server's TileJSON may
-    /// echo the requester's token in its tile URLs (Mapbox's does), and every reader of the
-    /// mount reads this file. Then its secrets show as `***` (docs/design.md §2, "Secrets").
+    /// The stored TileJSON's exact bytes, unless a server echoed the requester's token in its tile
+    /// URLs: every reader of the mount reads this file, so secrets show as `***` (docs/design.md §2).
     private func tileJSON(_ region: RegionID, _ ref: SourceRef, _ request: Request) throws -> Data {
         let (layout, source) = try request.source(region, ref)
         guard let url = source.declared.url else { return rewriter(layout.pack).tileJSON(source) }
@@ -124,12 +120,9 @@ extension PackFilesystem {
         return data
     }
 
-    /// Database-wide figures: packs, bytes, tiles and their limit, the ambient cache, the file's
-    /// pages in use and free, the room left on its disk (what `df` shows available), the disk
-    /// quota, and what removed packs still hold.
+    /// Database-wide figures for status.json.
     private func statusJSON() throws -> Data {
-        // A file deleted or replaced under the mount: the figures cannot be read any more, and
-        // what the user must know is that, and what happens to the data.
+        // A file deleted or replaced under the mount: say that instead of figures no longer readable.
         if let problem = database.fileProblem {
             return Data((JSONValue.object(["problem": .string(problem)]).compactText + "\n").utf8)
         }
@@ -137,8 +130,7 @@ extension PackFilesystem {
         let disk = try database.diskUsage()
         let reclaiming = try database.reclaiming()
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
-        // Figures not counted yet (a database an app filled: counted once, in the background)
-        // are null, and `counting` says so.
+        // Figures not counted yet (an app's database is counted in the background) are null.
         func counted<T: BinaryInteger>(_ value: T) -> JSONValue { counts.counted ? number(value) : .null }
         let status: JSONValue = .object([
             "packs": number(counts.packs),

@@ -53,9 +53,8 @@ extension PackFilesystem {
     private func packChild(named name: String, of part: PackPart, in region: RegionID, _ request: Request)
         throws -> Node
     {
-        // The pack's fixed names need only the pack, not its layout: a layout made from the
-        // tiles (an app's pack, no style) costs a pass over the index until the pack is counted,
-        // and `cat progress.json` must not wait for it.
+        // Fixed names need no layout: one made from the tiles (no style) costs a pass over the
+        // index, and `cat progress.json` must not wait for it.
         if part == .directory, let fixed = Self.fixedPackParts[name] {
             _ = try request.pack(region)
             return .pack(region, fixed)
@@ -90,8 +89,7 @@ extension PackFilesystem {
         }
     }
 
-    /// In `sources/<id>/`: a tiled source's `tiles.json` and zooms, or the file holding a GeoJSON
-    /// source's data or an image source's image.
+    /// In `sources/<id>/`: a tiled source's `tiles.json` and zooms, or a GeoJSON or image source's file.
     private func sourceChild(named name: String, in region: RegionID, _ ref: SourceRef, _ request: Request)
         throws -> Node
     {
@@ -134,17 +132,15 @@ extension PackFilesystem {
         return .tile(region, id, try database.rowTag(.tile, id.rawValue))
     }
 
-    /// A tile's entry from one read: finding the tile by key proves the pack holds it, and the
-    /// content read with it gives the exact size (kept for the read that usually follows), so
-    /// the membership and size reads of `entry(for:)` are not needed.
-    /// Tried: pushing the content into the page cache (notify_store) after the reply, to save the
-    /// READ; the reader's READ usually came first (the kernel makes the inode when it wakes).
+    /// A tile's entry from one read: the key proves membership and the content gives the exact size
+    /// (kept for the read that usually follows).
+    /// Tried: notify_store of the content after the reply; the reader's READ usually came first.
     func tileEntry(
         named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
     ) throws -> Entry {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
-        // A size already known (the kernel forgot the name, not the size) needs no inflate. After
-        // a switch the row's version comes first (its inode names the size): no shortcut then.
+        // A size already known needs no inflate, but not after a switch: the row's version, which
+        // its inode and so its size depend on, must be read first.
         var known: UInt64?
         let switched = database.hasSwitchedRows
         guard
@@ -163,8 +159,7 @@ extension PackFilesystem {
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
     }
 
-    /// The stored key `name` names in column z/x of the source (StyleModel's key: TMS rows
-    /// flipped, the key pixel ratio of the pack's).
+    /// The stored key `name` names in column z/x of the source (StyleModel's: TMS rows flipped).
     private func tileKey(
         named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
     ) throws -> TileKey {
@@ -192,10 +187,8 @@ extension PackFilesystem {
         return .resource(region, id, try database.rowTag(.resource, id.rawValue))
     }
 
-    /// Whether the pack shows `style.json`: its style is stored and still a member (`rm
-    /// style.json` drops the membership; the tree keeps following the stored style, so that an
-    /// `rm -r` in progress can go on finding the rest); a synthetic style shows while the pack
-    /// holds the tiles it was made from.
+    /// Whether the pack shows `style.json`: stored and still a member (`rm` drops the membership, but
+    /// the tree follows the stored style so `rm -r` finds the rest); a synthetic one while it has tiles.
     func holdsStyle(_ layout: PackLayout) throws -> Bool {
         if layout.isSynthetic { return !layout.sources.isEmpty }
         guard let url = layout.style?.url else { return false }
@@ -232,8 +225,7 @@ extension PackFilesystem {
         var ranges: [(file: PackLayout.GlyphFile, id: ResourceID)]
     }
 
-    /// The font stacks of `layout` the pack holds ranges of, each named by its lowest range's row
-    /// (sorted by it).
+    /// The font stacks of `layout` the pack holds ranges of, each named and sorted by its lowest row.
     static func fontStacks(_ layout: PackLayout, in database: OfflineDatabase) throws -> [FontStack] {
         guard !layout.fontStacks.isEmpty else { return [] }
         let held = Dictionary(

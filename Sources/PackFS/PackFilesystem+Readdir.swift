@@ -2,10 +2,9 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Listings. Cookies are stable: `.` is 1, `..` is 2, and every other entry's cookie derives
-/// from what it names (a fixed slot, a region id, a source index, x or y + 3...), never from its
-/// position, so a listing that grows during a download resumes where it left off. Tile columns
-/// and rows are read one page at a time from the index, `limit` entries per call.
+/// Listings. Cookies are stable: `.` is 1, `..` is 2, and every other cookie derives from what the
+/// entry names, never its position, so a listing that grows during a download resumes where it
+/// left off. Tile columns and rows are read a page at a time from the index.
 extension PackFilesystem {
     typealias Child = (name: String, node: Node, cookie: Int64)
 
@@ -16,9 +15,8 @@ extension PackFilesystem {
         let wanted = limit - entries.count
         guard wanted > 0 else { return Array(entries.prefix(limit)) }
         for child in try children(of: node, after: max(offset, 2), limit: wanted, request) {
-            // A row no inode can name (an app's pack id of -5 or 2^40, a tile column 2^40) is left
-            // out rather than failing the listing of everything beside it; a lookup of its name
-            // fails alone with EIO, naming the number.
+            // A row no inode can name (an app's id of -5 or 2^40) is left out rather than failing
+            // the whole listing; a lookup of its name fails alone with EIO.
             guard let childInode = try? InodeCodec.encode(child.node) else { continue }
             let kind: Attributes.Kind = Self.isDirectory(child.node) ? .directory : .regularFile
             entries.append(DirectoryEntry(name: child.name, inode: childInode, kind: kind, cookie: child.cookie))
@@ -26,10 +24,9 @@ extension PackFilesystem {
         return entries
     }
 
-    /// `.` and `..` where `offset` has not passed them, after checking that `node` is still a
-    /// directory (`.stale` / not a directory first). Later pages of a tile column skip the check
-    /// (it reads the pack's state): a walk of a 1,000,000-tile pack lists 5,000 of them, and a
-    /// page of a column that went finds no rows, which ends its listing.
+    /// `.` and `..` where `offset` has not passed them, after checking `node` is still a directory.
+    /// Later pages of a tile column skip the check (it reads the pack's state, and a walk lists
+    /// thousands of pages); a column that went finds no rows, which ends its listing.
     func dots(of node: Node, inode: Inode, after offset: Int64, _ request: Request) throws -> [DirectoryEntry] {
         if case .column = node, offset >= 2 { return [] }
         _ = try attributes(of: node, inode: inode, request)
@@ -55,8 +52,7 @@ extension PackFilesystem {
                 return (source.declared.directoryName, .source(region, ref, .directory), Int64(3 + index))
             }
         case .pack(let region, .glyphs):
-            // A stack named by a row id no inode holds (an app's id near 2^63) is left out, as
-            // `listing` leaves it out, before its cookie could overflow.
+            // Left out, as in `listing`, before its cookie could overflow.
             all = try request.fontStacks(region).filter { (0...InodeCodec.maxRow).contains($0.id.rawValue) }.map {
                 ($0.name, .fontStack(region, $0.id), 3 + $0.id.rawValue)
             }
@@ -75,15 +71,13 @@ extension PackFilesystem {
     private func packsChildren() throws -> [Child] {
         var children: [Child] = []
         let packs = try database.packs()
-        // A pack whose id no inode holds (an app's id of -5 or 2^62) is left out, as `listing`
-        // leaves it out, before its slot could overflow.
+        // Left out, as in `listing`, before its slot could overflow.
         for pack in packs where (0...InodeCodec.maxRegion).contains(pack.id.rawValue) {
             let slot = 3 + 2 * pack.id.rawValue
             children.append((pack.name + ".region", .pack(pack.id, .regionFile), slot))
             children.append((pack.name, .pack(pack.id, .directory), slot + 1))
         }
-        // After every pack slot (region ids have 24 bits): error files, then region files being
-        // written for names no pack has yet.
+        // After every pack slot (24-bit region ids): error files, then drafts for names no pack has.
         let packNames = Set(packs.map(\.name))
         for draft in drafts.all where !packNames.contains(draft.name) {
             children.append((draft.name + ".region", .draft(draft.serial), (1 << 41) + Int64(draft.serial)))
@@ -121,8 +115,7 @@ extension PackFilesystem {
         return children
     }
 
-    /// A tiled source's `tiles.json` (stored, or generated for inline tiles) and zooms; a GeoJSON
-    /// or image source's one file, once stored.
+    /// A tiled source's `tiles.json` (stored or generated) and zooms; a GeoJSON or image source's file.
     private func sourceChildren(_ region: RegionID, _ ref: SourceRef, _ request: Request) throws -> [Child] {
         let (_, source) = try request.source(region, ref)
         let held = try source.declared.url.map { try database.packResourceID(url: $0, in: region) != nil } ?? true
@@ -144,8 +137,8 @@ extension PackFilesystem {
         _ region: RegionID, _ ref: SourceRef, z: Int, after offset: Int64, limit: Int, _ request: Request
     ) throws -> [Child] {
         guard let columns = try request.source(region, ref).1.columns else { return [] }
-        // Columns outside the zoom's grid (a foreign database may hold any number) are not listed:
-        // no tile path names them, and their offsets would not fit.
+        // Columns outside the zoom's grid (a foreign database's) are not listed: no tile path
+        // names them, and their offsets would not fit.
         let inGrid = try database.tileColumns(columns, z: z, after: Int(offset - 3), limit: limit).filter {
             (0..<1 << z).contains($0)
         }

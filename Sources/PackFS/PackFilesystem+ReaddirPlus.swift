@@ -1,20 +1,15 @@
 import FoundationEssentials
 import PackStore
 
-/// Listings with attributes (READDIRPLUS), which make a walk of a big pack (`du`, `find`,
-/// `ls -lR`, backup tools) cost a message per page of entries rather than a lookup per file.
-/// A tile column, where nearly all entries are, is answered from one query per page that also
-/// gives each tile's size (`tileRowsWithSizes`), for a process that stats what it lists
-/// (`StatWalkers`), names alone for others; every other directory holds few entries, each
-/// looked up as a LOOKUP would be.
+/// Listings with attributes (READDIRPLUS; see `KernelCaching`). A tile column is answered from one
+/// query per page that gives each tile's size, for a process that stats what it lists
+/// (`StatWalkers`), names alone for others; other directories are small and looked up entry by entry.
 extension PackFilesystem {
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
         try serving(reads: true) { request in
             let node = try node(inode)
             guard case .column(let region, let ref, let z, let x) = node, statWalkers.wantsAttributes(caller.pid) else {
                 let entries = try listing(of: node, inode: inode, after: offset, limit: max(limit, 0), request)
-                // A tile column's names alone for a process that does not stat them (inode 0 in
-                // the reply: the kernel builds nothing for them); other directories are small.
                 guard case .column = node else { return lookingUp(entries, in: node, caller: caller, request) }
                 return entries.map { ($0, nil) }
             }
@@ -25,8 +20,7 @@ extension PackFilesystem {
         }
     }
 
-    /// `entries` of directory `parent`, each with the entry a lookup of its name gives (nil for
-    /// `.` and `..`, and for one that went meanwhile), all in the listing's request.
+    /// `entries` of `parent`, each as a lookup gives it (nil for `.`, `..` and one that went).
     private func lookingUp(_ entries: [DirectoryEntry], in parent: Node, caller: Caller, _ request: Request)
         -> [PlusEntry]
     {
@@ -58,9 +52,8 @@ extension PackFilesystem {
         }
     }
 
-    /// The served size of a tile whose size the store does not know (a tile an app wrote), by
-    /// decoding it; the size alone is kept. nil when it went or does not decode: the entry goes
-    /// without attributes and a lookup of it reports what is wrong.
+    /// The served size of a tile the store has no size for (an app's), by decoding it. nil when it
+    /// went or does not decode: the entry goes without attributes and its lookup reports why.
     private func decodedSize(of id: TileID, in region: RegionID, inode: Inode) -> Int? {
         if let known = cache.size(inode) { return Int(known) }
         guard let content = (try? database.servedTile(.row(id), in: region))?.content else { return nil }

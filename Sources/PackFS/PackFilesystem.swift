@@ -6,13 +6,10 @@ import PackStore
     import Glibc
 #endif
 
-/// The mount's tree (docs/design.md §2) over one offline database. Every node is
-/// decoded from its inode (`InodeCodec`) and answered from the store at the time of the call, so
-/// listings grow while a download writes. The writable surface (region files, removal, rename,
-/// touch, state xattrs) reaches the pack manager through `controller`.
-///
-/// Everything it holds is fixed at construction (the caches and the controller included), so it
-/// is `Sendable` as the compiler checks it: what changes sits in the lock-guarded parts.
+/// The mount's tree (docs/design.md §2) over one offline database. Every node is decoded from its
+/// inode (`InodeCodec`) and answered from the store at the time of the call, so listings grow while
+/// a download writes. The writable surface reaches the pack manager through `controller`.
+/// Every stored property is fixed at construction; what changes sits in the lock-guarded parts.
 public final class PackFilesystem: Filesystem, Sendable {
     let database: OfflineDatabase
     /// The absolute mountpoint path: `style.json` points its URLs into it.
@@ -23,7 +20,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let diskQuota: Int64?
     /// Where region files and pack commands go; nil refuses them (EPERM).
     let controller: (any PackController)?
-    /// The tree's caches and the kernel's (`TreeCaches`), shared with whoever reports changes.
+    /// Shared with whoever reports changes.
     let caches: TreeCaches
     let mountTime = Int64(Date().timeIntervalSince1970)
     let uid = getuid()
@@ -40,21 +37,16 @@ public final class PackFilesystem: Filesystem, Sendable {
     let uploads = PatchUploads()
     /// Set once the kernel agreed to stateless opens: created files get no release either.
     let statelessOpens = LockedState(false)
-    /// How the kernel's requests arrive ("io_uring (...)", "/dev/fuse (...)"), for status.json;
-    /// told by the mount once the kernel's INIT is answered.
+    /// How the kernel's requests arrive, for status.json; set by the mount once INIT is answered.
     public let transport = LockedState<String?>(nil)
-    /// `--web-base`: where a web server publishes the mountpoint; each pack then also shows
-    /// `web-style.json`, its style with every URL absolute under it (nil: not shown).
+    /// `--web-base`: where a web server publishes the mountpoint (each pack then shows `web-style.json`).
     let webBase: String?
-    /// The web page the root shows with a web base (`WebPage`: index.html, its script and
-    /// stylesheet, MapLibre GL JS); nil without a web base, or when its files could not be read.
+    /// The web page the root shows with a web base; nil without one, or when its files could not be read.
     let webPage: WebPage?
-    /// How long a region file written without an open (no release will come) may rest with
-    /// undecided text before it is judged as it stands.
+    /// How long an implicit draft may rest undecided before it is judged as it stands.
     let settleDelay: TimeInterval
 
     /// `database` should be open in `.mount` mode (WAL: reads never wait for a download).
-    /// `caches` defaults to caches of this database with no kernel behind them.
     public init(
         database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,
         caches: TreeCaches? = nil,
@@ -72,10 +64,8 @@ public final class PackFilesystem: Filesystem, Sendable {
         self.controller = controller
     }
 
-    /// The kernel's caches, to tell about changes this filesystem makes itself.
     var kernelCache: (any KernelCache)? { caches.kernel }
 
-    /// Decoded sizes and small contents by inode.
     var cache: ContentCache { caches.contents }
 
     // MARK: Filesystem, read side
@@ -84,8 +74,7 @@ public final class PackFilesystem: Filesystem, Sendable {
         try serving(reads: true) { request in try entry(named: name, in: try node(parent), caller: caller, request) }
     }
 
-    /// The entry of `name` in directory `parent` (a lookup, or one entry of a listing with
-    /// attributes).
+    /// The entry of `name` in `parent`, for a lookup or a READDIRPLUS entry.
     func entry(named name: String, in parent: Node, caller: Caller, _ request: Request) throws -> Entry {
         guard name.utf8.count <= 255 else { throw FilesystemError.nameTooLong }
         // Tiles, the lookups that count (a map reads thousands), take one read.
@@ -135,9 +124,8 @@ public final class PackFilesystem: Filesystem, Sendable {
         }
     }
 
-    /// Used: the database's bytes. Free: what the disk holding the database has left for users,
-    /// since new packs grow the database there; `df` then shows the room packs have, where a
-    /// zero would show a full disk.
+    /// Used: the database's bytes. Free: what its disk has left, where new packs grow, so `df` shows
+    /// the room packs have instead of a full disk.
     public func statfs() throws -> FilesystemStatistics {
         try serving { _ in
             let counts = try database.databaseCounts()
@@ -156,10 +144,8 @@ public final class PackFilesystem: Filesystem, Sendable {
         return node
     }
 
-    /// The pack `region` names now (read through a `Request`, once per request); `.stale` when
-    /// it was removed. The kernel asked about a removed pack, so it still holds a name of it (a
-    /// lookup answered just before the removal can land after the removal's invalidation): that
-    /// name is invalidated again.
+    /// The pack `region` names now; `.stale` when removed. The kernel still holds a name of it (a
+    /// lookup can land after the removal's invalidation), so that name is invalidated again.
     func currentPack(_ region: RegionID) throws -> Pack {
         guard let pack = try database.packs().first(where: { $0.id == region }) else {
             if let name = removedPacks.name(of: region) { packsChanged(name, name + Self.regionSuffix) }
@@ -168,11 +154,9 @@ public final class PackFilesystem: Filesystem, Sendable {
         return pack
     }
 
-    /// Runs one FUSE request: `body` gets the request's `Request` (each pack and layout read
-    /// once), and any failure that is not a `FilesystemError` (a store error, a decoding
-    /// failure) becomes `.io` with its cause, for the bridge to log: once per request, here.
-    /// A request that only `reads` makes its raw reads in one read transaction on one
-    /// connection (`OfflineDatabase.withOneSnapshot`); one that writes must see its own writes.
+    /// Runs one FUSE request with its `Request`; a failure that is not a `FilesystemError` becomes
+    /// `.io` with its cause, for the bridge to log. A request that only `reads` reads one snapshot
+    /// (`withOneSnapshot`); one that writes must see its own writes.
     func serving<T>(reads: Bool = false, _ body: (Request) throws -> T) throws -> T {
         do {
             guard reads else { return try body(Request(self)) }

@@ -2,17 +2,11 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Decoded sizes and small decoded contents by inode, bounded, shared by every FUSE thread; and
-/// each pack's `PackView`, under the same lock, so that a cold tile lookup takes this lock and
-/// the reader pool's and no other.
-///
-/// `st_size` must be exact, and knowing a tile's size means decoding it; a lookup is usually
-/// followed by an open and a read of the same file, so the content decoded for the size is kept
-/// (up to `maxContentBytes` in all, files up to `maxFileBytes`) and the size alone for longer.
-/// Eviction is first-in first-out: cheap, and tiles are read in bursts. The read comes
-/// microseconds after its lookup, so 1 MB (about 120 tiles, against at most one request per FUSE
-/// thread in flight) is enough: larger caches made the daemon larger and no faster
-/// (docs/benchmarks.md, "Designs measured and set aside").
+/// Decoded sizes and small contents by inode, bounded, shared by every FUSE thread; and each pack's
+/// `PackView` under the same lock, so a cold tile lookup takes this lock and the reader pool's only.
+/// `st_size` must be exact, which means decoding a tile, and the read follows the lookup within
+/// microseconds: the content is kept briefly, the size longer. First in, first out: tiles are read
+/// in bursts. Larger caches were no faster (docs/benchmarks.md, "Designs measured and set aside").
 final class ContentCache: Sendable {
     let maxContentBytes = 1 << 20
     let maxFileBytes = 1 << 20
@@ -34,7 +28,6 @@ final class ContentCache: Sendable {
         state.withLock { $0.sizes[inode] ?? $0.contents[inode].map { UInt64($0.count) } }
     }
 
-    /// Remembers `data` as the content of `inode` (and its size).
     func store(_ data: Data, for inode: Inode) {
         state.withLock { state in
             remember(size: UInt64(data.count), for: inode, in: &state)
@@ -52,9 +45,7 @@ final class ContentCache: Sendable {
     /// Remembers the size of `inode` alone (a listing's: its content is not about to be read).
     func store(size: UInt64, for inode: Inode) { state.withLock { remember(size: size, for: inode, in: &$0) } }
 
-    /// Forgets what is kept of one pack's inodes and its view (content changed under them: a
-    /// refresh, a redefinition; or the pack went). One pass over what is kept, by the region bits of each
-    /// inode.
+    /// Forgets one pack's inodes and view, found by each inode's region bits.
     func removeAll(of region: RegionID) {
         state.withLock { state in
             let stays = { (inode: Inode) in InodeCodec.region(of: inode) != region }

@@ -1,20 +1,16 @@
 import FoundationEssentials
 import PackStore
 
-/// What requests read of one pack that later requests may use without reading it again: its row,
-/// its state and its layout, kept in `ContentCache` under the store's `cacheGeneration` read
-/// before them. While the count has not moved no pack was added, renamed or removed and no state
-/// changed, so a cold tile lookup finds its pack and layout with one lock (the cache's) instead
-/// of the pack list's, the status cache's and the layout cache's, and no search of the list.
-/// A change the count does not see (a refresh's new style) goes through `TreeCaches.forgetPack`,
-/// which drops the view with the pack's other entries.
+/// A pack's row, state and layout as read by one request, kept in `ContentCache` for later ones
+/// under the store's `cacheGeneration` read before them: while it has not moved, no pack or state
+/// changed, so a cold tile lookup takes one lock instead of three. A change the count does not see
+/// (a refresh's new style) drops the view through `TreeCaches.forgetPack`.
 struct PackView {
     var generation: UInt64
     var pack: Pack
     var state: PackState
     var layout: PackLayout?
-    /// When the layout was read, while the pack downloads (it is read again after
-    /// `LayoutCache.lifetime`, as `LayoutCache` does); nil once settled (kept until forgotten).
+    /// When the layout was read while the pack downloads (see `LayoutCache.lifetime`); nil once settled.
     var layoutRead: Date?
 
     /// The layout, if kept and still young enough to use.

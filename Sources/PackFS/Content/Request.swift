@@ -1,17 +1,10 @@
 import FoundationEssentials
 import PackStore
 
-/// One FUSE request's reads of the pack it concerns: the pack, its state and its layout, each
-/// read at most once however many steps of the request need them, and none when an earlier
-/// request's `PackView` of the pack still holds. (A cold lookup
-/// of a zoom directory found its pack four times and its layout three: for the name, then for
-/// its attributes, each step through `source`; and each directory's attributes read the pack's
-/// state in a transaction of their own.)
-///
-/// Made by `PackFilesystem.serving` for one request and dropped with it, so nothing read here
-/// outlives the request: the next one sees the store as it is then. A request that changes the
-/// pack calls `forget` before reading it again. One slot: a request concerns one pack (a second
-/// one is read afresh each time). Used only by the thread serving the request: no lock.
+/// One FUSE request's reads of the pack it concerns: the pack, its state and its layout, each read
+/// at most once however many steps need them, and none while an earlier request's `PackView` holds.
+/// Dropped with the request, so the next one sees the store as it is then; a request that changes
+/// the pack calls `forget`. One slot: a second pack is read afresh each time. One thread: no lock.
 final class Request {
     private let filesystem: PackFilesystem
     private var memo: Memo?
@@ -28,8 +21,7 @@ final class Request {
 
     init(_ filesystem: PackFilesystem) { self.filesystem = filesystem }
 
-    /// The pack `region` names now; `.stale` when it was removed. A view kept by an earlier
-    /// request (`PackView`) gives it, its state and its layout at once.
+    /// The pack `region` names now; `.stale` when it was removed.
     func pack(_ region: RegionID) throws -> Pack {
         if let memo, memo.region == region { return memo.pack }
         let generation = filesystem.database.cacheGeneration
@@ -48,7 +40,7 @@ final class Request {
         memo = Memo(region: pack.id, pack: pack)
     }
 
-    /// The pack's layout (`TreeCaches`: parsed at most once a second), kept in the pack's view.
+    /// The pack's layout (`TreeCaches`), kept in the pack's view.
     func layout(_ region: RegionID) throws -> PackLayout {
         let pack = try pack(region)
         if let layout = memo?.layout, memo?.region == region { return layout }
@@ -61,8 +53,7 @@ final class Request {
         return layout
     }
 
-    /// The pack's font stacks with the ranges it holds (`PackFilesystem.fontStacks(_:in:)`), read once
-    /// per request: a stack's listing looks up each of its files, up to 256 in one request.
+    /// The pack's font stacks, read once per request: a stack's listing looks up up to 256 files.
     func fontStacks(_ region: RegionID) throws -> [PackFilesystem.FontStack] {
         let layout = try layout(region)
         if let stacks = memo?.fontStacks, memo?.region == region { return stacks }
@@ -78,8 +69,7 @@ final class Request {
         return (layout, source)
     }
 
-    /// Whether the pack is complete: its directories no longer change (the store caches the
-    /// state until it is written).
+    /// Whether the pack is complete: its directories no longer change.
     func isComplete(_ region: RegionID) throws -> Bool {
         try state(region) == .complete
     }
@@ -92,8 +82,7 @@ final class Request {
         return state
     }
 
-    /// Keeps what this request read of its pack for the next requests, under the count read
-    /// before it (nothing where no count is kept: read-only).
+    /// Keeps what this request read of its pack for the next ones, under the count read before it.
     private func keepView(state: PackState, layoutRead: Date?) {
         guard let memo, let generation = memo.generation else { return }
         filesystem.cache.keep(PackView(generation: generation, pack: memo.pack, state: state, layout: memo.layout, layoutRead: layoutRead))

@@ -2,23 +2,16 @@ import Basics
 import PackStore
 import Synchronization
 
-/// The processes that look tiles up by name, which are the ones that want attributes with a
-/// tile listing.
-///
-/// A READDIRPLUS entry with attributes makes the kernel build an inode and a dentry for the
-/// file (several microseconds each on this machine class), worth it for a walker that will
-/// stat every file (`du`, `ls -l`, rsync) and wasted on one that only reads names (`find`, `ls`).
-/// The kernel's own guess (FUSE_CAP_READDIRPLUS_AUTO: attributes for a directory's first page,
-/// then only after a lookup in it) gives up on the rest of a big directory as soon as a walker
-/// reads it whole before stat-ing, as `du` and `ls` do (docs/benchmarks.md, "Designs measured
-/// and set aside"). Here a process that looked up a tile gets attributes in every later tile
-/// listing: `du` pays lookups for its first column only, `find` never pays for attributes.
+/// The processes that look tiles up by name: they get attributes in every later tile listing.
+/// An entry with attributes costs the kernel an inode and a dentry, worth it for a walker that
+/// stats every file (`du`, rsync), wasted on one that reads names (`find`). The kernel's own guess
+/// fails walkers that read a directory whole first (`KernelCaching`). `du` thus pays lookups for its
+/// first column only, and `find` never pays for attributes.
 final class StatWalkers: Sendable {
     /// The processes (thread ids, as the kernel reports them) remembered at most.
     let capacity: Int
     private let recent = LockedState<[Int32]>([])
-    /// The last few noted, read without the lock: a walker looks up tile after tile, and every
-    /// lookup but its first finds itself here (the lock was one of six a cold lookup took).
+    /// The last few noted, read without the lock: every lookup of a walker but its first finds it here.
     private let seen: InlineArray<8, Atomic<Int32>> = InlineArray { _ in Atomic(-1) }
     private let next = Atomic<Int>(0)
 

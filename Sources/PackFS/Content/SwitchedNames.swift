@@ -8,17 +8,15 @@ extension OfflineDatabase {
     }
 }
 
-/// Where a row a switch changed shows, for the kernel to forget the names that lead to the inode
-/// of its version before (`RowTag`): the next lookup of each finds the new version's inode.
+/// Where a switched row shows, for the kernel to forget the names leading to its old version (`RowTag`).
 extension TreeCaches {
     /// `rowTag`, a row that cannot be read taken for one no switch changed.
     func tag(_ kind: SwitchedKind, _ id: Int64) -> RowTag {
         (try? database.rowTag(kind, id)) ?? .initial
     }
 
-    /// A tile's name in each place its tile set shows in the pack (its `sources/<id>/` and, for
-    /// the primary source, the pack's top). A pack whose layout cannot be read names nothing:
-    /// its old names then lead to the old version until the kernel's entries time out.
+    /// A tile's name in each place its tile set shows. A pack whose layout cannot be read names
+    /// nothing: its old names then lead to the old version until the kernel's entries time out.
     func forgetNames(of key: TileKey, in region: RegionID, _ batch: inout NotificationBatch) {
         guard let layout = try? layout(of: try database.pack(id: region)) else { return }
         for (ref, source) in Self.sources(showing: key, in: layout) {

@@ -2,18 +2,10 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// What the mount keeps about its tree, and what each change makes it forget: decoded sizes and
-/// contents by inode (`ContentCache`), parsed layouts by pack (`LayoutCache`), and the kernel's
-/// own caches of names, attributes and pages (`KernelCache`, told through the FUSE bridge).
-///
-/// Made before the filesystem and the pack manager and handed to both (to the manager through
-/// the executable's event adapter), so changes flow one way: the end of a download, a refresh or
-/// a redefinition reaches the caches with no reference back into the filesystem.
-///
-/// Every change concerns one pack, and only that pack's entries go (`forgetPack`): a download
-/// ending in one pack leaves the sizes and layouts of the others that readers are using. (A
-/// pack's state, which says how long the kernel may keep its directories, is cached by the
-/// store, which sees every write of it: `OfflineDatabase.status(of:)`.)
+/// What the mount keeps about its tree (`ContentCache`, `LayoutCache`, the kernel's `KernelCache`), and
+/// what each change makes it forget: only its own pack's entries. Handed to both the filesystem and
+/// the pack manager, so a change reaches the caches with no reference back into the filesystem.
+/// A pack's state is cached by the store, which sees every write of it (`OfflineDatabase.status(of:)`).
 public final class TreeCaches: Sendable {
     let database: OfflineDatabase
     let contents = ContentCache()
@@ -26,18 +18,14 @@ public final class TreeCaches: Sendable {
         self.kernel = kernel
     }
 
-    /// The layout of `pack` (`LayoutCache`): parsed at most once a second while the pack
-    /// downloads (`active`), and once for good otherwise: only a download changes a pack's
-    /// stored style and TileJSONs under the mount (every other change forgets the layout), and an
-    /// app's pack, which PackFS never downloads, has a layout as dear as a scan of its template.
+    /// The layout of `pack`: parsed at most once a second while it downloads, once for good otherwise
+    /// (only a download changes its style and TileJSONs; every other change forgets the layout).
     func layout(of pack: Pack) throws -> PackLayout {
         let settled = (try? database.status(of: pack.id).state != .active) ?? false
         return try layouts.layout(for: pack, complete: settled) { try PackLayout.load($0, from: database) }
     }
 
-    /// Forgets the cached sizes, contents and layout of one pack (after a change in it: a
-    /// download's end, a verdict on its region file, a removal, a rename). The kernel's caches
-    /// are told name by name where it matters.
+    /// Forgets one pack's cached sizes, contents and layout; the kernel is told by the callers.
     public func forgetPack(_ region: RegionID) {
         contents.removeAll(of: region)
         layouts.remove(region)
@@ -46,14 +34,10 @@ public final class TreeCaches: Sendable {
         database.bumpCacheGeneration()
     }
 
-    /// A refresh's switch replaced the bytes of tiles and resources under their row ids, in its
-    /// pack and in every pack sharing those rows, and may have added members or a new style:
-    /// drop our caches of those packs; tell the kernel to forget the changed files (the names
-    /// that led to their versions before, which serve the old bytes a while yet: `RowTag`) and
-    /// the switched pack's listings and generated files (those of a pack sharing a changed
-    /// resource too: it may be their style); then wait (briefly, bounded) for the kernel to have
-    /// been told, so that a reader who then sees the pack `complete` reads the new bytes. Called
-    /// on the run's thread, never a FUSE thread. Nodes that do not fit an inode were never shown.
+    /// A refresh replaced bytes under their row ids, in this pack and every pack sharing the rows.
+    /// Forgets those packs, the changed files' old names (`RowTag`), and the listings and generated
+    /// files of each pack touched (a changed resource may be its style); then waits, bounded, so a
+    /// reader who next sees the pack `complete` reads the new bytes. Never on a FUSE thread.
     public func contentSwitched(_ switched: SwitchedContent) {
         let documents = Set(switched.changedResources.map(\.region)).union([switched.region])
         for region in documents.union(switched.changedTiles.map(\.region)) { forgetPack(region) }
@@ -77,12 +61,9 @@ public final class TreeCaches: Sendable {
         kernel.settle(within: 1)
     }
 
-    /// A redefinition dropped these tiles and resources from the pack. The kernel keeps tile
-    /// names an hour: each is forgotten by name (under the primary directory and under
-    /// `sources/<id>/`), so the next lookup finds nothing instead of serving the old tile; a
-    /// resource's inode is forgotten (its content and attributes). Throws when the pack or its
-    /// layout cannot be read: the kernel may then serve old names until its entries time out,
-    /// which the caller must report.
+    /// A redefinition dropped these members. The kernel keeps tile names an hour, so each is forgotten
+    /// by name wherever it shows; a resource's inode is forgotten. Throws when the layout cannot be
+    /// read: the kernel may then serve old names until they time out, which the caller must report.
     public func membersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) throws {
         forgetPack(region)
         guard let kernel else { return }
@@ -103,11 +84,9 @@ public final class TreeCaches: Sendable {
         }
     }
 
-    /// A patch changed tiles of one tile set of a pack (and maybe of packs sharing its rows): the
-    /// kernel forgets, before this returns, the pages and attributes of each changed row, the
-    /// names of tiles that became "no content", and the listings of directories that gained
-    /// tiles, in every place the set shows (its `sources/<id>/` and the pack's top). Sent a
-    /// batch at a time: a patch of a whole pack names millions.
+    /// A patch changed tiles of one tile set: before this returns the kernel forgets each changed
+    /// row, the names of tiles now without content, and the listings that gained tiles, wherever
+    /// the set shows. Sent in batches: a patch of a whole pack names millions.
     public func tilesChanged(_ changes: TileChanges) throws {
         let region = changes.columns.region
         forgetPack(region)
@@ -152,23 +131,17 @@ public final class TreeCaches: Sendable {
     }
 }
 
-/// Parsed layouts by pack, kept for a second: a pack being downloaded gains its TileJSON and
-/// its first raster tile (which fixes the source's extension) moments after its style.
-///
-/// One thread at a time parses a pack's layout: the others wait for its result, or, where a
-/// layout only older than the lifetime is kept, take that one meanwhile. (Parsing a style and
-/// its glyph files is the dearest thing a lookup does: every FUSE thread parsing it again the
-/// moment it expired stalled glyph reads, docs/benchmarks.md, "Designs measured and set aside".)
+/// Parsed layouts by pack, kept a second while downloading: the TileJSON and first raster tile
+/// (which fixes the extension) come moments after the style. One thread at a time parses a pack's
+/// layout; the others wait, or take an expired one meanwhile: parsing is the dearest thing a lookup
+/// does (docs/benchmarks.md, "Designs measured and set aside").
 final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `generation` are guarded by `condition`
     static let lifetime: TimeInterval = 1
     private struct Entry {
         var layout: PackLayout
         var loaded: Date
-        /// Whether the pack was settled (not downloading) when the layout was read: a settled
-        /// pack's stored style and TileJSONs do not change, so its layout is kept until `remove`;
-        /// one read while it downloaded is read again once it is settled, however young (the
-        /// TileJSON may have come after it: a tile asked for the moment `progress.json` said
-        /// "complete" was not found while the run's end had not reached `forgetPack` yet).
+        /// Whether the pack was settled when read: then it is kept until `remove`. One read while
+        /// downloading is read again once settled, however young: the TileJSON may have come after.
         var complete: Bool
     }
     private enum Claim {
@@ -229,9 +202,8 @@ final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `gen
     func cached(_ region: RegionID) -> PackLayout? { condition.withLock { entries[region]?.layout } }
 }
 
-/// Invalidations gathered and sent synchronously (`KernelCache.invalidateNow`) every
-/// `size`, so a million of them never sit in memory at once. Nodes that do not fit an inode
-/// were never shown, so nothing of theirs is cached.
+/// Invalidations sent synchronously every `size`, so a million never sit in memory at once.
+/// Nodes that do not fit an inode were never shown, so nothing of theirs is cached.
 struct NotificationBatch {
     static let size = 4096
     let kernel: any KernelCache

@@ -1,7 +1,6 @@
 import FoundationEssentials
 
-/// A node number as the kernel sees it. 1 is the root (FUSE_ROOT_ID). The bit layout that makes
-/// an inode say what it names (pack, source, z, x, y, ...) is `InodeCodec`'s business.
+/// A node number as the kernel sees it; 1 is the root (FUSE_ROOT_ID). Its bit layout: `InodeCodec`.
 public struct Inode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
@@ -22,8 +21,8 @@ public struct Attributes: Equatable, Sendable {
     public var links: UInt32
     /// Seconds since the epoch, for atime, mtime and ctime alike.
     public var modified: Int64
-    /// Nanoseconds of those times. Live files derive them from their content, so that a change
-    /// of the same size still shows the kernel a new mtime (AUTO_INVAL_DATA drops cached pages).
+    /// Live files derive these from their content, so a change of the same size still shows a new
+    /// mtime (AUTO_INVAL_DATA then drops cached pages).
     public var modifiedNanoseconds: UInt32 = 0
     public var uid: UInt32
     public var gid: UInt32
@@ -50,8 +49,7 @@ public struct Entry: Equatable, Sendable {
     public var entryTimeout: Double
     /// Seconds the kernel may keep the attributes.
     public var attributeTimeout: Double
-    /// With the inode, names the node for the kernel's lifetime of the mount: bump it when an
-    /// inode number is reused for a different node (only NFS export relies on it).
+    /// Bump it when an inode number is reused for a different node (only NFS export relies on it).
     public var generation: UInt64
 
     public init(attributes: Attributes, entryTimeout: Double, attributeTimeout: Double, generation: UInt64 = 0) {
@@ -62,9 +60,8 @@ public struct Entry: Equatable, Sendable {
     }
 }
 
-/// A getattr or setattr answer: the attributes and how long the kernel may keep them (tiles an
-/// hour, live files not at all), so that a stat after the kernel dropped its copy (a read marks
-/// atime stale) is answered once, not once a second.
+/// A getattr or setattr answer with how long the kernel may keep it, so a stat after the kernel
+/// dropped its copy (a read marks atime stale) is answered once, not once a second.
 public struct TimedAttributes: Equatable, Sendable {
     public var attributes: Attributes
     /// Seconds the kernel may keep the attributes.
@@ -76,9 +73,8 @@ public struct TimedAttributes: Equatable, Sendable {
     }
 }
 
-/// One name in a directory listing. `cookie` is the offset the kernel passes back to continue
-/// after this entry (stable across calls, so a listing that grows during a download continues
-/// where it left off).
+/// One name in a directory listing. `cookie`, passed back to continue after it, is stable across
+/// calls, so a listing that grows during a download continues where it left off.
 public struct DirectoryEntry: Equatable, Sendable {
     public var name: String
     public var inode: Inode
@@ -109,7 +105,6 @@ public struct OpenOptions: Equatable, Sendable {
     }
 }
 
-/// `statfs` figures.
 public struct FilesystemStatistics: Equatable, Sendable {
     public var blockSize: UInt32
     public var blocks: UInt64
@@ -138,25 +133,21 @@ public struct Caller: Equatable, Sendable {
     }
 }
 
-/// The filesystem operations the FUSE bridge calls, named after the kernel's operations with its
-/// argument words. Every method is called on a FUSE worker thread, possibly concurrently: an
-/// implementation is thread-safe and never waits on the network. Errors are `FilesystemError`s;
-/// the bridge maps them to errno with `FilesystemError.errno` (the one table) and never lets an
-/// error or a trap cross into C.
+/// The operations the FUSE bridge calls, possibly concurrently on worker threads: an implementation
+/// is thread-safe and never waits on the network. Errors are `FilesystemError`s, mapped to errno by
+/// `FilesystemError.errno` (the one table).
 public protocol Filesystem: AnyObject, Sendable {
-    /// The kernel agreed to stateless opens (FUSE_CAP_NO_OPEN_SUPPORT): it sends no open, and
-    /// no release, not even for the files it creates. Called from `init`, before any request.
+    /// The kernel agreed to stateless opens (FUSE_CAP_NO_OPEN_SUPPORT): no open and no release, not
+    /// even for files it creates. Called from `init`, before any request.
     func useStatelessOpens()
     func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
     /// The kernel dropped `lookups` references to `inode`.
     func forget(inode: Inode, lookups: UInt64)
     func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes
-    /// Entries after `offset` (0: from the start; else a previous entry's cookie), at most
-    /// `limit` of them; `.` and `..` included.
+    /// At most `limit` entries after `offset` (0, or a previous entry's cookie); `.` and `..` included.
     func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry]
-    /// `readdir` with each entry's attributes as `lookup` gives them (READDIRPLUS: the kernel
-    /// then counts a lookup for every entry with attributes). nil for `.` and `..`, and for an
-    /// entry that went meanwhile.
+    /// `readdir` with each entry as `lookup` gives it (the kernel counts a lookup for each); nil
+    /// for `.`, `..` and an entry that went meanwhile.
     func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry]
     func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions
     func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data
@@ -165,14 +156,12 @@ public protocol Filesystem: AnyObject, Sendable {
 
     // Changes (docs/design.md §2, "Management with ordinary tools").
     func create(parent: Inode, name: String, mode: UInt32, flags: Int32, caller: Caller) throws -> (Entry, OpenOptions)
-    /// A region file's content is judged by the write that completes it; an error fails that
-    /// write. (There is no flush: close() sends the daemon nothing, see the bridge's `flush`.)
+    /// A region file is judged by the write that completes it (no flush: see the bridge's `flush`).
     func write(inode: Inode, handle: UInt64, offset: Int64, data: Data) throws -> Int
     func unlink(parent: Inode, name: String, caller: Caller) throws
     func rmdir(parent: Inode, name: String, caller: Caller) throws
     func mkdir(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
-    /// `ln -s`, `ln` and `mkfifo`/`mknod`: kinds of node a model may have no place for. Each must
-    /// answer (the bridge would otherwise leave the kernel's ENOSYS, "Function not implemented").
+    /// `ln -s`, `ln` and `mknod`: each must answer, even if only to refuse, or the user sees ENOSYS.
     func symlink(target: String, parent: Inode, name: String, caller: Caller) throws -> Entry
     func link(inode: Inode, newParent: Inode, newName: String, caller: Caller) throws -> Entry
     func mknod(parent: Inode, name: String, mode: UInt32, caller: Caller) throws -> Entry
@@ -212,8 +201,7 @@ extension Filesystem {
     /// Models that keep no state per open need nothing.
     public func useStatelessOpens() {}
 
-    /// Each entry with the entry a lookup of its name gives: right for any model; PackFilesystem
-    /// answers its tile columns faster.
+    /// Right for any model; PackFilesystem answers its tile columns faster.
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
         try readdir(inode: inode, offset: offset, limit: limit, caller: caller).map { entry in
             guard entry.name != ".", entry.name != ".." else { return (entry, nil) }

@@ -15,11 +15,10 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
     case notPermitted
     /// A rejected region file (its reason is in `<name>.error`) or a bad argument.
     case invalid(String)
-    /// An inode that no longer names anything (its pack was removed, its draft or rejection
-    /// went). ENOENT, not ESTALE: on ESTALE the kernel walks a path once more, which a second
-    /// change meanwhile defeats, and it hands ESTALE as it is to calls on an open descriptor
-    /// (read, readdir, the fstat in opendir); a program should see that the file is gone. The
-    /// kernel's stale names of a removed pack are invalidated instead (`PackFilesystem.pack`).
+    /// An inode that no longer names anything. ENOENT, not ESTALE: the kernel's one retry of a path
+    /// walk fails on a second change, and it hands ESTALE as it is to calls on an open descriptor,
+    /// where a program should see that the file is gone. The kernel's stale names of a removed pack
+    /// are invalidated instead (`currentPack`).
     case stale
     case noAttribute
     case nameTooLong
@@ -27,8 +26,7 @@ public enum FilesystemError: Error, Equatable, CustomStringConvertible {
     case tooLarge
     /// A region file still being written (rename or remove it once its writer is done).
     case busy
-    /// An extended attribute PackFS does not keep; ENOTSUP so that `cp -a` and `mv` into
-    /// `packs/` skip it quietly, as they do on file systems without xattrs.
+    /// An extended attribute PackFS does not keep; ENOTSUP, which `cp -a` and `mv` skip quietly.
     case notSupported
     /// The database's disk is full: the change was not made (its transaction rolled back).
     case noSpace(String)

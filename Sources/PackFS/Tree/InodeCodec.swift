@@ -7,11 +7,9 @@ enum Node: Hashable, Sendable {
     case packList
     /// A file of the web page at the root (`--web-base`), by its index in `WebPage.files`.
     case webFile(UInt32)
-    /// `packs/<name>.error`: a rejected region file, by the serial number of its rejection (the
-    /// name may belong to no pack: a rejected creation creates nothing).
+    /// `packs/<name>.error`, by its rejection's serial (the name may belong to no pack).
     case rejection(UInt32)
-    /// `packs/<name>.region` while it is being written for a name no pack has yet, by the
-    /// serial number of its draft (`RegionDrafts`).
+    /// `packs/<name>.region` being written for a name no pack has yet, by its draft's serial.
     case draft(UInt32)
     /// Any other file in `packs/` (`sed -i`'s temporary file), by its serial (`ScratchFiles`).
     case scratch(UInt32)
@@ -24,8 +22,7 @@ enum Node: Hashable, Sendable {
     case zoom(RegionID, SourceRef, z: Int)
     /// `<z>/<x>/`.
     case column(RegionID, SourceRef, z: Int, x: Int)
-    /// `<z>/<x>/<y>.<ext>`: a row of `tiles` (the row fixes template, z, x and y), in one of
-    /// its versions.
+    /// `<z>/<x>/<y>.<ext>`: a row of `tiles` (which fixes template, z, x and y), in one of its versions.
     case tile(RegionID, TileID, RowTag)
     /// A glyph range or sprite file: a row of `resources`, in one of its versions.
     case resource(RegionID, ResourceID, RowTag)
@@ -42,12 +39,11 @@ enum Node: Hashable, Sendable {
     }
 }
 
-/// Which version of a row a tile or resource node names (`SwitchedRows` in PackStore): a refresh's
-/// switch replaces a row's bytes under its id, and each version gets an inode of its own, as a
-/// file replaced by `rename` does, so that the kernel never holds one size for another's bytes.
-/// 0 for a row no switch changed during this mount (the tile and resource kinds), else versions
-/// 1, 2, 3, 4, 5... take the tags 1, 2, 3, 4, 1... (kinds 8-11 and 12-15): the kernel is told to
-/// forget each version's names and pages at the switch that ends it, so four never meet.
+/// Which version of a row a tile or resource node names. A refresh replaces a row's bytes under its
+/// id; each version gets its own inode, as a file replaced by `rename` does, so the kernel never
+/// holds one size for another's bytes. 0 for a row unchanged this mount, else versions 1, 2, 3, 4,
+/// 5... take tags 1, 2, 3, 4, 1...: each version is forgotten at the switch that ends it, so four
+/// never meet.
 struct RowTag: Hashable, Sendable {
     static let count: UInt64 = 4
     static let initial = RowTag(raw: 0)
@@ -77,9 +73,8 @@ enum SourcePart: UInt64, Sendable {
     case directory, tileJSON, data
 }
 
-/// A source by its index in `Style.sources` (style order), seen either at the pack's top (the
-/// primary source, `primary == true`) or under `sources/<id>/`. The two views get distinct
-/// directory inodes so the kernel never sees one directory under two parents.
+/// A source by its index in `Style.sources`, seen at the pack's top (`primary`) or under
+/// `sources/<id>/`: distinct inodes, so the kernel never sees one directory under two parents.
 struct SourceRef: Hashable, Sendable {
     var index: Int
     var primary: Bool
@@ -122,8 +117,7 @@ enum InodeCodec {
         case top, pack, source, zoom, column, tile, resource, fontStack
     }
 
-    /// The inode of `node`; `.io` when a number does not fit (a region id above 2^24 - 1, a row
-    /// id above 2^36 - 1, a source index above 63).
+    /// The inode of `node`; `.io` when a number does not fit the layout above.
     static func encode(_ node: Node) throws -> Inode {
         switch node {
         case .root: return .root
@@ -147,8 +141,7 @@ enum InodeCodec {
         }
     }
 
-    /// The pack of a node inside one (nil for the top's), from the kind and region bits alone:
-    /// what a pack's cached entries are found by when the pack changes.
+    /// The pack of a node inside one (nil for the top's), from the kind and region bits alone.
     static func region(of inode: Inode) -> RegionID? {
         guard inode.rawValue >> 60 != Kind.top.rawValue else { return nil }
         return regionBitsOf(inode.rawValue)

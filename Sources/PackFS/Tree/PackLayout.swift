@@ -2,10 +2,9 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// What a pack's style says about its tree (`PackStyle`: the stored style read by StyleModel as
-/// the downloader read it to fetch, or the synthetic style of a pack that has none): the sources
-/// with their tiles, the primary source, the glyph and sprite files. Read from the store, never
-/// from the network; a source whose TileJSON is not stored yet has no tiles to show.
+/// What a pack's style (`PackStyle`, read as the downloader read it, or synthetic) says about its
+/// tree: sources with their tiles, the primary, glyph and sprite files. A source whose TileJSON is
+/// not stored yet has no tiles to show.
 struct PackLayout: Sendable {
     typealias Source = PackStyle.Source
 
@@ -35,8 +34,7 @@ struct PackLayout: Sendable {
         return layout
     }
 
-    /// The source at `ref.index` (the primary view exists only for the primary, and only while
-    /// its tiles are known).
+    /// The source at `ref.index` (a primary view only for the primary, and only while its tiles are known).
     func source(_ ref: SourceRef) -> Source? {
         guard sources.indices.contains(ref.index), !ref.primary || ref.index == primary else { return nil }
         return sources[ref.index]
@@ -45,8 +43,7 @@ struct PackLayout: Sendable {
     /// The primary source (its tiles are at the pack's top), if the pack has one.
     var primarySource: Source? { primary.flatMap { sources.indices.contains($0) ? sources[$0] : nil } }
 
-    /// The stored key of tile `y.<ext>` in column z/x of `source` (XYZ row in, stored row out),
-    /// with the key pixel ratio the layout worked out when it was loaded.
+    /// The stored key of tile `y.<ext>` in column z/x of `source` (XYZ row in, stored row out).
     func tileKey(_ source: Source, z: Int, x: Int, y: Int) -> TileKey? {
         guard let tiles = source.tiles, let columns = source.columns else { return nil }
         return tiles.key(z: z, x: x, y: y, keyPixelRatio: columns.pixelRatio)

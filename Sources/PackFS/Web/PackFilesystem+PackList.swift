@@ -2,14 +2,11 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The root's web files (`--web-base`): `packs.json`, which the page polls, and the page's own
-/// files (`WebPage`), which come from memory and touch no database (a request's read session
-/// takes a connection only at its first read).
+/// The root's web files (`--web-base`): `packs.json`, which the page polls, and the page's (`WebPage`).
 extension PackFilesystem {
     static let packListName = "packs.json"
 
-    /// The root's children beyond `status.json` and `packs/`: `packs.json` and the page's files
-    /// with a web base, none without.
+    /// The root's children beyond `status.json` and `packs/`: none without a web base.
     func webChildren() -> [Child] {
         guard webBase != nil else { return [] }
         let page = webPage?.files.enumerated().map { index, file in
@@ -31,15 +28,12 @@ extension PackFilesystem {
         return files[Int(index)]
     }
 
-    /// `packs.json`: `{"packs": [...]}`, one entry per pack in id order: the fields of its
-    /// `progress.json` but the estimate, its `name`, its `bounds` (`[west, south, east, north]` of its region; null
-    /// for a pack an app made without one) and `web_style` (whether it shows `web-style.json`;
-    /// null while a database an app filled is still being counted, when a pack without a stored
-    /// style would cost a pass over its tiles to say). The work grows with the number of packs,
-    /// never with their tiles: the list, the states, the counts and the layouts are kept ones.
+    /// `packs.json`: per pack, its `progress.json` fields but the estimate, its `name`, `bounds` and
+    /// `web_style` (null while an app's database is being counted). The work grows with the number
+    /// of packs, never their tiles: the list, states, counts and layouts are cached ones.
     func packListJSON() throws -> Data {
         var entries: [JSONValue] = []
-        // Packs no inode can name are left out, as the listing of packs/ leaves them out.
+        // Left out, as in the listing of packs/.
         for pack in try database.packs() where (0...InodeCodec.maxRegion).contains(pack.id.rawValue) {
             let progress = try database.progress(of: pack.id)
             var fields = progress.json.object ?? [:]

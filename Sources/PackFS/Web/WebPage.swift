@@ -3,14 +3,9 @@ import FoundationEssentials
 import PackStore
 
 /// The web page a `--web-base` mount shows at its root (docs/web.md, "The mount as a web app"):
-/// the project's `index.html`, `packfs.js` and `packfs.css` (the checkout's `web/`), and MapLibre
-/// GL JS's script, stylesheet and licence, which the page loads from beside itself, so that it
-/// makes no request outside the web base. `scripts/web-assets.sh` assembles the directory
-/// (`/usr/share/packfs/web` by `scripts/setup.sh` and the package; a test's own from the checkout).
-///
-/// Read once, whole, when the mount starts (about 1 MB): the files are read-only, never change
-/// while mounted (they match the binary serving `packs.json`), and a read of them touches no
-/// database. A directory missing any of them gives no page at all rather than half of one.
+/// the checkout's `web/` and MapLibre GL JS beside it, so the page makes no request outside the web
+/// base; `scripts/web-assets.sh` assembles the directory. Read once, whole, when the mount starts:
+/// the files never change while mounted. A directory missing any gives no page rather than half.
 public struct WebPage: Sendable {
     public struct File: Sendable {
         public var name: String
@@ -40,7 +35,6 @@ public struct WebPage: Sendable {
         return WebPage(files: files)
     }
 
-    /// The index of the file called `name`, if the page has one.
     func index(of name: String) -> Int? { files.firstIndex { $0.name == name } }
 
     private static func read(_ path: String) throws(WebPageError) -> Data {

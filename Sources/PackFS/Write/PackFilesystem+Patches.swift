@@ -7,16 +7,12 @@ import Dispatch
     import Glibc
 #endif
 
-/// Patches on the mount: `cp diff.mbtiles packs/<name>.patch` applies a patch in martin's format
-/// to pack `<name>` (`PackController.patchSubmitted`). The file shows in `packs/` while it is
-/// copied and is gone afterwards; the write that completes it (`PatchUploads`) carries the
-/// verdict: refused, it fails with EINVAL and `packs/<name>.error` says why; applied, the
-/// kernel's cached pages, attributes and names of the changed tiles are dropped before that
-/// write returns, so the next read sees the new bytes. A scratch file renamed to `<name>.patch`
-/// (rsync's way of writing) is applied the same way.
+/// Patches on the mount: `cp diff.mbtiles packs/<name>.patch` applies a patch in martin's format.
+/// The file shows in `packs/` while copied; the write that completes it (`PatchUploads`) carries the
+/// verdict: refused, EINVAL and `<name>.error`; applied, the kernel forgets the changed tiles before
+/// it returns. A scratch file renamed to `<name>.patch` (rsync's way) is applied the same way.
 extension PackFilesystem {
-    /// `create` of `packs/<name>.patch`: the pack must exist (ENOENT: nothing to patch), and
-    /// the mount must take changes (EPERM on a read-only mount).
+    /// `create` of `packs/<name>.patch`: ENOENT without the pack, EPERM on a read-only mount.
     func createPatch(packName: String, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {
         guard controller != nil else { throw FilesystemError.notPermitted }
         let pack = try existingPack(named: packName)
@@ -44,8 +40,7 @@ extension PackFilesystem {
         return Self.writeOptions(0)
     }
 
-    /// A write into an upload; the one that completes the file applies it, and one whose bytes
-    /// show it is no SQLite database (junk, a text file) refuses it: EINVAL and `<name>.error`.
+    /// A write into an upload: the one that completes it applies it, one that is not SQLite's refuses it.
     func writePatch(_ serial: UInt32, offset: Int64, data: Data) throws -> Int {
         switch try uploads.write(serial, offset: offset, data: data) {
         case .partial:
@@ -64,9 +59,8 @@ extension PackFilesystem {
         return data.count
     }
 
-    /// The last handle went: a file not applied yet (its header declared no size, or it fell
-    /// short of it) is applied now; only `<name>.error` can tell a refusal. An empty one (`touch`)
-    /// goes quietly.
+    /// The last handle went: a file not applied yet is applied now (only `<name>.error` can tell a
+    /// refusal); an empty one (`touch`) goes quietly.
     func releasePatch(_ serial: UInt32) {
         guard let upload = uploads.released(serial), let taken = uploads.remove(upload.serial) else { return }
         guard taken.size > 0 else {
@@ -76,8 +70,7 @@ extension PackFilesystem {
         try? applyPatch(taken.spool, name: taken.name, region: taken.region)
     }
 
-    /// With stateless opens no release comes: a file that rests `settleDelay` without a write
-    /// (a copy cut short, a `touch`) is settled then as a release would.
+    /// With stateless opens no release comes: a file that rests `settleDelay` is settled as by one.
     private func settleIfStateless(_ serial: UInt32) {
         guard statelessOpens.withLock({ $0 }), let changes = uploads.file(serial)?.changes else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + settleDelay) { [weak self] in
@@ -108,7 +101,7 @@ extension PackFilesystem {
         try applyPatch(spool, name: pack.name, region: pack.id)
     }
 
-    /// The pack a patch names; ENOENT when there is none (nothing to patch).
+    /// The pack a patch names; ENOENT when there is none.
     private func existingPack(named name: String) throws -> Pack {
         do {
             return try database.pack(named: name)
@@ -117,8 +110,7 @@ extension PackFilesystem {
         }
     }
 
-    /// Applies the patch in `spool` to the pack and removes the spool. The verdict goes to
-    /// `<name>.error`; the kernel forgets the changed tiles before this returns.
+    /// Applies the patch in `spool` to the pack and removes the spool; the verdict goes to `<name>.error`.
     private func applyPatch(_ spool: SpoolFile, name: String, region: RegionID) throws {
         defer {
             spool.remove()

@@ -7,21 +7,14 @@ import Dispatch
     import Glibc
 #endif
 
-/// Region files written with ordinary tools: create or open for writing gives a handle on an
-/// in-memory draft (`RegionDrafts`) and writes land in it. The write that decides the text (one
-/// complete JSON object, or text that can never become one: `RegionTextScan`) hands the whole
-/// content to the pack manager, whose verdict becomes that write's result and
-/// `packs/<name>.error`. So `cp bad.json packs/x.region` fails with EINVAL and says so.
+/// Region files written with ordinary tools: writes land in an in-memory draft (`RegionDrafts`).
+/// The write that decides the text (`RegionTextScan`) hands it to the pack manager, whose verdict
+/// becomes that write's result and `packs/<name>.error`: `cp bad.json packs/x.region` fails with
+/// EINVAL and says so. Not at close(): the bridge turns FLUSH off (see its `flush`).
 ///
-/// Why not at close(): close() reaches the daemon for nothing, as the bridge turns FLUSH off
-/// (its `flush`: a round trip at every close of every tile a renderer reads). Text left
-/// undecided (a truncated object, an empty file) is judged when the last handle is released (a
-/// new file) or, for a region file written without an open (stateless opens give no release),
-/// once it has had no write for `settleDelay`: its verdict shows only in `<name>.error`.
-///
-/// An empty region file is rejected ("empty region file") without asking the manager:
-/// `touch packs/new.region` (or `: > packs/x.region`) would otherwise be a definition of nothing.
-/// It creates no pack and leaves an existing pack as it was.
+/// Text left undecided is judged when the last handle is released or, with stateless opens (no
+/// release), after `settleDelay` without a write; its verdict then shows only in `<name>.error`.
+/// An empty region file (`touch`) is rejected without asking the manager, and changes no pack.
 extension PackFilesystem {
     static let regionSuffix = ".region"
     static let emptyRegionFile = "empty region file"
@@ -35,8 +28,7 @@ extension PackFilesystem {
             guard let packName = Self.packName(ofRegionFile: name) else {
                 return try createScratch(name: name, mode: mode, flags: flags, request)
             }
-            // The file's name, refused at its creation: the pack's definition validates it again
-            // only when its text is judged, and by then a draft would have shown in `packs/`.
+            // Checked now: by the time the text is judged, a draft would have shown in `packs/`.
             try validateName(packName)
             if let existing = try existingChild(named: name, of: .packs, request) {
                 if flags & O_EXCL != 0 { throw FilesystemError.exists }
@@ -48,8 +40,7 @@ extension PackFilesystem {
             packsChanged(name)
             let node = try child(named: name, of: .packs, request)
             if statelessOpens.withLock({ $0 }) {
-                // No release comes for a created file either: without this its draft stayed
-                // for good, and `mv` of the region file was EBUSY ever after.
+                // No release comes for a created file either; without this the draft stays for good.
                 drafts.settleWithoutRelease(name: packName, handle: handle)
                 scheduleSettle(name: packName, inode: try InodeCodec.encode(node))
             }
@@ -57,8 +48,7 @@ extension PackFilesystem {
         }
     }
 
-    /// Opens a region file (of a pack, or one being written) for writing; O_TRUNC starts empty,
-    /// otherwise the draft starts from what the file shows now.
+    /// Opens a region file for writing; the draft starts empty (O_TRUNC) or from what it shows now.
     func openForWriting(_ node: Node, inode: Inode, flags: Int32, _ request: Request) throws -> OpenOptions {
         switch node {
         case .scratch(let serial): return try openScratch(serial, flags: flags)
@@ -71,8 +61,7 @@ extension PackFilesystem {
         return Self.writeOptions(drafts.open(name: name, current: current, truncate: truncate, dirty: false))
     }
 
-    /// What a region file shows now, for a new draft of it to start from: its pack's definition
-    /// (a file being written shows its draft, which needs no start).
+    /// What a region file shows now: its pack's definition (a draft's file needs no start).
     private func shownText(of node: Node, _ request: Request) throws -> Data {
         guard case .pack(let region, .regionFile) = node else { return Data() }
         return try regionFile(try request.pack(region))
@@ -98,9 +87,8 @@ extension PackFilesystem {
         }
     }
 
-    /// A region file's pack name, checked (docs/design.md §3). A name no pack may have fails with
-    /// EINVAL, and its reason goes where a user looks: `<name>.error` when that can be a file
-    /// name (`..region` shows `..error`, `.hidden.region` `.hidden.error`), else the daemon's log.
+    /// A region file's pack name, checked (docs/design.md §3): EINVAL, with the reason in
+    /// `<name>.error` when that can be a file name, else in the daemon's log.
     func validateName(_ packName: String) throws {
         do {
             try PackName.validate(packName)
@@ -116,9 +104,8 @@ extension PackFilesystem {
         }
     }
 
-    /// A region text past `RegionDrafts.maxBytes`: its draft goes unjudged (a pack of that name
-    /// stays as it was), `<name>.error` names the limit, and the call fails with EFBIG, as does
-    /// every later write through the same open file.
+    /// A region text past `RegionDrafts.maxBytes` goes unjudged (the pack stays as it was),
+    /// `<name>.error` names the limit, and this and every later write through the file fail (EFBIG).
     func refuseOversized(name: String) -> FilesystemError {
         drafts.refuseOversized(name: name)
         recordRegionFileVerdict(name: name, reason: Self.oversizedText)
@@ -129,34 +116,28 @@ extension PackFilesystem {
     static let oversizedText =
         "region text larger than \(RegionDrafts.maxBytes >> 20) MiB (\(RegionDrafts.maxBytes) bytes); nothing was changed"
 
-    /// After a write or truncate: the draft is judged if its text is decided (a rejection fails
-    /// the call with EINVAL), and an implicit draft is due to settle.
+    /// After a write or truncate: judges a decided text (EINVAL if refused), schedules an implicit settle.
     func draftChanged(name: String, inode: Inode) throws {
         if drafts.isImplicit(name: name) { scheduleSettle(name: name, inode: inode) }
         if drafts.isDue(name: name) { try judgeDraft(named: name) }
     }
 
-    /// With stateless opens (FUSE_CAP_NO_OPEN_SUPPORT) a write arrives with handle 0: the region
-    /// file gets an implicit draft, starting from what it shows now (an O_TRUNC open arrives
-    /// first as a truncate, which empties it).
+    /// With stateless opens (FUSE_CAP_NO_OPEN_SUPPORT) a write arrives with handle 0: the file gets
+    /// an implicit draft from what it shows now (an O_TRUNC open comes first as a truncate).
     func implicitHandle(_ inode: Inode, _ request: Request) throws -> UInt64 {
         let node = try node(inode)
         guard let name = try regionFileName(node, request) else { throw try refusal(at: inode) }
         return drafts.implicitHandle(name: name, current: try shownText(of: node, request))
     }
 
-    /// Hands a draft that changed since its last verdict to the pack manager. Refused:
-    /// `<name>.error` says why and the call fails with EINVAL. Accepted: the error file goes.
-    /// Either way the pack of that name (if any: a refusal may come after the definition was
-    /// stored) is forgotten by the caches; other packs' entries stay.
+    /// Hands a draft that changed since its last verdict to the pack manager (`judgeText`).
     func judgeDraft(named name: String) throws {
         guard let submission = drafts.submission(name: name) else { return }
         do {
             try judgeText(submission)
         } catch {
-            // A refused new file written without an open (no release will come) goes at once:
-            // `<name>.error` says why, and nothing is left to show under the name or to stand
-            // in the way of `rm` for the 2 s a settle would take.
+            // A refused new file with no release to come goes at once: `<name>.error` says why,
+            // and nothing stands in the way of `rm` while a settle waits.
             if (try? database.pack(named: name)) == nil, drafts.isImplicit(name: name) {
                 drafts.discard(name: name)
                 packsChanged(name + Self.regionSuffix)
@@ -165,9 +146,9 @@ extension PackFilesystem {
         }
     }
 
-    /// Hands a region file's text to the pack manager (a draft's, or a scratch file renamed to
-    /// `<name>.region`): its verdict goes to `<name>.error`, the pack's caches are forgotten, and
-    /// a refusal is thrown as EINVAL.
+    /// Hands a region file's text (a draft's, or a scratch file renamed to `<name>.region`) to the
+    /// pack manager: the verdict goes to `<name>.error`, the pack's caches are forgotten, and a
+    /// refusal is thrown as EINVAL.
     func judgeText(_ submission: RegionDrafts.Submission) throws {
         let reason = refusal(of: submission)
         recordRegionFileVerdict(name: submission.name, reason: reason)
@@ -188,8 +169,7 @@ extension PackFilesystem {
         }
     }
 
-    /// The last handle of a draft goes: text still undecided is judged now (nobody is left to
-    /// tell but `<name>.error`), and the file shows the pack's definition again.
+    /// At a draft's last handle, undecided text is judged (only `<name>.error` can tell) and the draft goes.
     public func release(inode: Inode, handle: UInt64) {
         if case .patch(let serial)? = InodeCodec.decode(inode) { return releasePatch(serial) }
         guard handle != 0, let name = drafts.name(handle: handle) else { return }
@@ -199,8 +179,7 @@ extension PackFilesystem {
         packsChanged(name + Self.regionSuffix)
     }
 
-    /// An implicit draft (stateless opens: no release will come) is judged and dropped once
-    /// `settleDelay` passes without a change to it.
+    /// An implicit draft is judged and dropped once `settleDelay` passes without a change to it.
     func scheduleSettle(name: String, inode: Inode) {
         let change = drafts.noteImplicitChange(name: name)
         DispatchQueue.global().asyncAfter(deadline: .now() + settleDelay) { [weak self] in
@@ -212,7 +191,6 @@ extension PackFilesystem {
         }
     }
 
-    /// `<name>` of `<name>.region`, or nil for any other file name.
     static func packName(ofRegionFile fileName: String) -> String? {
         guard fileName.hasSuffix(regionSuffix) else { return nil }
         return String(fileName.dropLast(regionSuffix.count))

@@ -2,15 +2,11 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Removal (docs/design.md §2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack
-/// through the pack manager; `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm`
-/// drops that file's tile or resource from the pack (the row stays for other packs, or becomes
-/// ambient cache), generated files (progress.json, a generated tiles.json) go quietly, and
-/// `rmdir` of any directory succeeds without doing anything: so `rm -r packs/<name>` empties
-/// what it can file by file, then its last rmdir removes the pack, and prints no error.
-///
-/// Everything else is refused with the errno docs/design.md §2 prescribes: inside a pack EROFS, at the top
-/// and in `packs/` EPERM (a pack is made by writing its region file, never by mkdir).
+/// Removal (docs/design.md §2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack;
+/// `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm` drops that file's row from the
+/// pack, generated files go quietly, and `rmdir` succeeds doing nothing, so `rm -r packs/<name>`
+/// empties the pack file by file and its last rmdir removes it, with no error.
+/// Everything else is refused: EROFS inside a pack, EPERM at the top and in `packs/`.
 extension PackFilesystem {
     public func unlink(parent: Inode, name: String, caller: Caller) throws {
         try serving { request in
@@ -26,17 +22,15 @@ extension PackFilesystem {
                 packsChanged(name)
             case .patch(let serial): discardPatch(serial)
             case .draft:
-                // `rm` of a region file still being written: its text goes unjudged, as the
-                // bytes of an unlinked file go. Nothing was stored for it.
+                // A region file still being written: its text goes unjudged, as an unlinked file's.
                 drafts.discard(name: String(name.dropLast(Self.regionSuffix.count)))
                 packsChanged(name)
             default:
                 guard target.region != nil else { throw try refusal(under: parent) }
                 try keepDirectory(try node(parent), request)
                 try dropFromPack(target, by: caller, request)
-                // No inval_entry for the name: a successful unlink makes the kernel forget it
-                // itself, and a notification would wait for the directory lock that rm's next
-                // unlink holds (a daemon killed then never exits; see KernelNotifier).
+                // No inval_entry: the kernel forgets an unlinked name itself, and a notification
+                // would wait for the directory lock of rm's next unlink (see KernelNotifier).
             }
         }
     }
@@ -45,8 +39,7 @@ extension PackFilesystem {
         try serving { request in
             let parentNode = try node(parent)
             if let region = parentNode.region {
-                // A directory inside a pack holds nothing of its own: rm -r has already dropped
-                // its files, and the pack goes with the pack directory's rmdir.
+                // Holds nothing of its own: rm -r dropped its files; the pack goes with the top rmdir.
                 _ = try request.pack(region)
                 if let target = try existingChild(named: name, of: parentNode, request) { vacancies.remove(target) }
                 return
@@ -88,11 +81,9 @@ extension PackFilesystem {
         packsChanged(name, name + Self.regionSuffix)
     }
 
-    /// Drops one file's row from its pack, by hand (`HandDrops`: undone if the mount dies before
-    /// the processes that dropped files from the pack have ended, so a killed `rm -r` leaves the
-    /// whole pack; `DropSettler`).
-    /// The style and a stored TileJSON shape the tree, so the parsed layouts are forgotten after
-    /// them; tiles, glyphs and sprites shape nothing.
+    /// Drops one file's row from its pack, by hand: undone if the mount dies before the dropping
+    /// processes end, so a killed `rm -r` leaves the whole pack (`DropSettler`). The style and a
+    /// stored TileJSON shape the tree, so the layout is forgotten after them.
     private func dropFromPack(_ node: Node, by caller: Caller, _ request: Request) throws {
         if let region = node.region {
             dropSettler.noteDrop(region, by: caller.pid, interval: settleDelay) { [weak self] in
@@ -138,7 +129,6 @@ extension PackFilesystem {
         try database.dropByHand(resource: id, from: region)
     }
 
-    /// The child `name` of `parent`, or nil when there is none.
     func existingChild(named name: String, of parent: Node, _ request: Request) throws -> Node? {
         do {
             return try child(named: name, of: parent, request)

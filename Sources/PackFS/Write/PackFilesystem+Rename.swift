@@ -1,9 +1,8 @@
 import FoundationEssentials
 import PackStore
 
-/// `mv packs/<a>.region packs/<b>.region` or `mv packs/<a> packs/<b>` renames the pack; no
-/// other rename exists (inside a pack EROFS, anywhere else EPERM). The kernel's rename replaces
-/// an existing target, but replacing a pack would delete it: an existing target is EEXIST.
+/// `mv packs/<a>.region packs/<b>.region` or `mv packs/<a> packs/<b>` renames the pack; no other
+/// rename exists. An existing target is EEXIST: replacing a pack would delete it.
 extension PackFilesystem {
     public func rename(parent: Inode, name: String, newParent: Inode, newName: String, caller: Caller) throws {
         try serving { request in
@@ -27,8 +26,7 @@ extension PackFilesystem {
         let pack = try request.pack(region)
         guard pack.name != newName else { return }
         try validateName(newName)
-        // A draft still being written would be judged for the old name: rename once its
-        // writer is done. A judged one (a `cp` that made the pack) goes.
+        // A draft still being written would be judged for the old name; a judged one goes.
         guard drafts.dropJudged(name: pack.name) else { throw FilesystemError.busy }
         if drafts.draft(named: newName) != nil { throw FilesystemError.exists }
         do {

@@ -5,12 +5,9 @@ import PackStore
     import Glibc
 #endif
 
-/// Scratch files in `packs/` (`ScratchFiles`): what lets `sed -i packs/x.region` and editors
-/// that write a temporary file beside the one they save work on the mount. They are created,
-/// written, truncated, chmod-ed, listed and removed like files on a disk; renamed to
-/// `<name>.region`, the text is judged as a region file written there: taken, the pack is
-/// defined and the scratch file is gone; refused, the rename fails with EINVAL, `<name>.error`
-/// says why and the scratch file stays.
+/// Scratch files in `packs/` (`ScratchFiles`), so `sed -i` and editors that save through a
+/// temporary file work on the mount. Renamed to `<name>.region`, the text is judged as that region
+/// file's: taken, the scratch file is gone; refused, the rename fails with EINVAL and it stays.
 extension PackFilesystem {
     func createScratch(name: String, mode: UInt32, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {
         guard controller != nil, ScratchFiles.admits(name) else { throw FilesystemError.notPermitted }

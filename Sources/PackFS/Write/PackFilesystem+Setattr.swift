@@ -1,10 +1,9 @@
 import FoundationEssentials
 import PackStore
 
-/// setattr on region files: `touch` (new times) refreshes the pack, a truncate resizes a region
-/// file open for writing. chmod and chown are refused unless they change nothing, so that `mv`
-/// from another file system (which copies, then sets the old mode and owner) does not fail on
-/// an ordinary 0644 (or 0600) file of the mounting user. Everything inside a pack is read-only.
+/// setattr on region files: `touch` refreshes the pack, a truncate resizes one open for writing.
+/// chmod and chown are refused unless they change nothing, so `mv` from another file system (which
+/// then sets the old mode and owner) does not fail on an ordinary file of the mounting user.
 extension PackFilesystem {
     public func setattr(inode: Inode, changes: AttributeChanges, caller: Caller) throws -> TimedAttributes {
         try serving { request in

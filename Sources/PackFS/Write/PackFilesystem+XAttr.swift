@@ -2,15 +2,11 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The two extended attributes of a pack's region file. Unknown `user.` names read as ENODATA,
-/// names of other namespaces as ENOTSUP (none is kept); setting
-/// one is ENOTSUP (PackFS keeps no arbitrary attributes, and `cp -a`/`mv` skip ENOTSUP quietly)
-/// except inside a pack, where every change is EROFS. `user.packfs.progress` is read-only
-/// (EPERM), and neither can be removed (EPERM). A region file still being written for a new
-/// name has no pack, hence no attributes.
+/// The two extended attributes of a pack's region file. Unknown `user.` names read as ENODATA, other
+/// namespaces as ENOTSUP; setting one is ENOTSUP (`cp -a` and `mv` skip that quietly), EROFS inside
+/// a pack. `user.packfs.progress` is read-only and neither can be removed (EPERM).
 enum PackAttribute: String, CaseIterable {
-    /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend: only
-    /// an active or inactive pack; EINVAL for a complete pack or one in error).
+    /// inactive | active | complete | error; takes `active` (resume) or `inactive` (suspend).
     case state = "user.packfs.state"
     /// The pack's progress.json.
     case progress = "user.packfs.progress"
@@ -19,11 +15,8 @@ enum PackAttribute: String, CaseIterable {
 extension PackFilesystem {
     public func getxattr(inode: Inode, name: String) throws -> Data {
         try serving { request in
-            // The name first: `ls -l` asks every file for security.selinux and
-            // system.posix_acl_access. PackFS keeps attributes in the `user.` namespace only, and
-            // says so for the others (ENOTSUP, not ENODATA): ls then stops asking the mount's
-            // files (it remembers a device that lacks the support), which saves `ls -lR` of a
-            // 1,000,000-tile pack a round trip per file.
+            // The name first: `ls -l` asks every file for security.selinux and posix ACLs, and stops
+            // asking a device that answers ENOTSUP, which saves `ls -lR` a round trip per file.
             guard name.hasPrefix("user.") else { throw FilesystemError.notSupported }
             guard let attribute = PackAttribute(rawValue: name), let region = try regionOfRegionFile(inode, request)
             else { throw FilesystemError.noAttribute }
@@ -52,9 +45,8 @@ extension PackFilesystem {
         }
     }
 
-    /// Only a pack that is downloading (or suspended already) can be suspended: `inactive` on a
-    /// complete pack or one in `error` would change nothing, and a write that cannot take effect
-    /// fails (EINVAL, as a value the attribute does not take now) rather than pretend.
+    /// Only an active or inactive pack can be suspended: on another, `inactive` would change nothing,
+    /// so it fails (EINVAL) rather than pretend.
     private func checkSuspendable(_ region: RegionID, name: String) throws {
         let state = try database.status(of: region).state
         guard state == .active || state == .inactive else {
@@ -62,8 +54,7 @@ extension PackFilesystem {
         }
     }
 
-    /// The two attributes always exist (EPERM); no other does (ENODATA), except inside a pack,
-    /// where every change is EROFS.
+    /// The two attributes always exist (EPERM); no other does (ENODATA); EROFS inside a pack.
     public func removexattr(inode: Inode, name: String, caller: Caller) throws {
         try serving { request in
             if try refusal(at: inode) == .readOnly { throw FilesystemError.readOnly }
@@ -80,8 +71,7 @@ extension PackFilesystem {
         }
     }
 
-    /// The pack whose region file `inode` is; nil for any other node that exists (.stale when
-    /// it does not).
+    /// The pack whose region file `inode` is; nil for any other node that exists.
     private func regionOfRegionFile(_ inode: Inode, _ request: Request) throws -> RegionID? {
         let node = try node(inode)
         _ = try attributes(of: node, inode: inode, request)

@@ -2,19 +2,15 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Patches being copied to `packs/<name>.patch`, each into a spool file beside the database
-/// (`SpoolFile`), never into memory: a patch of a country pack is gigabytes. One per pack at a
-/// time. The file is complete when its bytes reach the size its SQLite header declares (every
-/// SQLite since 3.7.0 writes it): the write that completes it applies it, so `cp` learns the
-/// verdict from that write; a write that makes its first bytes differ from SQLite's header is
-/// refused at once, as no later byte can make the file a patch (the kernel sends no FLUSH to
-/// this daemon, and close() does not wait for a release). A file whose header declares no size
-/// is applied when its last handle goes.
+/// Patches being copied to `packs/<name>.patch`, one per pack at a time, each spooled beside the
+/// database (`SpoolFile`): a country's patch is gigabytes. The write that reaches the size the
+/// SQLite header declares applies it, so `cp` learns the verdict from that write (there is no
+/// FLUSH, and close() does not wait for a release); first bytes that are not SQLite's header are
+/// refused at once. A file whose header declares no size is applied when its last handle goes.
 typealias PatchUploads = SerialFiles<PatchUpload>
 
 struct PatchUpload: SerialFile {
     var serial: UInt32
-    /// The pack's name (the file is `<name>.patch`) and id.
     var name: String
     var region: RegionID
     var spool: SpoolFile
@@ -31,7 +27,6 @@ struct PatchUpload: SerialFile {
 extension PatchUploads where File == PatchUpload {
     static var suffix: String { ".patch" }
 
-    /// `<name>` of `<name>.patch`, or nil for any other file name.
     static func packName(of fileName: String) -> String? {
         guard fileName.hasSuffix(suffix), fileName.count > suffix.count else { return nil }
         return String(fileName.dropLast(suffix.count))
@@ -58,7 +53,6 @@ extension PatchUploads where File == PatchUpload {
     /// The 16 bytes every SQLite database starts with.
     static var sqliteMagic: [UInt8] { Array("SQLite format 3\0".utf8) }
 
-    /// Writes `data` at `offset` and says what the file is now.
     func write(_ serial: UInt32, offset: Int64, data: Data) throws -> Written {
         guard let spool = file(serial)?.spool else { throw FilesystemError.stale }
         guard offset >= 0, offset <= Int64.max - Int64(data.count) else { throw FilesystemError.tooLarge }
@@ -91,8 +85,7 @@ extension PatchUploads where File == PatchUpload {
 
     func opened(_ serial: UInt32) throws { try change(serial) { $0.opens += 1 } }
 
-    /// A handle went; the upload when it was the last (still registered: the caller applies or
-    /// drops it).
+    /// A handle went; the upload when it was the last (still registered: the caller applies or drops it).
     func released(_ serial: UInt32) -> File? {
         try? change(serial) { (upload: inout File) -> File? in
             upload.opens -= 1
@@ -100,8 +93,7 @@ extension PatchUploads where File == PatchUpload {
         }
     }
 
-    /// The length an SQLite file's header declares (page size times page count), when the header
-    /// is whole and its count valid (the "version-valid-for" number equals the change counter).
+    /// The length the SQLite header declares, if whole and valid ("version-valid-for" = change counter).
     static func declaredSize(_ head: Data) -> Int64? {
         guard head.count >= 100, head.starts(with: sqliteMagic) else { return nil }
         let bytes = Array(head.prefix(100))

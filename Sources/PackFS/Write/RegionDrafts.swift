@@ -2,18 +2,12 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Region files open for writing, by pack name. All handles open on one name share one buffer,
-/// as the handles of one inode share its content on a disk file system; the buffer is handed to
-/// the pack manager once its text is decided (`RegionTextScan`) or its last handle goes, and
-/// dropped with the last handle.
-///
-/// A draft is "dirty" when its content has not been judged yet: after create (a new file, even
-/// left empty), a write, an O_TRUNC open or a truncate. An existing region file opened for
-/// writing and released untouched (`touch` opens it O_WRONLY) changes nothing, and content that
-/// was judged is not submitted twice.
+/// Region files open for writing, by pack name. All handles on one name share one buffer, as on a
+/// disk, dropped with the last handle. A draft is "dirty" until judged: after create (even left
+/// empty), a write, an O_TRUNC open or a truncate. A file opened for writing and released untouched
+/// (`touch`) changes nothing, and judged content is not submitted twice.
 final class RegionDrafts: Sendable {
-    /// A region file is a few kilobytes of JSON (a detailed polygon a few megabytes): 16 MiB
-    /// bounds what a stray `cp` of a large file can pin in memory.
+    /// Bounds what a stray `cp` of a large file can pin in memory; a region file is kilobytes.
     static let maxBytes = 16 << 20
 
     struct Draft: Equatable {
@@ -25,8 +19,8 @@ final class RegionDrafts: Sendable {
         var scan = RegionTextScan()
         /// The content of the last verdict, without trailing whitespace.
         var judged: Data?
-        /// A write or truncate went past `maxBytes`: the text is dropped, never judged, and
-        /// every later write or truncate through its handles fails the same way.
+        /// Went past `maxBytes`: the text is dropped, never judged, and every later write or
+        /// truncate through its handles fails the same way.
         var oversized = false
 
         /// Whether the content should be judged now: changed since the last verdict, and decided
@@ -39,31 +33,27 @@ final class RegionDrafts: Sendable {
             return text[..<end]
         }
 
-        /// Brings the scan up to date after a change from byte `changedFrom` on; `written` is
-        /// the range the writer's own bytes fill (a zero byte there is junk, not a hole).
+        /// Brings the scan up to date after a change from `changedFrom` on (`RegionTextScan.advance`).
         mutating func rescan(changedFrom: Int, written: Range<Int>) {
             if changedFrom < scan.position { scan = RegionTextScan() }
             scan.advance(over: content, written: written)
         }
     }
 
-    /// What goes to the pack manager once the text is decided: the name and the full content.
     struct Submission: Equatable {
         var name: String
         var content: Data
     }
 
-    /// Everything open, under one lock.
     private struct State {
         var byName: [String: Draft] = [:]
         var nameByHandle: [UInt64: String] = [:]
         var nextSerial: UInt32 = 1
         var nextHandle: UInt64 = 1
-        /// Handles opened on the kernel's behalf when opens are stateless (no OPEN, so writes and
-        /// truncates arrive with handle 0): one per name, judged and dropped once it settles.
+        /// Handles opened on the kernel's behalf when opens are stateless (writes arrive with
+        /// handle 0): one per name, judged and dropped once it settles.
         var implicitByName: [String: UInt64] = [:]
-        /// Counts changes to implicit drafts, so that a settle scheduled after one change can
-        /// tell whether another came since.
+        /// Lets a settle scheduled after one change tell whether another came since.
         var implicitChanges: UInt64 = 0
         var lastImplicitChange: [String: UInt64] = [:]
 
@@ -84,9 +74,8 @@ final class RegionDrafts: Sendable {
             return handle
         }
 
-        /// Changes `name`'s draft in place. Taken out of the dictionary first, so that its
-        /// buffer has one owner: a copy left in the dictionary made every write copy the whole
-        /// text, and a text written in small pieces took time quadratic in its size.
+        /// Changes `name`'s draft in place, taken out of the dictionary so its buffer has one
+        /// owner: else each write copies the whole text, quadratic for a text written in pieces.
         mutating func changeDraft(_ name: String, _ change: (inout Draft) throws -> Void) throws {
             guard var draft = byName.removeValue(forKey: name) else { throw FilesystemError.notPermitted }
             defer { byName[name] = draft }
@@ -115,8 +104,7 @@ final class RegionDrafts: Sendable {
 
     private let state = LockedState(State())
 
-    /// A new handle on `name`'s draft. `current` is the content a new draft starts from (ignored
-    /// when the draft already exists); `truncate` empties it; `dirty` marks it for judging.
+    /// A new handle on `name`'s draft; `current` is what a new draft starts from.
     func open(name: String, current: Data, truncate: Bool, dirty: Bool) -> UInt64 {
         state.withLock { $0.open(name: name, current: current, truncate: truncate, dirty: dirty) }
     }
@@ -140,8 +128,7 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// ftruncate on an open region file: cut or zero-extend the buffer. False when `name` has
-    /// no draft (a region file not open for writing cannot be truncated).
+    /// ftruncate on an open region file; false when `name` has no draft (it is not open for writing).
     func resize(name: String, to size: UInt64) throws -> Bool {
         try state.withLock { state in
             guard state.byName[name] != nil else { return false }
@@ -160,15 +147,12 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// The name of the draft `handle` writes to; nil for anything but a write handle (read
-    /// handles are 0).
+    /// The name of the draft `handle` writes to; nil for anything but a write handle.
     func name(handle: UInt64) -> String? { state.withLock { $0.nameByHandle[handle] } }
 
-    /// Whether `name`'s draft should be judged now (see `Draft.isDue`).
     func isDue(name: String) -> Bool { state.withLock { $0.byName[name]?.isDue ?? false } }
 
-    /// The content to judge, if it changed since the last verdict (by more than trailing
-    /// whitespace); from now on it counts as judged.
+    /// The content to judge if it changed beyond trailing whitespace; from now on it counts as judged.
     func submission(name: String) -> Submission? {
         state.withLock { state in
             guard var draft = state.byName[name], draft.dirty, !draft.oversized else { return nil }
@@ -181,7 +165,6 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// Whether `handle` is the last one open on its draft.
     func isLastHandle(_ handle: UInt64) -> Bool {
         state.withLock { state in state.nameByHandle[handle].flatMap { state.byName[$0] }?.handles == 1 }
     }
@@ -208,12 +191,11 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// Whether `change` is still the last change noted for `name`'s implicit draft.
     func isLatestChange(_ change: UInt64, name: String) -> Bool {
         state.withLock { $0.lastImplicitChange[name] == change }
     }
 
-    /// A created file's `handle` that no release will close (stateless opens): it settles as an
+    /// A created file's `handle` that no release will close (stateless opens) settles as an
     /// implicit handle does, unless `name` already has one.
     func settleWithoutRelease(name: String, handle: UInt64) {
         state.withLock { state in
@@ -221,9 +203,8 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// `name` no longer names a pack (removed, renamed): a draft whose text was judged goes with
-    /// it, so that the name shows nothing and a new text for it is judged afresh. False when a
-    /// draft is still being written (its text not judged yet): it stays.
+    /// `name` no longer names a pack: a judged draft goes, so a new text for it is judged afresh.
+    /// False, and the draft stays, when it is not judged yet.
     @discardableResult
     func dropJudged(name: String) -> Bool {
         state.withLock { state in
@@ -234,8 +215,7 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// Marks `name`'s draft oversized (`Draft.oversized`), its text dropped; its handles stay
-    /// open until released.
+    /// Marks `name`'s draft `oversized`; its handles stay open until released.
     func refuseOversized(name: String) {
         state.withLock { state in
             guard var draft = state.byName[name] else { return }
@@ -247,8 +227,7 @@ final class RegionDrafts: Sendable {
         }
     }
 
-    /// Drops `name`'s draft whatever its state (`rm` of a region file being written, a text just
-    /// refused): its handles are forgotten, and a later write through one of them is refused.
+    /// Drops `name`'s draft whatever its state; a later write through one of its handles is refused.
     func discard(name: String) { state.withLock { $0.discard(name) } }
 
     /// Whether `name`'s draft has an implicit handle (one no release will close).
@@ -272,6 +251,5 @@ final class RegionDrafts: Sendable {
 
     func draft(_ serial: UInt32) -> Draft? { state.withLock { $0.byName.values.first { $0.serial == serial } } }
 
-    /// Every draft, by name.
     var all: [Draft] { state.withLock { $0.byName.values.sorted { $0.name < $1.name } } }
 }

@@ -1,13 +1,9 @@
 import FoundationEssentials
 
-/// Tells, from the bytes written so far, whether a region file's text is decided: one complete
-/// JSON object (more bytes could only be whitespace, or break it), or text no further bytes can
-/// make into one. Only then is it judged, because FUSE sends nothing at close() once FLUSH is
-/// off (see `PackFilesystem.write`): the write that decides the text is the one that can fail.
-///
-/// It matches brackets and strings and nothing more. Any other mistake inside the object (a
-/// missing comma, a bad number) is the parser's to name once the object is complete; this scan
-/// only has to avoid calling text decided that more bytes could still change.
+/// Tells, from the bytes written so far, whether a region file's text is decided: one complete JSON
+/// object, or text no further bytes can make into one (see `PackFilesystem+RegionFiles.swift`).
+/// It matches brackets and strings only: other mistakes are the parser's to name; this scan only
+/// must not call decided a text that more bytes could still change.
 struct RegionTextScan: Equatable {
     enum State: Equatable {
         /// Not yet one complete object: wait for more bytes.
@@ -27,13 +23,9 @@ struct RegionTextScan: Equatable {
     private var inString = false
     private var escaped = false
 
-    /// Scans `text` from `position` on. `text` must keep the bytes already scanned; `written`
-    /// (offsets) holds the bytes the latest write put there.
-    ///
-    /// A zero byte stops the scan before it when it is a hole a write at a later offset left
-    /// (cp never does, pwrite may): the write that fills the hole continues the scan from there.
-    /// A zero byte a write put there is junk no JSON text holds (no more bytes can help), so the
-    /// text is malformed and that write fails, as other junk does.
+    /// Scans `text` from `position` on; `text` keeps the bytes already scanned, and `written` holds
+    /// the latest write's. A zero byte in a hole (pwrite past the end) stops the scan until a write
+    /// fills it; a zero byte a write put there is junk, so the text is malformed.
     mutating func advance(over text: Data, written: Range<Int> = 0..<0) {
         var index = text.startIndex + position
         while index < text.endIndex, state != .malformed {
@@ -86,7 +78,6 @@ struct RegionTextScan: Equatable {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    /// The bytes of UTF-8's byte order mark (EF BB BF), which some editors put first and JSON
-    /// parsers skip: skipped before the object starts (the parser judges where they stood).
+    /// The bytes of UTF-8's byte order mark, which some editors put first: skipped before the object.
     static func isByteOrderMark(_ byte: UInt8) -> Bool { byte == 0xEF || byte == 0xBB || byte == 0xBF }
 }

@@ -7,12 +7,10 @@ import Dispatch
     import Glibc
 #endif
 
-/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once every process that dropped
-/// files from it has ended: `rm -r` unlinks file after file and its drops stay restorable until
-/// its last rmdir removes the pack (a daemon killed meanwhile leaves the whole pack), while a
-/// user's `rm` of a few files holds as soon as that `rm` is gone. The processes are checked every
-/// `interval`. Tried: settling after 2 s without an unlink, which a slowed `rm -r` (a sanitizer,
-/// a loaded machine) could outlast between two directories, leaving half a pack after a kill.
+/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once every process that dropped files
+/// from it has ended, checked every `interval`: a killed daemon leaves `rm -r`'s pack whole, while
+/// an `rm` of a few files holds once it is gone. Tried: settling after 2 s without an unlink, which
+/// a slowed `rm -r` could outlast, leaving half a pack after a kill.
 final class DropSettler: Sendable {
     /// Per pack, the processes whose drops are not settled yet.
     private let droppers = LockedState<[RegionID: Set<Int32>]>([:])
@@ -44,8 +42,7 @@ final class DropSettler: Sendable {
     }
 }
 
-/// The names of the packs this mount removed, by region, the last `capacity` of them: a node of
-/// a removed pack says which name the kernel may still hold for it.
+/// The names of the last `capacity` packs this mount removed: the kernel may still hold one of them.
 final class RemovedPacks: Sendable {
     static let capacity = 256
     private let names = LockedState<[(region: RegionID, name: String)]>([])

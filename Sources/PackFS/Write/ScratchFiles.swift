@@ -1,10 +1,7 @@
 import FoundationEssentials
 
-/// Files in `packs/` that are no region file: the temporary file `sed -i` writes beside the file
-/// it edits (then renames over it), an editor's backup or swap file. They live in memory only,
-/// as long as the mount, until removed or renamed; renaming one to `<name>.region` hands its
-/// text to the pack manager as if it had been written there (`PackFilesystem.rename`). A name
-/// ending in `.region` or `.error`, or a pack's, is never a scratch file.
+/// Files in `packs/` that are no region file (`sed -i`'s temporary file, an editor's backup), kept in
+/// memory until removed, renamed or unmounted; never named `*.region`, `*.error` or as a pack.
 typealias ScratchFiles = SerialFiles<ScratchFile>
 
 struct ScratchFile: SerialFile, Equatable {
@@ -15,8 +12,7 @@ struct ScratchFile: SerialFile, Equatable {
 }
 
 extension ScratchFiles where File == ScratchFile {
-    /// Few tools keep more than one or two at a time; the bound keeps a runaway loop from
-    /// filling the daemon's memory (each file is also bounded by `RegionDrafts.maxBytes`).
+    /// Keeps a runaway loop from filling the daemon's memory; tools keep one or two at a time.
     static var maxFiles: Int { 64 }
 
     /// Whether `name` may be a scratch file's (not a region file, an error file or a dot name).

@@ -2,17 +2,13 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal.
-///
-/// A pack's directories are not stored: `<z>/` and `<x>/` exist while a tile is under them, and a
-/// font stack's directory is named by the lowest row id of its ranges. `rm -r` lists a directory,
-/// unlinks its files, then removes it; without this memo the emptied directory (or, after its
-/// lowest range went, the font stack) would vanish first, and the kernel's lookup before rmdir,
-/// or the next unlink in that stack, would fail with ENOENT and rm would print an error. As on
-/// a disk, a directory whose files were removed stays until it is removed itself.
+/// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal, as
+/// on a disk. A pack's directories are not stored: `<z>/<x>/` exist while a tile is under them, and
+/// a font stack is named by its lowest range's row. Without this an emptied directory would vanish
+/// before `rm -r`'s rmdir (or its next unlink in the stack), which would fail with ENOENT.
 final class Vacancies: Sendable {
-    /// Per view: the primary source's tiles show both at the pack's top and under `sources/`,
-    /// and rm -r empties one view (through the other) before it removes it.
+    /// Per view: the primary source shows at the pack's top and under `sources/`, and rm -r empties
+    /// one view through the other before removing it.
     struct TileDirectory: Hashable {
         var region: RegionID
         var source: SourceRef
