@@ -24,6 +24,14 @@ public enum JSONValue: Equatable, Sendable {
         return try parser.document()
     }
 
+    /// Parses `data`, with the names of the object at its top-level `member` in document order (an
+    /// object here forgets it): first occurrence first, spellings told apart by their bytes (NFC and
+    /// NFD are two names there, one here). The order is nil when there is no such object.
+    public static func parsing(_ data: Data, keepingOrderOf member: String) throws -> (JSONValue, order: [String]?) {
+        var parser = JSONParser(data, keepingOrderOf: member)
+        return (try parser.document(), parser.memberOrder)
+    }
+
     public subscript(key: String) -> JSONValue? {
         if case .object(let fields) = self { return fields[key] }
         return nil
