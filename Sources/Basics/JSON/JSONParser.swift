@@ -169,8 +169,8 @@ struct JSONParser {
         guard index + 4 <= bytes.count else { throw failure("\\u needs four hex digits") }
         var value: UInt32 = 0
         for byte in bytes[index..<index + 4] {
-            guard let digit = Self.hexDigit(byte) else { throw failure("\\u needs four hex digits") }
-            value = value << 4 | digit
+            guard let digit = hexDigitValue(byte) else { throw failure("\\u needs four hex digits") }
+            value = value << 4 | UInt32(digit)
         }
         index += 4
         return value
@@ -203,15 +203,6 @@ struct JSONParser {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
 
     private static func shown(_ byte: UInt8) -> String {
         (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16)
