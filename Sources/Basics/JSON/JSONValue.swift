@@ -41,9 +41,7 @@ public enum JSONValue: Equatable, Sendable {
     public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
     public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
     public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
-    public var object: [String: JSONValue]? {
-        if case .object(let o) = self { return o } else { return nil }
-    }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
 
     /// Compact JSON with keys sorted (stable output for files and tests).
     public var compactText: String {
