@@ -58,7 +58,7 @@ public enum ImportedPack {
         }
     }
 
-    /// The deepest zoom a pack's tree shows (`TileSetFields.deepestZoom`); a file with deeper
+    /// The deepest zoom a pack's tree shows (`MBTilesTiles.deepestZoom`); a file with deeper
     /// tiles is refused rather than stored out of sight.
     public static let deepestZoom = MBTilesTiles.deepestZoom
 

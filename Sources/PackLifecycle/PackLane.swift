@@ -40,25 +40,20 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
     /// Queues a run of `mode`. A download cuts the run under way; a refresh waits for it.
     /// False when the lane is closed.
     func request(_ mode: Mode) -> Bool {
-        lock.lock()
-        guard !closed else {
-            lock.unlock()
-            return false
+        let start = lock.withLock { () -> (cut: PackDownload?, drain: Bool)? in
+            guard !closed else { return nil }
+            if !queued.contains(mode) { queued.append(mode) }
+            if mode == .download { cuts += 1 }
+            let drain = !draining
+            if drain {
+                draining = true
+                busy.enter()
+            }
+            return (mode == .download ? running?.run : nil, drain)
         }
-        if !queued.contains(mode) { queued.append(mode) }
-        var cut: PackDownload?
-        if mode == .download {
-            cuts += 1
-            cut = running?.run
-        }
-        let startDraining = !draining
-        if startDraining {
-            draining = true
-            busy.enter()
-        }
-        lock.unlock()
-        cut?.suspend()
-        if startDraining { queue.async { self.drain() } }
+        guard let start else { return false }
+        start.cut?.suspend()
+        if start.drain { queue.async { self.drain() } }
         return true
     }
 
@@ -120,15 +115,13 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
     /// Makes `run` the one under way, cut at once when a request came while it was being made.
     /// False when there is none (the runner said why) or the lane closed meanwhile.
     private func begin(_ run: PackDownload?, _ mode: Mode, ticket: Int) -> Bool {
-        lock.lock()
-        starting = nil
-        guard !closed, let run else {
-            lock.unlock()
-            return false
+        let cut = lock.withLock { () -> Bool? in
+            starting = nil
+            guard !closed, let run else { return nil }
+            running = (run, mode)
+            return cuts != ticket
         }
-        running = (run, mode)
-        let cut = cuts != ticket
-        lock.unlock()
+        guard let cut, let run else { return false }
         if cut { run.suspend() }
         return true
     }

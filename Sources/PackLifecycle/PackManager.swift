@@ -161,16 +161,14 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         }
     }
 
+    /// The pack's lane, made when missing (closed after `stop`).
     private func lane(_ region: RegionID) -> PackLane {
-        lock.withLock { laneHoldingLock(region) }
-    }
-
-    /// The pack's lane, made when missing (closed after `stop`). Call with `lock` held.
-    private func laneHoldingLock(_ region: RegionID) -> PackLane {
-        if let lane = lanes[region] { return lane }
-        let lane = PackLane(region: region, runner: runner, closed: stopped)
-        lanes[region] = lane
-        return lane
+        lock.withLock {
+            if let lane = lanes[region] { return lane }
+            let lane = PackLane(region: region, runner: runner, closed: stopped)
+            lanes[region] = lane
+            return lane
+        }
     }
 
     /// After `stop`: a run still owed (queued, or cut by the stop) is recorded `active`; a run

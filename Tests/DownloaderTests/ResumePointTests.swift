@@ -2,7 +2,7 @@ import Basics
 @testable import Downloader
 import Foundation
 import PackStore
-import StyleModel
+@testable import StyleModel
 import XCTest
 
 /// A resume starts where the last run's committed tiles end: the plan's enumeration from a

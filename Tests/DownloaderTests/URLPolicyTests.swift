@@ -1,7 +1,7 @@
 import Foundation
 @testable import HTTP
 import PackStore
-import StyleModel
+@testable import StyleModel
 import XCTest
 
 @testable import Downloader

@@ -297,9 +297,9 @@ final class StyleTests: XCTestCase {
         }
     }
 
-    func testOrderedKeysScanner() {
+    func testParserKeepsSourceOrder() throws {
         let text = #"{"a":{"z":1},"sources":{"b\"}":[{"x":"]"}],"\u00e9":null,"a":{"k":{}},"b\"}":2},"z":0}"#
-        XCTAssertEqual(OrderedKeys.of(member: "sources", in: Data(text.utf8)), ["b\"}", "\u{e9}", "a"])
-        XCTAssertNil(OrderedKeys.of(member: "missing", in: Data(text.utf8)))
+        XCTAssertEqual(try JSONValue.parsing(Data(text.utf8), keepingOrderOf: "sources").order, ["b\"}", "\u{e9}", "a"])
+        XCTAssertNil(try JSONValue.parsing(Data(text.utf8), keepingOrderOf: "missing").order)
     }
 }

@@ -60,9 +60,10 @@ public final class PosixFile: @unchecked Sendable {  // `descriptor` is immutabl
         data.withUnsafeBytes { bytes in
             while done < bytes.count, let base = bytes.baseAddress {
                 let wrote = Glibc.write(descriptor, base + done, bytes.count - done)
-                if wrote < 0 {
-                    if errno == EINTR { continue }
-                    failure = Self.lastError()
+                if wrote < 0, errno == EINTR { continue }
+                // A write that takes nothing would loop forever: EIO, as for a failing device.
+                guard wrote > 0 else {
+                    failure = wrote == 0 ? SystemError(code: EIO) : Self.lastError()
                     return
                 }
                 done += wrote

@@ -49,7 +49,7 @@ public final class Inflater {
     /// `whole`: nil too when the value does not end where `input` does.
     private func inflate(_ input: UnsafeRawBufferPointer, limit: Int, whole: Bool = false) -> Int? {
         guard let decompressor, let start = input.baseAddress else { return nil }
-        let isGzip = input.count >= 2 && input[0] == 0x1F && input[1] == 0x8B
+        let isGzip = Zlib.isGzip(input)
         var wanted = min(limit, max(64 << 10, input.count &* 4))
         while wanted > 0 {
             if wanted > capacity {

@@ -23,7 +23,7 @@ public enum WholeInflate {
         let owned = decompressor == nil ? libdeflate_alloc_decompressor() : nil
         defer { if let owned { libdeflate_free_decompressor(owned) } }
         guard let decompressor = decompressor ?? owned else { return nil }
-        let isGzip = input.count >= 2 && input[0] == 0x1F && input[1] == 0x8B
+        let isGzip = Zlib.isGzip(input)
         var capacity = min(limit, max(4096, input.count &* 4))
         while capacity > 0 {
             guard let buffer = malloc(capacity) else { return nil }

@@ -13,11 +13,15 @@ struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    private let orderedMember: String?
+    /// The names of the object at top-level `orderedMember` (`JSONValue.parsing(_:keepingOrderOf:)`).
+    private(set) var memberOrder: [String]?
 
-    init(_ data: Data) {
+    init(_ data: Data, keepingOrderOf member: String? = nil) {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 byte order mark
         self.bytes = bytes
+        orderedMember = member
     }
 
     /// The document's one value.
@@ -29,10 +33,10 @@ struct JSONParser {
         return value
     }
 
-    private mutating func value(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+    private mutating func value(depth: Int, ordered: Bool = false) throws(JSONValue.SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw failure("the text ends where a value should be") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "{"): return try object(depth: depth + 1, ordered: ordered)
         case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
@@ -43,20 +47,25 @@ struct JSONParser {
         }
     }
 
-    private mutating func object(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
+    /// `ordered`: the object at `orderedMember`, whose names go to `memberOrder`.
+    private mutating func object(depth: Int, ordered: Bool = false) throws(JSONValue.SyntaxError) -> JSONValue {
         guard depth <= Self.maxDepth else { throw failure("more than \(Self.maxDepth) nested arrays or objects") }
         index += 1
         var fields: [String: JSONValue] = [:]
+        var order: [String] = []
+        var spellings = Set<[UInt8]>()
+        defer { if ordered { memberOrder = order } }
         skipSpace()
         if try take(UInt8(ascii: "}")) { return .object(fields) }
         repeat {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("an object key must be a string") }
             let key = try string()
+            if ordered, spellings.insert(Array(key.utf8)).inserted { order.append(key) }
             skipSpace()
             guard try take(UInt8(ascii: ":")) else { throw failure("expected ':' after an object key") }
             skipSpace()
-            fields[key] = try value(depth: depth)
+            fields[key] = try value(depth: depth, ordered: depth == 1 && key == orderedMember)
             skipSpace()
         } while try take(UInt8(ascii: ","))
         guard try take(UInt8(ascii: "}")) else { throw failure("expected ',' or '}' in an object") }
@@ -160,8 +169,8 @@ struct JSONParser {
         guard index + 4 <= bytes.count else { throw failure("\\u needs four hex digits") }
         var value: UInt32 = 0
         for byte in bytes[index..<index + 4] {
-            guard let digit = Self.hexDigit(byte) else { throw failure("\\u needs four hex digits") }
-            value = value << 4 | digit
+            guard let digit = hexDigitValue(byte) else { throw failure("\\u needs four hex digits") }
+            value = value << 4 | UInt32(digit)
         }
         index += 4
         return value
@@ -194,15 +203,6 @@ struct JSONParser {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
 
     private static func shown(_ byte: UInt8) -> String {
         (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16)

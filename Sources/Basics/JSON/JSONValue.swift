@@ -24,6 +24,14 @@ public enum JSONValue: Equatable, Sendable {
         return try parser.document()
     }
 
+    /// Parses `data`, with the names of the object at its top-level `member` in document order (an
+    /// object here forgets it): first occurrence first, spellings told apart by their bytes (NFC and
+    /// NFD are two names there, one here). The order is nil when there is no such object.
+    public static func parsing(_ data: Data, keepingOrderOf member: String) throws -> (JSONValue, order: [String]?) {
+        var parser = JSONParser(data, keepingOrderOf: member)
+        return (try parser.document(), parser.memberOrder)
+    }
+
     public subscript(key: String) -> JSONValue? {
         if case .object(let fields) = self { return fields[key] }
         return nil
@@ -33,9 +41,7 @@ public enum JSONValue: Equatable, Sendable {
     public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
     public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
     public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
-    public var object: [String: JSONValue]? {
-        if case .object(let o) = self { return o } else { return nil }
-    }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
 
     /// Compact JSON with keys sorted (stable output for files and tests).
     public var compactText: String {

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -10,20 +12,6 @@ public enum StandardError {
     /// Every line is redacted first (`Redaction`): stderr is the daemon's log and the
     /// command's error line, both read by others.
     public static func write(_ text: String) {
-        let bytes = Array(Redaction.text(text).utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.write(STDERR_FILENO, base + offset, buffer.count - offset)
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
+        try? PosixFile(borrowing: STDERR_FILENO).write(Data(Redaction.text(text).utf8))
     }
 }

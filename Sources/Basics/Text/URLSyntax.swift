@@ -106,7 +106,5 @@ public enum URLSyntax {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    private static func isHex(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
-    }
+    private static func isHex(_ byte: UInt8) -> Bool { hexDigitValue(byte) != nil }
 }

@@ -19,7 +19,12 @@ public final class NativeThread: Sendable {
     @discardableResult
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) -> NativeThread {
         let thread = NativeThread()
-        let start = Start(thread: thread, name: name, body: body)
+        let start = Start {
+            let me = pthread_self()
+            thread.id.withLock { $0 = me }
+            _ = packfs_name_thread(String(decoding: name.utf8.prefix(15), as: UTF8.self))
+            body()
+        }
         var handle = pthread_t()
         let box = Unmanaged.passRetained(start).toOpaque()
         let created = pthread_create(&handle, nil, { raw in
@@ -41,22 +46,10 @@ public final class NativeThread: Sendable {
         return id.withLock { $0.map { pthread_equal($0, me) != 0 } ?? false }
     }
 
-    private final class Start: @unchecked Sendable {  // handed once to the new thread
-        let thread: NativeThread
-        let name: String
-        let body: @Sendable () -> Void
+    /// What the new thread runs, boxed to cross `pthread_create`.
+    private final class Start: Sendable {
+        let run: @Sendable () -> Void
 
-        init(thread: NativeThread, name: String, body: @escaping @Sendable () -> Void) {
-            self.thread = thread
-            self.name = name
-            self.body = body
-        }
-
-        func run() {
-            let me = pthread_self()
-            thread.id.withLock { $0 = me }
-            _ = packfs_name_thread(String(decoding: name.utf8.prefix(15), as: UTF8.self))
-            body()
-        }
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 }

@@ -84,7 +84,7 @@ struct PackTree {
             }
             let content: Data?
             do {
-                content = try TileFormat.content(of: data)
+                content = try ServedTile.content(of: data)
             } catch {
                 throw InterchangeError.undecodable(what: "tile \(z)/\(x)/\(y) of source \(source.id)", pack: pack.name, reason: "\(error)")
             }

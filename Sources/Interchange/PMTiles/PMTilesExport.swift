@@ -7,7 +7,7 @@ import StyleModel
 /// `packfs export DB NAME OUT.pmtiles`: each tiled source of a pack (`TiledSourceFiles`) to a
 /// clustered PMTiles v3 archive, the tiles streamed from the database a page at a time.
 ///
-/// Tiles go in as a renderer reads them from the mount (`TileFormat.content`), vector tiles then
+/// Tiles go in as a renderer reads them from the mount (`ServedTile.content`), vector tiles then
 /// gzipped, as servers send them and as PMTiles readers expect (tile compression gzip); images
 /// as they are (compression none). A tile with empty content is left out (PMTiles has no
 /// zero-length entries; a missing tile draws the same nothing), and so is a stored row outside
@@ -108,8 +108,8 @@ public struct PMTilesExport: PackExport {
                                              inflater: inflater) { export -> Data? in
                 if let content = export.content {
                     guard !content.isEmpty else { return nil }
-                } else if MBTilesTiles.isGzip(bytes) {
-                    guard try TileFormat.content(of: stored)?.isEmpty == false else { return nil }
+                } else if Zlib.isGzip(bytes) {
+                    guard try ServedTile.content(of: stored)?.isEmpty == false else { return nil }
                 } else if bytes.isEmpty {
                     return nil
                 }

@@ -40,7 +40,7 @@ final class BatchPipeline: Sendable {
 
     private func spare() -> ByteArena { spares.withLock { $0.popLast() } ?? ByteArena(capacity: arenaBytes) }
 
-    /// Returns a buffer from `arena()` that carries no batch.
+    /// Returns a buffer from `arena()`: its batch hashed, or none handed on.
     func giveBack(_ arena: ByteArena) {
         arena.reset()
         spares.withLock { $0.append(arena) }
@@ -61,11 +61,9 @@ final class BatchPipeline: Sendable {
             ready.wait()
             // The lock is uncontended: only this queue and `finish` (after the group) take it.
             hash.withLock { batch.hash(prepared.exports, made: made, into: &$0) }
-            for arena in [batch.arena, made] {
-                arena.reset()
-                spares.withLock { $0.append(arena) }
-            }
-            buffers.signal()
+            made.reset()
+            spares.withLock { $0.append(made) }
+            giveBack(batch.arena)
             done.withLock { $0 += batch.tiles.count }
         }
     }

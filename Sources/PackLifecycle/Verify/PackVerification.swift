@@ -72,7 +72,8 @@ public final class PackVerification: Sendable {
         for source in style?.sources ?? [] {
             guard let columns = source.columns, let tiles = source.tiles, seen.insert(columns).inserted else { continue }
             var keys: Set<UInt64>? = plannedDefinition == nil ? nil : []
-            let hash = try walk(source, vector: tiles.type == .vector, keys: &keys) { progress(done.withLock { $0 }, total) }
+            let hash = try SourceWalk(database: database, problems: problems, done: done, checks: true)
+                .run(source, vector: tiles.type == .vector, keys: &keys) { progress(done.withLock { $0 }, total) }
             if let keys { present[columns] = keys }
             let stored = recorded.first { $0.urlTemplate == columns.urlTemplate && $0.pixelRatio == columns.pixelRatio }
             let olderRule = stored.flatMap { $0.rule == ExportRule.current.rawValue ? nil : $0.rule }
@@ -109,14 +110,6 @@ public final class PackVerification: Sendable {
     private func expectedTiles() throws -> Int {
         let progress = try database.progress(of: pack.id)
         return progress.counted ? progress.counts.tiles : progress.requiredTiles
-    }
-
-    /// One source: read here in batches, hashed and checked beside (`BatchPipeline`).
-    private func walk(
-        _ source: PackStyle.Source, vector: Bool, keys: inout Set<UInt64>?, tick: () -> Void
-    ) throws -> TileSetHash {
-        try SourceWalk(database: database, problems: problems, done: done, checks: true)
-            .run(source, vector: vector, keys: &keys, tick: tick)
     }
 
     /// Each resource of the pack inflates where it is marked compressed; returns how many.

@@ -102,7 +102,7 @@ struct TileBatch: Sendable {
 
     /// A vector tile's content (gzipped or not) parses as one.
     private func problem(ofContent content: UnsafeRawBufferPointer, _ gzip: Inflater) -> String? {
-        guard MBTilesTiles.isGzip(content) else { return VectorTileCheck.problem(in: content).map { "not a vector tile: \($0)" } }
+        guard Zlib.isGzip(content) else { return VectorTileCheck.problem(in: content).map { "not a vector tile: \($0)" } }
         do {
             return try gzip.withInflated(content) { VectorTileCheck.problem(in: $0).map { "not a vector tile: \($0)" } }
         } catch {

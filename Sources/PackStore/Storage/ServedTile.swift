@@ -11,7 +11,7 @@ import SQLiteDB
 /// a gzip payload inflated once more (an MBTiles file's vector tiles, a server's pre-gzipped
 /// tiles sent without Content-Encoding): MapLibre Native inflates what it fetches over HTTP but
 /// not what it reads from `file://`. The one rule for the mount's lookups and reads
-/// (`OfflineDatabase.servedTile`, which applies it in place), the exports (`TileFormat.content`)
+/// (`OfflineDatabase.servedTile`, which applies it in place), the exports (`PackTree`, `PMTilesExport`)
 /// and the sizes the writers record (`TileSizes`).
 public enum ServedTile {
     public static func content(decoded: Data?) throws -> Data? {

@@ -43,7 +43,7 @@ public enum ContentCheck {
     /// them without Content-Encoding); empty is "no content".
     private static func vectorTileMismatch(_ content: Data) -> String? {
         guard !content.isEmpty else { return nil }
-        guard content.starts(with: [0x1F, 0x8B]) else { return binaryMismatch(content, VectorTileCheck.problem(in:)) }
+        guard Zlib.isGzip(content) else { return binaryMismatch(content, VectorTileCheck.problem(in:)) }
         let inflated: Data
         do {
             inflated = try Zlib.decompress(content, limit: maxInflatedTile)

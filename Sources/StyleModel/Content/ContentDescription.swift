@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// What bytes look like, for an error that says what came instead of what was expected: an
@@ -12,7 +13,7 @@ public enum ContentDescription {
     public static func of(_ content: Data) -> String {
         if content.isEmpty { return "an empty body" }
         if let image = ImageSignature.of(content) { return "a \(image.rawValue) image" }
-        if content.starts(with: [0x1F, 0x8B]) { return "\(content.count) bytes of gzip data" }
+        if Zlib.isGzip(content) { return "\(content.count) bytes of gzip data" }
         guard let text = text(content.prefix(sniffLength)) else { return "\(content.count) bytes of binary" }
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         return "\(textKind(trimmed)) \"\(excerpt(trimmed))\""

@@ -15,7 +15,9 @@ import PackStore
 ///   gzipped as they are, a zlib-stored tile's own deflate stream in a gzip member (no second
 ///   deflate), raw ones gzipped by `Zlib.gzip` (the same bytes for the same input).
 public enum MBTilesTiles {
-    /// The deepest zoom a pack's tree shows; a file with deeper tiles is refused at import.
+    /// The deepest zoom a pack's tree shows: a file with deeper tiles is refused at import, a
+    /// TileJSON's deeper `maxzoom` clamped (`TileSetFields`). Rows of deeper zooms stop fitting the
+    /// tree's inodes and the tile grid's arithmetic (z 31 and up), and no renderer reads them.
     public static let deepestZoom = 24
 
     /// One tile: its place, and what the store holds (`mbtilesData` makes the file's bytes).
@@ -62,11 +64,11 @@ public enum MBTilesTiles {
         _ body: (ExportBytes) throws -> T
     ) throws -> T {
         if !stored.compressed {
-            guard vector, !isGzip(stored.bytes) else { return try body(ExportBytes(stored.bytes, content: nil)) }
+            guard vector, !Zlib.isGzip(stored.bytes) else { return try body(ExportBytes(stored.bytes, content: nil)) }
             return try Zlib.gzip(Data(stored.bytes)).withUnsafeBytes { try body(ExportBytes($0, content: stored.bytes)) }
         }
         if rule == .sameStream, vector, let zlib = inflater.zlibStream(stored.bytes) {
-            guard !isGzip(zlib.content) else { return try body(ExportBytes(zlib.content, content: zlib.content)) }
+            guard !Zlib.isGzip(zlib.content) else { return try body(ExportBytes(zlib.content, content: zlib.content)) }
             return try withUnsafeTemporaryAllocation(byteCount: 18, alignment: 1) { frame in
                 let (head, tail) = GzipFrame.write(crc32: zlib.crc32, size: zlib.content.count, into: frame)
                 let stream = UnsafeRawBufferPointer(rebasing: stored.bytes[zlib.stream])
@@ -74,7 +76,7 @@ public enum MBTilesTiles {
             }
         }
         return try inflater.withInflated(stored.bytes) { content in
-            guard vector, !isGzip(content) else { return try body(ExportBytes(content, content: content)) }
+            guard vector, !Zlib.isGzip(content) else { return try body(ExportBytes(content, content: content)) }
             return try Zlib.gzip(Data(content)).withUnsafeBytes { try body(ExportBytes($0, content: content)) }
         }
     }
@@ -88,10 +90,6 @@ public enum MBTilesTiles {
             }
         }
     }
-
-    public static func isGzip(_ data: Data) -> Bool { data.starts(with: [0x1F, 0x8B]) }
-
-    public static func isGzip(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B }
 
     /// The TMS row of XYZ tile z/x/y; nil when z/x/y is not a tile of zooms 0 to `deepestZoom`
     /// (stored coordinates come from a file: checked before the flip).

@@ -14,7 +14,7 @@ public struct TileSetHash: Sendable {
 
     /// Adds the next tile; the caller keeps martin's order.
     public mutating func add(z: Int, column: Int, tmsRow: Int, data: Data) {
-        data.withUnsafeBytes { add(z: z, column: column, tmsRow: tmsRow, bytes: $0) }
+        data.withUnsafeBytes { add(z: z, column: column, tmsRow: tmsRow, export: ExportBytes($0, content: nil)) }
     }
 
     /// The same from an export's pieces (`MBTilesTiles.withExportBytes`).
@@ -24,14 +24,8 @@ public struct TileSetHash: Sendable {
         tiles += 1
     }
 
-    /// The same from bytes in place. The three decimal texts are written into one stack buffer
-    /// and fed at once (three `String`s per tile were a tenth of a small-tile hash's time).
-    public mutating func add(z: Int, column: Int, tmsRow: Int, bytes: UnsafeRawBufferPointer) {
-        addPlace(z: z, column: column, tmsRow: tmsRow)
-        md5.update(bytes)
-        tiles += 1
-    }
-
+    /// The three decimal texts are written into one stack buffer and fed at once (three `String`s
+    /// per tile were a tenth of a small-tile hash's time).
     private mutating func addPlace(z: Int, column: Int, tmsRow: Int) {
         withUnsafeTemporaryAllocation(byteCount: 3 * Self.longestDecimal, alignment: 1) { buffer in
             var end = Self.decimal(z, into: buffer, at: 0)

@@ -84,7 +84,7 @@ public struct PackStyle: Sendable {
             region: pack.id, urlTemplate: tiles.urlTemplate, pixelRatio: tiles.keyPixelRatio(pixelRatio: ratio))
         source.columns = columns
         if tiles.type != .vector {
-            let sample = try database.sampleTile(columns).flatMap { try TileFormat.content(of: $0.data) }
+            let sample = try database.sampleTile(columns).flatMap { try ServedTile.content(of: $0.data) }
             source.fileExtension = TileFormat.fileExtension(of: sample, fallback: "png")
         }
         return source

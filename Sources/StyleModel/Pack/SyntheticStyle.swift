@@ -60,7 +60,7 @@ enum SyntheticStyle {
     private static func part(_ set: TileColumnSet, id: String, tileJSON: (url: String, json: JSONValue)?,
         _ database: some PackDocuments) throws -> Part
     {
-        let sample = try database.sampleTile(set).flatMap { try? TileFormat.content(of: $0.data) }
+        let sample = try database.sampleTile(set).flatMap { try? ServedTile.content(of: $0.data) }
         let isImage = TileFormat.fileExtension(of: sample, fallback: "pbf") != "pbf"
         let zooms = try database.tileZooms(set)
         var layers = tileJSON?.json["vector_layers"]?.array?.compactMap { $0["id"]?.string } ?? []

@@ -46,9 +46,9 @@ public struct Style: Sendable {
 
     /// Reads the style `data`, stored under `url` (relative references resolve against it).
     public init(data: Data, url: String) throws {
-        let json: JSONValue
+        let (json, sourceOrder): (JSONValue, [String]?)
         do {
-            json = try JSONValue.parsing(data)
+            (json, sourceOrder) = try JSONValue.parsing(data, keepingOrderOf: "sources")
         } catch {
             throw StyleError.invalidJSON(url: url, reason: "style is not valid JSON (\(error)); got \(ContentDescription.of(data))")
         }
@@ -57,7 +57,7 @@ public struct Style: Sendable {
         }
         self.url = url
         self.members = members
-        sources = try Self.sources(json, data: data, url: url)
+        sources = try Self.sources(json, order: sourceOrder ?? [], url: url)
         sprites = try SpriteSheet.sheets(in: json["sprite"], styleURL: url)
         glyphs = try GlyphTemplate(json["glyphs"], styleURL: url)
         fontStacks = FontStacks.collect(layers: json["layers"])
@@ -130,16 +130,17 @@ public struct Style: Sendable {
         tiles.firstIndex { $0?.type == .vector } ?? tiles.firstIndex { $0 != nil }
     }
 
-    /// The `sources` members in document order (JSONValue forgets it; `OrderedKeys` recovers it),
+    /// The `sources` members in document order (`order`: the parser's, as `JSONValue` forgets it),
     /// read into sources; those with nothing to store are left out.
-    private static func sources(_ json: JSONValue, data: Data, url: String) throws -> [StyleSource] {
+    private static func sources(_ json: JSONValue, order: [String], url: String) throws -> [StyleSource] {
         guard let value = json["sources"], value != .null else { return [] }
         guard let objects = value.object else {
             throw StyleError.invalidField(url: url, field: "sources", reason: "must be an object")
         }
-        try refuseTwins(OrderedKeys.of(member: "sources", in: data) ?? [], url: url)
+        // With no twins, `order` names each member of `objects` once.
+        try refuseTwins(order, url: url)
         var sources: [StyleSource] = []
-        for id in OrderedKeys.keys(of: objects, member: "sources", in: data) {
+        for id in order {
             guard let object = objects[id], let source = try StyleSource(id: id, object: object, styleURL: url)
             else { continue }
             try FileName.check(id, field: "sources.\(id)", document: url)

@@ -126,7 +126,8 @@ public struct StyleSource: Equatable, Sendable {
         // Only a tiled source's fields describe tiles (a GeoJSON `maxzoom` is its tiling's own).
         let error = StyleError.invalidField(
             url: styleURL, field: prefix + "tileSize", reason: "must be a number from 1 to 65535")
-        tileSize = kind.isTiled ? try Self.tileSize(object["tileSize"]) { error } : 512
+        tileSize = kind.isTiled
+            ? Int(try TileSetFields.number(object["tileSize"], in: 1...65535) { error } ?? 512) : 512
         styleFields = kind.isTiled ? try TileSetFields(object, document: styleURL, prefix: prefix) : TileSetFields()
         url = try Self.url(of: kind, object, fields: styleFields, prefix: prefix, styleURL: styleURL)
     }
@@ -160,11 +161,5 @@ public struct StyleSource: Equatable, Sendable {
         default:
             throw StyleError.invalidField(url: styleURL, field: prefix + field, reason: "must be a URL")
         }
-    }
-
-    private static func tileSize(_ value: JSONValue?, _ error: () -> StyleError) throws -> Int {
-        guard let value, value != .null else { return 512 }
-        guard let number = value.number, number >= 1, number <= 65535 else { throw error() }
-        return Int(number)
     }
 }

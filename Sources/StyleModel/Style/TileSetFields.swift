@@ -39,8 +39,12 @@ struct TileSetFields: Equatable, Sendable {
             // MapLibre reads anything but "tms" as xyz.
             scheme = text == "tms" ? .tms : .xyz
         }
-        minZoom = try Self.zoom(object["minzoom"]) { fail("minzoom", "must be a number from 0 to 255") }
-        maxZoom = try Self.zoom(object["maxzoom"]) { fail("maxzoom", "must be a number from 0 to 255") }
+        // Zooms as MapLibre takes them (0...255, truncated), clamped to `MBTilesTiles.deepestZoom`:
+        // a TileJSON that says `"maxzoom": 255` means "as deep as there are tiles".
+        minZoom = try Self.number(object["minzoom"], in: 0...255) { fail("minzoom", "must be a number from 0 to 255") }
+            .map { min(Int($0), MBTilesTiles.deepestZoom) }
+        maxZoom = try Self.number(object["maxzoom"], in: 0...255) { fail("maxzoom", "must be a number from 0 to 255") }
+            .map { min(Int($0), MBTilesTiles.deepestZoom) }
         if let value = object["attribution"], value != .null {
             guard let text = value.string else { throw fail("attribution", "must be a string") }
             attribution = text
@@ -65,16 +69,13 @@ struct TileSetFields: Equatable, Sendable {
         return merged
     }
 
-    /// Zooms deeper than this are clamped to it: tile rows of deeper zooms stop fitting the tree's
-    /// inodes and the tile grid's arithmetic (z 31 and up), and no renderer reads them.
-    static let deepestZoom = 24
-
-    /// A zoom level as MapLibre takes it (a number in 0...255, truncated), clamped to
-    /// `deepestZoom`: a TileJSON that says `"maxzoom": 255` means "as deep as there are tiles".
-    private static func zoom(_ value: JSONValue?, _ error: () -> StyleError) throws -> Int? {
+    /// A number in `range`; nil when missing or null.
+    static func number(_ value: JSONValue?, in range: ClosedRange<Double>, _ error: () -> StyleError)
+        throws -> Double?
+    {
         guard let value, value != .null else { return nil }
-        guard let number = value.number, number >= 0, number <= 255 else { throw error() }
-        return min(Int(number), deepestZoom)
+        guard let number = value.number, range.contains(number) else { throw error() }
+        return number
     }
 
     /// `[west, south, east, north]`; latitudes clamped to +-90 and longitudes to +-180 as MapLibre

@@ -13,33 +13,16 @@ public struct TileSource: Equatable, Sendable {
     /// The first `tiles` template, resolved against its document (the only one MapLibre uses, and
     /// the first part of every tile key).
     public var urlTemplate: String
-    public var scheme: TileScheme
+    public var scheme: TileScheme = .xyz
     /// The style's `tileSize`; 512 when it sets none.
-    public var tileSize: Int
-    public var minZoom: Int
-    public var maxZoom: Int
+    public var tileSize = 512
+    public var minZoom = 0
+    public var maxZoom = 22
     /// Tiles outside these bounds are not requested; nil covers the world.
     public var bounds: Bounds?
     public var attribution: String?
     /// The style's or TileJSON's `encoding` (`"mlt"`: MapLibre Tiles); nil when neither says.
     public var encoding: String?
-
-    public init(
-        id: String, type: TileSourceType, urlTemplate: String, scheme: TileScheme = .xyz,
-        tileSize: Int = 512, minZoom: Int = 0, maxZoom: Int = 22, bounds: Bounds? = nil,
-        attribution: String? = nil, encoding: String? = nil
-    ) {
-        self.id = id
-        self.type = type
-        self.urlTemplate = urlTemplate
-        self.scheme = scheme
-        self.tileSize = tileSize
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.bounds = bounds
-        self.attribution = attribution
-        self.encoding = encoding
-    }
 
     /// What its tiles must be (`ContentCheck`): by its type, and for a vector source its encoding.
     public var content: ContentKind {
