@@ -3,19 +3,17 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Every export is written out of sight and renamed into place at the end, so that a failed or
-/// interrupted export never leaves a half-written file or directory under the name asked for.
+/// Exports are written out of sight and renamed into place at the end: a failed export never leaves a half-written file
+/// or directory under the name asked for.
 enum ExportPlacement {
-    /// A hidden name next to `path` (`.<name>.<what>-<uuid>`): on the same file system, so the
-    /// final rename is atomic, and out of sight while it exists.
+    /// A hidden name beside `path` (`.<name>.<what>-<uuid>`): on the same file system, so the final rename is atomic.
     static func sibling(of path: String, _ what: String) -> String {
         let url = URL(fileURLWithPath: path)
         return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(what)-\(UUID().uuidString)").path
     }
 
-    /// Renames `staging` onto `path`. The error names what moved (`naming`, else the staging
-    /// path) and the target, and says why in the caller's words for an errno (`explain`), else in
-    /// the system's.
+    /// Renames `staging` onto `path`; the error names what moved (`naming`, else `staging`) and the target, and says
+    /// why in `explain`'s words for an errno, else the system's.
     static func moveIntoPlace(
         _ staging: String, _ path: String, naming: String? = nil, explain: (Int32) -> String? = { _ in nil }
     ) throws {
@@ -26,9 +24,8 @@ enum ExportPlacement {
         }
     }
 
-    /// Moves the file `staging` to `path` only when nothing is there: a hard link, which fails
-    /// on a taken name as one step, then the staging name's removal. On a file system without
-    /// hard links, a check and a rename (a file made between the two is replaced).
+    /// Moves `staging` to `path` only when nothing is there: a hard link (failing on a taken name in one step), then
+    /// unlinking `staging`. Without hard links, a check and a rename (a file made in between is replaced).
     static func moveIntoPlaceNew(_ staging: String, _ path: String) throws {
         guard link(staging, path) != 0 else {
             unlink(staging)

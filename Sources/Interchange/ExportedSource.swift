@@ -7,12 +7,11 @@ import StyleModel
     import Glibc
 #endif
 
-/// What every export says about a tiled source besides its tiles, one rule for MBTiles' metadata
-/// and PMTiles' header and metadata: the extent, the center, and the vector layers of a source
-/// whose TileJSON lists none.
+/// What every export says about a tiled source besides its tiles, one rule for MBTiles' metadata and PMTiles' header
+/// and metadata: extent, center, and the vector layers of a source whose TileJSON lists none.
 enum ExportedSource {
-    /// The pack's region (its bounds, or its geometry's box) within the source's bounds; the
-    /// source's bounds, or the world, when the two do not meet or the region is unreadable.
+    /// The pack's region (its bounds, or its geometry's box) within the source's bounds; when the two do not meet or
+    /// the region is unreadable, the source's bounds, or the world.
     static func extent(of pack: Pack, within sourceBounds: Bounds?) -> Bounds {
         let world = sourceBounds ?? ImportedTileJSON.world
         let region: Bounds?
@@ -28,9 +27,8 @@ enum ExportedSource {
         return meet.west <= meet.east && meet.south <= meet.north ? meet : world
     }
 
-    /// The TileJSON's `center` ([longitude, latitude, zoom]) when it has one; else the middle of
-    /// the extent at the zoom where the extent spans about one tile (the writer clamps the zoom
-    /// to the archive's own range).
+    /// The TileJSON's `center` ([longitude, latitude, zoom]) if any; else the extent's middle at the zoom where it
+    /// spans about one tile (writers clamp the zoom to their own range).
     static func center(_ value: JSONValue?, extent: Bounds) -> (Position, UInt8) {
         if let numbers = value?.array?.compactMap(\.number), numbers.count == 3, numbers.allSatisfy(\.isFinite) {
             return (Position(longitude: numbers[0], latitude: numbers[1]), UInt8(min(max(numbers[2], 0), 31)))
@@ -40,8 +38,7 @@ enum ExportedSource {
         return (middle, UInt8(min(max(log2(360 / span).rounded(.down), 0), 31)))
     }
 
-    /// `vector_layers`: the source's TileJSON's; for a source whose TileJSON lists none (an inline
-    /// source), the `source-layer`s the style draws from it, in style order.
+    /// The TileJSON's `vector_layers`; for an inline source, the `source-layer`s the style draws from it, in order.
     static func vectorLayers(of source: String, tileJSON: JSONValue?, in style: Style) -> JSONValue {
         if let layers = tileJSON?["vector_layers"]?.array { return .array(layers) }
         var names: [String] = []

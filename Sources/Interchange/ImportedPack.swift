@@ -3,22 +3,15 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// An MBTiles or PMTiles file stored as a pack of its own: the one writer both importers share,
-/// so that both formats become packs of the same shape.
-///
-/// Pack `N` from a file of format `S` (`mbtiles` or `pmtiles`), with `E` the name percent-encoded
-/// as a URL segment:
-/// - tiles under the template `S://E/{z}/{x}/{y}`, pixel ratio 1, rows in XYZ numbering, the
-///   bytes exactly as the file holds them (gzipped vector tiles stay gzipped; the mount serves
-///   them inflated), stored as PackStore stores any tile;
-/// - a TileJSON 3.0.0 document at `S://E/tiles.json` (kind 2, source) naming that template, with
-///   the file's metadata;
-/// - the region: style URL `S://E` (no style is stored: the pack's minimal style is made from the
-///   template and that TileJSON), bounds from the metadata (else the world), the zoom range of
-///   the tiles, pixel ratio 1; description `{"name": N, "metadata": {"imported_from": ...}}`;
-/// - state `complete`: there is nothing to download, now or on refresh; its tiles' hash recorded
-///   (`PackHash`) once they are stored.
-/// All of it in one transaction: a damaged file found halfway leaves the database as it was.
+/// An MBTiles or PMTiles file stored as a pack of its own: one writer, so both formats give packs of one shape. Pack
+/// `N` from a file of format `S` (`mbtiles`, `pmtiles`), `E` the name percent-encoded as a URL segment:
+/// - tiles under `S://E/{z}/{x}/{y}`, pixel ratio 1, XYZ rows, the bytes as the file holds them (the mount inflates
+///   gzipped vector tiles);
+/// - a TileJSON 3.0.0 at `S://E/tiles.json` (kind 2, source) naming that template, with the file's metadata;
+/// - the region: style URL `S://E` (no style is stored: the minimal style is made from that TileJSON), bounds from the
+///   metadata (else the world), the tiles' zooms; description `{"name": N, "metadata": {"imported_from": ...}}`;
+/// - state `complete` (nothing to download or refresh), its hash recorded once the tiles are stored.
+/// All in one transaction: a damaged file found halfway leaves the database as it was.
 public enum ImportedPack {
     public enum Scheme: String, Sendable {
         case mbtiles, pmtiles
@@ -45,8 +38,7 @@ public enum ImportedPack {
         }
     }
 
-    /// The names an imported file goes by: the file's own (in messages and the pack's origin),
-    /// and the pack's, `name` when given, else the file's without its extension.
+    /// The file's name (for messages and the pack's origin) and the pack's: `name`, else the file's stem.
     struct Names {
         var file: String
         var pack: String
@@ -58,15 +50,12 @@ public enum ImportedPack {
         }
     }
 
-    /// The deepest zoom a pack's tree shows (`MBTilesTiles.deepestZoom`); a file with deeper
-    /// tiles is refused rather than stored out of sight.
+    /// The deepest zoom a pack's tree shows; a file with deeper tiles is refused rather than stored out of sight.
     public static let deepestZoom = MBTilesTiles.deepestZoom
 
-    /// Stores the tiles `tiles` hands to its argument as pack `name`, with `tileJSON`'s fields
-    /// (an object: `name`, `attribution`, `vector_layers`, `format`, `bounds`, `center`,
-    /// `minzoom`, `maxzoom`, ... as the file's metadata gives them; `tiles`, `scheme` and
-    /// `tilejson` are set here). Throws, having written nothing, when the name is taken, a tile
-    /// lies outside its zoom's grid, the file holds no tiles, or `tiles` throws.
+    /// Stores the tiles `tiles` hands to its argument as pack `name`, with `tileJSON`'s fields (the file's metadata;
+    /// `tiles`, `scheme` and `tilejson` are set here). Throws, having written nothing, for a taken name, a tile off its
+    /// grid, no tiles, or when `tiles` throws.
     @discardableResult
     public static func write(
         into database: OfflineDatabase, name: String, scheme: Scheme, fileName: String,

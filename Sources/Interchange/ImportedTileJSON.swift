@@ -2,12 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The TileJSON an imported pack stores, made from the fields a file's metadata gives.
-///
-/// The fields StyleModel reads strictly, as MapLibre does (`bounds`, `minzoom`, `maxzoom`,
-/// `attribution`), are checked here: a value it would refuse is dropped, and the tiles' zoom
-/// range or the world stands in, so that one bad metadata value never hides a pack's tiles.
-/// `tiles`, `scheme` and `tilejson` are the pack's own.
+/// The TileJSON an imported pack stores, from the file's metadata. Fields StyleModel reads strictly, as MapLibre does
+/// (`bounds`, `minzoom`, `maxzoom`, `attribution`), are checked: a value it would refuse is dropped and the tiles'
+/// zooms or the world stand in, so one bad value never hides a pack's tiles.
 struct ImportedTileJSON {
     /// Latitudes the tile grid reaches (Web Mercator's square).
     static let mercatorLatitude = 85.0511
@@ -40,8 +37,8 @@ struct ImportedTileJSON {
         return box
     }
 
-    /// The stored document: the checked fields, the pack's template, and the zoom range of the
-    /// tiles where the metadata gives none (or gives a range that is upside down).
+    /// The stored document: the checked fields, the pack's template, and the tiles' zooms where the metadata gives none
+    /// or an inverted range.
     func document(template: String, zooms: ClosedRange<Int>) -> JSONValue {
         var document = fields
         document["tilejson"] = .string("3.0.0")

@@ -1,24 +1,17 @@
 // Interchange: packs in and out of PackFS through the formats the map world uses.
 //
-// - Export: a pack's tiled sources to MBTiles 1.3 (`MBTiles/`) or PMTiles v3 (`PMTiles/`), one
-//   file per source; or the whole pack to a directory a static web server serves (`Directory/`).
-// - Import: another offline database merged as MapLibre's `mergeOfflineRegions` does (`Merge/`);
-//   an MBTiles or PMTiles file as a pack of its own (in the format's folder).
-// - Diff: the patch between two versions of a tile set, each an MBTiles file or a pack's export,
-//   in martin's format (`Diff/`: one streaming pass, each side read on a thread of its own).
+// - Export: a pack's tiled sources to MBTiles 1.3 (`MBTiles/`) or PMTiles v3 (`PMTiles/`), one file per source; or the
+//   whole pack to a directory a static web server serves (`Directory/`).
+// - Import: another offline database merged as MapLibre's `mergeOfflineRegions` does (`Merge/`); an MBTiles or PMTiles
+//   file as a pack of its own.
+// - Diff: martin's patch between two versions of a tile set, each a file or a pack (`Diff/`, one streaming pass).
 //
-// It reads packs through StyleModel's `PackStyle` (the same model of sources the mount shows) and
-// writes them through PackStore's transactions. No FUSE, no network.
+// Packs are read through StyleModel's `PackStyle` (the mount's model of sources) and written through PackStore's
+// transactions. No FUSE, no network.
 //
-// One shape. Each export (`MBTilesExport`, `PMTilesExport`, `DirectoryExport`) is made from the
-// database, the pack and its options, then written to a path: out of sight until complete
-// (`ExportPlacement`), so a failed export leaves nothing under the name asked for. Each import
-// (`MBTilesImport`, `PMTilesImport`, `DatabaseMerge`) is made from the file's path, which reads
-// and checks the file, so a file that cannot be imported is refused before any database is
-// opened; then written into a database in one transaction. Both return a summary `packfs` prints
-// as text or JSON.
-//
-// Errors. One enum, `InterchangeError`: a case per cause, naming the file or the pack.
+// An export is made from the database, the pack and its options, then written out of sight until complete
+// (`ExportPlacement`). An import is made from the file's path, which reads and checks the file before any database is
+// opened, then written in one transaction. Errors: `InterchangeError`, a case per cause.
 import Basics
 import FoundationEssentials
 import PackStore

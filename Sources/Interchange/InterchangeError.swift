@@ -1,8 +1,7 @@
 import Basics
 import PackStore
 
-/// What went wrong moving a pack in or out: one case per cause, each naming the file (or the
-/// pack) and what is wrong, so that the one-line `description` is enough to act on.
+/// What went wrong moving a pack in or out; each case names the file or pack, so its `description` is enough to act on.
 public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertible {
     // Files read.
     /// No file at the path given (a merge's side file).
@@ -11,33 +10,27 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     case cannotRead(String, reason: String?)
     /// A file that is not what it was taken for (`format`: "an MBTiles file", "an offline database").
     case notInFormat(String, format: String, reason: String)
-    /// A file of its format that is damaged, or in a version PackFS does not read; `detail`
-    /// names the part (a section, a directory entry, a tile row).
+    /// A damaged file, or one in a version PackFS does not read; `detail` names the part (a section, a tile row).
     case damaged(String, detail: String)
     /// A file whose tiles a pack cannot show, or which is compressed in a way PackFS does not read.
     case unsupported(String, detail: String)
-    /// A side database PackStore refused (not SQLite, a schema version it does not read, damage),
-    /// in PackStore's words naming the user's file (never the copy that was opened).
+    /// A side database PackStore refused, in its words, naming the user's file (never the copy opened).
     case sideRefused(String, reason: String)
     /// A file without a single tile.
     case noTiles(String)
     /// An MBTiles file whose `agg_tiles_hash` row disagrees with its tiles.
     case hashMismatch(file: String, stored: String, computed: String)
-    /// Tile `tile` (z/x/y, as the file numbers it) outside `grid`: the zooms a pack shows, or its
-    /// zoom's rows and columns. `file` is nil for a tile given to a writer.
+    /// Tile `tile` (z/x/y as the file numbers it) outside `grid`; `file` is nil for a tile given to a writer.
     case tileOutsideGrid(file: String?, tile: String, grid: String)
-    /// A patch file (martin's: metadata `agg_tiles_hash_before_apply` or `_after_apply`) given
-    /// where a tile set is wanted (a side of `packfs diff`).
+    /// A patch (martin's metadata `agg_tiles_hash_before_apply` or `_after_apply`) given where a tile set is wanted.
     case patchGiven(String)
     /// The two sides of a diff hold different kinds of tiles (their MBTiles `format`).
     case formatsDiffer(old: String, oldFormat: String, new: String, newFormat: String)
-    /// A merge that would take the database past a tile cap (MapLibre's Mapbox limit when
-    /// `mapbox`, else `--max-tiles`); nothing was merged.
+    /// A merge past a tile cap (MapLibre's Mapbox limit when `mapbox`, else `--max-tiles`); nothing was merged.
     case tileLimit(file: String, adding: Int, stored: Int, limit: Int, mapbox: Bool)
 
     // Archives written (bytes read that break the PMTiles spec are `damaged`).
-    /// What an archive cannot hold: a tile given twice, a tile of 0 bytes or over 4 GiB, a leaf
-    /// directory over 4 GiB.
+    /// What an archive cannot hold: a tile given twice, a tile of 0 bytes or over 4 GiB, a leaf directory over 4 GiB.
     case unwritablePMTiles(String)
 
     // Packs exported.

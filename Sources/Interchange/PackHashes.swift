@@ -2,8 +2,7 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// A whole pack's hashes, read from and recorded in its database: here, where the store is
-/// opened, rather than in StyleModel, which reads no database of its own (`PackDocuments`).
+/// A whole pack's hashes, read and recorded here, where the store is opened, not in StyleModel (it opens no database).
 extension PackHash {
     /// Each tiled source's hash, in the style's order (a source named twice, once). A full read
     /// of the pack's tiles: call it off any FUSE thread.

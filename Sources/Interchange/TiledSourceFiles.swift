@@ -3,18 +3,16 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Which tiled sources of a pack a file export writes, and to which files: the rule MBTiles and
-/// PMTiles exports share. With `--source ID`, that source alone, to OUT as given. Otherwise every
-/// tiled source whose tiles are known; one goes to OUT, several each to `OUT.<source>.<ext>` (OUT
-/// without its extension, the source's directory name from the mount's `sources/`).
+/// Which tiled sources of a pack a file export writes, to which files (one rule for MBTiles and PMTiles): with
+/// `--source ID` that source alone, to OUT; else every tiled source whose tiles are known, one to OUT, several each to
+/// `OUT.<source>.<ext>` (OUT without its extension, the source's directory name from the mount's `sources/`).
 struct TiledSourceFiles {
     let database: OfflineDatabase
     let pack: Pack
     /// The one tiled source to write (its id in the pack's style); nil: every one.
     let only: String?
 
-    /// Writes a file per target with `write`, which returns nil when its source had no tile to
-    /// write (it then leaves no file). A pack without a tile written at all is an error.
+    /// Writes a file per target with `write` (nil: that source had no tile, so no file); no tile at all is an error.
     func export<File: InterchangeSummary & Equatable>(
         to out: String, fileExtension: String, _ write: (Target, PackStyle) throws -> File?
     ) throws -> FileExportSummary<File> {
@@ -26,8 +24,7 @@ struct TiledSourceFiles {
         return FileExportSummary(files: files)
     }
 
-    /// A tiled source whose tiles are known, with its keys, and the file it goes to (empty where
-    /// no file is written: a patch's candidates).
+    /// A tiled source whose tiles are known, its keys, and its file (empty for a patch's candidates).
     struct Target: Sendable {
         var source: PackStyle.Source
         var columns: TileColumnSet
@@ -35,8 +32,7 @@ struct TiledSourceFiles {
         var path = ""
     }
 
-    /// The style's tiled sources; with `id`, that one alone (refused, naming the others, when it
-    /// names none).
+    /// The style's tiled sources; with `id`, that one alone (refused, naming the others, when it names none).
     static func tiled(in style: PackStyle?, pack: Pack, only id: String?) throws -> [Target] {
         let tiled = (style?.sources ?? []).compactMap { source -> Target? in
             guard let columns = source.columns, let tiles = source.tiles else { return nil }

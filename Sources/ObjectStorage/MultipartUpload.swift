@@ -4,16 +4,12 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// A file to one S3 object with S3's multipart upload: CreateMultipartUpload, one UploadPart per
-/// `partSize` bytes of the file (read one part at a time, never the whole file), then
-/// CompleteMultipartUpload with each part's ETag. Each request is retried on its own
-/// (`RetryPolicy`): a part that fails is sent again, never the parts before it. When the upload
-/// cannot finish, it is aborted (AbortMultipartUpload, retried too), so that S3 keeps no parts and
-/// no object; the error says whether the abort worked.
+/// A file to one S3 object by multipart upload: CreateMultipartUpload, an UploadPart per `partSize` bytes (read one
+/// part at a time, never the whole file), CompleteMultipartUpload with the parts' ETags. Each request is retried on its
+/// own (`RetryPolicy`); an upload that cannot finish is aborted, and the error says if the abort worked.
 public struct MultipartUpload {
     public struct Options: Equatable, Sendable {
-        /// Bytes per part (the last is shorter); raised when the file would need more than
-        /// S3's 10,000 parts.
+        /// Bytes per part (the last is shorter); raised when the file would need more than S3's 10,000 parts.
         public var partSize = 8 << 20
         /// The least `partSize` accepted: S3's 5 MiB for every part but the last. A test server
         /// may allow smaller parts (moto's S3_UPLOAD_PART_MIN_SIZE).
@@ -23,7 +19,6 @@ public struct MultipartUpload {
         public init() {}
     }
 
-    /// What an upload did.
     public struct Report: Equatable, Sendable {
         public var object: ObjectLocation
         public var bytes: Int64
@@ -53,8 +48,7 @@ public struct MultipartUpload {
         self.options = options
     }
 
-    /// Uploads the file; throws `ObjectStorageError.uploadFailed` (or `.cannotRead`,
-    /// `.configuration` before anything is sent).
+    /// Uploads the file; throws `.uploadFailed`, or `.cannotRead` and `.configuration` before anything is sent.
     public func run() throws -> Report {
         guard options.partSize >= options.minimumPartSize else {
             throw ObjectStorageError.configuration("a part size of \(options.partSize) bytes is below the \(options.minimumPartSize) S3 requires")
@@ -89,8 +83,7 @@ public struct MultipartUpload {
         }
     }
 
-    /// `asked`, or more when a file of `size` bytes would need more than 10,000 parts of it
-    /// (rounded up to whole MiB).
+    /// `asked`, or more (whole MiB) when a file of `size` bytes would need more than 10,000 parts of it.
     static func partSize(for size: Int64, asked: Int) -> Int {
         let least = (size + Int64(maxParts) - 1) / Int64(maxParts)
         guard least > Int64(asked) else { return asked }
@@ -186,7 +179,6 @@ private struct SourceFile {
         }
     }
 
-    /// `count` bytes from `offset`.
     func read(at offset: Int64, count: Int) throws -> Data {
         let data: Data
         do {

@@ -25,9 +25,8 @@ public struct ObjectLocation: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension ObjectLocation {
-    /// Parses `s3://bucket/key`. Bucket names follow S3's rules for new buckets (3 to 63
-    /// lowercase letters, digits, dots and hyphens, a letter or digit at each end); the key is
-    /// everything after the bucket's `/`, at most 1024 bytes, without control characters.
+    /// Parses `s3://bucket/key`: the bucket by S3's rules for new buckets, the key all after its `/`, at most 1024
+    /// bytes, with no control characters.
     public init(url: String) throws {
         let scheme = "s3://"
         guard url.lowercased().hasPrefix(scheme) else { throw ObjectStorageError.badURL(url, "it does not start with s3://") }

@@ -1,5 +1,4 @@
-/// What went wrong talking to object storage: one case per cause, each naming what failed, so
-/// that the one-line `description` is enough to act on.
+/// What went wrong talking to object storage; each case names what failed, so its `description` is enough to act on.
 public enum ObjectStorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An `s3://` URL that names no object (`why`: no bucket, no key, a bad bucket name).
     case badURL(String, String)
@@ -7,8 +6,7 @@ public enum ObjectStorageError: Error, Equatable, Sendable, CustomStringConverti
     case configuration(String)
     /// The file to upload could not be opened or read.
     case cannotRead(String, reason: String)
-    /// A request that failed for good (after its retries); `step` names it ("part 3 of 5",
-    /// "starting the multipart upload"), `reason` says why in libcurl's or S3's words.
+    /// A request failed for good, after its retries: `step` names it ("part 3 of 5"), `reason` says why.
     case requestFailed(step: String, reason: String, attempts: Int)
     /// An upload that failed; `cause` is why, `aborted` whether the multipart upload was aborted
     /// (nil: it was never started), `abortFailure` why not when the abort failed too.

@@ -1,20 +1,16 @@
-/// Where and as whom to reach S3: credentials, region and endpoint, from the AWS CLI's usual
-/// environment variables, each overridable by the caller (`packfs export`'s options).
+/// Where and as whom to reach S3: credentials, region and endpoint, from the AWS environment or the caller's options.
 public struct S3Configuration: Equatable, Sendable {
     public var accessKeyID: String
     public var secretAccessKey: String
     /// Temporary credentials' token (`x-amz-security-token`).
     public var sessionToken: String?
     public var region = "us-east-1"
-    /// An S3-compatible server (`http://127.0.0.1:9000`, MinIO, moto, R2...): path-style URLs
-    /// under it. nil: AWS itself, virtual-hosted `https://bucket.s3.REGION.amazonaws.com/key`.
+    /// An S3-compatible server (MinIO, moto, R2...): path-style URLs under it; nil: AWS, virtual-hosted URLs.
     public var endpoint: String?
     /// Certificates to trust instead of the system's (`AWS_CA_BUNDLE`).
     public var caBundle: String?
 
-    /// From `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (else
-    /// `AWS_DEFAULT_REGION`, else us-east-1), `AWS_ENDPOINT_URL_S3` (else `AWS_ENDPOINT_URL`) and
-    /// `AWS_CA_BUNDLE`; `region` and `endpoint` given win. Empty values count as unset.
+    /// From the `AWS_*` environment variables; `region` and `endpoint` given win. Empty values count as unset.
     public static func from(environment: [String: String], region: String? = nil, endpoint: String? = nil) throws -> S3Configuration {
         func value(_ names: String...) -> String? {
             names.lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
@@ -31,8 +27,7 @@ public struct S3Configuration: Equatable, Sendable {
         return configuration
     }
 
-    /// Refuses values that would make a broken request: a region or key that is not one token,
-    /// an endpoint that is no http(s) URL of a host.
+    /// Refuses values that would break a request: a region or key not one token, an endpoint no http(s) URL of a host.
     public func check() throws {
         let token = { (text: String) in !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } }
         guard token(region), !region.contains(":") else { throw ObjectStorageError.configuration("\"\(region)\" is no AWS region") }
@@ -67,9 +62,8 @@ public struct S3Configuration: Equatable, Sendable {
     }
 }
 
-/// Percent-encoding as SigV4 canonicalizes it: every byte but A-Z a-z 0-9 - _ . ~ as %XX
-/// (uppercase), `/` kept in paths. libcurl 7.88 signs the URL's path and query exactly as
-/// written, so writing them canonically is what makes the signature S3 computes agree.
+/// Percent-encoding as SigV4 canonicalizes it: every byte but A-Z a-z 0-9 - _ . ~ as %XX (uppercase), `/` kept in
+/// paths. Why canonical: see ObjectStorage.swift.
 enum S3Encoding {
     static func path(_ key: String) -> String { encode(key, keeping: "/") }
     static func component(_ text: String) -> String { encode(text, keeping: nil) }

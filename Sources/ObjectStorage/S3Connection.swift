@@ -1,8 +1,7 @@
 import FoundationEssentials
 import HTTP
 
-/// One S3 request: the method, the object, the query (canonical: see `S3Encoding`) and the
-/// object's content type when it creates one.
+/// One S3 request; `query` is canonical (see `S3Encoding`), `contentType` that of the object it creates.
 struct S3Request {
     var method: String
     var object: ObjectLocation
@@ -19,8 +18,7 @@ struct S3Response {
     var body: Data
 }
 
-/// One upload's requests over one kept-alive connection (the HTTP target's `SerialClient`),
-/// each signed by libcurl (CURLOPT_AWS_SIGV4) with its payload's SHA-256.
+/// One upload's requests over one kept-alive connection (HTTP's `SerialClient`), each signed by libcurl.
 final class S3Connection {
     private let client: SerialClient
     private let configuration: S3Configuration
@@ -40,12 +38,10 @@ final class S3Connection {
         }
     }
 
-    /// Sends `request` with `payload` as its body (empty: none) and waits for the answer. A
-    /// transport failure (no connection, a reset, a timeout) is `.failure` with libcurl's words
-    /// and whether trying again may help.
+    /// Sends `request` with `payload` as its body (empty: none); a transport failure is `.failure` with libcurl's words
+    /// and whether a retry may help.
     func send(_ request: S3Request, payload: UnsafeRawBufferPointer) -> Result<S3Response, SerialClient.Failure> {
-        // The payload's hash, signed: libcurl 7.88 signs this header's value as the payload
-        // hash, and S3 checks it against the bytes it received.
+        // The payload hash libcurl signs and S3 checks (see ObjectStorage.swift).
         let hash = payload.isEmpty ? Self.emptyPayloadHash : SHA256.hex(payload)
         // Always a real type: libcurl's default for a body (form-urlencoded) makes servers parse
         // it as a form, and an empty "Content-Type:" to drop it breaks 7.88's signature.

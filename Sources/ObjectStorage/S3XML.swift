@@ -12,8 +12,7 @@ enum S3XML {
         return unescape(String(xml[open.upperBound..<close.lowerBound]))
     }
 
-    /// S3's error code and message (`<Error><Code>...`), as "NoSuchBucket: The specified bucket
-    /// does not exist"; nil when the body holds no error.
+    /// S3's error code and message (`<Error><Code>...`); nil when the body holds no error.
     static func error(in body: Data) -> (code: String, message: String)? {
         guard text(of: "Error", in: body) != nil, let code = text(of: "Code", in: body) else { return nil }
         return (code, text(of: "Message", in: body) ?? "")

@@ -1,7 +1,6 @@
 import CCrypto
 
-/// SHA-256 (FIPS 180-4) from libcrypto, for the payload hash every signed S3 request carries
-/// (`x-amz-content-sha256`): S3 recomputes it and refuses a part whose bytes changed on the way.
+/// SHA-256 from libcrypto, for the payload hash each signed S3 request carries (see ObjectStorage.swift).
 struct SHA256 {
     private var context = SHA256_CTX()
 

@@ -1,8 +1,7 @@
 import FoundationEssentials
 
-/// One directory entry (spec section 4.1): `runLength` tiles from `tileID` on, all with the
-/// content at `offset` in the tile data section; or, with `runLength` 0, a leaf directory whose
-/// first tile is `tileID`, at `offset` in the leaf directories section.
+/// One directory entry (spec section 4.1): `runLength` tiles from `tileID` on, all with the content at `offset` in the
+/// tile data; or, with `runLength` 0, a leaf directory, first tile `tileID`, at `offset` in the leaf directories.
 public struct PMTilesEntry: Equatable, Sendable {
     public var tileID: UInt64
     public var offset: UInt64
@@ -19,10 +18,9 @@ public struct PMTilesEntry: Equatable, Sendable {
     public var isLeaf: Bool { runLength == 0 }
 }
 
-/// A directory's bytes before internal compression (spec section 4.2): the entry count, then
-/// one column at a time, each value a varint: tile ids as differences from the previous one,
-/// run lengths, lengths, and offsets as offset + 1, or 0 when the entry starts where the
-/// previous one ended (so a clustered directory's offsets are almost all one byte).
+/// A directory's bytes before internal compression (spec section 4.2): the entry count, then one column at a time, each
+/// value a varint: tile ids as differences from the previous one, run lengths, lengths, and offsets as offset + 1, or 0
+/// when the entry starts where the previous one ended (so a clustered directory's offsets are almost all one byte).
 public enum PMTilesDirectory {
     public static func encode(_ entries: [PMTilesEntry]) -> Data {
         var out = Data()
@@ -43,8 +41,7 @@ public enum PMTilesDirectory {
         return out
     }
 
-    /// Decodes a directory from a file; every value is checked before it is used, so a damaged
-    /// directory is an error naming what is wrong with it.
+    /// Decodes a directory from a file, each value checked before use: damage is an error naming what is wrong.
     public static func decode(_ data: Data) throws -> [PMTilesEntry] {
         var reader = VarintReader(data)
         let count = try reader.next()

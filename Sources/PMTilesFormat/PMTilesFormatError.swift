@@ -1,5 +1,4 @@
-/// What is wrong with PMTiles bytes, or with a tile no PMTiles id can name. The layer that read
-/// the bytes (a file import, a download) says where they came from.
+/// What is wrong with PMTiles bytes or a tile no id can name; the layer that read the bytes says where they came from.
 public enum PMTilesFormatError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Bytes that break the spec: the detail says which and how.
     case malformed(String)

@@ -1,16 +1,13 @@
 import Basics
 import FoundationEssentials
 
-/// The 127-byte header at the start of every PMTiles v3 archive (spec chapter 3): where the
-/// sections are, how they are compressed, what the tiles are, and the tileset's extent.
+/// The 127-byte header of every PMTiles v3 archive (spec chapter 3): the sections, compressions, tile type and extent.
 ///
-/// Byte layout (all integers little-endian): 0 magic `PMTiles`, 7 version 3; then eleven
-/// 64-bit unsigned fields from byte 8: root directory offset and length, metadata offset and
-/// length, leaf directories offset and length, tile data offset and length, addressed tiles,
-/// tile entries, tile contents; 96 clustered, 97 internal compression, 98 tile compression,
-/// 99 tile type, 100 min zoom, 101 max zoom, 102 min position, 110 max position, 118 center
-/// zoom, 119 center position. A position is longitude then latitude, each a 32-bit signed
-/// integer of degrees times 10,000,000.
+/// Byte layout (integers little-endian): 0 magic `PMTiles`, 7 version 3; from byte 8 eleven 64-bit unsigned fields:
+/// root directory offset and length, metadata offset and length, leaf directories offset and length, tile data offset
+/// and length, addressed tiles, tile entries, tile contents; 96 clustered, 97 internal compression, 98 tile
+/// compression, 99 tile type, 100 min zoom, 101 max zoom, 102 min position, 110 max position, 118 center zoom, 119
+/// center position. A position is longitude then latitude, each a 32-bit signed integer of degrees times 10,000,000.
 public struct PMTilesHeader: Equatable, Sendable {
     public enum Compression: UInt8, Sendable {
         case unknown = 0, none, gzip, brotli, zstd
@@ -72,8 +69,7 @@ public struct PMTilesHeader: Equatable, Sendable {
         return out
     }
 
-    /// Reads a header; throws, saying which field, for a wrong magic or version, or a
-    /// compression or tile type the spec does not define.
+    /// Reads a header; a wrong magic or version, or a compression or tile type the spec lacks, throws naming the field.
     public init(decoding data: Data) throws {
         let bytes = [UInt8](data.prefix(Self.size))
         guard bytes.count == Self.size else {
@@ -138,8 +134,7 @@ public struct PMTilesHeader: Equatable, Sendable {
         return Position(longitude: degrees(offset), latitude: degrees(offset + 4))
     }
 
-    /// Degrees times 10^7, rounded; clamped to what 32 bits hold (longitudes and latitudes of the
-    /// world never reach that, and a value that did must not trap).
+    /// Degrees times 10^7, rounded, clamped to 32 bits (no real position reaches that, and one that did must not trap).
     private static func append(_ position: Position, to out: inout Data) {
         for degrees in [position.longitude, position.latitude] {
             let scaled = (degrees * 10_000_000).rounded()

@@ -1,6 +1,5 @@
-/// Byte ranges of an archive, with the only arithmetic readers do on them: where one ends, and
-/// where a range inside one lies in the archive. Offsets and lengths come from the archive's
-/// header and directories (outside data): both are checked, never wrapped.
+/// Byte ranges of an archive, with the only arithmetic readers do on them: where one ends, and where a range inside one
+/// lies. Offsets and lengths come from the archive (outside data): both are checked, never wrapped.
 extension PMTilesHeader.Section {
     /// No section ends past 2^63: no file or HTTP resource is that large, and every position
     /// below it converts to `Int` and `Int64` (file offsets, `Data` indexes, `Range` headers).
@@ -12,8 +11,8 @@ extension PMTilesHeader.Section {
         return overflow || end > Self.maxEnd ? nil : end
     }
 
-    /// The `length` bytes at `offset` inside this section, as a range of the archive; nil when
-    /// they do not lie inside it (or the section itself ends past `maxEnd`).
+    /// The `length` bytes at `offset` inside this section, as a range of the archive; nil unless they lie inside it
+    /// (and it ends by `maxEnd`).
     public func part(at offset: UInt64, length: UInt64) -> Self? {
         let (inner, overflow) = offset.addingReportingOverflow(length)
         guard !overflow, inner <= self.length, end != nil else { return nil }

@@ -1,12 +1,10 @@
 import FoundationEssentials
 
-/// A tile's id in a PMTiles archive (spec section 4.1): its place on the Hilbert curves of zoom
-/// 0, 1, 2, ... laid end to end. Zoom z starts after the (4^z - 1) / 3 tiles of the zooms above
-/// it; within a zoom, the Hilbert curve of order z visits its 4^z tiles, starting at (0, 0) and
-/// ending at (2^z - 1, 0). Ids of zooms 0 to 31 fit in 64 bits; zoom 32 would not.
-///
-/// Sorting tiles by id keeps neighbours near each other in the file at every zoom, which is what
-/// makes a clustered archive's directories small and its range requests few.
+/// A tile's id in a PMTiles archive (spec section 4.1): its place on the Hilbert curves of zooms 0, 1, 2... laid end to
+/// end. Zoom z starts after the (4^z - 1) / 3 tiles of the zooms above it; within it, the curve of order z visits its
+/// 4^z tiles from (0, 0) to (2^z - 1, 0). Ids of zooms 0 to 31 fit in 64 bits; zoom 32 would not. Sorting tiles by id
+/// keeps neighbours near each other in the file at every zoom: a clustered archive's directories stay small and its
+/// range requests few.
 public struct PMTilesTileID: RawRepresentable, Hashable, Comparable, Sendable {
     public var rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
@@ -15,8 +13,7 @@ public struct PMTilesTileID: RawRepresentable, Hashable, Comparable, Sendable {
 
     public static func < (a: PMTilesTileID, b: PMTilesTileID) -> Bool { a.rawValue < b.rawValue }
 
-    /// The id of tile z/x/y (XYZ rows: row 0 at the north); throws for a zoom outside 0...31 or a
-    /// column or row outside the zoom's grid.
+    /// The id of tile z/x/y (XYZ rows: row 0 at the north); throws for a tile outside zooms 0...31 or its zoom's grid.
     public init(z: Int, x: Int, y: Int) throws {
         guard (0...Self.deepestZoom).contains(z) else {
             throw PMTilesFormatError.tileOutsideGrid(
@@ -50,9 +47,8 @@ public struct PMTilesTileID: RawRepresentable, Hashable, Comparable, Sendable {
         z >= 32 ? UInt64.max / 3 : ((1 << (2 * UInt64(z))) - 1) / 3
     }
 
-    /// Position of (x, y) along the Hilbert curve of order `order`: the quadrant of each bit
-    /// level from the top, with the rest of the square turned so that the curve inside that
-    /// quadrant starts where the previous one ended.
+    /// Position of (x, y) along the Hilbert curve of order `order`: the quadrant of each bit level from the top, the
+    /// rest of the square turned so that the curve inside that quadrant starts where the previous one ended.
     private static func hilbertDistance(order: Int, x: UInt64, y: UInt64) -> UInt64 {
         var (x, y) = (x, y)
         var distance: UInt64 = 0
@@ -84,8 +80,7 @@ public struct PMTilesTileID: RawRepresentable, Hashable, Comparable, Sendable {
         return (x, y)
     }
 
-    /// The quadrant's turn: the lower quadrants are mirrored on a diagonal (the right one also
-    /// flipped), the upper ones are not.
+    /// The quadrant's turn: lower quadrants mirror on a diagonal (the right one also flipped), upper ones do not.
     private static func turn(side: UInt64, x: UInt64, y: UInt64, rx: UInt64, ry: UInt64) -> (UInt64, UInt64) {
         guard ry == 0 else { return (x, y) }
         if rx == 1 { return (side - 1 - y, side - 1 - x) }

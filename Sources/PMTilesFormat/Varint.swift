@@ -18,8 +18,7 @@ extension Data {
     }
 }
 
-/// Reads varints from bytes that came from a file: a varint cut short or wider than 64 bits is
-/// an error, never a trap or a wrapped value.
+/// Reads varints from a file's bytes: one cut short or wider than 64 bits is an error, never a trap or a wrapped value.
 struct VarintReader {
     private let bytes: [UInt8]
     private(set) var position = 0

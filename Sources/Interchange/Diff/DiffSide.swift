@@ -7,8 +7,7 @@ public protocol DiffSide: Sendable {
     var label: String { get }
     /// Its MBTiles `format` (`pbf`, `png`...), when it says: two sides must not disagree.
     var format: String? { get }
-    /// Calls `body` with every tile in martin's order (zoom, column, TMS row), on a thread of
-    /// the diff's own.
+    /// Calls `body` with every tile in martin's order (zoom, column, TMS row), on the diff's own thread.
     func forEachTile(_ body: (DiffTile) throws -> Void) throws
     /// Its MBTiles metadata rows, once a walk of its tiles has found what `walk` says.
     func metadata(after walk: SideWalk) throws -> [String: String]

@@ -1,16 +1,14 @@
 import FoundationEssentials
 
-/// An MBTiles file as a side of a diff, read-only: its rows as they are (martin's diff compares
-/// the files' bytes, not what they decode to), its metadata rows as its metadata. A stored
-/// `agg_tiles_hash` is not read: the diff hashes the tiles themselves.
+/// An MBTiles file as a side of a diff, read-only: rows as they are (martin's diff compares bytes, not what they decode
+/// to). A stored `agg_tiles_hash` is not read: the diff hashes the tiles.
 public struct FileDiffSide: DiffSide {
     public let label: String
     public let format: String?
     private let reader: MBTilesReader
     private let metadata: [String: String]
 
-    /// Opens the file and reads its metadata. Refused: no file, a directory, a file that is not
-    /// MBTiles, a patch (martin refuses to diff one too).
+    /// Opens the file and reads its metadata; refused: no file, a directory, not MBTiles, a patch (as martin refuses).
     public init(path: String) throws {
         let reader = try MBTilesReader.open(path)
         do {

@@ -3,10 +3,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// A pack's tiled source as a side of a diff: exactly what `packfs export DB NAME OUT.mbtiles
-/// [--source ID]` writes, so that diffing the pack and diffing its export give the same patch.
-/// The same rules make both: which source (`TiledSourceFiles`), its tiles and their bytes in
-/// martin's order (`MBTilesTiles`), its metadata rows (`MBTilesMetadata`).
+/// A pack's tiled source as a side of a diff: exactly what `packfs export DB NAME OUT.mbtiles [--source ID]` writes, by
+/// the same rules (`TiledSourceFiles`, `MBTilesTiles`, `MBTilesMetadata`): a pack and its export give one patch.
 public struct PackDiffSide: DiffSide {
     public let label: String
     public let format: String?
@@ -15,8 +13,7 @@ public struct PackDiffSide: DiffSide {
     private let style: PackStyle
     private let target: TiledSourceFiles.Target
 
-    /// Opens `databasePath` read-only (it may be mounted meanwhile) and finds the pack and its
-    /// source: `source` when given, else its one tiled source (several need `source`).
+    /// Opens the database read-only (it may be mounted) and finds `source`, else the pack's one tiled source.
     public init(pack name: String, database databasePath: String, source: String?) throws {
         let database = try OfflineDatabase.open(path: databasePath, mode: .readOnly)
         do {
@@ -44,8 +41,7 @@ public struct PackDiffSide: DiffSide {
         }
     }
 
-    /// The export's rows for these tiles. A source without a tile has no export (`packfs
-    /// export` writes no file for it), and so no side to diff.
+    /// The export's rows for these tiles; a source without a tile has no export, so no side to diff.
     public func metadata(after walk: SideWalk) throws -> [String: String] {
         guard let zooms = walk.zooms else { throw InterchangeError.noTiles(label) }
         let rows = MBTilesMetadata.rows(for: target, of: pack, style: style, zooms: zooms, hash: walk.hash)

@@ -1,10 +1,7 @@
-/// A patch's metadata as martin's `mbtiles diff` writes it (`copy_metadata` with a diff file,
-/// and its `dif` test snapshot): each row NEW has that OLD lacks or holds with another value,
-/// with NEW's value; each row OLD has that NEW lacks, with NULL (applying the patch removes it);
-/// rows the two share unchanged are left out. The hash rows are made, never copied:
-/// - `agg_tiles_hash_before_apply`: OLD's tiles' hash, the one a patch must be applied to;
-/// - `agg_tiles_hash_after_apply`: NEW's, the one applying it must give;
-/// - `agg_tiles_hash`: the patch's own rows', so that `mbtiles validate` accepts the file.
+/// A patch's metadata as martin's `mbtiles diff` writes it (`copy_metadata` with a diff file, and its `dif` test
+/// snapshot): each row NEW adds or changes, with NEW's value; each row NEW dropped, with NULL (applying removes it);
+/// shared rows left out. The hash rows are made, never copied: `before_apply` OLD's tiles' hash, `after_apply` NEW's,
+/// `agg_tiles_hash` the patch's own rows' (so `mbtiles validate` accepts the file).
 enum PatchMetadata {
     static let hash = "agg_tiles_hash"
     static let beforeApply = "agg_tiles_hash_before_apply"

@@ -1,20 +1,11 @@
 import FoundationEssentials
 
-/// `packfs diff OLD NEW OUT`: the patch that turns tile set OLD into NEW, in martin's format (his
-/// `mbtiles diff`, docs/content/mbtiles-diff.md), which `packfs patch`, martin's `mbtiles
-/// apply-patch` and the plain SQL in his docs apply.
-///
-/// - The file: a flat MBTiles (`MBTilesWriter`: `metadata`, `tiles` with the unique index, TMS
-///   rows) holding only the places where the two differ: changed and added tiles with NEW's
-///   bytes, deleted tiles as rows with NULL `tile_data`. Identical sides give a patch without a
-///   tile, whose own hash is MD5 of nothing, as martin's is.
-/// - Its metadata: `PatchMetadata` (martin's rows, the hashes computed from the tiles).
-/// - The sides: each an MBTiles file (`FileDiffSide`) or a pack's tiled source as its export
-///   holds it (`PackDiffSide`); both the same kind of tiles (`format`, when both say).
-/// - Memory: one pass over both sides in martin's order (`TileMerge`), each read on a thread of
-///   its own through a bounded hand-off (`TileStream`); nothing grows with the tile count.
-/// - OUT: never replaced. Written beside it under a hidden name in one transaction and moved to
-///   OUT only when complete, so a failure (a full disk, a damaged side) leaves no file.
+/// `packfs diff OLD NEW OUT`: the patch that turns tile set OLD into NEW in martin's format (his `mbtiles diff`): a
+/// flat MBTiles (`MBTilesWriter`) of the places where the two differ, NEW's bytes for changed and added tiles, NULL
+/// `tile_data` for deleted ones, with `PatchMetadata`. Each side is a file (`FileDiffSide`) or a pack's tiled source as
+/// its export holds it (`PackDiffSide`). One pass in martin's order (`TileMerge`), each side read on a thread of its
+/// own through a bounded hand-off (`TileStream`): memory does not grow with the tile count. OUT is never replaced: the
+/// patch is written under a hidden name in one transaction and moved to OUT when complete, so a failure leaves no file.
 public struct TileDiff {
     public let old: any DiffSide
     public let new: any DiffSide
@@ -53,8 +44,7 @@ public struct TileDiff {
             beforeApply: merge.old.walk.hash, afterApply: merge.new.walk.hash, hash: merge.patch.hex)
     }
 
-    /// OUT is a new file in a directory that exists: checked before anything is read (and once
-    /// more by the final move, which never replaces a file).
+    /// OUT is a new file in an existing directory: checked before anything is read, and again by the final move.
     private static func requireNewFile(_ path: String) throws {
         var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {

@@ -1,12 +1,10 @@
 import FoundationEssentials
 import StyleModel
 
-/// The one streaming pass of a diff: both sides in martin's order, merged as two sorted lists
-/// are. A place only OLD has is a deleted tile (a row with NULL data); a place only NEW has, an
-/// added tile; a place both have with bytes that differ (compared exactly), a changed tile. Added
-/// and changed tiles get NEW's bytes. Each side is hashed as it passes (its `agg_tiles_hash`,
-/// never the one its metadata stores), and so are the rows written, as martin hashes a patch
-/// (`calc_agg_tiles_hash`: its md5_concat skips NULL, so a deleted tile adds only its place).
+/// The one streaming pass of a diff: both sides in martin's order, merged as two sorted lists. A place only OLD has is
+/// deleted (NULL data), one only NEW has added, one both have with different bytes changed; added and changed get NEW's
+/// bytes. Each side is hashed as it passes (never its stored hash), and so are the rows written, as martin hashes a
+/// patch (his md5_concat skips NULL: a deleted tile adds only its place).
 struct TileMerge {
     private(set) var old: SideTally
     private(set) var new: SideTally
@@ -52,9 +50,8 @@ struct TileMerge {
     }
 }
 
-/// One side's tiles as they pass: hashed, counted, their zooms noted, their order checked (a
-/// `tiles` table without the spec's unique index may hold a place twice: which of its tiles
-/// would the patch apply to?).
+/// One side's tiles as they pass: hashed, counted, zooms noted, order checked (a `tiles` table without the spec's
+/// unique index may hold a place twice, and a patch could not say which it replaces).
 struct SideTally {
     let label: String
     private var hash = TileSetHash()

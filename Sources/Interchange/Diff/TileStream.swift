@@ -2,10 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// One side's tiles pulled one at a time from a walk that calls back (`DiffSide.forEachTile`):
-/// the walk runs on a thread of its own and hands its tiles over in batches, a few batches
-/// waiting at most, so memory stays flat whatever the tile count, and both sides are read (a
-/// pack's vector tiles gzipped) while the merge compares and writes.
+/// One side's tiles pulled one at a time from a walk that calls back (`DiffSide.forEachTile`): the walk runs on a
+/// thread of its own and hands batches over, a few waiting at most, so memory stays flat whatever the tile count and
+/// both sides are read while the merge compares and writes.
 struct TileStream {
     private let handoff = TileHandoff()
     private var batch: [DiffTile] = []
@@ -47,8 +46,7 @@ struct TileStream {
         return batch[index]
     }
 
-    /// Ends the walk if it still runs (the diff stopped early) and waits for its thread's end, so
-    /// that nothing reads the side once it is closed.
+    /// Ends the walk if it still runs (the diff stopped early) and waits for its thread: nothing reads a closed side.
     func stop() { handoff.stop() }
 
     /// Whether the walk waits for room in the hand-off (for tests of its bound).
@@ -108,7 +106,6 @@ final class TileHandoff: @unchecked Sendable {  // every stored var is guarded b
         return nil
     }
 
-    /// Whether the walk waits in `put`.
     var walkWaits: Bool {
         condition.lock()
         defer { condition.unlock() }

@@ -3,22 +3,12 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs export DB NAME DIR/`: a pack as static files any web server serves to web maps, laid out
-/// as the mount lays out `packs/<name>/` (docs/design.md §2): `style.json`; per source
-/// `sources/<id>/tiles.json` and `sources/<id>/<z>/<x>/<y>.<ext>` (XYZ rows, raw tile bytes: no
-/// gzip, as the mount serves them), or its `data.geojson` / `image.<ext>`;
-/// `glyphs/<stack>/<range>.pbf`; `sprites/<id>[@2x].json|png`. The primary source's second view
-/// at the pack's root is left out (it would copy every tile of that source again).
-///
-/// `style.json` is the stored style (or, for a pack without one, the synthetic style the mount
-/// shows) rewritten by StyleModel's `StyleRewriter`: every URL relative to the directory, or
-/// absolute under `baseURL`. A stored TileJSON names the origin's tiles, so each exported
-/// `tiles.json` names the exported ones instead (relative to its own directory).
-///
-/// Written into a hidden sibling directory, then renamed into place: a failed export leaves no
-/// half-written DIR. An existing DIR must be an empty directory (the rename replaces it).
+/// `packfs export DB NAME DIR/`: a pack as static files any web server serves, laid out as the mount lays out
+/// `packs/<name>/` (docs/design.md §2) but for the primary source's second view at the root (it would copy that
+/// source's every tile again). Tiles are raw bytes (no gzip), rows XYZ. `style.json` is the stored (else the synthetic)
+/// style rewritten by `StyleRewriter`: every URL relative to the directory, or absolute under `baseURL`; each
+/// `tiles.json` names the exported tiles, not the origin's. Staged out of sight by `ExportDestination`.
 public struct DirectoryExport: PackExport {
-    /// What an export wrote.
     public struct Summary: InterchangeSummary, Equatable {
         /// The pack's name, and the directory as given.
         public var pack = "", path = ""
@@ -46,8 +36,7 @@ public struct DirectoryExport: PackExport {
     let pack: Pack
     let baseURL: String?
 
-    /// `baseURL`: absolute http(s) URLs under it instead of relative ones (a `/` is added when
-    /// missing); refused, naming the reason, when it is not such a URL.
+    /// `baseURL`: absolute http(s) URLs under it instead of relative ones (`/` added when missing); refused otherwise.
     public init(database: OfflineDatabase, pack: Pack, baseURL: String? = nil) throws {
         if let baseURL, let problem = Self.problem(with: baseURL) {
             throw InterchangeError.invalidBaseURL(baseURL, problem: problem)

@@ -5,9 +5,8 @@ import PackStore
 import Glibc
 #endif
 
-/// Where a directory export lands, and its staging: a hidden sibling (`.<name>.partial-<uuid>`,
-/// on the same filesystem, so the final rename is atomic) that becomes DIR only once every file
-/// is written. An export cut short by a signal leaves that hidden sibling, never a partial DIR.
+/// Where a directory export lands, and its staging: a hidden sibling (`ExportPlacement.sibling`) that becomes DIR once
+/// every file is written; an export cut short leaves that sibling, never a partial DIR.
 struct ExportDestination {
     /// DIR without a trailing `/`.
     let path: String

@@ -3,10 +3,8 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Files written under one root, their directories made on first use. Every name is one path
-/// component the caller made safe (StyleModel's escaped names, numbers), so nothing lands
-/// outside the root. A file is created, never overwritten: a name written twice is a bug here,
-/// and fails rather than losing the first file.
+/// Files written under one root, directories made on first use. Each name is one path component the caller made safe,
+/// so nothing lands outside the root. Nothing is overwritten: a name written twice fails, keeping the first file.
 struct FileTree {
     let root: String
     private(set) var files = 0

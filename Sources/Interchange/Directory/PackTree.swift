@@ -3,9 +3,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// The files of one pack's directory export, read from the store by the model the mount shows
-/// the pack by (`PackStyle`), so the two trees hold the same files: what the pack holds, at the
-/// paths its keys name, and nothing else.
+/// The files of one pack's directory export, read through the model the mount shows the pack by (`PackStyle`), so the
+/// two trees hold the same files.
 struct PackTree {
     let pack: Pack
     let database: OfflineDatabase
@@ -61,9 +60,8 @@ struct PackTree {
         try writeTiles(source, under: directory, into: &files, &summary)
     }
 
-    /// The stored TileJSON naming the exported tiles (XYZ) instead of the origin's; its other
-    /// fields as stored. A TileJSON the model could not read is written as stored, as the mount
-    /// shows it.
+    /// The stored TileJSON naming the exported tiles (XYZ) instead of the origin's; one the model could not read is
+    /// written as stored, as the mount shows it.
     private func exportedTileJSON(_ stored: Data, _ source: PackStyle.Source) -> Data {
         guard source.tiles != nil, var fields = JSONValue.parse(stored)?.object else { return stored }
         fields["tiles"] = .array([.string(tileJSONURLs.tilesTemplate(source))])
@@ -122,8 +120,7 @@ extension PackTree {
         }
     }
 
-    /// The content of the pack's resource stored under `url`; nil when the pack holds none (or it
-    /// was stored as "no content").
+    /// The content of the pack's resource at `url`; nil when the pack holds none, or holds "no content".
     private func resource(_ url: String) throws -> Data? {
         guard let id = try database.packResourceID(url: url, in: pack.id) else { return nil }
         return try decoded(database.packResourceData(id, in: pack.id), url)

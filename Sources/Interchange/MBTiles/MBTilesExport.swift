@@ -3,18 +3,12 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs export DB NAME OUT.mbtiles`: each tiled source of a pack (or the one `--source` names)
-/// to an MBTiles 1.3 file, streamed from the store a page at a time (`forEachPackTile`) into the
-/// file's one transaction, so a pack of any size exports in constant memory.
-///
-/// Tiles as `MBTilesTiles` gives them (the rule the pack's hash shares): rows flipped to TMS;
-/// vector tiles gzipped, as the spec's readers expect (bytes the pack stores gzipped are written
-/// as they are); images as they are. A stored tile whose coordinates lie outside the tile grid
-/// (a damaged or hostile database) names no tile: it is left out and counted, as the mount
-/// leaves it out of its tree. The metadata carries the tiles' `agg_tiles_hash`, computed from
-/// the bytes written, so martin's `mbtiles validate` accepts the file.
+/// `packfs export DB NAME OUT.mbtiles`: each tiled source of a pack (or the one `--source` names) to an MBTiles 1.3
+/// file, streamed a page at a time into the file's one transaction: constant memory for a pack of any size. Tiles as
+/// `MBTilesTiles` gives them (the rule the pack's hash shares). A stored row outside the tile grid (a damaged or
+/// hostile database) names no tile: it is left out and counted, as the mount leaves it out. `agg_tiles_hash` is
+/// computed from the bytes written, so martin's `mbtiles validate` accepts the file.
 public struct MBTilesExport: PackExport {
-    /// One file written.
     public struct File: InterchangeSummary, Equatable {
         public var source: String
         public var path: String
@@ -44,8 +38,7 @@ public struct MBTilesExport: PackExport {
         files = TiledSourceFiles(database: database, pack: pack, only: source)
     }
 
-    /// Writes the files and says what each holds. A source without a tile to write gets no file
-    /// (it is not in the summary, as in the PMTiles export); none at all is an error.
+    /// Writes the files and says what each holds; see `TiledSourceFiles.export` for sources without tiles.
     public func write(to out: String) throws -> FileExportSummary<File> {
         try files.export(to: out, fileExtension: "mbtiles", write)
     }
@@ -70,8 +63,7 @@ public struct MBTilesExport: PackExport {
             source: target.source.id, path: target.path, tiles: census.count, skipped: census.skipped, zooms: zooms)
     }
 
-    /// Copies the tiles in martin's order (`MBTilesTiles`) and returns their `agg_tiles_hash`,
-    /// made of the very bytes written.
+    /// Copies the tiles in martin's order and returns their `agg_tiles_hash`, made of the very bytes written.
     private func copyTiles(
         _ target: TiledSourceFiles.Target, into inserter: inout MBTilesWriter.TileInserter, census: inout TileCensus
     ) throws -> String {

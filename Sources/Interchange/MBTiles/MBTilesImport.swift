@@ -3,11 +3,9 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs import DB FILE.mbtiles [--name N]`: an MBTiles file becomes a pack of its own through
-/// the writer both file importers share (`ImportedPack`), in one transaction: the file's TMS rows
-/// flipped to XYZ, its tile bytes stored as they are, its metadata as the pack's TileJSON.
-/// MBTiles rows are always TMS (the spec; MapLibre Native reads them so too), whatever a
-/// `scheme` row says.
+/// `packfs import DB FILE.mbtiles [--name N]`: an MBTiles file as a pack of its own (`ImportedPack`): TMS rows flipped
+/// to XYZ, tile bytes as they are, metadata as the pack's TileJSON. Rows are always TMS (the spec; MapLibre Native
+/// reads them so too), whatever a `scheme` row says.
 public struct MBTilesImport: PackImport {
     public let path: String
     /// The new pack's name; nil for the file's name without its extension.
@@ -19,8 +17,7 @@ public struct MBTilesImport: PackImport {
     /// The file's `agg_tiles_hash` row, checked against its tiles while they are stored.
     private let storedHash: String?
 
-    /// Opens the file and reads its metadata: a file that is not MBTiles is refused here, before
-    /// any database is opened or created for it.
+    /// Reads the metadata: a file that is not MBTiles is refused before any database is opened for it.
     public init(path: String, name: String? = nil, acceptHashMismatch: Bool = false) throws {
         self.path = path
         self.name = name
@@ -65,16 +62,13 @@ public struct MBTilesImport: PackImport {
         throw InterchangeError.hashMismatch(file: file, stored: storedHash, computed: computed)
     }
 
-    /// The XYZ row of TMS row `row` of zoom `z`; nil outside zooms 0 to `ImportedPack.deepestZoom`
-    /// or outside the zoom's rows (checked before the arithmetic: both come from the file).
+    /// The XYZ row of TMS row `row` of zoom `z`; nil off the grid (checked before the arithmetic: both are the file's).
     static func xyzRow(z: Int, tmsRow row: Int) -> Int? {
         guard (0...ImportedPack.deepestZoom).contains(z), (0..<(1 << z)).contains(row) else { return nil }
         return (1 << z) - 1 - row
     }
 
-    /// The metadata rows as TileJSON fields (`ImportedPack` checks them and drops what MapLibre
-    /// would refuse): text fields as they are; `bounds` and `center` from their comma-separated
-    /// numbers; zooms as numbers; `vector_layers` from the `json` row.
+    /// The metadata rows as TileJSON fields (`ImportedPack` drops what MapLibre would refuse); `json` gives the layers.
     static func tileJSON(from metadata: [String: String]) -> JSONValue {
         var fields: [String: JSONValue] = [:]
         for key in ["name", "description", "attribution", "version", "format"] {

@@ -3,23 +3,11 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// The `metadata` rows of an exported MBTiles file (spec 1.3): what the pack knows about one
-/// tiled source, in the text forms the spec gives. Extent, centre and layers are read as the
-/// PMTiles export reads them (`ExportedSource`: one rule for both files).
-///
-/// - `name`, `description`, `version`: the stored TileJSON's, else words naming the pack;
-/// - `format`: `pbf` for vector tiles, else the tiles' own (`png`, `jpg`, `webp`);
-/// - `bounds`: the region's bounding box within the source's bounds, latitudes within the tile
-///   grid's; `center`: the TileJSON's, else the middle of the bounds, its zoom within the file's;
-/// - `minzoom`, `maxzoom`: of the tiles written (the spec: the zooms the file has data for);
-/// - `type`: `baselayer` for the pack's primary source, `overlay` for the others;
-/// - `attribution`: the source's (the style's, else its TileJSON's), when it has one;
-/// - `json` (vector only): `vector_layers` from the stored TileJSON; a source without one (inline
-///   `tiles`) lists the layers the pack's style draws from it;
-/// - `agg_tiles_hash`: martin's hash of the tiles written (`TileSetHash`).
-/// A pack imported from an MBTiles file keeps that file's rows (`keptKey` in its TileJSON):
-/// they are written as they were (`type`, `version`, `description`, `attribution`, `json`, and
-/// rows the spec does not name), but for the ones that describe the tiles, made here again.
+/// The `metadata` rows of an exported MBTiles file (spec 1.3) for one tiled source; extent, centre and layers as the
+/// PMTiles export reads them (`ExportedSource`). `bounds` is the region within the source's bounds, `minzoom` and
+/// `maxzoom` those of the tiles written (the spec: the zooms the file has data for), `json` the vector layers (else
+/// those the pack's style draws), `agg_tiles_hash` martin's hash of the tiles written. A pack imported from an MBTiles
+/// file keeps that file's rows (`keptKey`) and writes them again, but for those made from the tiles (`madeHere`).
 enum MBTilesMetadata {
     typealias Row = (name: String, value: String)
 
@@ -69,7 +57,6 @@ enum MBTilesMetadata {
         return rows
     }
 
-    /// The `format` row: `pbf` for vector tiles, else the tiles' own file extension.
     static func format(of target: TiledSourceFiles.Target) -> String {
         target.tiles.type == .vector ? "pbf" : target.source.fileExtension
     }

@@ -1,13 +1,9 @@
 import FoundationEssentials
 import SQLiteDB
 
-/// An MBTiles file opened read-only: the file is someone else's, and nothing here writes to it.
-///
-/// The spec's interface is a `metadata` table or view (`name`, `value`) and a `tiles` table or
-/// view (`zoom_level`, `tile_column`, `tile_row`, `tile_data`); a file without them is not
-/// MBTiles and is refused by `open`. Everything read from it is outside data: a tile row whose
-/// coordinates are not integers or whose data is missing is an error naming the row. Sendable:
-/// its state is two constants, and SQLiteDB's queue serializes what reaches the file.
+/// An MBTiles file, read-only: it is someone else's. One without the spec's `metadata` and `tiles` tables or views is
+/// refused by `open`. All read from it is outside data: a tile row without integer coordinates or data is an error
+/// naming the row. Sendable: two constants, and SQLiteDB's queue serializes what reaches the file.
 final class MBTilesReader: Sendable {
     let path: String
     private let queue: DatabaseQueue
@@ -42,8 +38,7 @@ final class MBTilesReader: Sendable {
 
     func close() { try? queue.close() }
 
-    /// The metadata rows as text (numbers a writer stored as such are given as text too); rows
-    /// whose name or value is NULL or a blob say nothing and are left out.
+    /// The metadata rows as text (numbers too); a row whose name or value is NULL or a blob is left out.
     func metadata() throws -> [String: String] {
         try read { db in
             var values: [String: String] = [:]
@@ -55,8 +50,7 @@ final class MBTilesReader: Sendable {
         }
     }
 
-    /// Calls `body` with every tile as the file stores it (TMS row), by zoom, column and row
-    /// (martin's hash order; the spec's unique index gives it without a sort).
+    /// Calls `body` with every tile as stored (TMS row) in martin's hash order (the spec's unique index needs no sort).
     func forEachTile(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data) throws -> Void) throws {
         try forEachRow { z, column, tmsRow, data in
             guard let data else {
@@ -66,8 +60,7 @@ final class MBTilesReader: Sendable {
         }
     }
 
-    /// The same, with a NULL `tile_data` given as nil (a patch's deleted tile) instead of refused;
-    /// data of another type (an integer) is still refused.
+    /// The same, with a NULL `tile_data` given as nil (a patch's deleted tile); data of another type is still refused.
     func forEachRow(_ body: (_ z: Int, _ column: Int, _ row: Int, _ data: Data?) throws -> Void) throws {
         try read { db in
             let rows = try Row.fetchCursor(db, sql: """
@@ -89,7 +82,6 @@ final class MBTilesReader: Sendable {
         }
     }
 
-    /// The names of the file's tables and views.
     func tableNames() throws -> Set<String> {
         try read { db in
             Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))

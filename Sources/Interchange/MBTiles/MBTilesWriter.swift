@@ -1,14 +1,10 @@
 import FoundationEssentials
 import SQLiteDB
 
-/// Writes one MBTiles 1.3 file: a `metadata` table and a plain `tiles` table (TMS rows), each
-/// with the unique index the spec calls common, and `PRAGMA application_id` set to "MPBX" as the
-/// spec's magic number. Everything goes into a temporary file beside the target in one
-/// transaction; only a committed file is renamed over the target, so a failed export leaves no
-/// file behind and never a half-written one under the target's name.
-///
-/// A patch (`packfs diff`) is written here too: its deleted tiles are rows with NULL data, its
-/// removed metadata rows have NULL values (martin's patch format), and it never replaces a file.
+/// Writes one MBTiles 1.3 file: `metadata` and a plain `tiles` table (TMS rows), each with the unique index the spec
+/// calls common, and the spec's `application_id`. All goes into a sibling file in one transaction, renamed over the
+/// target only once committed: a failed export never leaves a half-written file under the target's name. A patch
+/// (`packfs diff`) is written here too: NULL data for deleted tiles, NULL values for removed metadata rows.
 enum MBTilesWriter {
     /// SQLite's registered application id for MBTiles: "MPBX".
     static let applicationID: Int32 = 0x4D50_4258
@@ -23,9 +19,8 @@ enum MBTilesWriter {
         CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
         """
 
-    /// Writes `path`: `fill` stores the tiles through the inserter it is given and returns the
-    /// metadata rows, which are written after them (the zoom range is known only then). With
-    /// `replacing` false, a file that appeared at `path` meanwhile is kept and the write fails.
+    /// Writes `path`: `fill` stores the tiles through its inserter, then returns the metadata rows (the zooms are known
+    /// only then). With `replacing` false, a file made at `path` meanwhile is kept and the write fails.
     static func write(
         to path: String, replacing: Bool = true, _ fill: (inout TileInserter) throws -> [MetadataRow]
     ) throws {
@@ -80,8 +75,7 @@ enum MBTilesWriter {
                 """)
         }
 
-        /// Stores one tile; `row` is the TMS row (the spec's numbering, south up). Nil data is a
-        /// patch's deleted tile (NULL).
+        /// Stores one tile; `row` is the TMS row (the spec's, south up), nil data a patch's deleted tile (NULL).
         mutating func insert(z: Int, column: Int, row: Int, data: Data?) throws {
             try statement.execute(arguments: [z, column, row, data])
         }

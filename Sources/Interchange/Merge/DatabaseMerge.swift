@@ -2,21 +2,11 @@ import FoundationEssentials
 import PackStore
 import SQLiteDB
 
-/// Merging another offline database (MapLibre Native's or the Mapbox SDK's legacy one) into
-/// this one, as MapLibre's `mergeOfflineRegions` and Mapbox's `addContentsOfFile` do:
-///
-/// 1. The file is copied; the copy is checked (SQLite, whole, the offline tables and columns,
-///    a schema version PackFS reads) and migrated to version 6, before any target is opened.
-///    The user's file is only read; the copy is removed with this value.
-/// 2. `write(into:)`: one write transaction on the target, with the copy attached: the tile caps are checked
-///    before anything is written; side packs are matched or added (`MergedRegions`); tiles and
-///    resources are deduplicated by key, the newer data kept in the target's rows, ids kept
-///    (`MergedTable`); memberships added; the ambient cache trimmed to its limit. Any error
-///    rolls all of it back.
-///
-/// As in MapLibre's merge, only what the side's packs hold comes (the side's ambient cache stays
-/// behind). Unlike MapLibre, the side's own PackFS pack states come with its packs, and versions
-/// 2 to 5 are migrated rather than refused.
+/// Merging another offline database (MapLibre Native's or the Mapbox SDK's legacy one) into this one, as MapLibre's
+/// `mergeOfflineRegions` and Mapbox's `addContentsOfFile` do. `init` copies, checks and migrates the file (`SideCopy`)
+/// before any target is opened; `write(into:)` is one transaction with the copy attached: the caps (`MergeLimits`), the
+/// packs (`MergedRegions`), the rows (`MergedTable`), then the ambient cache trimmed; any error rolls all of it back.
+/// Unlike MapLibre, the side's PackFS pack states come along, and versions 2 to 5 are migrated, not refused.
 public final class DatabaseMerge: PackImport {
     /// The file to merge, as given.
     public let path: String

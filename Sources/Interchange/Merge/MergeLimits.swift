@@ -1,9 +1,7 @@
 import SQLiteDB
 
-/// The database-wide tile caps a merge must respect, the downloader's: `--max-tiles` over every
-/// tile, and MapLibre's Mapbox limit over tiles with a `mapbox://` template. As with a download,
-/// every stored tile counts, ambient ones too; of the side, the tiles its packs hold (the only
-/// ones a merge takes).
+/// The database-wide tile caps a merge respects, the downloader's: `--max-tiles` over every tile, MapLibre's Mapbox
+/// limit over `mapbox://` tiles. Every stored tile counts, ambient ones too; of the side, the tiles its packs hold.
 public struct MergeOptions: Sendable {
     /// Tiles in the whole database at most after the merge; nil for no cap.
     public var maxTiles: Int?

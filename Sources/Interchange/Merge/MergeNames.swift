@@ -1,8 +1,7 @@
 import PackStore
 
-/// Names for merged packs whose own name is taken: `name-2`, `name-3`..., the form PackFS gives
-/// an app's packs that share a name (`region-<id>-2`). A name is taken when an existing name
-/// equals it even up to Unicode normalisation (String's `==`), since a twin would look alike.
+/// Names for merged packs whose own name is taken: `name-2`, `name-3`..., as PackFS names an app's packs that share a
+/// name. A name is taken when one equals it up to Unicode normalisation (String's `==`): a twin would look alike.
 enum MergeNames {
     /// `base` when it is free, else the first free `base-<n>`, n from 2.
     static func free(_ base: String, taken: [String]) -> String {
@@ -15,8 +14,7 @@ enum MergeNames {
         return candidate
     }
 
-    /// `base-<serial>`, `base` shortened (by whole characters) so that the name stays within
-    /// PackName.maxBytes.
+    /// `base-<serial>`, `base` cut by whole characters to keep the name within PackName.maxBytes.
     static func suffixed(_ base: String, _ serial: Int) -> String {
         let suffix = "-\(serial)"
         var stem = Substring(base)

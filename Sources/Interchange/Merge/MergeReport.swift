@@ -1,8 +1,7 @@
 import Basics
 import PackStore
 
-/// What a merge did: each side pack and the target pack it became (added, or found there
-/// already), and the rows of each table by outcome.
+/// What a merge did: each side pack and the target pack it became (added or found), and each table's rows by outcome.
 public struct MergeReport: InterchangeSummary, Equatable {
     public struct PackEntry: Equatable, Sendable {
         /// The name the pack shows in the side file.
@@ -34,8 +33,7 @@ public struct MergeReport: InterchangeSummary, Equatable {
     public var packs: [PackEntry] = []
     public var tiles = RowCounts()
     public var resources = RowCounts()
-    /// What trimming the ambient cache to its limit removed after the merge (rows that were the
-    /// target's newer copies of side rows may have left a pack meanwhile: none in practice).
+    /// What trimming the ambient cache to its limit removed after the merge.
     public var evicted = EvictionReport()
 
     /// Lines for a person: one per pack, one per table.
@@ -56,7 +54,6 @@ public struct MergeReport: InterchangeSummary, Equatable {
         return lines
     }
 
-    /// The same as JSON, for `--json`.
     public var json: JSONValue {
         func number(_ value: Int) -> JSONValue { .number(Double(value)) }
         func rows(_ counts: RowCounts) -> JSONValue {

@@ -1,6 +1,5 @@
-/// The SQL a merge shares: which columns it reads, how a side row meets its target row, and
-/// which side rows it takes at all. In every statement `st`/`sr` is a side row, `t`/`r` a target
-/// row (schema `main`; the side file is attached as `side`).
+/// The SQL a merge shares: the columns read, how a side row meets its target row, which side rows it takes at all. In
+/// every statement `st`/`sr` is a side row, `t`/`r` a target row (schema `main`; the side file is attached as `side`).
 enum MergeSQL {
     /// Columns read from each side table (all present in schema version 6).
     static let columns: [(table: String, columns: [String])] = [
@@ -21,8 +20,8 @@ enum MergeSQL {
 
     static let sameResource = "r.url = sr.url"
 
-    /// SQLite checks no column types: an app's file may hold a tile keyed by text or by a
-    /// fraction. Such rows could never be requested or shown; they stay behind, counted.
+    /// SQLite checks no column types: an app's file may key a tile by text or a fraction. Such rows could never be
+    /// requested or shown; they stay behind, counted.
     static let wellTypedTile = """
         typeof(st.url_template) = 'text' AND typeof(st.pixel_ratio) = 'integer'
           AND typeof(st.z) = 'integer' AND typeof(st.x) = 'integer' AND typeof(st.y) = 'integer'
@@ -30,9 +29,8 @@ enum MergeSQL {
 
     static let wellTypedResource = "typeof(sr.url) = 'text' AND typeof(sr.kind) = 'integer'"
 
-    /// The side's data is newer: a later `modified` (the server's Last-Modified); a row without
-    /// one is older than any that has one, and on a tie the target's row stays (MapLibre's
-    /// rule, which compares `modified` alone).
+    /// The side's data is newer: a later `modified` (the server's Last-Modified); a row without one is older than any
+    /// that has one, and on a tie the target's row stays (MapLibre's rule, which compares `modified` alone).
     static func sideIsNewer(_ side: String, _ target: String) -> String {
         "COALESCE(\(side).modified, -1) > COALESCE(\(target).modified, -1)"
     }

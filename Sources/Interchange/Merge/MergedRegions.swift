@@ -2,8 +2,7 @@ import FoundationEssentials
 import PackStore
 import SQLiteDB
 
-/// A pack of the side file, with the state PackFS recorded for it there (nil for an app's pack,
-/// which has none: it reads as inactive, as such packs always do).
+/// A pack of the side file with the state PackFS recorded for it there (nil for an app's pack: inactive).
 struct SidePack {
     var pack: Pack
     var status: PackStatus?
@@ -16,14 +15,11 @@ struct MergedRegion {
     var added: Bool
 }
 
-/// The side's packs into the target, each either found there already or added, and the mapping
-/// from side region ids to target ones (`MergeSQL.regionMap`) the membership statements join.
-///
-/// The rule for "already there": a target pack with the same definition (its exact text) and
-/// the same description (its exact bytes), as in MapLibre's merge SQL, or the pack an earlier
-/// merge added for it under a suffixed name (`name-2`: the same description but for that
-/// name). So merging one file twice adds no pack the second time, and an app's packs, whose
-/// description bytes PackFS never rewrites, are recognised exactly.
+/// The side's packs into the target, each found there already or added, and the mapping from side region ids to target
+/// ones (`MergeSQL.regionMap`) the membership statements join. "Already there": a target pack with the same definition
+/// text and description bytes (MapLibre's rule), or the one an earlier merge added for it under a suffixed name
+/// (`name-2`). So merging one file twice adds nothing, and an app's packs, whose bytes PackFS never rewrites, are
+/// recognised exactly.
 struct MergedRegions {
     private let batch: StoreBatch
     private let db: Database
@@ -61,9 +57,8 @@ struct MergedRegions {
         }?.id
     }
 
-    /// Inserts the side's region row: its definition as stored, its description as stored
-    /// unless its name is taken (then only the JSON `name` changes; an app's bytes that hold no
-    /// name are never rewritten: such a pack shows as `region-<id>` under its new id).
+    /// Inserts the side's region row as stored, but for the JSON `name` when taken (an app's description without a name
+    /// is never rewritten: it shows as `region-<id>` under its new id).
     private mutating func add(_ side: SidePack) throws -> RegionID {
         let name = side.pack.storedName.map { MergeNames.free($0, taken: targets.map(\.name)) }
         var renamed: Data?

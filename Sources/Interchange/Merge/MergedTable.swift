@@ -1,10 +1,9 @@
 import SQLiteDB
 
-/// One of the two tables of rows a merge moves (tiles or resources), and the set-based SQL that
-/// moves it: rows newer in the side file replace the target's in place (row ids kept), rows the
-/// target lacks are inserted, then each side pack's memberships are added to its target pack
-/// (`INSERT OR IGNORE`). Only rows a side pack holds come, as MapLibre's merge takes them (its SQL
-/// joins `side.region_tiles`): the side file's ambient cache stays behind, counted as `ambient`.
+/// One of the two tables a merge moves (tiles, resources) and its set-based SQL: rows newer in the side replace the
+/// target's in place (ids kept), rows the target lacks are inserted, then each side pack's memberships are added to its
+/// target pack (`INSERT OR IGNORE`). Only rows a side pack holds come, as in MapLibre's merge: the side's ambient cache
+/// stays behind, counted as `ambient`.
 struct MergedTable {
     let table: String
     let membership: String
@@ -61,8 +60,7 @@ struct MergedTable {
         }
     }
 
-    /// The side's newer rows over the target's, ids kept; `accessed` keeps the later of the two
-    /// (it orders the ambient cache's eviction).
+    /// The side's newer rows over the target's, ids kept; `accessed` keeps the later one (it orders ambient eviction).
     private var updateSQL: String {
         let sets = valueColumns.map { column in
             column == "accessed"

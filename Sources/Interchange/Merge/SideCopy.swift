@@ -3,10 +3,9 @@ import FoundationEssentials
 import PackStore
 import SQLiteDB
 
-/// The file to merge, copied into a private temporary directory with its `-journal` or `-wal`
-/// (pages SQLite's own recovery puts back): every check and every migration runs on the copy,
-/// so the user's file is never written, whatever it holds. (MapLibre attaches the file itself
-/// and deletes what it cannot read.)
+/// The file to merge, copied with its `-journal` or `-wal` (pages SQLite's recovery puts back) into a private temporary
+/// directory: checks and migrations run on the copy, so the user's file is never written. (MapLibre attaches the file
+/// itself and deletes what it cannot read.)
 struct SideCopy {
     /// The user's file, as given.
     let original: String
@@ -38,9 +37,8 @@ struct SideCopy {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Opens the copy (migrated to version 6) and hands it to `body`, after checking that it is
-    /// whole: `quick_check` reads every page, so damage past the header is found here rather
-    /// than halfway through the merge. Errors name the user's file, never the copy.
+    /// Opens the copy (migrated to version 6) and hands it to `body` once `quick_check` has read every page, so damage
+    /// is found here, not halfway through the merge. Errors name the user's file, never the copy.
     func reading<T>(_ body: (OfflineDatabase) throws -> T) throws -> T {
         do {
             let side = try OfflineDatabase.openSide(path: path)

@@ -3,14 +3,9 @@ import FoundationEssentials
 import PackStore
 import PMTilesFormat
 
-/// The distinct tile contents of an archive being written, each kept once in a scratch file as
-/// the tiles arrive (in whatever order the database gives them), so that no more than one
-/// tile's bytes and a write buffer are in memory however large the pack.
-///
-/// Identical contents (ocean, empty land, blank raster tiles) are found by hashing: a content
-/// whose hash and length match an earlier one is compared byte for byte with it, and only an
-/// equal one is shared. Swift's `Hasher` (SipHash, seeded per process) is enough for that: the
-/// hash only picks the candidate, the comparison decides.
+/// The distinct tile contents of an archive being written, each kept once in a scratch file as the tiles arrive, so
+/// memory holds one tile's bytes and a write buffer however large the pack. Equal contents (ocean, blank rasters) are
+/// found by hash and length, then compared byte for byte: the seeded `Hasher` only picks the candidate.
 final class PMTilesContents {
     struct Blob {
         var offset: UInt64
@@ -31,8 +26,7 @@ final class PMTilesContents {
     private var size: UInt64 = 0
     private static let bufferSize = 1 << 20
 
-    /// Creates the scratch file at `path` (next to the archive: a pack's contents can outgrow a
-    /// RAM-backed /tmp).
+    /// Creates the scratch file at `path`, next to the archive: a pack's contents can outgrow a RAM-backed /tmp.
     init(path: String) throws {
         self.path = path
         do {
@@ -86,9 +80,7 @@ final class PMTilesContents {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// The scratch file mapped into memory (call `flush()` first): the archive's tile data is
-    /// copied from it in cluster order, a random read per content. The file is this process's
-    /// own and is not changed while mapped.
+    /// The scratch file mapped (after `flush()`), to copy the tile data from in cluster order; unchanged while mapped.
     func mapped() throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     }

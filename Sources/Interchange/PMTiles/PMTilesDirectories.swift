@@ -1,19 +1,12 @@
 import FoundationEssentials
 import PMTilesFormat
 
-/// An archive's directories, compressed and ready to write: the root, and the leaves back to
-/// back (empty when the root holds every entry).
-///
-/// The spec's one hard rule (chapter 4): the header and the compressed root fit in the first
-/// 16,384 bytes, so that a client gets both with one request. When all the entries do not fit,
-/// they are cut into leaves of `leafSize` consecutive entries and the root points at each leaf
-/// (run length 0, offset into the leaf section); the leaf size doubles until that root fits.
-/// More than `rootEntryLimit` entries go to leaves even when they would compress into the root
-/// (go-pmtiles does the same): a reader parses the whole root before its first tile, and the
-/// reference Python reader parses it again for every tile.
-/// One level of leaves always suffices (the leaves grow until the root fits: 4,096-entry leaves
-/// under a root of ~2,700 leaf entries already address 11 million tiles), and the spec
-/// discourages a second.
+/// An archive's directories, compressed and ready to write: the root, and the leaves back to back (empty when the root
+/// holds every entry). The spec's one hard rule (chapter 4): header and compressed root fit in the first 16,384 bytes,
+/// one request for a client. Entries that do not fit are cut into leaves of `leafSize` consecutive entries, doubled
+/// until the root of pointers fits; one level always suffices (4,096-entry leaves under a ~2,700-entry root address 11
+/// million tiles). More than `rootEntryLimit` entries go to leaves even when they would fit (as in go-pmtiles): a
+/// reader parses the whole root before its first tile, the reference Python reader for every tile.
 struct PMTilesDirectories {
     static let rootLimit = 16_384 - PMTilesHeader.size
     static let firstLeafSize = 4_096

@@ -4,18 +4,12 @@ import PMTilesFormat
 import PackStore
 import StyleModel
 
-/// `packfs export DB NAME OUT.pmtiles`: each tiled source of a pack (`TiledSourceFiles`) to a
-/// clustered PMTiles v3 archive, the tiles streamed from the database a page at a time.
-///
-/// Tiles go in as a renderer reads them from the mount (`ServedTile.content`), vector tiles then
-/// gzipped, as servers send them and as PMTiles readers expect (tile compression gzip); images
-/// as they are (compression none). A tile with empty content is left out (PMTiles has no
-/// zero-length entries; a missing tile draws the same nothing), and so is a stored row outside
-/// its zoom's grid (an app's database may hold any value). The header's extent is the pack's
-/// region within the source's bounds; the metadata carries the TileJSON's `name`,
-/// `description`, `version` and `vector_layers` and the source's attribution.
+/// `packfs export DB NAME OUT.pmtiles`: each tiled source of a pack (`TiledSourceFiles`) to a clustered PMTiles v3
+/// archive, the tiles streamed from the database a page at a time. Tiles go in as a renderer reads them from the mount
+/// (`ServedTile.content`), vector tiles gzipped as PMTiles readers expect, images as they are. Left out: a tile with
+/// empty content (PMTiles has no zero-length entries; a missing tile draws the same nothing) and a stored row outside
+/// its zoom's grid (an app's database may hold any value).
 public struct PMTilesExport: PackExport {
-    /// One archive written.
     public struct File: InterchangeSummary, Equatable {
         public var path: String
         public var source: String
@@ -58,8 +52,7 @@ public struct PMTilesExport: PackExport {
         files = TiledSourceFiles(database: database, pack: pack, only: source)
     }
 
-    /// Writes the archives and says what each holds. A source without a tile to write writes
-    /// no file (it is not in the summary); none at all is an error.
+    /// Writes the archives and says what each holds; see `TiledSourceFiles.export` for sources without tiles.
     public func write(to out: String) throws -> FileExportSummary<File> {
         try files.export(to: out, fileExtension: "pmtiles", write)
     }
@@ -99,8 +92,7 @@ public struct PMTilesExport: PackExport {
         return file
     }
 
-    /// A tile's bytes in the archive, as its MBTiles export holds them (one rule, `MBTilesTiles`:
-    /// vector tiles gzipped without a second deflate); nil for a tile whose content is empty.
+    /// A tile's bytes in the archive, as its MBTiles export holds them (`MBTilesTiles`); nil when its content is empty.
     static func exportBytes(_ stored: StoredData, vector: Bool, inflater: Inflater) throws -> Data? {
         guard let raw = stored.bytes else { return nil }
         return try raw.withUnsafeBytes { bytes in

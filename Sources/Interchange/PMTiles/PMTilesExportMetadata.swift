@@ -4,8 +4,7 @@ import PMTilesFormat
 import PackStore
 import StyleModel
 
-/// What an exported archive says about its tiles besides the tiles: the header's extent and
-/// center, and the metadata JSON (spec chapter 5).
+/// What an exported archive says besides its tiles: the header's extent and center, the metadata JSON (spec chapter 5).
 struct PMTilesExportMetadata {
     let extent: Bounds
     let center: (Position, UInt8)

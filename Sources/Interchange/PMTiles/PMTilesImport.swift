@@ -3,13 +3,9 @@ import FoundationEssentials
 import PMTilesFormat
 import PackStore
 
-/// `packfs import DB FILE.pmtiles`: a PMTiles archive becomes a pack of its own (`ImportedPack`),
-/// its tiles stored as the archive holds them and its metadata in the pack's TileJSON.
-///
-/// What a pack cannot show is refused before anything is written: tiles compressed with brotli
-/// or zstd (no renderer reading the mount inflates them), tile types MapLibre Native does not
-/// draw. Damage found while the tiles stream in (a directory that does not inflate, an entry
-/// outside its section) ends the one transaction with nothing written.
+/// `packfs import DB FILE.pmtiles`: an archive as a pack of its own (`ImportedPack`), tiles as the archive holds them,
+/// metadata in the pack's TileJSON. Refused before anything is written: brotli or zstd tiles (no renderer reading the
+/// mount inflates them), tile types MapLibre Native does not draw; damage found later rolls all back.
 public struct PMTilesImport: PackImport {
     public let path: String
     /// The new pack's name; nil for the file's name without its extension.
@@ -17,8 +13,7 @@ public struct PMTilesImport: PackImport {
     private let reader: PMTilesReader
     private let tileJSON: JSONValue
 
-    /// Opens the archive and reads its header and metadata: an archive a pack cannot show is
-    /// refused here, before any database is opened or created for it.
+    /// Reads the header and metadata: an archive a pack cannot show is refused before any database is opened for it.
     public init(path: String, name: String? = nil) throws {
         self.path = path
         self.name = name
@@ -36,7 +31,6 @@ public struct PMTilesImport: PackImport {
         tileJSON = Self.tileJSON(try reader.metadata(), header: header, format: format)
     }
 
-    /// Stores the archive as a pack.
     @discardableResult
     public func write(into database: OfflineDatabase) throws -> ImportedPack.Summary {
         let names = ImportedPack.Names(path: path, name: name)
@@ -50,8 +44,7 @@ public struct PMTilesImport: PackImport {
     /// The TileJSON `format` of each tile type a pack shows (that of a raster source's files too).
     static let formats: [PMTilesHeader.TileType: String] = [.mvt: "pbf", .png: "png", .jpeg: "jpg", .webp: "webp"]
 
-    /// The metadata's TileJSON fields, and the extent, center and zooms PMTiles keeps in its
-    /// header (ImportedPack checks every value).
+    /// The metadata's TileJSON fields and the header's extent, center and zooms (`ImportedPack` checks each value).
     private static func tileJSON(_ metadata: JSONValue, header: PMTilesHeader, format: String) -> JSONValue {
         var fields: [String: JSONValue] = ["format": .string(format)]
         for key in ["name", "description", "attribution", "version", "vector_layers", "type", "encoding"] {

@@ -3,14 +3,11 @@ import FoundationEssentials
 import PMTilesFormat
 import PackStore
 
-/// Reads a PMTiles v3 archive from a file: its header, metadata and tiles. The file is outside
-/// data: every section must lie inside it, every directory entry inside its section, and a
-/// directory nests at most `maxDepth` deep; anything else is an error that names the file and
-/// what is wrong, never a trap. Reads go through a file handle, not a memory map: a file cut
-/// short while mapped would be a SIGBUS.
+/// Reads a PMTiles v3 archive from a file. The file is outside data: sections must lie inside it, entries inside their
+/// section, directories at most `maxDepth` deep, else an error names the file, never a trap. Read through a file
+/// handle, not a memory map: a file cut short while mapped would be a SIGBUS.
 public final class PMTilesReader {
-    /// Root, leaves, leaves of leaves: what the reference readers follow (the spec discourages
-    /// more than one level of leaves).
+    /// Root, leaves, leaves of leaves: what the reference readers follow (the spec discourages more).
     static let maxDepth = 3
 
     public let path: String
@@ -64,7 +61,6 @@ public final class PMTilesReader {
         return value
     }
 
-    /// The entries of the root directory.
     public func rootEntries() throws -> [PMTilesEntry] {
         try directory(header.rootDirectory, what: "root directory")
     }
@@ -74,8 +70,7 @@ public final class PMTilesReader {
         try directory(leafSection(pointer), what: "leaf directory at \(pointer.offset)")
     }
 
-    /// Every tile in directory order (tile id order), a run's content read once and handed out
-    /// for each of its tiles.
+    /// Every tile in tile id order, a run's content read once for all its tiles.
     public func forEachTile(_ body: (_ z: Int, _ x: Int, _ y: Int, _ data: Data) throws -> Void) throws {
         do {
             try walk(rootEntries(), depth: 1, body)
@@ -135,7 +130,6 @@ public final class PMTilesReader {
         }
     }
 
-    /// `length` bytes at `offset` within `section`.
     private func bytes(in section: PMTilesHeader.Section, _ offset: UInt64, _ length: UInt64, what: String) throws -> Data {
         guard let part = section.part(at: offset, length: length), let count = Int(exactly: length) else {
             throw InterchangeError.damaged(name, detail: "the \(what) (\(length) bytes at \(offset)) lies outside its section")

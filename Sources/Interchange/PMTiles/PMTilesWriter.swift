@@ -3,16 +3,11 @@ import FoundationEssentials
 import PMTilesFormat
 import PackStore
 
-/// Writes a clustered PMTiles v3 archive from tiles given in any order, without holding their
-/// bytes: contents go to a scratch file as they come (`PMTilesContents`, each distinct content
-/// once); only each tile's id and content number stay in memory (16 bytes a tile).
-///
-/// `finish` sorts the tiles by id, lays the contents out in the order their first tile comes
-/// (clustered: each content either follows the previous one or, shared, lies earlier), merges
-/// consecutive ids with the same content into run-length entries, builds the directories
-/// (`PMTilesDirectories`), and writes header, root directory, metadata, leaf directories and
-/// tile data in that order to a hidden sibling file that is renamed onto `path` at the end: a
-/// failure leaves no half-written archive.
+/// Writes a clustered PMTiles v3 archive from tiles given in any order, holding only each tile's id and content number
+/// (16 bytes a tile); contents go to a scratch file as they come (`PMTilesContents`). `finish` sorts the tiles by id,
+/// lays each content out where its first tile comes (clustered), merges consecutive ids of one content into run-length
+/// entries, builds the directories and writes the sections in the spec's order to a hidden sibling renamed onto `path`
+/// at the end: a failure leaves no half-written archive.
 final class PMTilesWriter {
     struct Summary: Equatable, Sendable {
         var addressedTiles: Int
@@ -36,15 +31,13 @@ final class PMTilesWriter {
         contents = try PMTilesContents(path: ExportPlacement.sibling(of: path, "contents"))
     }
 
-    /// Adds tile z/x/y (XYZ rows) with `data` as the archive holds it (already gzipped when the
-    /// archive's tile compression says so).
+    /// Adds tile z/x/y (XYZ rows) with `data` as the archive holds it (gzipped when its tile compression says so).
     func add(z: Int, x: Int, y: Int, data: Data) throws {
         let id = try PMTilesTileID(z: z, x: x, y: y)
         tiles.append(Tile(id: id.rawValue, content: try contents.add(data)))
     }
 
-    /// Writes the archive. `header` gives the tile type and compression, the bounds and the
-    /// center; the sections, counts, zooms and the clustered flag are set here.
+    /// Writes the archive; `header` gives the tile type, compression, bounds and center, the rest is set here.
     func finish(header template: PMTilesHeader, metadata: JSONValue) throws -> Summary {
         tiles.sort { $0.id < $1.id }
         guard let lowest = tiles.first, let highest = tiles.last else {
@@ -73,8 +66,7 @@ final class PMTilesWriter {
             leafDirectories: directories.leafCount, fileBytes: header.tileData.offset + dataLength)
     }
 
-    /// The entries in id order with their offsets in the tile data section, and the contents in
-    /// the order they are written there. A tile given twice is refused.
+    /// The entries (id order, offsets into the tile data) and the contents in written order; a tile given twice throws.
     private func layOut() throws -> (entries: [PMTilesEntry], order: [Int], dataLength: UInt64) {
         var placed = [UInt64?](repeating: nil, count: contents.blobs.count)
         var order: [Int] = []

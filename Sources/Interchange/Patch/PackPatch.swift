@@ -3,24 +3,16 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs patch DB NAME PATCH` and `cp PATCH packs/NAME.patch`: a patch in martin's format
-/// applied to one tiled source of a pack, in one transaction that
-/// 1. finds the source whose tiles hash to the patch's `before_apply` (the one `source` names,
-///    else each tiled source in style order), refusing when none does;
-/// 2. writes each patch row: new bytes into the tile's row (kept ids: the mount's inodes are
-///    row ids), added to the pack when it did not hold the tile; a NULL row makes a tile the
-///    pack holds "no content", as a server's 404 would (it stays in the pack, so `verify` still
-///    finds the plan whole, and leaves the hash);
-/// 3. hashes the source again on the transaction's own connection and rolls everything back
-///    unless it gives `after_apply`;
-/// 4. records the new hash, and drops the recorded hashes of other packs that share a changed row.
-/// A kill at any moment leaves the transaction's before or after: the pack's hash is one of the
-/// patch's two. Readers of a mount are never held: the mount's database runs in WAL mode.
-///
-/// Tiles are stored as the MBTiles import stores them (the patch's bytes as they are: gzipped
-/// vector tiles stay gzipped, the mount serves them inflated), so that the pack's hash, made of
-/// its tiles as its MBTiles export holds them, is the one martin computes for the patched file.
-/// Cache headers are dropped: a later refresh must not revalidate new bytes with an old ETag.
+/// `packfs patch DB NAME PATCH` and `cp PATCH packs/NAME.patch`: martin's patch applied to a tiled source of a pack,
+/// in one transaction that
+/// 1. finds the source whose tiles hash to `before_apply` (`source`, else each tiled source in style order);
+/// 2. writes each row: new bytes into the tile's row (kept ids: the mount's inodes are row ids), linked to the pack
+///    when new to it; a NULL row makes the tile "no content", as a 404 would, so the plan stays whole;
+/// 3. hashes the source again on the transaction's own connection, rolling back unless it gives `after_apply`;
+/// 4. records the new hash and drops the recorded hashes of other packs sharing a changed row.
+/// A kill at any moment leaves the pack's hash one of the patch's two; mount readers are never held (WAL mode). Tiles
+/// are stored as the MBTiles import stores them, so the pack's hash is martin's for the patched file. Cache headers are
+/// dropped: a later refresh must not revalidate new bytes with an old ETag.
 public struct PackPatch {
     typealias Target = TiledSourceFiles.Target
 
@@ -37,7 +29,6 @@ public struct PackPatch {
 
     public func apply(_ patch: PatchFile) throws -> PatchSummary {
         guard try database.status(of: pack.id).state != .active else { throw PatchError.packBusy(pack.name) }
-        // The tiled sources the patch may be for: `source` alone, or every one.
         let candidates = try TiledSourceFiles.tiled(in: PackStyle.load(pack, from: database), pack: pack, only: source)
         return try database.write { batch in
             let target = try base(among: candidates, for: patch, batch)
@@ -69,7 +60,6 @@ public struct PackPatch {
         throw PatchError.wrongBase(pack: pack.name, expected: patch.before, found: found)
     }
 
-    /// Writes every row of the patch into the target's tiles.
     private func write(_ patch: PatchFile, into target: Target, _ batch: StoreBatch, _ changes: inout TileChanges) throws {
         try patch.forEachTile { z, column, tmsRow, data in
             guard let y = MBTilesImport.xyzRow(z: z, tmsRow: tmsRow), (0..<(1 << z)).contains(column) else {

@@ -1,17 +1,14 @@
 import Basics
 import PackStore
 
-/// Why a patch was not applied. Every case leaves the pack exactly as it was: the checks that
-/// need the pack's tiles run inside the transaction that would apply it, and throwing rolls it
-/// back.
+/// Why a patch was not applied. Every case leaves the pack as it was: the checks that need its tiles run inside the
+/// transaction that would apply it.
 public enum PatchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An MBTiles file without martin's patch metadata (`missing`: the rows it lacks).
     case notAPatch(String, missing: [String])
-    /// A patch of martin's binary-diff kind (`bsdiffraw`, `bsdiffrawgz` tables), which PackFS
-    /// does not apply: its tile rows alone would apply half of it.
+    /// A patch of martin's binary-diff kind, which PackFS does not apply: its tile rows alone would apply half of it.
     case binaryDiff(String, tables: [String])
-    /// The pack is not the tile set the patch was made from: `found` is each candidate source's
-    /// hash now (its id and hash).
+    /// The pack is not the tile set the patch was made from: `found` is each candidate source's hash now.
     case wrongBase(pack: String, expected: String, found: [SourceHash])
     /// The patched tiles do not hash to `after_apply`: rolled back.
     case wrongResult(pack: String, expected: String, computed: String)

@@ -1,11 +1,8 @@
 import Basics
 import FoundationEssentials
 
-/// A patch in martin's format (`mbtiles diff`): a flat MBTiles file of the tiles that changed
-/// between two versions of a tile set (a NULL `tile_data` deletes the tile), whose metadata says
-/// which tile set it applies to (`agg_tiles_hash_before_apply`) and what applying it gives
-/// (`agg_tiles_hash_after_apply`). Opened read-only; refused before anything is applied when it
-/// lacks either hash or holds binary diffs.
+/// A patch in martin's format: a flat MBTiles file of changed tiles (a NULL `tile_data` deletes one) whose metadata
+/// names the tile set's hash before and after. Opened read-only; refused without both hashes or with binary diffs.
 public final class PatchFile {
     /// martin's binary-diff tables (`--patch-type bin-diff-raw`, `bin-diff-gz`).
     static let binaryDiffTables = ["bsdiffraw", "bsdiffrawgz"]
@@ -44,8 +41,7 @@ public final class PatchFile {
         try reader.forEachRow(body)
     }
 
-    /// A hash as martin writes it (any case, spaces around it), upper-cased; nil unless it is 32
-    /// hex digits.
+    /// A hash as martin writes it (any case, spaces around), upper-cased; nil unless it is 32 hex digits.
     static func hash(_ value: String?) -> String? {
         guard let text = value?.trimmedSpaces.uppercased(), text.utf8.count == 32,
             text.utf8.allSatisfy({ (48...57).contains($0) || (65...70).contains($0) })
