@@ -6,12 +6,10 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// One offline database file, open for reading or writing.
-///
-/// `.mount` (a mount, and the downloads it runs) holds an exclusive lock for its lifetime and
-/// runs in WAL mode so readers never wait for the writer; `close()` puts the file back in
-/// MapLibre's DELETE journal mode. `.command` (commands that write, `packfs download` included)
-/// holds the lock and keeps the file's journal mode. `.readOnly` takes no lock and never writes.
+/// One offline database file. `.mount` (a mount and the downloads it runs) holds an exclusive lock for its
+/// lifetime and runs in WAL mode so readers never wait for the writer; `close()` puts the file back in
+/// MapLibre's DELETE journal mode. `.command` (commands that write, `packfs download` included) holds the
+/// lock and keeps the file's journal mode. `.readOnly` takes no lock and never writes.
 public final class OfflineDatabase: Sendable {
     public enum Mode: Sendable { case readOnly, command, mount }
 
@@ -27,8 +25,7 @@ public final class OfflineDatabase: Sendable {
     /// The connections of the mount's hot reads (`TreeReads`): the session's pool.
     let readers: StoreReaders
     private let lock: FileLock?
-    /// The file the writer opened (nil read-only): a write into one deleted or replaced since is
-    /// refused (`FileIdentity`).
+    /// The file the writer opened (nil read-only); writes are refused once it is gone (`FileIdentity`).
     let identity: FileIdentity?
     /// Set by the first `close()`: a second one (or `deinit` after one) does nothing.
     private let closed = LockedState(false)
@@ -49,11 +46,8 @@ public final class OfflineDatabase: Sendable {
     }
 
     /// Opens `path`, migrating versions 2-5; refuses anything else without modifying it.
-    /// `creating` (not in `.readOnly`): an absent or empty file becomes a fresh v6 database. Only
-    /// the commands that make a database pass it (`mount`, `download`, `import`, `reset`): every
-    /// other says the file does not exist, and creates nothing.
-    /// `fileMode`: the permission bits of a file created here (0600 unless the user says: pack
-    /// data is readable only by the owner, docs/design.md §1).
+    /// `creating` (not `.readOnly`; only `mount`, `download`, `import`, `reset` pass it): an absent or empty
+    /// file becomes a fresh v6 database. `fileMode`: a created file's bits (owner-only by default: docs/design.md §1).
     public static func open(
         path: String, mode: Mode = .command, creating: Bool = true, fileMode: UInt32 = defaultFileMode
     ) throws -> OfflineDatabase {
@@ -86,8 +80,7 @@ public final class OfflineDatabase: Sendable {
         .cannotOpen(path: path, reason: "holds no offline database (it is empty); it was left untouched")
     }
 
-    /// SQLite's failures while opening (a full disk switching to WAL, a read-only file system)
-    /// as store errors that name the file.
+    /// SQLite's failures while opening (a full disk switching to WAL, a read-only disk), naming the file.
     private static func opening<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -124,31 +117,27 @@ public final class OfflineDatabase: Sendable {
         config.maximumReaderCount = 16
         config.prepareDatabase { db in
             if !readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
-            // The writer appends to a few B-trees, whose rightmost pages are all it revisits:
-            // a small cache instead of SQLite's default, which a download only filled.
+            // Small page caches: the writer only revisits its B-trees' rightmost pages; a reader has the
+            // kernel's page cache, and at SQLite's default a reader per FUSE thread was most of a reading
+            // daemon's memory (docs/benchmarks.md).
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
-            // A reader's page cache is small: the kernel's page cache holds the file anyway, and
-            // the B-tree's upper pages, the ones every query walks, fit. At SQLite's default, a
-            // reader per FUSE thread was most of a reading daemon's memory (docs/benchmarks.md).
             if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -64") }
         }
         return config
     }
 
-    /// A connection for a command or for setting a file up; its callers turn SQLite's errors
-    /// into store errors (`opening`, `wrap`).
+    /// A connection for a command or a file's setup; its callers map its errors (`opening`, `wrap`).
     private static func queue(_ path: String, readonly: Bool) throws -> DatabaseQueue {
         try DatabaseQueue(path: path, configuration: configuration(readonly: readonly))
     }
 
-    /// Closes every connection; a mount settles its hand drops and puts the file back in DELETE
-    /// journal mode first, so the file is a single self-contained file again.
+    /// Closes every connection, even if settling fails; a mount first settles its hand drops and puts the
+    /// file back in DELETE journal mode, so it is a single self-contained file again.
     public func close() throws {
         guard !closed.withLock({ closed in defer { closed = true }; return closed }) else { return }
         remover.stop()
         stopCounting()
         defer { lock?.release() }
-        // A mount that ends cleanly settles its hand drops; the file is closed even if that fails.
         if mode != .readOnly, fileProblem != nil { return try closeWithoutItsFile() }
         let settled = Result { if mode == .mount { try settleDrops() } }
         readers.close()
@@ -165,8 +154,8 @@ public final class OfflineDatabase: Sendable {
             }
         }
         if mode == .mount, FileManager.default.fileExists(atPath: path + "-wal") {
-            // SQLite keeps the log when it cannot copy it back (a full disk): nothing is lost,
-            // the next open applies it, but the file is not one file yet, and the user must know.
+            // SQLite keeps the log when it cannot copy it back (a full disk): nothing is lost, but the
+            // file is not one file yet, and the user must know.
             throw StoreError.walLeft(path: path)
         }
         try closed.get()
@@ -175,9 +164,8 @@ public final class OfflineDatabase: Sendable {
 
     deinit { try? close() }
 
-    /// The file was deleted or replaced while open: what the writer still sees (its log
-    /// included) is copied into a new file at the path, or beside it when another file is there
-    /// now, and the old one's log goes with the writer. Nothing is written to a file at the path
+    /// The file was deleted or replaced while open: what the writer still sees (log included) is copied to
+    /// a new file at the path, or beside it if another file is there now; nothing is written into a file
     /// that is not this database's. Throws `fileGone` saying where the copy is.
     private func closeWithoutItsFile() throws {
         readers.close()
@@ -192,9 +180,8 @@ public final class OfflineDatabase: Sendable {
             try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try copy.close()
         }
-        // The copy holds everything; the old file's log and index go with it. When the path is
-        // free, the ones left beside it are the old file's (SQLite keeps a deleted file's log):
-        // they must not meet the copy. When another file is there, they may be its own.
+        // When the path is free, the -wal/-shm beside it are the old file's (SQLite keeps a deleted
+        // file's log) and must not meet the copy; beside another file they may be its own.
         try? writer.close()
         if target == path {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -207,9 +194,8 @@ public final class OfflineDatabase: Sendable {
             "\(path) was deleted or replaced while in use; what it held was saved to \(target)")
     }
 
-    /// Runs `body` in one write transaction: all of it commits, or none of it does. The rows it
-    /// stores are stamped `accessed` now, or at `notBefore` if that is later (a refresh's rows:
-    /// PendingRefresh.swift).
+    /// Runs `body` in one write transaction (all of it commits or none). Its rows are stamped `accessed`
+    /// now, or at `notBefore` if later (a refresh's rows: PendingRefresh.swift).
     public func write<T>(notBefore: Int64? = nil, _ body: (StoreBatch) throws -> T) throws -> T {
         let now = max(unixNow(), notBefore ?? 0)
         try requireOwnFile()
@@ -221,8 +207,7 @@ public final class OfflineDatabase: Sendable {
         }
     }
 
-    /// Makes `Counting`'s tables and triggers in the first write transaction, before any row
-    /// changes: from then on every change is counted as it is made.
+    /// Makes `Counting`'s tables and triggers in the first write, before any row changes, so every change is counted.
     func keepCounting(_ db: Database) throws {
         guard !counting.withLock({ $0 }) else { return }
         try Counting.install(db)

@@ -10,8 +10,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notOfflineDatabase(path: String, missing: [String])
     case unsupportedSchemaVersion(path: String, version: Int)
     case corrupt(path: String, detail: String)
-    /// A process died in the middle of a transaction (a hot journal); a read-only open cannot
-    /// roll it back.
+    /// A dead process's unfinished transaction (a hot journal), which a read-only open cannot roll back.
     case interruptedTransaction(path: String)
     case inUse(path: String)
     /// The database's file was deleted or replaced while a mount held it open (`FileIdentity`).

@@ -75,8 +75,8 @@ public enum GeoJSON {
         try list(value, field, min: 1, ring)
     }
 
-    /// The geometry as MapLibre's geojson writer emits it: `type` then `coordinates`
-    /// (or `geometries`), every number with a decimal point.
+    /// As MapLibre's geojson writer emits it: `type`, then `coordinates` or `geometries`; every number with a
+    /// decimal point.
     public static func text(of geometry: Geometry) -> String {
         var out = ""
         write(geometry, into: &out)

@@ -1,17 +1,14 @@
 import Basics
 import FoundationEssentials
 
-/// Pack names (docs/design.md §3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file
-/// name's 255 bytes (`ls -l` and `tar` fail on longer ones); without `/` or control characters
-/// (U+0000-U+001F, U+007F: a newline or a tab breaks `packfs list`'s table and every script that
-/// reads `ls`); not starting with `.` (a dot file hides); not ending in `.region` or `.error` (the
-/// pack `x.region` would show where pack `x`'s region file is). Invalid UTF-8 never reaches here:
-/// the FUSE bridge refuses such a name, and Swift strings hold none.
+/// Pack names (docs/design.md §3): 1-248 bytes of UTF-8, so that `<name>.region` fits a file name's 255
+/// bytes; no `/` or control characters (a newline or tab breaks `packfs list` and scripts reading `ls`);
+/// not starting with `.` (hidden); not ending in `.region` or `.error` (a pack's own files' names).
+/// Invalid UTF-8 never reaches here: the FUSE bridge refuses it.
 ///
-/// A name is its bytes: two names are the same only when their bytes are (`same`), as the kernel
-/// compares directory entries. Swift's `==` calls NFC and NFD spellings of one text equal, so a
-/// lookup by `==` would give a directory a second name; a new name that differs from an existing
-/// one only in normalisation is refused instead (`StoreError.normalisationTwin`).
+/// A name is its bytes (`same`), as the kernel compares directory entries: Swift's `==` calls NFC and NFD
+/// spellings equal and would give a directory a second name, so such a new name is refused
+/// (`StoreError.normalisationTwin`).
 public enum PackName {
     /// The longest name, in bytes: 255 less the 7 of ".region".
     public static let maxBytes = 248

@@ -2,22 +2,14 @@ import Basics
 import FoundationEssentials
 
 /// The region file a user writes to `packs/<name>.region` (docs/design.md §3): a region definition
-/// plus free-form `metadata`.
-///
-/// Two spellings are read, told apart by one key:
+/// plus free-form `metadata`. Two spellings are read:
 /// - PackFS's own (`style`, `bounds` as `[west, south, east, north]`, `minzoom`, `maxzoom`, ...);
-/// - MapLibre's definition format, chosen when the file has `style_url` (as `regions.definition`
-///   or an app's export holds it): `min_zoom`, `max_zoom`, and `bounds` as
-///   `[south, west, north, east]`, MapLibre's order. A file is one spelling or the other, so a key
-///   of the other spelling is reported as unknown rather than silently read in the wrong order.
+/// - MapLibre's definition format, when the file has `style_url`: `min_zoom`, `max_zoom`, and `bounds`
+///   as `[south, west, north, east]`; a key of the other spelling is unknown, never read in the wrong order.
 ///
-/// Unknown keys are refused: a misspelt `max_zoom` in a PackFS file would otherwise mean
-/// "unbounded" and start a download of every zoom.
-///
-/// A FeatureCollection whose features all have the same dimension is merged into one Multi
-/// geometry, because MapLibre's tile cover counts nothing for a GeometryCollection and the
-/// definition must stay usable by MapLibre apps. A GeometryCollection the user wrote is kept as
-/// written, so that `encoded()` reads back to the same value.
+/// Unknown keys are refused: a misspelt `max_zoom` would mean "unbounded" and download every zoom. A
+/// FeatureCollection is merged (`RegionGeometry.merged`); a GeometryCollection the user wrote is kept, so
+/// that `encoded()` reads back to the same value.
 public struct RegionFile: Equatable, Sendable {
     public var definition: RegionDefinition
     /// The file's `metadata`, any JSON; nil when absent or null.
@@ -91,14 +83,13 @@ struct RegionFileKeys {
     }
 }
 
-/// Reads and validates the fields of one region file; every error names the field as the file
-/// spells it.
+/// Reads and validates one region file's fields; every error names the field as the file spells it.
 struct RegionFileReader {
     let fields: [String: JSONValue]
     let keys: RegionFileKeys
 
-    /// Schemes the downloader fetches; anything else (file://, ftp://, a bare path) is refused so
-    /// that a region file cannot make the daemon read local files.
+    /// Schemes the downloader fetches; anything else (file://, a bare path) is refused so that a region
+    /// file cannot make the daemon read local files.
     static let styleSchemes = ["http", "https", "mapbox"]
     static let maxZoomLevel = 24.0
 

@@ -35,9 +35,8 @@ enum RegionGeometry {
         return try GeoJSON.geometry(from: geometry, field: field + ".geometry")
     }
 
-    /// One geometry for `parts`: the part itself when there is one; a MultiPoint, MultiLineString
-    /// or MultiPolygon when every part has that dimension (MapLibre covers nothing for a
-    /// GeometryCollection); otherwise a GeometryCollection of the flattened parts.
+    /// One geometry for `parts`: a single part itself; a Multi* when all parts share a dimension (MapLibre
+    /// covers nothing for a GeometryCollection); otherwise a GeometryCollection of the flattened parts.
     static func merged(_ parts: [Geometry]) -> Geometry {
         let flat = parts.flatMap(flattened)
         if flat.count == 1 { return flat[0] }

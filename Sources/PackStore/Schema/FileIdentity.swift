@@ -4,11 +4,9 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Which file a database opened: its device and inode. A mount holds its file for days; if the
-/// file is deleted (or another put in its place) meanwhile, the connections keep the old one open
-/// and every change would go into a file nobody can see (and a new empty one would appear at
-/// the path when the mount closed). Checked before each write, it turns that into an error
-/// that says what happened (`StoreError.fileGone`).
+/// Which file a database opened: its device and inode. If a mount's file is deleted or replaced, the
+/// connections keep the old one open and changes would go into a file nobody can see; checked before
+/// each write, this turns that into `StoreError.fileGone`.
 struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
@@ -40,8 +38,7 @@ extension OfflineDatabase {
         if let problem = fileProblem { throw StoreError.fileGone(problem) }
     }
 
-    /// Where a mount whose file went saves what it held: the path itself when it is free, else
-    /// beside it (`<path>.recovered`, `<path>.recovered-2`...).
+    /// Where a mount whose file went saves what it held: the path if free, else `<path>.recovered[-N]`.
     func recoveryPath() -> String {
         guard FileManager.default.fileExists(atPath: path) else { return path }
         var candidate = path + ".recovered"

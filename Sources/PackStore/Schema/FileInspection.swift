@@ -12,10 +12,9 @@ enum FileInspection: Equatable {
     case empty
     case offline(version: Int)
 
-    /// `recovering`: the caller will write (and holds the lock): a hot journal left by a process
-    /// that died mid-transaction may be rolled back first, as every SQLite connection that can
-    /// write does at open (SQLite's own crash recovery, restoring the last committed state). A
-    /// read-only caller gets `.interruptedTransaction` instead.
+    /// `recovering`: the caller will write and holds the lock, so a hot journal left by a dead process
+    /// may be rolled back first (SQLite's own crash recovery); a read-only caller gets
+    /// `.interruptedTransaction` instead.
     static func inspect(path: String, recovering: Bool) throws -> FileInspection {
         var status = stat()
         guard stat(path, &status) == 0 else {
@@ -51,8 +50,7 @@ enum FileInspection: Equatable {
         return try classify(queue, path: path)
     }
 
-    /// A read-only connection that meets a hot journal cannot roll it back: SQLITE_READONLY
-    /// (SQLITE_READONLY_ROLLBACK in its extended form) with the journal beside the file.
+    /// A read-only connection cannot roll back a hot journal: SQLITE_READONLY with a `-journal` beside the file.
     private static func failure(_ error: Error, path: String) -> StoreError {
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_READONLY,
            FileManager.default.fileExists(atPath: path + "-journal") {
@@ -61,18 +59,16 @@ enum FileInspection: Equatable {
         return .corrupt(path: path, detail: "\(error)")
     }
 
-    /// SQLite's 16-byte magic string (anything else is not SQLite at all), then the header's page
-    /// size and page count against the file's size: SQLite reads a page past the end of a cut
-    /// file as zeros and finds out only when a query reaches it, so a file cut after its schema
-    /// would open, and a mount would write to it before any read failed.
+    /// SQLite's 16-byte magic string, then the header's page size and count against the file's size:
+    /// SQLite reads past the end of a cut file as zeros, so a file cut after its schema would open and a
+    /// mount would write to it before any read failed.
     private static func checkHeader(path: String) throws {
         let header = try readHeader(path)
         guard header.starts(with: Array("SQLite format 3\0".utf8)) else { throw StoreError.notSQLite(path: path) }
         guard header.count == 100 else {
             throw StoreError.corrupt(path: path, detail: "\(header.count) bytes, shorter than an SQLite header")
         }
-        // A hot journal or a WAL beside the file holds pages the file lacks until SQLite's own
-        // recovery puts them back: its size says nothing then.
+        // A hot journal or WAL beside the file holds pages the file lacks: its size says nothing then.
         let companions = ["-journal", "-wal"].filter { FileManager.default.fileExists(atPath: path + $0) }
         var status = stat()
         let size = stat(path, &status) == 0 ? Int64(status.st_size) : 0

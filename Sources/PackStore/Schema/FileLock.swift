@@ -4,15 +4,13 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// An exclusive `flock` on the database file, held by every process that changes it (a mount, a
-/// download, a command that writes). `flock` locks are independent of the POSIX locks SQLite
-/// takes, and this descriptor is closed only after every SQLite connection is closed, so SQLite's
-/// own locks are never dropped by it.
+/// An exclusive `flock` on the database file, held by every process that changes it. `flock` is
+/// independent of SQLite's POSIX locks, and this descriptor closes only after every connection, so
+/// closing it never drops SQLite's locks.
 final class FileLock: Sendable {
     private let descriptor: Int32
 
-    /// `creating`: an absent file is created with `fileMode` (the commands that make a
-    /// database); otherwise it is `fileNotFound`, and nothing is created.
+    /// `creating` (commands that make a database): an absent file is created with `fileMode`; else `fileNotFound`.
     init(path: String, creating: Bool, fileMode: UInt32) throws {
         let fd = creating ? Self.create(path, fileMode) : open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
@@ -35,9 +33,8 @@ final class FileLock: Sendable {
         return fstat(descriptor, &info) == 0 ? UInt32(info.st_mode) & 0o7777 : nil
     }
 
-    /// Opens `path`, creating it with exactly `mode` (whatever the umask) when absent: SQLite
-    /// gives the database's -wal, -shm and -journal files the main file's mode, so this one
-    /// `open` sets all of theirs (docs/design.md §1). An existing file keeps its mode.
+    /// Opens `path`, creating it with exactly `mode` (whatever the umask) when absent; an existing file
+    /// keeps its mode. SQLite gives -wal, -shm and -journal the main file's mode (docs/design.md §1).
     static func create(_ path: String, _ mode: UInt32) -> Int32 {
         let fd = open(path, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, mode_t(mode))
         guard fd >= 0 else { return errno == EEXIST ? open(path, O_RDWR | O_CLOEXEC) : fd }

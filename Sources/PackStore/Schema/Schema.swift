@@ -1,7 +1,6 @@
-/// MapLibre Native's offline database schema, stable version 6, statement for statement as
-/// MapLibre's `offline_schema.sql` creates it (comments stripped, as its generated header does).
-/// The newer `ambient_*` tables and the `tiles.encoding` column of some snapshots are not part of
-/// the stable format and are deliberately absent.
+/// MapLibre Native's offline database schema, stable version 6, statement for statement as its
+/// `offline_schema.sql` (comments stripped). The `ambient_*` tables and `tiles.encoding` column of some
+/// snapshots are not part of the stable format and are deliberately absent.
 enum Schema {
     static let version = 6
 
@@ -119,10 +118,7 @@ enum Schema {
           y INTEGER
         )
         """,
-        // The served size of a compressed tile, written with it (TileSizes.swift), so that a
-        // listing gives each tile's exact size without reading, let alone inflating, the tile.
-        // The triggers drop a size whenever its tile's content changes or goes, by whatever
-        // program (an app's MapLibre too), so a size present is a size current.
+        // Served sizes of compressed or gzip tiles; the triggers keep a size present current (TileSizes.swift).
         """
         CREATE TABLE IF NOT EXISTS packfs_tile_sizes (
           tile_id INTEGER NOT NULL PRIMARY KEY,
@@ -137,8 +133,7 @@ enum Schema {
         CREATE TRIGGER IF NOT EXISTS packfs_tile_sizes_delete AFTER DELETE ON tiles
         BEGIN DELETE FROM packfs_tile_sizes WHERE tile_id = old.id; END
         """,
-        // Per tile set of a pack, its martin `agg_tiles_hash` and tile count when the pack last
-        // became whole (a download completing, an import), and when (PackHashes.swift).
+        // Per tile set of a pack: its martin `agg_tiles_hash` and tile count when it last became whole.
         """
         CREATE TABLE IF NOT EXISTS packfs_pack_hashes (
           region_id INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
@@ -151,8 +146,7 @@ enum Schema {
           UNIQUE (region_id, url_template, pixel_ratio)
         )
         """,
-        // A pack whose hashes are owed: it became whole, and its hash is computed after that, in
-        // the background (PendingHashes.swift). `token` names the request.
+        // A pack whose hashes are owed, computed in the background (PendingHashes.swift); `token` names the request.
         """
         CREATE TABLE IF NOT EXISTS packfs_pending_hashes (
           region_id INTEGER NOT NULL PRIMARY KEY REFERENCES regions(id) ON DELETE CASCADE,

@@ -9,9 +9,8 @@ import SQLiteDB
 /// opened on a copy the caller made, never created, and attached to the writer's connection as
 /// schema `side` so that its rows move with set-based SQL inside one transaction.
 extension OfflineDatabase {
-    /// Opens an existing offline database to merge from, migrating versions 2-5 as `open` does.
-    /// Unlike `open` it creates nothing: an absent file, an empty one (not SQLite at all) and an
-    /// SQLite file without tables are refused. Call it on a copy: migrating writes to the file.
+    /// Opens an existing offline database to merge from, migrating versions 2-5 as `open` does but creating
+    /// nothing (an absent, empty or tableless file is refused). Call it on a copy: migrating writes to it.
     public static func openSide(path: String) throws -> OfflineDatabase {
         // Recovering: a hot journal copied with the file is rolled back on the copy, as SQLite does.
         switch try FileInspection.inspect(path: path, recovering: true) {
@@ -24,9 +23,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// Runs `body` in one write transaction with the file at `path` attached as schema `side`
-    /// (ATTACH is refused inside a transaction, so it comes first and DETACH after). `body` gets
-    /// the batch and its connection, for SQL that names `side.` and `main.` tables.
+    /// Runs `body` in one write transaction with `path` attached as schema `side` (ATTACH is refused inside
+    /// a transaction); `body` gets the connection too, for SQL naming `side.` and `main.` tables.
     public func write<T>(attaching path: String, _ body: (StoreBatch, Database) throws -> T) throws -> T {
         defer {
             packList.invalidate()
@@ -64,13 +62,11 @@ extension StoreBatch {
 }
 
 extension Pack {
-    /// The name the description gives (a JSON `name` that is a valid pack name); nil for a pack
-    /// shown as `region-<id>`.
+    /// The description's JSON `name` when a valid pack name; nil for a pack shown as `region-<id>`.
     public var storedName: String? { PackDescription.name(in: description) }
 
-    /// `description` with its `name` replaced and every other field kept: a pack stored again
-    /// under another name. A description that is no JSON object keeps its text under
-    /// `app_description`, as a rename does.
+    /// `description` with its `name` replaced and every other field kept; one that is no JSON object
+    /// keeps its text under `app_description`, as a rename does.
     public static func description(_ description: Data?, renamedTo name: String) -> Data {
         var fields = PackDescription.fields(of: description)
         fields["name"] = .string(name)

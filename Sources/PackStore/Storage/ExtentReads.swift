@@ -1,10 +1,8 @@
 import SQLiteDB
 
-/// The tree's questions asked through the pack's own extents (`Extents`) once they are complete:
-/// each seeks the pack's columns, then reads the `tiles` index only between the pack's lowest and
-/// highest row in each, so that its cost is the pack's whatever its neighbours hold. Without
-/// complete extents (a database an app filled, still being counted) the questions go through
-/// the `tiles` index alone (`TreeSQL`), as before.
+/// The tree's questions asked through the pack's own extents (`Extents`) once complete: each seeks the
+/// pack's columns, then reads the `tiles` index only between their lowest and highest rows, so the cost
+/// is the pack's whatever its neighbours hold. Until then (a file an app filled) `TreeSQL` answers.
 extension OfflineDatabase {
     enum ExtentSQL {
         static let ready = StatementKey("SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0")
@@ -18,8 +16,7 @@ extension OfflineDatabase {
             SELECT min_y, max_y FROM packfs_pack_extents
               WHERE region_id = ? AND url_template = ? AND pixel_ratio = ? AND z = ? AND x = ?
             """)
-        /// The pack's next zoom above ?4 with a tile with content (one column probed per zoom,
-        /// usually the first).
+        /// The pack's next zoom above ?4 with a tile with content (usually one column probed per zoom).
         static let nextZoom = StatementKey("""
             SELECT e.z FROM packfs_pack_extents e
               WHERE e.region_id = ?1 AND e.url_template = ?2 AND e.pixel_ratio = ?3 AND e.z > ?4
@@ -57,9 +54,8 @@ extension OfflineDatabase {
             """)
     }
 
-    /// What the pack's extents say of a set's column: nil when they are not complete (ask the
-    /// `tiles` index alone); else the rows the pack may hold there, none when it holds no tile in
-    /// the column.
+    /// What the pack's extents say of a set's column: nil when not complete (ask `tiles` alone); else
+    /// the rows the pack may hold there, none when it holds no tile in the column.
     static func columnExtent(_ set: TileColumnSet, z: Int, x: Int, _ db: Database) throws -> ClosedRange<Int64>?? {
         guard try extentsReady(set.region, db) else { return nil }
         let arguments: StatementArguments = [set.region.rawValue, set.urlTemplate, set.pixelRatio, z, x]
@@ -83,8 +79,7 @@ extension OfflineDatabase {
         }
     }
 
-    /// Up to `limit` of the set's x values with content at z after `after`, from its extents;
-    /// nil when they are not complete.
+    /// Up to `limit` of the set's x values with content at z after `after`, from its extents; nil if incomplete.
     func extentColumns(_ set: TileColumnSet, z: Int, after: Int, limit: Int) throws -> [Int]? {
         try readWithoutTransaction { db in
             guard try Self.extentsReady(set.region, db) else { return nil }

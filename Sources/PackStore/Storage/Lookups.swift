@@ -9,8 +9,7 @@ extension OfflineDatabase {
         try validators(of: keys, in: "tiles WHERE \(TileKey.match)") { $0.arguments }
     }
 
-    /// True when some tile with this URL template is stored: when none is, a downloader can skip
-    /// `storedTiles` for that template's keys.
+    /// Whether any tile with this URL template is stored; if none is, a downloader need not ask `storedTiles`.
     public func hasTiles(urlTemplate: String) throws -> Bool {
         try read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tiles WHERE url_template = ?)",
@@ -58,11 +57,9 @@ extension OfflineDatabase {
         }
     }
 
-    /// Tiles in the whole database (only `includingAll`: a `--max-tiles` limit needs them), and
-    /// those with a `mapbox://` template (MapLibre's limit counts those): kept figures
-    /// (`Counting`), or counted now while they are not kept yet (a file an app filled, before the
-    /// mount's background count). Counting all is a pass over `tiles`, so it is done only when
-    /// asked for; the `mapbox://` count reads only the templates that can match.
+    /// Tiles in the whole database (only `includingAll`, for `--max-tiles`: counting them is a pass over
+    /// `tiles`) and those with a `mapbox://` template (MapLibre's limit): kept figures (`Counting`), or
+    /// counted now while not kept yet (a file an app filled, before the mount's background count).
     public func tileTotals(includingAll: Bool) throws -> (all: Int?, mapbox: Int) {
         try read { db in
             if let totals = try Counting.totals(db) { return (totals.tiles, totals.mapboxTiles) }
@@ -71,18 +68,16 @@ extension OfflineDatabase {
         }
     }
 
-    /// MapLibre's count, `url_template LIKE 'mapbox://%'`, over the parts of the unique index on
-    /// `(url_template, ...)` where a match can sit: LIKE ignores ASCII case, so text starting with
-    /// `M` or `m`, and blobs (an app's file may hold one; LIKE reads its bytes as text), which sort
-    /// after all text. The LIKE alone is a scan of every tile.
+    /// MapLibre's count, `url_template LIKE 'mapbox://%'`, over only the parts of the unique index where
+    /// a match can sit (the LIKE alone scans every tile): text starting with `M` or `m` (LIKE ignores
+    /// ASCII case), and blobs, which sort after all text and which LIKE reads as text.
     static let mapboxTileCount = """
         SELECT COUNT(*) FROM tiles WHERE (url_template >= 'M' AND url_template < 'N'
           OR url_template >= 'm' AND url_template < 'n' OR url_template >= x'')
           AND url_template LIKE 'mapbox://%'
         """
 
-    /// Drops tiles and resources from a pack (a redefinition no longer covers them), in one
-    /// transaction; rows no other pack holds become ambient cache.
+    /// Drops tiles and resources from a pack in one transaction; rows no other pack holds become ambient cache.
     public func unlink(tiles: [TileKey], resources: [String], from region: RegionID) throws {
         guard !tiles.isEmpty || !resources.isEmpty else { return }
         try write { batch in try batch.unlink(tiles: tiles, resources: resources, from: region) }

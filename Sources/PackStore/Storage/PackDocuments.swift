@@ -1,10 +1,9 @@
 import Basics
 import FoundationEssentials
 
-/// What a pack's style model reads of the store (StyleModel's `PackStyle`, its synthetic style
-/// and the pack's coverage): the store answers, StyleModel never opens or names a database.
-/// `OfflineDatabase` is the one reader; the protocol keeps the arrow from StyleModel to the
-/// store's reads, not to its files, connections or writes.
+/// What a pack's style model reads of the store (StyleModel's `PackStyle`, its synthetic style and the
+/// pack's coverage). `OfflineDatabase` answers; StyleModel depends on these reads only, never on the
+/// store's files, connections or writes.
 public protocol PackDocuments {
     func resource(url: String) throws -> StoredResource?
     func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)]

@@ -1,20 +1,16 @@
 import Basics
 import SQLiteDB
 
-/// Whole-pack questions for export and for packs without a stored style: which tile sets a pack
-/// holds, and every tile of one set in z, x, y order. Both go through the `tiles` unique index
-/// (url_template, pixel_ratio, z, x, y) and the membership index, a page at a time, so a pack of a
-/// million tiles streams in constant memory and never holds a read transaction for long.
+/// Whole-pack questions for export and for packs without a stored style: a pack's tile sets, and every
+/// tile of one set in z, x, y order. Both walk the `tiles` unique index and the membership index a page at
+/// a time, so a pack of a million tiles streams in constant memory without a long read transaction.
 extension OfflineDatabase {
     /// Tiles per page of `forEachPackTile`.
     static let walkPage = 2_000
 
-    /// The pack's tile sets (template and key pixel ratio), in template order. A skip scan finds
-    /// each distinct template, then each of its pixel ratios, in one index seek each (the one
-    /// query over both, `(template, ratio) > (?, ?)`, walked every entry of the current template),
-    /// then asks whether the pack holds any tile of the set: from the pack's own memberships when
-    /// it is small beside the database (so that a pack costs itself, not the packs before it in
-    /// the index), else from the template's tiles (docs/benchmarks.md, "A pack among many").
+    /// The pack's tile sets (template and key pixel ratio), in template order. A skip scan finds each
+    /// template, then each of its ratios, in one index seek each (one query over both walked every entry
+    /// of the current template), then asks `packHoldsSetSQL` whether the pack holds any tile of the set.
     public func packTileSets(of region: RegionID) throws -> [TileColumnSet] {
         try read { db in
             if try Self.extentsReady(region, db) { return try Self.extentTileSets(of: region, db) }
@@ -44,11 +40,10 @@ extension OfflineDatabase {
         }
     }
 
-    /// Whether the pack holds a tile with content of (template, ratio): through the template's
-    /// index entries when the pack is known to hold a quarter of the database or more; else
-    /// through its memberships (CROSS JOIN keeps SQLite to that order), whose first rows usually
-    /// answer: a pack not counted yet walked every earlier pack's entries (docs/benchmarks.md, "A
-    /// pack among many").
+    /// Whether the pack holds a tile with content of (template, ratio): through the template's index
+    /// entries when the pack is known to hold a quarter of the database or more, else through its own
+    /// memberships (CROSS JOIN keeps that order), so a small pack costs itself, not the packs before it
+    /// (docs/benchmarks.md, "A pack among many").
     private static func packHoldsSetSQL(_ region: RegionID, _ db: Database) throws -> String {
         let pack = try Counting.counts(of: region, db)
         let totals = try Counting.totals(db)
@@ -64,9 +59,8 @@ extension OfflineDatabase {
     }
 }
 
-/// Something that reads the store at one snapshot: the database's readers (`OfflineDatabase`),
-/// or a write transaction's own connection (`StoreBatch`), which sees what the transaction has
-/// written and not committed yet (a patch checks the hash its changes give before it commits).
+/// Something that reads the store at one snapshot: the database's readers, or a write transaction's
+/// connection (`StoreBatch`), which sees its uncommitted writes (a patch checks its hash before committing).
 public protocol StoreSnapshot {
     func reading<T>(_ body: (Database) throws -> T) throws -> T
 }
@@ -80,15 +74,11 @@ extension StoreBatch: StoreSnapshot {
 }
 
 extension StoreSnapshot {
-    /// Calls `body` with every tile with content of `set` in its pack, by z, then x, then y as
-    /// stored (a TMS source's rows are the server's: flip them for XYZ); with `descendingRows`,
-    /// each column's rows from the highest down (an XYZ source's tiles in TMS order, as MBTiles
-    /// and its hash want them), still a page at a time. Rows whose coordinates are not integers
-    /// name no tile and are skipped, as the mount skips them.
-    /// With the pack's extents complete, only its columns are read, each between its lowest
-    /// and highest row (the `tiles` index alone walked every later pack's tiles of the template
-    /// after the pack's last: docs/benchmarks.md, "A pack among many").
-    /// `body` runs outside the read transactions, a page's tiles copied out.
+    /// Calls `body` with every tile with content of `set` in its pack, by z, x, then y as stored (a TMS
+    /// source's rows are the server's); with `descendingRows`, each column's rows from the highest down
+    /// (TMS order from an XYZ source, as MBTiles and its hash want). Non-integer coordinates are skipped,
+    /// as the mount skips them; complete extents bound the walk (ExtentReads.swift). `body` runs outside
+    /// the read transactions, on a page's tiles copied out.
     public func forEachPackTile(
         _ set: TileColumnSet, descendingRows: Bool = false,
         _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ data: StoredData) throws -> Void
@@ -104,9 +94,8 @@ extension StoreSnapshot {
             { z, x, y, bytes in page.append((z, x, y, bytes.stored)) })
     }
 
-    /// `forEachPackTile`'s tiles in its order, each with its bytes where SQLite holds them:
-    /// `body` runs inside the page's read transaction (keep it short), `pageEnd` after each
-    /// page's transaction has ended.
+    /// `forEachPackTile`'s tiles with their bytes where SQLite holds them: `body` runs inside the page's
+    /// read transaction (keep it short), `pageEnd` after each page's transaction has ended.
     public func forEachPackTileBytes(
         _ set: TileColumnSet, descendingRows: Bool = false, pageEnd: () throws -> Void = {},
         _ body: (_ z: Int, _ x: Int, _ storedY: Int, _ bytes: StoredBytes) throws -> Void
@@ -159,8 +148,7 @@ extension StoreSnapshot {
                     """),
                 arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]
             ).compactMap { row in
-                // Lenient, not `decode`, which throws on a damaged bookkeeping row (z 'abc', 1.5):
-                // a column whose extent does not read is left out, as an inverted one is.
+                // Lenient, not `decode` (which throws): a damaged or inverted extent row is left out.
                 guard let z: Int = row.lenient("z"), let x: Int = row.lenient("x"), let low: Int = row.lenient("min_y"),
                     let high: Int = row.lenient("max_y"), low <= high
                 else { return nil }

@@ -62,8 +62,7 @@ extension OfflineDatabase {
             headers: headers(from: row), accessed: row.lenient("accessed") ?? 0)
     }
 
-    /// `data` as bytes (text is taken as its UTF-8 bytes, as SQLite hands it to a blob reader)
-    /// and `compressed` as a flag.
+    /// `data` as bytes (text as its UTF-8 bytes, as SQLite hands it to a blob reader), `compressed` as a flag.
     static func storedData(_ row: Row, of table: String) throws -> StoredData {
         StoredData(bytes: try row.stored("data", of: table), compressed: row.lenient("compressed") ?? false)
     }

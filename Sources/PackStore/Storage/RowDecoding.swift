@@ -1,11 +1,8 @@
 import SQLiteDB
 
-/// Reading a column of a file PackFS did not write. SQLite checks no column type (MapLibre's
-/// tables are not STRICT), so an app's file, or a damaged one, may hold text where an integer
-/// belongs, a blob of invalid UTF-8 where text does, or NULL anywhere. SQLiteDB's `decode`
-/// throws its own error there (its subscripts answer nil, never trap); these throw a `StoreError`
-/// naming the column, so one bad row fails alone (a read answers EIO with a log line) and never
-/// takes the daemon with it.
+/// Reading a column of a file PackFS did not write: MapLibre's tables are not STRICT, so an app's or a
+/// damaged file may hold text where an integer belongs, invalid UTF-8, or NULL anywhere. These throw a
+/// `StoreError` naming the column, so one bad row fails alone (EIO and a log line), never the daemon.
 extension Row {
     /// The value of `column` (a name in the query), or `StoreError.invalidData`.
     func stored<Value: DatabaseValueConvertible>(_ column: String, of table: String) throws -> Value {
@@ -25,8 +22,7 @@ extension Row {
         }
     }
 
-    /// The value of `column`, nil when it is NULL, missing or of a type that does not convert:
-    /// for bookkeeping a bad value means "not recorded".
+    /// The value of `column`, nil when NULL, missing or not convertible: in bookkeeping, "not recorded".
     func lenient<Value: DatabaseValueConvertible>(_ column: String) -> Value? {
         (try? decode(Value?.self, forColumn: column)) ?? nil
     }

@@ -7,12 +7,10 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// What a renderer reads of a stored tile: the stored framing undone (`StoredData.decoded`), then
-/// a gzip payload inflated once more (an MBTiles file's vector tiles, a server's pre-gzipped
-/// tiles sent without Content-Encoding): MapLibre Native inflates what it fetches over HTTP but
-/// not what it reads from `file://`. The one rule for the mount's lookups and reads
-/// (`OfflineDatabase.servedTile`, which applies it in place), the exports (`PackTree`, `PMTilesExport`)
-/// and the sizes the writers record (`TileSizes`).
+/// What a renderer reads of a stored tile: the stored framing undone (`StoredData.decoded`), then a gzip
+/// payload inflated once more (an MBTiles vector tile, a pre-gzipped tile sent without Content-Encoding),
+/// since MapLibre Native inflates what it fetches over HTTP but not what it reads from `file://`. The one
+/// rule for the mount's reads (`OfflineDatabase.servedTile`), exports and recorded sizes (`TileSizes`).
 public enum ServedTile {
     public static func content(decoded: Data?) throws -> Data? {
         guard let decoded else { return nil }
@@ -31,10 +29,9 @@ public enum TileSelector: Sendable {
 }
 
 extension OfflineDatabase {
-    /// The row and served bytes (`ServedTile`) of a tile with content that `region` holds, or nil:
-    /// the one read of a tile's bytes, for a lookup (which needs the size) and a read alike.
-    /// Inflated where SQLite holds the blob, with the thread's decompressor. `wantsContent` is
-    /// asked with the row first: false (the caller knows the size already) leaves it undecoded.
+    /// The row and served bytes of a tile with content that `region` holds, or nil: the one read of a
+    /// tile's bytes, for a lookup and a read alike. `wantsContent` is asked with the row first: false
+    /// (the caller knows the size already) leaves it undecoded.
     public func servedTile(_ tile: TileSelector, in region: RegionID, wantsContent: (TileID) -> Bool = { _ in true })
         throws -> (id: TileID, content: Data?)?
     {
@@ -51,9 +48,7 @@ extension OfflineDatabase {
 }
 
 extension StatementRow {
-    /// A stored tile as served (`ServedTile`), decoded where SQLite holds it: the stored bytes
-    /// are inflated straight from SQLite's buffer, with no copy, and a gzip payload inside once
-    /// more. NULL is nil.
+    /// A stored tile as served (`ServedTile`), inflated straight from SQLite's buffer; NULL is nil.
     func served(_ column: Int, compressed: Bool) throws -> Data? {
         try withUnsafeBlob(at: column) { stored -> Data? in
             guard let stored else { return nil }
@@ -73,9 +68,8 @@ extension ServedTile {
         return try Zlib.decompress(Data(bytes))
     }
 
-    /// libdeflate's state for the calling thread, made on its first inflate and freed when the
-    /// thread ends (nil if it could not be made: each inflate then makes its own). The mount's
-    /// threads live as long as it does, so no decompressor is made per tile.
+    /// libdeflate's state for the calling thread, made on its first inflate and freed when the thread
+    /// ends, so no decompressor is made per tile (nil if it could not be made: each inflate makes its own).
     private static var threadDecompressor: OpaquePointer? {
         if let made = pthread_getspecific(decompressorKey) { return OpaquePointer(made) }
         guard let made = libdeflate_alloc_decompressor() else { return nil }

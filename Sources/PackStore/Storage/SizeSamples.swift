@@ -14,10 +14,9 @@ public struct SizeSample: Equatable, Sendable {
     public var mean: Double? { count > 0 ? Double(bytes) / Double(count) : nil }
 }
 
-/// What the database already holds, measured for byte estimates (`packfs estimate --db`, and a
-/// download's plan). Every query is a bounded seek through a unique index, never a scan of a
-/// table: a database of millions of tiles answers as fast as an empty one. `LENGTH(data)` is
-/// read from the row's header (SQLite does not load a blob to measure it).
+/// What the database already holds, measured for byte estimates (`packfs estimate --db`, a download's
+/// plan). Every query is a bounded index seek, never a scan, and `LENGTH(data)` reads no blob, so
+/// millions of tiles answer as fast as none.
 extension OfflineDatabase {
     /// Tiles a sample holds at most: enough for a steady mean, few enough to stay instant.
     public static let sizeSampleLimit = 256
@@ -42,8 +41,7 @@ extension OfflineDatabase {
         }
     }
 
-    /// Up to `limit` stored tiles of one template, pixel ratio and zoom, anywhere (the first ones
-    /// in the index's order: westmost columns first).
+    /// Up to `limit` stored tiles of one template, pixel ratio and zoom, the first in index order (westmost).
     public func tileSizes(urlTemplate: String, pixelRatio: Int, z: Int, limit: Int = sizeSampleLimit) throws -> SizeSample {
         try read { db in
             let row = try Row.fetchOne(

@@ -1,13 +1,10 @@
 import Basics
 import SQLiteDB
 
-/// Who holds a tile row: a patch changes a row every pack holding it sees (tiles are shared by
-/// URL, as in MapLibre), so it asks which other packs those are (through the membership index on
-/// `tile_id`: one seek per tile, never a scan).
+/// Who holds a tile row: tiles are shared by URL, so a patch asks which other packs see a row it changes
+/// (one membership-index seek per tile).
 extension StoreBatch {
-    /// The tile's row (id and stored data) under `key`; nil when none is stored. A damaged row
-    /// (data holding the integer 5) fails with an error naming the column, as every reading of
-    /// stored data does.
+    /// The tile's row (id and stored data) under `key`, or nil; a damaged row throws (`RowDecoding`).
     public func storedTile(_ key: TileKey) throws -> (id: TileID, data: StoredData)? {
         guard let row = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT id, data, compressed FROM tiles WHERE \(TileKey.match)"),

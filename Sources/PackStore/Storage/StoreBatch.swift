@@ -2,14 +2,12 @@ import Basics
 import FoundationEssentials
 import SQLiteDB
 
-/// The writes of one transaction (`OfflineDatabase.write`). Updates keep row ids (update, then
-/// insert if absent, as MapLibre does; tiles use an upsert to the same effect); pack membership
-/// is `INSERT OR IGNORE`.
+/// The writes of one transaction (`OfflineDatabase.write`). Updates keep row ids (update, else insert, as
+/// MapLibre does; tiles by an upsert); pack membership is `INSERT OR IGNORE`.
 public struct StoreBatch {
     let db: Database
     let now: Int64
-    /// The database's cached statuses, which `setStatus` drops once it commits (nil: the
-    /// caller drops them all itself).
+    /// Cached statuses, which `setStatus` drops once it commits (nil: the caller drops them all itself).
     let statuses: PackStatusCache?
     /// The mount's note that rows were switched (`SwitchedRows`); nil outside `OfflineDatabase.write`.
     let switchedRows: SwitchedRowsFlag?
@@ -47,10 +45,8 @@ public struct StoreBatch {
         return id
     }
 
-    /// Stores a tile and returns its row id, in one statement (a download stores thousands per
-    /// batch). An existing row keeps its id; the upsert does use up a sequence number then.
-    /// `contentSize`, the decoded size, is kept beside a compressed tile (TileSizes.swift) so that
-    /// listings need not inflate it; pass it whenever it is known.
+    /// Stores a tile in one statement and returns its row id; an existing row keeps its id (the upsert still
+    /// uses up a sequence number). Pass `contentSize`, the decoded size, whenever known (TileSizes.swift).
     @discardableResult
     public func putTile(_ key: TileKey, data: StoredData, headers: CacheHeaders, contentSize: Int? = nil) throws
         -> TileID
@@ -108,8 +104,7 @@ public struct StoreBatch {
         return db.changesCount > 0
     }
 
-    /// Adds an already stored resource (any pack's, or the ambient cache's) to `region`;
-    /// nil when nothing is stored under `url`.
+    /// Adds an already stored resource (any pack's or the ambient cache's) to `region`; nil if none at `url`.
     public func adoptResource(url: String, into region: RegionID) throws -> Adoption? {
         guard let row = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT id, COALESCE(LENGTH(data), 0) FROM resources WHERE url = ?"),
@@ -164,8 +159,7 @@ public struct StoreBatch {
         ).map(TileID.init(rawValue:))
     }
 
-    /// What adopting a stored row did: whether the pack gained it, and the row's stored size
-    /// (what the pack's counts gain with it).
+    /// What adopting a stored row did: whether the pack gained it, and the row's stored size.
     public struct Adoption: Equatable {
         public var added: Bool
         public var storedSize: Int

@@ -1,10 +1,9 @@
 import Basics
 import SQLiteDB
 
-/// The reader connections of the store's hot reads (`readWithoutTransaction`, `withOneSnapshot`):
-/// a session's own pool, the one pool on the file. In the other modes, a read-only pool opened at
-/// the first such read: a command may never read the tree, and a read-only connection cannot
-/// open every file a command can (one in WAL mode without its log).
+/// The reader connections of the store's hot reads: a session's own pool, or in the other modes a
+/// read-only pool opened at the first such read (a command may never need one, and a read-only
+/// connection cannot open every file a command can, e.g. one in WAL mode without its log).
 final class StoreReaders: Sendable {
     private enum State {
         case unopened
@@ -54,16 +53,14 @@ extension OfflineDatabase {
         try wrap { try readers.pool().readWithoutTransaction(body) }
     }
 
-    /// Runs `body` (one FUSE request that only reads) with its reads through
-    /// `readWithoutTransaction` on one connection in one read transaction: they agree with each
-    /// other, and the pool is visited once. A request that writes must not: its later reads would
-    /// not see its own write.
+    /// Runs `body` (one FUSE request that only reads) with its `readWithoutTransaction` reads in one read
+    /// transaction, so they agree. Not for a request that writes: its later reads would miss its write.
     public func withOneSnapshot<T>(_ body: () throws -> T) throws -> T {
         try wrap { try readers.pool() }.withThreadSnapshot(body)
     }
 
-    /// Opens the mount's read connections ahead of need (one per FUSE thread): they keep reading
-    /// the file they opened should it be deleted while mounted.
+    /// Opens the mount's readers ahead of need (one per FUSE thread): they keep reading their file if it is
+    /// deleted while mounted.
     public func openReaders(_ count: Int) throws {
         try wrap { try readers.pool().openReaders(count) }
     }

@@ -2,10 +2,9 @@ import Basics
 import FoundationEssentials
 import SQLiteDB
 
-/// A stored value's bytes where SQLite holds them for the row being stepped, as `StoredData`
-/// (`data` NOT NULL): valid only inside the call it is passed to. The whole-pack walks hand
-/// tiles out so (`forEachPackTileBytes`): `packfs verify` and the hash read every byte of a pack,
-/// and neither a copy per tile into `Data` nor a `Row` per tile is made.
+/// A stored value's bytes where SQLite holds them for the row being stepped, valid only inside the call
+/// it is passed to: `packfs verify` and the hash read every byte of a pack (`forEachPackTileBytes`)
+/// without a `Data` copy or a `Row` per tile.
 public struct StoredBytes {
     public let bytes: UnsafeRawBufferPointer
     public let compressed: Bool
@@ -20,8 +19,7 @@ public struct StoredBytes {
 }
 
 extension StatementRow {
-    /// An integer column (the queries select only integers where they use this), with the
-    /// error of `Row.stored` (`RowDecoding`) for anything else.
+    /// An integer column, or `Row.stored`'s error (`RowDecoding`) for anything else.
     func storedInt(_ index: Int, _ column: String) throws -> Int {
         guard let value = integer(index).flatMap({ Int(exactly: $0) }) else {
             throw StoreError.invalidData(Row.mismatch(databaseValue(index), column, Int.self))
@@ -29,10 +27,9 @@ extension StatementRow {
         return value
     }
 
-    /// Calls `body` with `data` and `compressed` at `index` and `index + 1`, as
-    /// `OfflineDatabase.storedData` reads them: a blob or a text's bytes where SQLite holds them
-    /// (any other value throws), and compressed when a number other than 0 (anything else is
-    /// not).
+    /// Calls `body` with `data` and `compressed` at `index` and `index + 1`, read as
+    /// `OfflineDatabase.storedData` reads them: a blob's or text's bytes in place (any other value throws),
+    /// compressed when a nonzero number.
     func withStoredBytes<T>(_ index: Int, of table: String, _ body: (StoredBytes) throws -> T) throws -> T {
         guard holdsBytes(index) else {
             throw StoreError.invalidData(Row.mismatch(databaseValue(index), "\(table).data", Data.self))

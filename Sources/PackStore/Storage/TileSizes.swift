@@ -2,16 +2,11 @@ import Basics
 import FoundationEssentials
 import SQLiteDB
 
-/// Served sizes of tiles whose stored length is not their size, in PackFS's `packfs_tile_sizes`
-/// table: compressed tiles, and gzip content (an MBTiles file's vector tiles, kept as they are),
-/// which the mount serves inflated (`ServedTile`).
-///
-/// A file's size must be exact, and a compressed tile's decoded size is not in MapLibre's schema:
-/// without this table a listing with attributes (READDIRPLUS: `du`, `ls -l`, `find -size`) would
-/// read and inflate every tile it lists. The writer knows the size (it just decoded the body), so
-/// it keeps it beside the row; triggers on `tiles` (Schema.bookkeeping) drop it when the content
-/// changes or goes, whoever writes, so a listing trusts a size it finds without reading the tile
-/// row. A tile without a size (an app's, or one stored before this table) is decoded instead.
+/// Served sizes of compressed or gzip tiles, whose stored length is not their size (`ServedTile`). A
+/// file's size must be exact, so without this table a listing with attributes (`du`, `ls -l`) would
+/// inflate every tile. The writer, which just decoded the body, records the size; triggers on `tiles`
+/// (Schema.bookkeeping) drop it when the content changes, so a size found is trusted. A tile without
+/// one (an app's) is decoded instead.
 extension StoreBatch {
     static let sizesTable = "packfs_tile_sizes"
 
@@ -27,11 +22,9 @@ extension StoreBatch {
 }
 
 extension StoredData {
-    /// The size the mount serves for a tile whose decoded content is `content`, for
-    /// `putTile(contentSize:)`: content that is itself gzip is inflated once more, as the mount
-    /// serves it (`ServedTile`), here, once, by the writer, rather than by every listing
-    /// (an imported pack's `du` inflated every tile: a sixth of the daemon's time). nil when
-    /// it does not inflate (a listing then reports what is wrong).
+    /// The size the mount serves for decoded `content`, for `putTile(contentSize:)`: gzip content is
+    /// inflated here, once, by the writer, rather than by every listing. nil when it does not inflate
+    /// (a listing then reports what is wrong).
     public static func servedSize(of content: Data) -> Int? {
         (try? ServedTile.content(decoded: content))?.map(\.count)
     }

@@ -1,7 +1,6 @@
 import SQLiteDB
 
-/// One tile source of one pack, as the mount lists it: the pack, the first `tiles` template and
-/// the key's pixel ratio.
+/// One tile source of one pack as the mount lists it: the pack, the first `tiles` template, the key's pixel ratio.
 public struct TileColumnSet: Hashable, Sendable {
     public var region: RegionID
     public var urlTemplate: String
@@ -13,18 +12,14 @@ public struct TileColumnSet: Hashable, Sendable {
     }
 }
 
-/// The questions the mount asks while the kernel walks the tree: one directory level at a time,
-/// each through the `tiles` unique index (url_template, pixel_ratio, z, x, y) and the membership
-/// index (region_id, tile_id) or (region_id, resource_id). No query scans a table; distinct z and
-/// x are found by skip scans (one index seek per distinct value), so a column of 20,000 tiles
-/// lists its x values in as many seeks as there are x values. Only tiles with content count:
-/// "no content" rows (NULL data) are not in the tree.
+/// The questions the mount asks while the kernel walks the tree, one directory level at a time, each
+/// through the `tiles` unique index and a membership index; no query scans a table. Distinct z and x are
+/// found by skip scans, one index seek per distinct value. Tiles without content (NULL data) are not in the tree.
 extension OfflineDatabase {
     enum TreeSQL {
         static let member = "EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ? AND rt.tile_id = t.id)"
-        // `typeof(...) = 'integer'`: SQLite sorts text above every number and compares 1.5 > 1,
-        // so a row with z 'one' or 1.5 (an app's file may hold them) would answer `z > ?` forever
-        // as the same integer and the skip scan would never end. Such rows name no path anyway.
+        // `typeof(...) = 'integer'`: a row with z 'one' or 1.5 (an app's file may hold them) would
+        // answer `z > ?` forever as the same integer, and the skip scan would never end.
         static let nextZoom = StatementKey("""
             SELECT z FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z > ? AND typeof(z) = 'integer'
               AND data IS NOT NULL AND \(member) ORDER BY z LIMIT 1
@@ -33,10 +28,8 @@ extension OfflineDatabase {
             SELECT x FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x > ?
               AND typeof(x) = 'integer' AND data IS NOT NULL AND \(member) ORDER BY x LIMIT 1
             """)
-        /// Whether zoom z (or column z/x) has a tile with content in the pack: one seek into the
-        /// unique index, then its entries in order until a member with content turns up (a lookup
-        /// of `<z>/` asks only this, not every zoom). `= ?` binds an integer, which no text or real
-        /// row equals.
+        /// Whether zoom z (or column z/x) has a tile with content in the pack: one index seek, then
+        /// entries until a member turns up. `= ?` binds an integer, which no text or real row equals.
         static let zoomProbe = StatementKey("""
             SELECT 1 FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ?
               AND data IS NOT NULL AND \(member) LIMIT 1
@@ -54,12 +47,10 @@ extension OfflineDatabase {
                   ORDER BY y \(descending ? "DESC" : "ASC") LIMIT ?
                 """)
         }
-        /// `rows` with each tile's served size where it is known without decoding: the recorded
-        /// size (TileSizes.swift), else the stored length of uncompressed content that is not
-        /// gzip, else NULL. A tile with a recorded size has content, and SQLite seeks the table
-        /// row only for a column the index lacks (a deferred seek), so such a tile is listed
-        /// from the two indexes and the sizes table without reading its row: a walk then reads
-        /// no tile pages at all. By order, then without and with PackFS's sizes table.
+        /// `rows` with each tile's served size where known without decoding: the recorded size
+        /// (TileSizes.swift), else the length of uncompressed non-gzip content, else NULL. A recorded
+        /// size implies content, so SQLite's deferred seek lists such a tile without reading its row.
+        /// Indexed by order, then without and with PackFS's sizes table.
         static let sizedRows = [false, true].map { descending in
             [false, true].map { sizesTable in
                 let recorded = sizesTable ? "s.size" : "NULL"
@@ -144,10 +135,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// Some tile with content of the set (to tell a raster source's image format): through the
-    /// pack's extents once they are complete, else the template's index entries from the first
-    /// (past every neighbour's tile before the pack's own: docs/benchmarks.md, "A pack among
-    /// many").
+    /// Some tile with content of the set (to tell a raster source's image format), through the
+    /// pack's extents once complete (docs/benchmarks.md, "A pack among many").
     public func sampleTile(_ set: TileColumnSet) throws -> StoredTile? {
         let id = try read { db in
             if try Self.extentsReady(set.region, db) {

@@ -2,11 +2,9 @@ import Basics
 import FoundationEssentials
 import SQLiteDB
 
-/// The single-statement questions the mount asks for every file it looks up or reads (a tile by
-/// key, a tile or resource by row, membership), each on a reader connection without a transaction
-/// of its own (`readWithoutTransaction`; inside a request, its one snapshot), with its statement
-/// found by key and its row read in place: the per-read machinery stays small beside the SQLite
-/// work itself. Same SQL (`TreeSQL`), same indexes.
+/// The single-statement questions the mount asks for every file it looks up or reads, each on a reader
+/// without a transaction of its own (inside a request, its one snapshot), with a cached statement and its
+/// row read in place, so the per-read machinery stays small beside SQLite's work. SQL: `TreeSQL`.
 extension OfflineDatabase {
     /// The row of a tile with content that the pack holds, or nil.
     public func packTileID(_ key: TileKey, in region: RegionID) throws -> TileID? {
@@ -33,10 +31,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// The rows of column z/x worth reading for the pack: the pack's extent when it is known
-    /// (nil when the pack holds nothing there), else all; `inGrid`, only those of the zoom's
-    /// grid (0 to 2^z - 1: an app's file may hold others, which no path names). A column is
-    /// listed, and looks up, when it holds any row, as the listing of columns finds it.
+    /// The rows of column z/x worth reading: the pack's extent when known (nil when the pack holds
+    /// nothing there), else all; `inGrid`, only the zoom's grid (0 to 2^z - 1), the rows a path can name.
     static func rowRange(_ set: TileColumnSet, z: Int, x: Int, inGrid: Bool, _ db: Database) throws -> ClosedRange<Int64>? {
         let grid = inGrid ? 0...Int64((1 << min(max(z, 0), 62)) - 1) : Int64.min...Int64.max
         switch try columnExtent(set, z: z, x: x, db) {
@@ -46,10 +42,9 @@ extension OfflineDatabase {
         }
     }
 
-    /// Up to `limit` stored rows (y as stored, with the tile's row id) of column z/x, after `after`
-    /// in the order asked: ascending, or descending for a TMS source listed in XYZ order. Only
-    /// rows of the zoom's grid (0 to 2^z - 1) come: an app's file may hold others, which no path
-    /// names, and a page of them would end a listing early. One statement per page.
+    /// Up to `limit` stored rows (y as stored, and row id) of column z/x after `after`, ascending, or
+    /// descending for a TMS source listed in XYZ order. Only the zoom's grid: a page of off-grid rows (an
+    /// app's file may hold them) would end a listing early.
     public func tileRows(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID)]
     {
@@ -66,8 +61,7 @@ extension OfflineDatabase {
         return rows
     }
 
-    /// `tileRows` with each row's served size when it is known without decoding (nil: decode
-    /// the tile to know it).
+    /// `tileRows` with each row's served size when known without decoding (nil: decode the tile).
     public func tileRowsWithSizes(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID, size: Int?)]
     {
@@ -93,10 +87,8 @@ extension OfflineDatabase {
         [set.urlTemplate, set.pixelRatio, z, x, after, rows.lowerBound, rows.upperBound, set.region.rawValue, limit]
     }
 
-    /// Row ids and URLs of the pack's resources of one kind, by row id (through the membership
-    /// index: as many rows as the pack holds resources, never the whole table). A row whose id
-    /// does not decode names no file and is left out. Read in place: a glyph lookup asks for
-    /// the pack's glyphs (a few hundred rows).
+    /// Row ids and URLs of the pack's resources of one kind, by row id, through the membership index
+    /// (never the whole table). A row whose id does not decode names no file and is left out.
     public func packResources(of kind: ResourceKind, in region: RegionID) throws -> [(id: ResourceID, url: String)] {
         try readWithoutTransaction { db in
             var found: [(id: ResourceID, url: String)] = []

@@ -5,12 +5,10 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// A file on its way into the database (a patch fetched from a URL, or copied to
-/// `packs/NAME.patch` on a mount) kept beside the database until it is used: SQLite reads a
-/// patch only from a named file, and the database's own disk is the one known to have room for
-/// what the file brings. Named `.<database file>.patch-XXXXXX`; removed once used. One left by a
-/// killed process is removed by the next one that holds the database (`removeLeftovers`):
-/// whoever holds the database's lock owns these names.
+/// A file on its way into the database (a fetched patch, or one copied to `packs/NAME.patch` on a mount),
+/// kept beside it as `.<database file>.patch-XXXXXX` until used: SQLite reads a patch only from a named
+/// file, and the database's disk is the one known to have room. Whoever holds the database's lock owns
+/// these names, and removes a killed process's leftovers (`removeLeftovers`).
 public final class SpoolFile: @unchecked Sendable {  // `descriptor` is guarded by `lock`
     public let path: String
     private let lock = Lock()
@@ -81,7 +79,6 @@ public final class SpoolFile: @unchecked Sendable {  // `descriptor` is guarded 
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }
 
-    /// A full disk is said as such (ENOSPC on the mount).
     private static func failure(_ path: String, _ action: String) -> StoreError {
         errno == ENOSPC ? .diskFull(path: path) : .spoolFailed(path: path, action: action, reason: errnoText())
     }
