@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// docs/internals.md opens its code's layout with the layer map: each library target of Sources/,
-/// what it is, and the targets it depends on. It must say what Package.swift says: a target
+/// docs/internals.md opens with its code's layout, and that with the layer map: each library target
+/// of Sources/, what it is, and the targets it depends on. It must say what Package.swift says: a target
 /// added, dropped or given another dependency there fails here until the map says so too.
 final class LayerMapTests: XCTestCase {
     func testTheLayerMapMatchesPackageSwift() throws {
@@ -12,6 +12,8 @@ final class LayerMapTests: XCTestCase {
         let targets = try Self.targets(package)
         XCTAssertGreaterThan(targets.count, 10, "Package.swift's targets were read")
         XCTAssertEqual(try Self.map(internals), targets)
+        let firstSection = internals.split(separator: "\n").first { $0.hasPrefix("## ") }
+        XCTAssertEqual(firstSection, "## The code's layout", "internals.md opens with the layer map")
     }
 
     func testTheReadersSeeADifference() throws {
