@@ -93,10 +93,9 @@ enum Staging {
         try db.tableExists(tilesTable) && db.tableExists(resourcesTable)
     }
 
-    /// A redefinition while a refresh is pending restarts the refresh (a new `since`, as a new `touch` does): its
-    /// staged rows answered the old plan, and switched in would bring back tiles the new one no longer covers. Dead
-    /// rows stay until the switch or removal deletes them (this runs on a FUSE thread: no delete proportional to
-    /// what was staged). Rows already revalidated in place are asked again.
+    /// A redefinition while a refresh is pending restarts it (a new `since`, as a new `touch` does): its staged rows
+    /// answered the old plan and would bring back tiles the new one no longer covers. They stay dead, not deleted: this
+    /// runs on a FUSE thread, so no delete grows with what was staged. Rows revalidated in place are asked again.
     static func restartPendingRefresh(of region: RegionID, _ db: Database) throws {
         guard try db.tableExists("packfs_refresh") else { return }
         // Later than the old one even within its second: none of its rows may stay alive.
