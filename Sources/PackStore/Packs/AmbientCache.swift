@@ -22,20 +22,17 @@ public struct AmbientUsage: Equatable, Sendable {
     public var bytes: Int64
 }
 
-/// The ambient cache: resources and tiles that no pack holds. Its size is what those rows cost on
-/// disk (`cost`), "no content" rows included; it is trimmed to a limit (default 50 MiB) least
-/// recently accessed first. Pack
-/// rows are never candidates: every query here starts from "no membership row".
+/// The ambient cache: resources and tiles that no pack holds, sized by what those rows cost on disk (`cost`),
+/// trimmed to a limit (default 50 MiB) least recently accessed first. Every query here starts from "no membership
+/// row", so pack rows are never candidates.
 enum AmbientCache {
     static let defaultLimit: Int64 = 50 * 1024 * 1024
     static let limitKey = "ambient_limit"
 
-    /// What a row costs on disk, "no content" rows included (a limit on data bytes never saw what
-    /// a removed pack of 404 tiles left): its data, a sixteenth more for the unfilled end of its
-    /// last overflow page, its key three times (the row, the unique index, and the room both leave
-    /// in pages a trim thinned out), its ETag, and 160 bytes of header, numbers and index entries:
-    /// a little over what a row was measured to take even in the half-empty pages a trim leaves
-    /// (docs/benchmarks.md, "The ambient cache's cost").
+    /// What a row costs on disk, "no content" rows included (a limit on data bytes missed what a removed pack of 404
+    /// tiles left): its data plus a sixteenth for its last overflow page's unused end, its key thrice (row, unique
+    /// index, the room both leave in thinned pages), its ETag, and 160 bytes of header, numbers and index entries: a
+    /// little over what a row takes in a trim's half-empty pages (docs/benchmarks.md, "The ambient cache's cost").
     static func cost(_ row: String, key: String) -> String {
         let data = "COALESCE(LENGTH(\(row).data), 0)"
         return "(\(data) + \(data) / 16 + 3 * COALESCE(LENGTH(\(row).\(key)), 0) + COALESCE(LENGTH(\(row).etag), 0) + 160)"
@@ -60,8 +57,7 @@ enum AmbientCache {
             bytes: row.decode(forColumn: "bytes"))
     }
 
-    /// The stored limit; the default when none is stored or what is stored is no byte count
-    /// (a negative one would evict every ambient row).
+    /// The stored limit; the default when none is stored or it is no byte count (a negative would evict every row).
     static func limit(_ db: Database) throws -> Int64 {
         try Settings.value(limitKey, db).flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil } ?? defaultLimit
     }
@@ -74,8 +70,7 @@ enum AmbientCache {
         return report
     }
 
-    /// One bounded step of `trim` (a removal's background trim, a transaction per step); false
-    /// once the ambient bytes fit in `limit`.
+    /// One bounded step of `trim`, a transaction each (a removal's background trim); false once the bytes fit `limit`.
     static func trimStep(_ db: Database, to limit: Int64) throws -> Bool {
         var bytes = try ambientBytes(db)
         guard bytes > limit else { return false }
@@ -87,8 +82,7 @@ enum AmbientCache {
         try Counting.totals(db)?.ambient.bytes ?? usage(db).bytes
     }
 
-    /// Deletes up to 256 least recently accessed ambient rows while `bytes` exceed `limit`;
-    /// false when there was none.
+    /// Deletes up to 256 least recently accessed ambient rows while `bytes` exceed `limit`; false when there was none.
     private static func deleteOldest(
         _ db: Database, bytes: inout Int64, limit: Int64, into report: inout EvictionReport
     ) throws -> Bool {
@@ -97,7 +91,6 @@ enum AmbientCache {
         return !rows.isEmpty
     }
 
-    /// Deletes every ambient row.
     static func clear(_ db: Database) throws -> EvictionReport {
         var report = EvictionReport()
         for row in try Row.fetchAll(db, sql: unreferenced) { try delete(row, db, into: &report) }

@@ -1,9 +1,8 @@
 import Synchronization
 
-/// Counts the changes that drop the store's cached pack list or a cached pack status
-/// (`PackListCache`, `PackStatusCache`), readable without a lock: the mount keeps what it read
-/// of a pack (its row, state and layout) under the count it read first, and uses it while the
-/// count has not moved, so a tile lookup touches neither cache (`OfflineDatabase.cacheGeneration`).
+/// Counts the changes that drop the cached pack list or a pack status (`PackListCache`, `PackStatusCache`),
+/// readable without a lock: the mount keeps a pack's row, state and layout under the count it read first and
+/// uses them while the count has not moved, so a tile lookup touches neither cache.
 final class CacheGeneration: Sendable {
     private let count = Atomic<UInt64>(0)
 
@@ -13,11 +12,10 @@ final class CacheGeneration: Sendable {
 }
 
 extension OfflineDatabase {
-    /// The count of changes to packs and their states (`CacheGeneration`); nil where nothing
-    /// read may be kept (read-only: another process may change the file).
+    /// The count of changes to packs and their states (`CacheGeneration`); nil read-only, as another process may write.
     public var cacheGeneration: UInt64? { mode == .readOnly ? nil : generation.value }
 
-    /// Moves the count on for a change the store's caches do not see (the mount forgetting a
-    /// pack whose style a refresh replaced): what was kept under the old count is not used again.
+    /// Moves the count on for a change the store's caches do not see (the mount forgetting a pack whose style a
+    /// refresh replaced), so nothing kept under the old count is used again.
     public func bumpCacheGeneration() { generation.bump() }
 }

@@ -5,12 +5,9 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// A pack's count from its snapshot (`Counting.measure`) when the totals are known: one pass over
-/// its memberships in tile id order (the `(region_id, tile_id)` index), each tile's row read in
-/// rowid order, giving its count, its stored bytes and its runs at once; the runs are built in
-/// memory as they come, with no sort. (With the totals, every pack is counted in `CensusPass`.)
-///
-/// The rows are read in place (`Statement.forEachRow`): no `Row` per tile.
+/// A pack's count from its snapshot when the totals are known (else `CensusPass` counts it): one pass over its
+/// memberships in tile id order, reading each tile's row in place (`Statement.forEachRow`: no `Row` per tile) for
+/// its count, stored bytes and runs at once.
 enum Census {
     /// `a + b`, or an error naming the figure where the sum leaves 64 bits (a damaged file).
     static func sum(_ a: Int64, _ b: Int64, _ figure: String) throws -> Int64 {
@@ -70,10 +67,8 @@ extension Census {
     }
 }
 
-/// A pack's runs built from its tiles in any order: per column, the ranges of rows seen so far.
-/// Tiles mostly come in order (a download's ids follow its cover), so a tile usually extends its
-/// column's last run; one out of order waits in `pending` until a merge. Memory is the runs'
-/// (plus pending tiles), as when the runs were sorted out of SQLite.
+/// A pack's runs built from its tiles in any order, per column. Tiles mostly come in order (a download's ids
+/// follow its cover), so a tile usually extends its column's last run; one out of order waits in `pending`.
 struct RunBuilder {
     /// A column by its template's index in `templates`.
     private struct Key: Hashable {
@@ -116,8 +111,7 @@ struct RunBuilder {
     private var ranges: [(Key, Ranges)] = []
     private var last: (key: Key, slot: Int)?
 
-    /// Adds the row's tile (columns 0-4: template, pixel ratio, z, x, y); a tile whose key is
-    /// not text and integers names no file and has no run (`Runs.measure`'s rule).
+    /// Adds the row's tile (columns 0-4: template, pixel ratio, z, x, y); one naming no file has no run (`Runs`).
     mutating func add(_ raw: SQLiteStatement) {
         guard sqlite3_column_type(raw, 0) == SQLITE_TEXT, (1...4).allSatisfy({ sqlite3_column_type(raw, $0) == SQLITE_INTEGER })
         else { return }
@@ -166,18 +160,16 @@ struct RunBuilder {
     }
 }
 
-/// What was worked out for the last row's template (column 0), for the rows after it with the
-/// same bytes: a file has few templates, met in long stretches. The bytes are compared with
-/// memcmp (a generic comparison of them was a tenth of the pass's time).
+/// What was worked out for the last row's template (column 0), for following rows with the same bytes (a file has
+/// few templates, met in long stretches); compared with memcmp, as a generic comparison weighs on the whole pass.
 struct LastTemplate<Value> {
     private var type = SQLITE_NULL
     /// The last row's template.
     private(set) var bytes: [UInt8] = []
     private var value: Value?
 
-    /// The value remembered for the row's template when it is the last row's; else nil, and the
-    /// row's bytes are kept for `remember`. `type` is the column's, text or blob: reading another
-    /// type's bytes would convert it in place.
+    /// The value remembered for the row's template when it is the last row's; else nil, and the row's bytes are kept
+    /// for `remember`. `type` is the column's, text or blob: reading another type's bytes would convert it in place.
     mutating func known(_ raw: SQLiteStatement, type: Int32) -> Value? {
         let start = type == SQLITE_BLOB ? sqlite3_column_blob(raw, 0) : UnsafeRawPointer(sqlite3_column_text(raw, 0))
         let count = Int(sqlite3_column_bytes(raw, 0))

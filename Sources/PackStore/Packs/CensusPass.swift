@@ -6,16 +6,10 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// The count of a database whose totals are not known: the totals and every pack not counted
-/// yet, from one pass over `tiles`' rows in id order and one over the memberships' index.
-///
-/// Every figure needs every tile row at least once (a pack's stored bytes and runs are in the
-/// rows), so the pass reads nothing else of `tiles`: not its indexes, not a row twice. It goes in
-/// chunks of `span` ids, several connections of one snapshot taking chunks at once (a chunk's
-/// pages are read while another's are counted). For a chunk, one seek per distinct `region_id`
-/// on the `(region_id, tile_id)` index gives which of its tiles are held and by whom; its rows
-/// are then read by rowid, each credited to its packs, or to the ambient cache when no
-/// membership names it. A membership naming no tile counts nothing, as a join would not.
+/// The count of a database whose totals are not known: the totals and every uncounted pack from one pass over
+/// `tiles`' rows in id order, in chunks of `span` ids that several connections of one snapshot take in turn, with
+/// one seek per distinct `region_id` per chunk on the memberships' index (docs/internals.md, "Figures are kept,
+/// not counted"). A membership naming no tile counts nothing, as a join would not.
 struct CensusPass: Sendable {
     /// The packs counted with the totals, in the order of `Measured` after the totals'.
     let packs: [RegionID]
@@ -23,8 +17,7 @@ struct CensusPass: Sendable {
     let span: Int64
     /// The lowest id the next chunk may start at; nil once every chunk is taken.
     private let next = LockedState<Int64?>(Int64.min)
-    /// Every distinct `region_id` of the snapshot (`holdersSQL`), found by the first chunk
-    /// reader for them all.
+    /// Every distinct `region_id` of the snapshot (`holdersSQL`), found by the first chunk reader for them all.
     private let keys = LockedState<[DatabaseValue]?>(nil)
 
     init(packs: [RegionID], span: Int64 = 1 << 20) {
@@ -32,8 +25,8 @@ struct CensusPass: Sendable {
         self.span = max(1, span)
     }
 
-    /// The parts reading one snapshot: `workers` chunk readers and one for the resources (few
-    /// rows). Each gives the totals' `Measured`, then each pack's; they add up.
+    /// The parts reading one snapshot: `workers` chunk readers and one for the (few) resources. Each gives the
+    /// totals' `Measured`, then each pack's; they add up.
     func parts(workers: Int, stopped: @escaping @Sendable () -> Bool) -> [@Sendable (Database) throws -> [Counting.Measured]] {
         let readers: [@Sendable (Database) throws -> [Counting.Measured]] = (0..<max(1, workers)).map { _ in
             { db in try self.readChunks(db, stopped: stopped) }
@@ -41,8 +34,8 @@ struct CensusPass: Sendable {
         return readers + [{ db in try self.resources(db) }]
     }
 
-    /// A chunk's rows: what its packs count, nothing computed per row that a few rows can
-    /// answer (the `mapbox://` test per distinct template, the ambient cost per run of ambient rows).
+    /// A chunk's rows: nothing computed per row that a few rows can answer (the `mapbox://` test per distinct
+    /// template, the ambient cost per run of ambient rows).
     static let tilesSQL = """
         SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y, LENGTH(t.data), t.id FROM tiles t WHERE t.id BETWEEN ? AND ?
         """
@@ -60,8 +53,7 @@ struct CensusPass: Sendable {
         SELECT v FROM holders WHERE v IS NOT NULL
         """
 
-    /// Takes the next chunk: from the first id at or above where the last one ended (an empty
-    /// stretch of ids costs one seek), `span` ids on.
+    /// Takes the next chunk: `span` ids on from the first id at or after the last one's end (a gap costs one seek).
     private func take(_ db: Database) throws -> ClosedRange<Int64>? {
         try next.withLock { state in
             guard let from = state,
@@ -164,8 +156,8 @@ private struct Tally {
         }
     }
 
-    /// Reads the chunk's rows in id order, crediting each to its packs or the ambient cache;
-    /// then the ambient rows' cost, one sum per run of consecutive ambient rows.
+    /// Reads the chunk's rows in id order, crediting each to its packs or the ambient cache, then the ambient rows'
+    /// cost, one sum per run of consecutive ambient rows.
     mutating func count(_ chunk: ClosedRange<Int64>, _ db: Database) throws {
         let rows = try db.cachedStatement(sql: CensusPass.tilesSQL)
         try rows.setArguments([chunk.lowerBound, chunk.upperBound])
@@ -195,11 +187,10 @@ private struct Tally {
         }
     }
 
-    /// 1 when the row's template is a `mapbox://` one, as the triggers' `LIKE` says: asked of
-    /// SQLite once per distinct template in a row (a file has few).
+    /// 1 when the row's template is a `mapbox://` one, as the triggers' `LIKE` says, asked once per run of a template.
     private mutating func isMapbox(_ raw: SQLiteStatement, _ db: Database) throws -> Int64 {
         let type = sqlite3_column_type(raw, 0)
-        // Only text and blobs are kept: reading another type's bytes would convert it in place.
+        // Only text and blobs are kept (`LastTemplate.known`).
         let keep = type == SQLITE_TEXT || type == SQLITE_BLOB
         if keep, let known = templates.known(raw, type: type) { return known }
         let template = DatabaseValue(sqliteStatement: raw, index: 0)

@@ -3,24 +3,13 @@ import Dispatch
 import FoundationEssentials
 import SQLiteDB
 
-/// Figures kept current as the data changes, so that `status.json`, `progress.json`, `packfs
-/// list` and `packfs status` read a row instead of counting a pack, let alone the database (a
-/// count grows with the file: docs/benchmarks.md, "The background count at 100,000,000 tiles").
-///
-/// Two tables: `packfs_pack_counts` (a row per pack: its resources and tiles and their stored
-/// bytes) and `packfs_totals` (one row: every resource and tile, the `mapbox://` tiles the Mapbox
-/// limit counts, and the ambient cache). Triggers on MapLibre's four tables keep them current in
-/// the transaction that changes the data, whichever program writes: PackFS, or an app's MapLibre
-/// on the same file later. They are made by the first write PackFS makes to a file (a database
-/// nobody wrote to stays exactly MapLibre's). A row that is missing, or marked `counting`, is
-/// not known yet: a database an app filled before PackFS wrote to it is counted once, in the
-/// background, while it is mounted (`countWhatIsNotCounted`), and until then every figure says
-/// it is still being counted.
+/// Figures kept current as the data changes, so `status.json`, `progress.json` and `packfs list`/`status` read a
+/// row instead of counting (docs/internals.md, "Figures are kept, not counted"). PackFS makes the triggers at its
+/// first write, so a file nobody wrote to stays exactly MapLibre's. A missing row, or one marked `counting`, is
+/// unknown until a mount's background count (`countWhatIsNotCounted`) has counted it.
 enum Counting {
     static let packTable = "packfs_pack_counts"
-    /// Threads of a background count, each counting a target on read connections of its own:
-    /// four whatever the cores, as a count mostly waits for pages read one at a time, and more
-    /// reads in flight keep the disk and every core busy.
+    /// Threads of a background count: four whatever the cores, as a count mostly waits on page reads.
     static let workers = 4
     static let totalsTable = "packfs_totals"
 
@@ -58,17 +47,14 @@ enum Counting {
     ] + rowTriggers(table: "tiles", members: "region_tiles", key: "tile_id", plural: "tiles", mapbox: true)
         + rowTriggers(table: "resources", members: "region_resources", key: "resource_id", plural: "resources", mapbox: false)
 
-    /// The triggers of one kind of row (`tiles` or `resources`) and its membership table. A new
-    /// row is ambient until a pack takes it; a membership adds it to the pack, and the first one
-    /// takes it out of the ambient cache (the last one going puts it back); a change of data
-    /// changes every holder's bytes. (Foreign keys keep a row with members from being deleted.)
+    /// The triggers of `tiles` or `resources` and its memberships. A new row is ambient until a pack takes it: the
+    /// first membership takes it out of the ambient cache, the last leaving puts it back (foreign keys keep held rows).
     private static func rowTriggers(table: String, members: String, key: String, plural: String, mapbox: Bool) -> [String] {
         let bytes = plural == "tiles" ? "tile_bytes" : "resource_bytes"
         let urlColumn = table == "tiles" ? "url_template" : "url"
         let mapboxNew = mapbox ? ", mapbox_tiles = mapbox_tiles + (new.url_template LIKE 'mapbox://%')" : ""
         let mapboxOld = mapbox ? ", mapbox_tiles = mapbox_tiles - (old.url_template LIKE 'mapbox://%')" : ""
-        // A pack counts its rows' stored bytes (MapLibre's completed_bytes); the ambient cache
-        // what its rows cost on disk (`AmbientCache.cost`).
+        // A pack counts stored bytes (MapLibre's completed_bytes), the ambient cache disk cost (`AmbientCache.cost`).
         func held(_ id: String, _ measure: String) -> String { "COALESCE((SELECT \(measure) FROM \(table) x WHERE x.id = \(id)), 0)" }
         let cost = { (row: String) in AmbientCache.cost(row, key: urlColumn) }
         return [
@@ -127,9 +113,8 @@ enum Counting {
         ]
     }
 
-    /// Makes the tables and triggers inside the caller's write transaction, if they are not
-    /// there yet. What is known at once is counted at once: an empty database's totals, and
-    /// every pack that holds nothing; the rest waits for `countWhatIsNotCounted`.
+    /// Makes the tables and triggers in the caller's write transaction if missing. What is known at once (an empty
+    /// database's totals, every empty pack) is counted at once; the rest waits for `countWhatIsNotCounted`.
     static func install(_ db: Database) throws {
         let countsExisted = try db.tableExists(totalsTable)
         for (table, statements) in [(Extents.table, Extents.statements), (Runs.table, Runs.statements)] {
@@ -146,9 +131,8 @@ enum Counting {
             """)
     }
 
-    /// Makes a pack's extents' or runs' tables and triggers when `table` is missing. On a file
-    /// whose figures were kept before it was (`countsExisted`), each pack holding tiles is marked
-    /// to be counted again: its count measures them too.
+    /// Makes the extents' or runs' table and triggers when missing. On a file whose figures predate it
+    /// (`countsExisted`), each pack holding tiles is marked to be counted again, as its count measures them too.
     private static func installKept(
         _ table: String, _ statements: [String], _ db: Database, countsExisted: Bool
     ) throws {
@@ -178,14 +162,12 @@ public struct DatabaseTotals: Equatable, Sendable {
 }
 
 extension Counting {
-    /// What a count is of: the whole database, or one pack.
     enum Target: Sendable {
         case totals
         case pack(RegionID)
     }
 
-    /// The pack's kept figures; nil while they are not counted (or the row is damaged: PackFS's
-    /// own bookkeeping, counted again by the next mount).
+    /// The pack's kept figures; nil while not counted or the row is damaged (own bookkeeping: counted again).
     static func counts(of region: RegionID, _ db: Database) throws -> PackCounts? {
         guard try db.tableExists(packTable),
             let row = try Row.fetchOne(
@@ -218,8 +200,7 @@ extension Counting {
             ambient: AmbientUsage(resources: ambientResources, tiles: ambientTiles, bytes: Int64(ambientBytes)))
     }
 
-    /// Packs with no current figures: never counted, a count cut short by a crash, or figures
-    /// no file of this size can hold (`counts(of:)` reads those as unknown). Packs are few.
+    /// Packs with no current figures: never counted, cut short by a crash, or not `plausible`. Packs are few.
     static func uncountedPacks(_ db: Database) throws -> [RegionID] {
         guard try db.tableExists(packTable) else { return [] }
         let packs = try Int64.fetchAll(db, sql: "SELECT id FROM regions r \(try Removals.visible(db))").map(RegionID.init(rawValue:))
@@ -230,10 +211,8 @@ extension Counting {
     /// 160 bytes and three keys for a row that takes some 40 at the least).
     static let costPerByte: Int64 = 8
 
-    /// Whether kept figures can be true of this file: none negative, counts and stored bytes
-    /// within the file's bytes (every row and byte is in it), costs within `costPerByte` times
-    /// them. Figures that fail (an app's tool, a damaged file, a bug) read as unknown and are
-    /// counted again in the background; they never reach a conversion or a sum.
+    /// Whether kept figures can be true of this file: none negative, counts and bytes within its size, costs within
+    /// `costPerByte` times it. Others (an app's tool, a damaged file, a bug) read as unknown, never reaching a sum.
     static func plausible(_ figures: [Int64], costs: [Int64] = [], in db: Database) throws -> Bool {
         let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
@@ -244,8 +223,7 @@ extension Counting {
             && costs.allSatisfy { $0 >= 0 && (costOverflow || $0 <= costCeiling) }
     }
 
-    /// Starts a count (in the transaction that commits just before its snapshot): a zero row
-    /// marked `counting`, to which the triggers add every change from now on.
+    /// Starts a count, committed just before its snapshot: a zero row marked `counting` that the triggers add to.
     static func begin(_ target: Target, _ db: Database) throws {
         switch target {
         case .totals:
@@ -260,18 +238,14 @@ extension Counting {
         }
     }
 
-    /// What a count found in its snapshot: the figures, and for a pack its runs (its extents
-    /// are theirs).
+    /// What a count found in its snapshot: the figures, and for a pack its runs (its extents come from them).
     struct Measured: Sendable {
         var figures: [Int64]
         var runs: [Runs.Row] = []
     }
 
-    /// What the snapshot holds for `targets`, begun together (the slow part), in parts that read
-    /// the same snapshot at once, each on a connection of its own; each part gives a `Measured`
-    /// per target, and the parts' figures add up target by target. The totals come with every
-    /// pack not counted yet, from one pass over the whole database (`CensusPass`); a pack alone is
-    /// a pass over its own memberships (`Census.pack`).
+    /// The parts measuring `targets` (begun together) on connections of their own, one snapshot, each giving a
+    /// `Measured` per target to add up: the totals with every uncounted pack (`CensusPass`), or a pack (`Census.pack`).
     static func measure(_ targets: [Target], stopped: @escaping @Sendable () -> Bool = { false })
         -> [@Sendable (Database) throws -> [Measured]]
     {
@@ -296,8 +270,7 @@ extension Counting {
                   tiles = tiles + ?, tile_bytes = tile_bytes + ?, counting = 0
                 WHERE region_id = ? AND counting = 1
                 """, arguments: StatementArguments(measured.figures + [region.rawValue]))
-            // The row was still being counted (not removed meanwhile): its extents and runs are
-            // complete.
+            // Still being counted (not removed meanwhile): its extents and runs are complete.
             if db.changesCount > 0 {
                 try Extents.merge(Runs.extents(measured.runs), into: region, db)
                 try Runs.finish(measured.runs, into: region, db)
@@ -309,16 +282,12 @@ extension Counting {
 }
 
 extension OfflineDatabase {
-    /// Counts what no kept figure covers yet (a database an app filled, or one PackFS wrote
-    /// before it kept figures): the totals with every pack in one pass, or (the totals known)
-    /// each pack alone, on `Counting.workers` threads; figures are published as their count ends.
-    /// Each count reads a snapshot taken as its zero rows commit, off the writer: downloads and
-    /// readers go on meanwhile, and the triggers add what they change to the zero rows. Run by a
-    /// mount in the background; a count cut short (unmount, crash) is started again by the next.
+    /// Counts what no kept figure covers yet on `Counting.workers` threads: the totals with every pack in one pass
+    /// or, the totals known, each pack alone. Each count reads the snapshot its zero rows commit (`Counting.begin`)
+    /// off the writer, so downloads and readers go on; one cut short (unmount, crash) is restarted by the next mount.
     func countWhatIsNotCounted() throws {
         guard mode == .mount, let pool = writer as? DatabasePool else { return }
-        // The tables first when they are missing (a file PackFS never wrote to): a pack is listed
-        // as uncounted only once they exist.
+        // The tables first, if missing: a pack is listed as uncounted only once they exist.
         if try !read({ try $0.tableExists(Counting.packTable) }) {
             try requireOwnFile()
             try write { batch in try Counting.install(batch.database) }
@@ -327,7 +296,6 @@ extension OfflineDatabase {
         let jobs = try read({ try Counting.totals($0) }) == nil ? [[.totals] + packs] : packs.map { [$0] }
         let queue = LockedState(jobs[...])
         let failure = LockedState<Error?>(nil)
-        // Each worker takes the next job until none is left.
         let work: @Sendable () -> Void = { [self] in
             while !backgroundCount.stopped.withLock({ $0 }), failure.withLock({ $0 == nil }),
                 let job = queue.withLock({ $0.popFirst() })
@@ -353,8 +321,7 @@ extension OfflineDatabase {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// Starts `countWhatIsNotCounted` on a thread of its own (a mount's); `close()` stops it.
-    /// `log` gets a failure (the next mount counts again).
+    /// Starts `countWhatIsNotCounted` on a mount's thread; `close()` stops it, `log` gets a failure.
     public func startCounting(log: @escaping @Sendable (String) -> Void) {
         guard mode == .mount else { return }
         backgroundCount.group.enter()
@@ -373,8 +340,7 @@ extension OfflineDatabase {
         }
     }
 
-    /// Ends a background count at `close()`: a scan under way is interrupted (its row stays
-    /// marked `counting`, and the next mount counts again).
+    /// Ends a background count at `close()`: a scan under way is interrupted, its row left `counting`.
     func stopCounting() {
         backgroundCount.stopped.withLock { $0 = true }
         guard backgroundCount.group.wait(timeout: .now()) == .timedOut else { return }

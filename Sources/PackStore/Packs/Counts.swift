@@ -23,8 +23,8 @@ public struct DatabaseCounts: Equatable, Sendable {
 }
 
 extension OfflineDatabase {
-    /// Counts through the membership tables' unique (region_id, ...) indexes: no table scan, but
-    /// as long as the pack is large (`Counting` keeps these figures; this counts them once).
+    /// Counts through the membership tables' unique (region_id, ...) indexes: no table scan, but as long as the
+    /// pack is large (`Counting` keeps these figures; this counts them once).
     static func counts(of region: RegionID, _ db: Database) throws -> PackCounts {
         var counts = PackCounts()
         (counts.resources, counts.resourceBytes) = try count(db, Census.packResourcesSQL, region)
@@ -42,8 +42,7 @@ extension OfflineDatabase {
         return try (row.decode(forColumn: "n"), row.decode(forColumn: "bytes"))
     }
 
-    /// The kept figures (`Counting`) and the file's size: constant time, whatever the database
-    /// holds. Packs are few: they are counted.
+    /// The kept figures (`Counting`) and the file's size, in constant time; packs are few, so they are counted.
     public func databaseCounts() throws -> DatabaseCounts {
         try read { db in
             let totals = try Counting.totals(db)
@@ -59,8 +58,7 @@ extension OfflineDatabase {
 }
 
 extension StoreBatch {
-    /// The pack's figures inside a write transaction, before it changes them: the kept ones, or
-    /// (a pack not counted yet) counted now.
+    /// The pack's figures inside a write transaction, before it changes them: the kept ones, or counted now.
     public func counts(of region: RegionID) throws -> PackCounts {
         try Counting.counts(of: region, db) ?? OfflineDatabase.counts(of: region, db)
     }

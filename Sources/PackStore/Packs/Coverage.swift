@@ -6,15 +6,9 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// `packs/NAME/coverage.geojson` and `packfs status --coverage`: what a pack holds of a tile
-/// set, as a GeoJSON FeatureCollection with a Feature per zoom (`properties`: `zoom`, `tiles`)
-/// whose MultiPolygon is the union of that zoom's tiles (`CoverageOutline`: dissolved, holes
-/// kept, exterior rings counter-clockwise and holes clockwise), in degrees.
-///
-/// Drawn from the pack's kept runs (`Runs`), never from its tiles: the read costs the runs (a
-/// column of a region's zoom is one) and the boundary, not the tiles. Until the pack is counted
-/// (a database an app filled, while the mount's background count runs) the document has no
-/// features and says `"counting": true`, as progress.json does.
+/// `packs/NAME/coverage.geojson` and `packfs status --coverage` (docs/mount.md, "coverage.geojson"): what a pack
+/// holds of a tile set, a Feature per zoom whose MultiPolygon is its tiles' union (`CoverageOutline`), drawn from
+/// the runs (`Runs`), never the tiles. Until the pack is counted it has no features and says `"counting": true`.
 extension OfflineDatabase {
     enum CoverageRead {
         static let ready = StatementKey("SELECT 1 FROM packfs_pack_counts WHERE region_id = ? AND counting = 0")
@@ -37,11 +31,9 @@ extension OfflineDatabase {
         return try db.cachedStatement(CoverageRead.ready).firstRow(arguments: [region.rawValue]) { _ in true } ?? false
     }
 
-    /// The coverage document of the pack's tile set `set` (nil: the pack shows no tiles, so
-    /// no features). `xyzRow` turns a stored row of zoom z into its XYZ row (a TMS source's
-    /// rows are flipped). The last documents are kept with the runs they were drawn from: a
-    /// read whose runs are the same (the size, then each read of one `cat`) costs the runs'
-    /// read, not the drawing.
+    /// The coverage document of the pack's tile set `set` (nil: the pack shows no tiles, so no features). `xyzRow`
+    /// turns a stored row of zoom z into its XYZ row (a TMS source's are flipped). The last documents are kept with
+    /// their runs, so a read with the same runs (the size, then each read of one `cat`) costs only the runs' read.
     public func coverage(of region: RegionID, tiles set: TileColumnSet?, xyzRow: (_ y: Int, _ z: Int) -> Int) throws -> Data {
         let runs: [Int64]? = try readWithoutTransaction { db in
             guard try Self.coverageCounted(region, db) else { return nil }
@@ -65,7 +57,6 @@ extension OfflineDatabase {
         return document
     }
 
-    /// The document of the zooms' columns.
     static func coverageDocument(_ zooms: [Int: [CoverageOutline.Column]]) -> Data {
         var text = #"{"type":"FeatureCollection","features":["#
         for (index, z) in zooms.keys.sorted().enumerated() {
@@ -83,8 +74,8 @@ extension OfflineDatabase {
         return Data(text.utf8)
     }
 
-    /// Runs read as (z, x, min_y, max_y) in a row, by zoom, in XYZ rows, each within its zoom's
-    /// grid (an app's rows outside it are left out).
+    /// Runs read as (z, x, min_y, max_y) in a row, by zoom, in XYZ rows, each within its zoom's grid (an app's rows
+    /// outside it are left out).
     static func coverageColumns(_ runs: [Int64], xyzRow: (Int, Int) -> Int) -> [Int: [CoverageOutline.Column]] {
         var zooms: [Int: [CoverageOutline.Column]] = [:]
         var index = 0
@@ -122,8 +113,7 @@ extension OfflineDatabase {
     }
 }
 
-/// The last coverage documents drawn, each with the runs it was drawn from (a few packs' worth:
-/// a mount's readers look at a pack or two at a time).
+/// The last coverage documents drawn, with their runs (a few packs': readers look at a pack or two at a time).
 final class CoverageCache: Sendable {
     struct Key: Hashable, Sendable {
         var set: TileColumnSet?
@@ -145,8 +135,8 @@ final class CoverageCache: Sendable {
     }
 }
 
-/// The edges of Web Mercator tiles in degrees: column line x and row line y of zoom z (XYZ rows,
-/// north first), as MapLibre's tile cover computes them.
+/// The edges of Web Mercator tiles in degrees: column line x and row line y of zoom z (XYZ rows, north first),
+/// as MapLibre's tile cover computes them.
 public enum TileEdges {
     /// The deepest zoom a coverage draws (the mount's zooms go to 31).
     public static let maxZoom = 31

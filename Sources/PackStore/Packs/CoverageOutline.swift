@@ -1,17 +1,13 @@
-/// The union of one zoom's tiles as polygons with holes, drawn from the runs of rows each column
-/// holds (`Runs`), in tile grid coordinates: a vertex (X, R) is the corner at column line X and
-/// row line R (R grows southward, as XYZ rows do).
+/// The union of one zoom's tiles as polygons with holes, drawn from the runs each column holds (`Runs`), in tile
+/// grid coordinates: vertex (X, R) is the corner at column line X and row line R (R grows southward, as XYZ rows).
 ///
-/// How: the boundary is where a cell held meets one not held. Vertical edges come from the
-/// difference of neighbouring columns' runs, horizontal ones from the runs' ends (merged along
-/// a row line across columns), so the work and the output grow with the boundary, not with the
-/// tiles. Each edge is directed with the held cell on its left (north up), then followed from
-/// corner to corner into rings: exterior rings come out counter-clockwise and holes clockwise,
-/// as RFC 7946 wants. Where two held cells touch only at a corner the walk turns left, keeping
-/// them apart: polygons are the 4-connected groups of tiles (runs joined where neighbouring
-/// columns' runs overlap), so no two polygons share an edge. A ring that comes back to a corner
-/// it passed (a pocket open only at a corner) is cut there into simple rings; the pocket's is
-/// clockwise, a hole touching the shell at that corner.
+/// How: the boundary is where a held cell meets one not held. Vertical edges come from the difference of
+/// neighbouring columns' runs, horizontal ones from the runs' ends (merged along a row line), so the work grows
+/// with the boundary, not the tiles. Each edge is directed with the held cell on its left (north up) and followed
+/// into rings: exteriors counter-clockwise, holes clockwise, as RFC 7946 wants. Where held cells touch only at a
+/// corner the walk turns left, keeping them apart: polygons are 4-connected groups of tiles and share no edge. A
+/// ring that comes back to a corner it passed (a pocket open only at a corner) is cut there into simple rings,
+/// the pocket's clockwise: a hole touching the shell at that corner.
 enum CoverageOutline {
     struct Point: Hashable, Sendable {
         var x: Int64
@@ -64,8 +60,8 @@ enum CoverageOutline {
                 holes[component, default: []].append(ring)
             }
         }
-        // In a fixed order (rings from their least corner, holes and polygons by it), whatever
-        // order the edges were found in: the file's bytes change only when the tiles do.
+        // In a fixed order (rings from their least corner, holes and polygons by it), whatever order the edges were
+        // found in, so the file's bytes change only when the tiles do.
         let polygons = order.compactMap { component in
             shells[component].map { [canonical($0)] + (holes[component] ?? []).map(canonical).sorted { less($0[0], $1[0]) } }
         }
@@ -103,8 +99,8 @@ enum CoverageOutline {
         return components
     }
 
-    /// Along each column line X: the rows held on one side only. Held on the east (column X):
-    /// a west edge, heading south; held on the west (column X - 1): an east edge, heading north.
+    /// Along each column line X, the rows held on one side only: held on the east (column X) gives a west edge,
+    /// heading south; held on the west (column X - 1) an east edge, heading north.
     private static func verticalEdges(_ runs: [(x: Int64, rows: ClosedRange<Int64>)], _ first: [Int64: Int]) -> [Edge] {
         var lines = Set<Int64>()
         for run in runs {
@@ -160,8 +156,8 @@ enum CoverageOutline {
         return result
     }
 
-    /// Each run's north edge (heading west) and south edge (heading east), merged along a row
-    /// line where neighbouring columns have the same edge there.
+    /// Each run's north edge (heading west) and south edge (heading east), merged along a row line where
+    /// neighbouring columns have the same edge there.
     private static func horizontalEdges(_ runs: [(x: Int64, rows: ClosedRange<Int64>)]) -> [Edge] {
         struct Key: Hashable {
             var r: Int64
@@ -188,9 +184,8 @@ enum CoverageOutline {
         return edges
     }
 
-    /// Follows the edges into simple closed rings, each with a run on its left. A corner has one
-    /// edge leaving it, or two where held tiles touch only there: the walk turns left there,
-    /// and only there can it come back to a corner it passed (then the loop is cut off).
+    /// Follows the edges into simple closed rings, a run on each one's left. Where held tiles touch only at a corner,
+    /// two edges leave it: the walk turns left, and only there can it return to a corner it passed (then cut off).
     private static func trace(_ edges: [Edge]) -> [(ring: [Point], run: Int)] {
         var leaving: [Point: Int] = [:]
         var second = [Int](repeating: -1, count: edges.count)
@@ -248,8 +243,8 @@ enum CoverageOutline {
         return points + [points[0]]
     }
 
-    /// Twice the signed area, north up: positive for a counter-clockwise ring. (Double: the
-    /// products of corners of a zoom-31 grid overflow Int64.)
+    /// Twice the signed area, north up: positive for a counter-clockwise ring. (Double: products of a zoom-31 grid's
+    /// corners overflow Int64.)
     static func area(_ ring: [Point]) -> Double {
         var sum = 0.0
         for (a, b) in zip(ring, ring.dropFirst()) {

@@ -1,7 +1,7 @@
 import SQLiteDB
 
-/// How much of the database file is in use: its pages, less those on the free list (which new
-/// rows reuse first, and `PRAGMA incremental_vacuum` returns to the file system).
+/// How much of the database file is in use: its pages less the free list (which new rows reuse first and
+/// `PRAGMA incremental_vacuum` returns to the file system).
 public struct DiskUsage: Equatable, Sendable {
     public var fileBytes: Int64
     public var freeBytes: Int64
@@ -23,8 +23,8 @@ public struct DiskQuotaExceeded: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// The quota is checked at the end of each write transaction, on pages in use (exact, cheap: two
-/// pragmas), not predicted from data sizes (rows cost pages, headers and index entries besides).
+/// The quota is checked at the end of each write transaction on pages in use (exact, two pragmas), not predicted
+/// from data sizes: rows cost pages, headers and index entries besides.
 enum DiskQuota {
     static func usage(_ db: Database) throws -> DiskUsage {
         let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
@@ -33,9 +33,8 @@ enum DiskQuota {
         return DiskUsage(fileBytes: pages * pageSize, freeBytes: free * pageSize)
     }
 
-    /// Evicts ambient rows, least recently accessed first, until the pages in use fit `quota`;
-    /// throws `DiskQuotaExceeded` when the ambient cache runs out first. Rows free whole pages
-    /// only when a page empties, so it evicts again while pages are still over.
+    /// Evicts ambient rows, least recently accessed first, until the pages in use fit `quota` (again while over: a page
+    /// frees only when empty); throws `DiskQuotaExceeded` when the ambient cache runs out first.
     static func enforce(_ quota: Int64, _ db: Database) throws -> EvictionReport {
         var report = EvictionReport()
         while true {

@@ -1,21 +1,11 @@
 import SQLiteDB
 
-/// Where each pack's tiles lie: a row per pack and tile column (template, pixel ratio, z, x)
-/// with the lowest and highest y the pack holds there (`packfs_pack_extents`).
-///
-/// Why: the `tiles` index orders every pack's tiles together, so a question about one pack
-/// ("which zooms", "which columns", "which rows of this column") walked the entries of every
-/// pack of the same template until it met one of its own: with a 1,000,000-tile neighbour, `ls`
-/// of a small pack took seconds. With the extents, each question seeks the pack's own columns and
-/// reads the index only between the pack's lowest and highest row there, which the pack's own
-/// tiles fill (a tile is one row whoever holds it): a listing costs the pack, not its neighbours.
-///
-/// Kept by a trigger on `region_tiles` (a new membership widens its column's extent), in the
-/// transaction of the change, whichever program makes it. A membership going leaves the extent
-/// as it was: an extent may be wider than the pack (never narrower), which costs a reader a few
-/// index entries, not a wrong answer; the pack's removal deletes its rows. A pack's extents are
-/// complete exactly when its `Counting` figures are (the background count of a database an app
-/// filled measures both from one snapshot), and readers use them only then.
+/// Where each pack's tiles lie (`packfs_pack_extents`): per pack and tile column (template, pixel ratio, z, x), the
+/// lowest and highest y it holds, so a question about one pack seeks its own columns instead of walking its
+/// neighbours' index entries (docs/internals.md, "Where each pack's tiles lie"). Kept by a trigger on
+/// `region_tiles`, whichever program writes. A membership going leaves the extent as it was: wider than the pack
+/// at worst (a few more index entries to read), never narrower. Complete exactly when the pack's `Counting` figures
+/// are, and read only then.
 enum Extents {
     static let table = "packfs_pack_extents"
 
@@ -38,8 +28,7 @@ enum Extents {
               WHERE excluded.min_y < min_y OR excluded.max_y > max_y;
         END
         """,
-        // A region id can be used again (MapLibre's `regions.id` is a plain rowid): a new pack
-        // starts with no extents, whatever a pack of that id left.
+        // A region id can be used again (MapLibre's `regions.id` is a plain rowid): a new pack starts with no extents.
         """
         CREATE TRIGGER IF NOT EXISTS packfs_extents_region_insert AFTER INSERT ON regions
         BEGIN DELETE FROM packfs_pack_extents WHERE region_id = new.id; END

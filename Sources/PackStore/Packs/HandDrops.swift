@@ -1,15 +1,10 @@
 import SQLiteDB
 
-/// Files `rm` takes out of a pack on a mount ("hand drops"), restorable until they settle.
-///
-/// `rm -r packs/<name>` unlinks the pack's files one by one, each its own transaction, before its
-/// last `rmdir` removes the pack in one more: a mount killed in between would leave a half pack.
-/// So each drop is recorded, by key, in the transaction that unlinks it, and the record goes once
-/// the drop settles: the pack rested from unlinks for a while (the mount says when), the pack was
-/// removed (the cascade), or the mount ended cleanly (`close()`). Whoever next opens the file for
-/// writing holds the lock, so no mount is alive: drops still recorded belong to a mount that died,
-/// and are undone. A crash in the middle of `rm -r` leaves the whole pack (or, after the last
-/// rmdir committed, none of it).
+/// Files `rm` takes out of a pack on a mount ("hand drops"), restorable until they settle, so a mount killed
+/// during `rm -r` (an unlink per transaction, then the last rmdir) leaves the whole pack or none, never half
+/// (docs/reliability.md). Each drop is recorded in its unlink's transaction and forgotten once settled: the pack
+/// rested from unlinks (the mount says when), was removed, or the mount ended cleanly. The next writer holds the
+/// lock, so drops still recorded belong to a dead mount: they are undone.
 extension OfflineDatabase {
     /// Drops a tile from a pack by hand: unlinked now, restored if the mount dies unsettled.
     public func dropByHand(tile: TileID, from region: RegionID) throws {
@@ -48,9 +43,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// Undoes the drops a dead mount left unsettled: each row still stored goes back into its
-    /// pack. A row evicted meanwhile cannot: its complete pack is marked `active`, so that the
-    /// next download fetches it again (nothing else is missing, so nothing else is fetched).
+    /// Undoes the drops a dead mount left unsettled: each row still stored goes back into its pack. For a row evicted
+    /// meanwhile, its complete pack is marked `active`, so the next download fetches just that again.
     static func restoreUnsettledDrops(_ db: Database) throws {
         guard try db.tableExists("packfs_pending_drops") else { return }
         try db.execute(sql: """

@@ -1,21 +1,13 @@
 import SQLiteDB
 
-/// Runs a daemon had under way when it stopped without unmounting (`packfs_interrupted_runs`), so
-/// that one pack cannot keep a mount from coming up. A mount resumes every pack left `active`: a
-/// pack whose download kills the daemon (a server's answer meeting a bug, a library's crash) would
-/// be resumed by every mount and kill it again, and the device's maps would stay down until
-/// someone found the pack.
-///
-/// A row per pack: `under_way` is 1 from the moment a run starts (committed before its first
-/// request) until it ends by itself or is suspended, an unmount included; a row still marked
-/// when the next mount starts was cut by a crash. `stops` counts the unclean stops in a row that
-/// cut one of the pack's runs, with no run of it reaching its end in between. The mount settles the rows once, before it resumes anything
-/// (`settleInterruptedRuns`); a pack cut by each of the last two unclean stops is not resumed.
-/// A clean stop in between (no row left marked) starts the count again; the cascade drops a
-/// removed pack's row.
+/// Runs a daemon had under way when it stopped without unmounting (`packfs_interrupted_runs`), so one pack whose
+/// download kills the daemon (a server's answer meeting a bug) cannot take down every mount that resumes it.
+/// `under_way` is 1 from a run's start (committed before its first request) until it ends or is suspended; a row
+/// still marked at the next mount was cut by a crash. `stops` counts consecutive unclean stops that cut the pack's
+/// runs; the mount settles the rows before resuming anything (`settleInterruptedRuns`) and skips a pack cut by each
+/// of the last two. A clean stop in between restarts the count; the cascade drops a removed pack's row.
 extension OfflineDatabase {
-    /// Unclean stops in a row, each cutting a run of the pack, after which a mount no longer
-    /// resumes it by itself.
+    /// Unclean stops in a row, each cutting a run of the pack, after which a mount no longer resumes it by itself.
     public static let uncleanStopsBeforeGivingUp = 2
 
     /// A run of `region` starts: marked before it sends anything.
@@ -29,8 +21,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// The run of `region` ended: no crash cut it. One that `finished` (complete, or an error it
-    /// recorded) also clears the pack's count: it ran to its end without killing the daemon.
+    /// The run of `region` ended: no crash cut it. One that `finished` (complete, or an error it recorded) also
+    /// clears the pack's count: it ran to its end without killing the daemon.
     public func markRunEnded(_ region: RegionID, finished: Bool) throws {
         try write { batch in
             guard try batch.database.tableExists("packfs_interrupted_runs") else { return }
@@ -40,10 +32,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// At mount, before any run starts, in one transaction: each run the last process left
-    /// marked counts one more unclean stop for its pack; a pack with none left marked starts
-    /// again from zero. Returns the packs cut by each of the last `uncleanStopsBeforeGivingUp`
-    /// unclean stops.
+    /// At mount, before any run, in one transaction: each run left marked is one more unclean stop for its pack, one
+    /// with none marked starts from zero. Returns the packs cut by each of the last `uncleanStopsBeforeGivingUp` stops.
     public func settleInterruptedRuns() throws -> [RegionID] {
         try write { batch in
             let db = batch.database

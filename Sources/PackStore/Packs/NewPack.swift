@@ -3,11 +3,9 @@ import FoundationEssentials
 import SQLiteDB
 
 extension OfflineDatabase {
-    /// Creates pack `name` and stores its content in the same transaction: `fill` gets the batch
-    /// and the new pack's id, stores and links what the pack holds, and returns the pack's final
-    /// definition (an imported file's zoom range is known only once its tiles are stored). Nothing
-    /// is written unless all of it is: a name that is taken, or any error `fill` throws, leaves
-    /// the database as it was.
+    /// Creates pack `name` and stores its content in the same transaction: `fill` gets the batch and the new pack's
+    /// id, stores and links what it holds, and returns the final definition (an imported file's zoom range is known
+    /// only once its tiles are stored). A taken name, or any error `fill` throws, leaves the database as it was.
     public func createPack(
         name: String, definition: RegionDefinition, metadata: JSONValue?,
         filling fill: (StoreBatch, RegionID) throws -> RegionDefinition

@@ -1,17 +1,12 @@
 import Basics
 import FoundationEssentials
 
-/// What the store read of its packs, kept per change instead of read per call: the pack list
-/// (`PackListCache`: the mount asks for it on every lookup under `packs/` and for every pack
-/// directory, and each call would parse every definition again) and each pack's recorded status
-/// (`PackStatusCache`: asked for every directory the mount shows, a read transaction each).
-///
-/// Valid only while this process is the file's only writer (a lock-holding mode): every change
-/// goes through `OfflineDatabase`, which drops what it changes (the list after a write to
-/// `regions`; a pack's status once the transaction of `StoreBatch.setStatus` commits, or with its
-/// removal; everything after a merge). A value read while a change commits is not kept: the
-/// generation read before the query must still be current when it is stored, and every change
-/// bumps it.
+/// What the store read of its packs, kept per change instead of read per call: the pack list (`PackListCache`,
+/// asked on every lookup under `packs/`, each call parsing every definition) and each pack's status
+/// (`PackStatusCache`, a read transaction for every directory the mount shows). Valid only while this process is
+/// the file's only writer (a lock-holding mode): every change goes through `OfflineDatabase`, which drops what it
+/// changes. A value read while a change commits is not kept: every change bumps the generation, which must be
+/// unchanged since before the query.
 final class PackCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var generation = 0

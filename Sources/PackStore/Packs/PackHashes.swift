@@ -1,11 +1,9 @@
 import FoundationEssentials
 import SQLiteDB
 
-/// The hash each tile set of a pack had when the pack last became whole (`packfs_pack_hashes`):
-/// martin's `agg_tiles_hash` of the tiles as the pack's MBTiles export holds them, and their
-/// count. Computed above PackStore (StyleModel's `PackTileHash`, which knows the export's bytes);
-/// kept here as given. Rows die with their region through the cascade; a new recording replaces
-/// the pack's rows as a whole.
+/// The hash each tile set of a pack had when it last became whole (`packfs_pack_hashes`): martin's `agg_tiles_hash`
+/// of the tiles as its MBTiles export holds them, and their count, computed above PackStore (StyleModel's
+/// `PackTileHash`) and kept as given. A new recording replaces the pack's rows; the cascade drops them.
 public struct RecordedHash: Equatable, Sendable {
     public var urlTemplate: String
     public var pixelRatio: Int
@@ -14,8 +12,7 @@ public struct RecordedHash: Equatable, Sendable {
     public var tiles: Int
     /// Seconds since 1970.
     public var recorded: Int64
-    /// The export rule the hash was made under (StyleModel's `ExportRule`); 1 for a row from
-    /// before rules were numbered.
+    /// The export rule the hash was made under (StyleModel's `ExportRule`); 1 for a row older than rule numbers.
     public var rule: Int
 
     public init(urlTemplate: String, pixelRatio: Int, hash: String, tiles: Int, recorded: Int64, rule: Int) {
@@ -29,8 +26,8 @@ public struct RecordedHash: Equatable, Sendable {
 }
 
 extension OfflineDatabase {
-    /// The pack's recorded hashes by template and pixel ratio; empty when none was recorded (an
-    /// app's pack, a download not finished). Damaged rows (wrong types) are left out.
+    /// The pack's recorded hashes by template and pixel ratio; empty when none was recorded (an app's pack, an
+    /// unfinished download). Damaged rows (wrong types) are left out.
     public func recordedHashes(of region: RegionID) throws -> [RecordedHash] {
         try read { db in
             guard try db.tableExists("packfs_pack_hashes") else { return [] }
@@ -60,8 +57,7 @@ extension OfflineDatabase {
         }
     }
 
-    /// Whether `packfs_pack_hashes` has its `rule` column (a table from before rules were
-    /// numbered has not; `Migrations.ensureBookkeeping` adds it).
+    /// Whether `packfs_pack_hashes` has its `rule` column (added by `Migrations.ensureBookkeeping`).
     static func hasRuleColumn(_ db: Database) throws -> Bool {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pragma_table_info('packfs_pack_hashes') WHERE name = 'rule'") == 1
     }
@@ -80,17 +76,15 @@ extension StoreBatch {
         for hash in hashes { try recordHash(hash, of: region) }
     }
 
-    /// Replaces one tile set's recorded hash of the pack (a patch changed that set only); the
-    /// pack's other sets keep theirs.
+    /// Replaces one tile set's recorded hash of the pack (a patch changed that set only).
     public func replaceRecordedHash(_ hash: RecordedHash, of region: RegionID) throws {
         try Migrations.ensureBookkeeping(db)
         try db.execute(sql: RefreshSwitch.dropHash, arguments: [region.rawValue, hash.urlTemplate, hash.pixelRatio])
         try recordHash(hash, of: region)
     }
 
-    /// Forgets the recorded hashes of packs whose tiles changed under them (a tile row they share
-    /// with a patched pack): what they hold is no longer what became whole, and a hash that says
-    /// otherwise would make `packfs verify` report damage where there is none.
+    /// Forgets the recorded hashes of packs whose tiles changed under them (a tile row shared with a patched pack):
+    /// a hash of what no longer is would make `packfs verify` report damage where there is none.
     public func forgetRecordedHashes(of regions: some Sequence<RegionID>) throws {
         guard try db.tableExists("packfs_pack_hashes") else { return }
         let pending = try db.tableExists("packfs_pending_hashes")

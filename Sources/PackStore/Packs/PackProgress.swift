@@ -5,13 +5,11 @@ public struct PackProgress: Equatable, Sendable {
     public var status: PackStatus
     /// What the pack holds; zeros while `counted` is false.
     public var counts: PackCounts
-    /// False while the pack's figures are still being counted (`Counting`): a database an app
-    /// filled, until the mount has counted it once.
+    /// False while the pack's figures are being counted (`Counting`): a database an app filled, until counted once.
     public var counted: Bool
-    /// What the pack was estimated to need when its download was planned (`PackEstimate.swift`);
-    /// nil before the first plan and for packs an app made.
+    /// The need estimated at planning (`PackEstimate`); nil before the first plan and for an app's packs.
     public var estimate: JSONValue?
-    /// The pack is whole and its hash is still being computed, in the background (PendingHashes.swift).
+    /// The pack is whole and its hash is being computed in the background (`PendingHashes`).
     public var hashing: Bool
 
     public init(status: PackStatus, counts: PackCounts?, estimate: JSONValue? = nil, hashing: Bool = false) {
@@ -29,9 +27,8 @@ public struct PackProgress: Equatable, Sendable {
     public var requiredResources: Int { max(status.requiredResources, completedResources) }
     public var requiredTiles: Int { max(status.requiredTiles, counts.tiles) }
 
-    /// MapLibre's fields, and `estimate` once one was recorded (absent before). Figures still
-    /// being counted are null, and `counting` says so; `hashing` is there while the hash of a
-    /// whole pack is being computed.
+    /// MapLibre's fields, and `estimate` once recorded. Figures being counted are null, and `counting` says so;
+    /// `hashing` is there while a whole pack's hash is being computed.
     public var json: JSONValue {
         func known(_ value: some BinaryInteger) -> JSONValue { counted ? .number(Double(value)) : .null }
         var fields: [String: JSONValue] = [

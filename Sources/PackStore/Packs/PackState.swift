@@ -7,8 +7,8 @@ public enum PackState: String, Sendable, CaseIterable {
     case inactive, active, complete, error
 }
 
-/// What the downloader last recorded for a pack (`packfs_pack_state`). Packs PackFS never
-/// downloaded have no row and read as inactive with nothing required.
+/// What the downloader last recorded for a pack (`packfs_pack_state`); a pack PackFS never downloaded has no row
+/// and reads as inactive with nothing required.
 public struct PackStatus: Equatable, Sendable {
     public var state: PackState
     public var error: String?
@@ -41,9 +41,8 @@ extension OfflineDatabase {
             let row = try Row.fetchOne(
                 db, sql: "SELECT * FROM packfs_pack_state WHERE region_id = ?", arguments: [region.rawValue])
         else { return PackStatus(state: .inactive) }
-        // PackFS's own bookkeeping, redone by the next run: a damaged value reads as "unknown"
-        // (inactive, not counted yet) rather than making the pack's files unreadable. An error
-        // is redacted again: a file from an older PackFS or an app stored it as it came.
+        // Own bookkeeping, redone by the next run: a damaged value reads as "unknown" (inactive, not counted) rather
+        // than making the pack's files unreadable. Redacted again: an older PackFS or an app stored it as it came.
         func value<T: DatabaseValueConvertible>(_ column: String) -> T? { try? row.decode(forColumn: column) }
         return PackStatus(
             state: value("state").flatMap(PackState.init(rawValue:)) ?? .inactive,
@@ -58,10 +57,9 @@ extension OfflineDatabase {
 }
 
 extension StoreBatch {
-    /// Records a pack's state inside a larger transaction (with the batch it describes), its
-    /// error redacted (progress.json, packs.json and `packfs list` show it to others). The
-    /// cached status (`PackStatusCache`) goes once the transaction commits, not before: a read
-    /// in between would see the old row and keep it.
+    /// Records a pack's state inside a larger transaction, its error redacted (others see it in progress.json,
+    /// packs.json, `packfs list`). `PackStatusCache` drops the status once the transaction commits, not before: a
+    /// read in between would keep the old row.
     public func setStatus(_ status: PackStatus, of region: RegionID) throws {
         try Migrations.ensureBookkeeping(db)
         if let statuses { db.afterNextTransaction(onCommit: { _ in statuses.invalidate(region) }) }

@@ -4,9 +4,8 @@ import SQLiteDB
 
 /// Creating, finding, renaming, redefining and removing packs.
 extension OfflineDatabase {
-    /// Every pack, in id order. Names are unique, even up to Unicode normalisation: a name an
-    /// earlier pack already shows (possible in databases apps wrote) falls back to `region-<id>`,
-    /// or `region-<id>-<n>` when that is taken too.
+    /// Every pack, in id order. Names are unique even up to Unicode normalisation: a name an earlier pack already
+    /// shows (possible in apps' databases) falls back to `region-<id>`, or `region-<id>-<n>` when that is taken too.
     public func packs() throws -> [Pack] {
         // Without the lock another process may change the file: read afresh every time.
         guard mode != .readOnly else { return try read { db in try Self.packs(db) } }
@@ -23,8 +22,8 @@ extension OfflineDatabase {
         // A pack being removed (Removals.swift) is gone already.
         let rows = try Row.fetchAll(db, sql: "SELECT id, definition, description FROM regions \(Removals.visible(db)) ORDER BY id")
         var taken = Set<String>()
-        // An app's file may hold any type in any column (SQLite checks none without STRICT): a
-        // column that does not decode reads as absent, and a row without an integer id is skipped.
+        // An app's file may hold any type in any column (no STRICT): a column that does not decode reads as
+        // absent, and a row without an integer id is skipped.
         return rows.compactMap { row in
             guard let rawID = try? row.decode(Int64.self, atIndex: 0) else { return nil }
             let id = RegionID(rawValue: rawID)
@@ -77,14 +76,10 @@ extension OfflineDatabase {
         return try pack(id: id)
     }
 
-    /// Creates pack `name`, or stores its changed definition and metadata, and marks the pack
-    /// `active`: what a region file written for `name` means (a download to this definition is
-    /// owed), for the mount and `packfs download` alike. One transaction, so the lookup by name
-    /// and the insert cannot interleave with another definition of the same name, and a process
-    /// killed before its download starts leaves a pack the next mount converges, never one
-    /// `complete` with the content of its old definition. The state is the one a run records as
-    /// it starts (counts unknown until it plans), so the run need not write it again: a region
-    /// file writes its state once. Unchanged fields are not written.
+    /// Creates pack `name`, or stores what changed of its definition and metadata, and marks it `active`: a download
+    /// to this definition is owed, for the mount and `packfs download` alike. One transaction, so no other definition
+    /// of the name interleaves, and a kill before the download leaves a pack the next mount converges, never one
+    /// `complete` with its old content. The state is the one a run records at its start: a region file writes it once.
     public func definePack(name: String, definition: RegionDefinition, metadata: JSONValue?) throws -> Pack {
         try PackName.validate(name)
         let id = try writePacks { batch -> RegionID in

@@ -1,14 +1,9 @@
 import SQLiteDB
 
-/// Packs whose hashes are owed (`packfs_pending_hashes`). A pack is `complete` the moment its last
-/// resource is stored; its hash, a read of every tile, is computed after that, in the background
-/// (PackLifecycle's `PackHasher`), so nobody waits for it. The request outlives the process: a
-/// daemon that stops first computes it at the next mount.
-///
-/// Each request has a token. Whatever changes a pack's tiles after the request (a refresh that
-/// completes, a patch) asks again, with a new token; a hash computed under an older token is
-/// not recorded, since its walk may have met tiles of both versions. A removal drops the request
-/// with the pack.
+/// Packs whose hashes are owed (`packfs_pending_hashes`). A pack is `complete` once its last resource is stored;
+/// its hash, a read of every tile, is computed after in the background (PackLifecycle's `PackHasher`), at the next
+/// mount if the daemon stops first. A later change of its tiles (a refresh, a patch) asks again with a new token,
+/// and a hash under an older one is not recorded: its walk may have met both versions. Removal drops the request.
 extension StoreBatch {
     /// Asks for the pack's hashes (replacing an earlier request); returns the request's token.
     @discardableResult
@@ -21,8 +16,7 @@ extension StoreBatch {
         return token
     }
 
-    /// A request owed for the pack gets a new token (its tiles changed under it: a hash under the
-    /// old one is not recorded, the new one is computed from the tiles as they are now).
+    /// A request owed for the pack gets a new token: its tiles changed under it (see `PendingHashes`).
     public func renewHashRequest(of region: RegionID) throws {
         guard try db.tableExists("packfs_pending_hashes") else { return }
         try db.execute(
@@ -30,16 +24,16 @@ extension StoreBatch {
             arguments: [Int64.random(in: 1...Int64.max), region.rawValue])
     }
 
-    /// Records `hashes` as the pack's if the request `token` is still the pack's pending one,
-    /// and ends it; false (nothing written) when another request or a removal came since.
+    /// Records `hashes` as the pack's and ends the request if `token` is still pending; false (nothing written) when
+    /// another request or a removal came since.
     public func recordHashes(_ hashes: [RecordedHash], of region: RegionID, pending token: Int64) throws -> Bool {
         guard try endHashRequest(of: region, token: token) else { return false }
         try recordHashes(hashes, of: region)
         return true
     }
 
-    /// Ends the request `token` without a hash (its tiles do not decode: the last recorded hash
-    /// stays, and `packfs verify` names the tile); false when it is no longer pending.
+    /// Ends the request `token` without a hash (its tiles do not decode: the last recorded hash stays, and `packfs
+    /// verify` names the tile); false when it is no longer pending.
     @discardableResult
     public func endHashRequest(of region: RegionID, token: Int64) throws -> Bool {
         guard try db.tableExists("packfs_pending_hashes") else { return false }
@@ -50,7 +44,6 @@ extension StoreBatch {
 }
 
 extension OfflineDatabase {
-    /// Every owed request: pack and token.
     public func pendingHashes() throws -> [(region: RegionID, token: Int64)] {
         try read { db in
             guard try db.tableExists("packfs_pending_hashes") else { return [] }
@@ -62,7 +55,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// Whether the pack's hashes are still being computed.
     public func hashesPending(of region: RegionID) throws -> Bool {
         try read { db in try Self.hashesPending(of: region, db) }
     }

@@ -1,18 +1,12 @@
 import SQLiteDB
 
-/// A refresh asked for and not finished (`packfs_refresh`): it outlives the process, so a refresh
-/// cut by a kill or an unmount goes on where it was instead of being lost or starting over.
-///
-/// The row holds `since`, one second after the request: every row the refresh revalidates or
-/// stores is stamped `accessed` no earlier than that (`OfflineDatabase.write(notBefore:)`), and
-/// every row stamped earlier was written before the request. So "accessed >= since" is exactly
-/// "done by this refresh (or stored fresh since it was asked for)", with no per-row bookkeeping:
-/// a resumed refresh asks only for the rest. The run that completes deletes the row, in the
-/// transaction recording the pack complete; a removal drops it with the pack.
+/// A refresh asked for and not finished (`packfs_refresh`), kept so a refresh cut by a kill or unmount goes on.
+/// The row holds `since`, one second after the request: every row the refresh revalidates or stores is stamped
+/// `accessed` no earlier (`OfflineDatabase.write(notBefore:)`) and every earlier stamp predates the request, so
+/// "accessed >= since" means done since the request, with no per-row bookkeeping. Completion or removal drops it.
 extension OfflineDatabase {
-    /// Records a refresh of `region` asked for now (replacing one pending: a new `touch` asks
-    /// for everything again) and marks the pack `active`, in one transaction, so that a kill
-    /// before its run starts still resumes it. Returns its `since`.
+    /// Records a refresh of `region` asked for now, replacing a pending one (a new `touch` asks for everything again),
+    /// and marks the pack `active` in the same transaction, so a kill before its run still resumes it; returns `since`.
     @discardableResult
     public func requestRefresh(of region: RegionID) throws -> Int64 {
         try write { batch in
@@ -29,7 +23,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// The `since` of the refresh pending for `region`, or nil when none is.
     public func pendingRefresh(of region: RegionID) throws -> Int64? {
         try read { db in
             guard try db.tableExists("packfs_refresh") else { return nil }

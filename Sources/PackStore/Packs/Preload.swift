@@ -11,12 +11,10 @@ public struct PreloadReport: Equatable, Sendable {
 }
 
 extension OfflineDatabase {
-    /// MGLOfflineStorage's `preloadData:forURL:modificationDate:expirationDate:eTag:mustRevalidate:`:
-    /// `content` goes into the ambient cache under `url`, as if a renderer had fetched it (a row a
-    /// pack holds already gets the new bytes and headers, as MapLibre's put does). One transaction:
-    /// the ambient cache is trimmed to its limit (least recently accessed first, so never the row
-    /// just stored) and `diskQuota` is enforced, or nothing is written. A resource larger than
-    /// the ambient limit is refused: it would be evicted the moment it was stored.
+    /// MGLOfflineStorage's `preloadData:forURL:modificationDate:expirationDate:eTag:mustRevalidate:`: `content` goes
+    /// into the ambient cache under `url` as if a renderer had fetched it (a pack's row gets the new bytes and headers,
+    /// as MapLibre's put does). One transaction trims the ambient cache (never the row just stored) and enforces
+    /// `diskQuota`, or writes nothing. A resource larger than the ambient limit would be evicted at once: refused.
     public func preload(
         url: String, kind: ResourceKind, content: Data, headers: CacheHeaders, diskQuota: Int64?
     ) throws -> PreloadReport {

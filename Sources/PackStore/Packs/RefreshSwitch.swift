@@ -9,7 +9,6 @@ public struct PackMember<ID: Hashable & Sendable>: Hashable, Sendable {
 
 /// What a refresh's switch changed, for whoever caches content (the mount's caches, the kernel).
 public struct SwitchedContent: Equatable, Sendable {
-    /// The pack switched.
     public var region: RegionID
     /// Staged rows moved into `tiles` and `resources`.
     public var tiles = 0
@@ -17,15 +16,14 @@ public struct SwitchedContent: Equatable, Sendable {
     /// Members that left the pack (its plan no longer covers them).
     public var tilesLeft: [TileKey] = []
     public var resourcesLeft: [String] = []
-    /// Every pack's hold on a row whose bytes the switch replaced under its id: this pack's, and
-    /// those of the packs sharing the row (tiles are shared by key, resources by URL).
+    /// Every pack's hold on a row whose bytes the switch replaced under its id: this pack's and its sharers'.
     public var changedTiles: [PackMember<TileID>] = []
     public var changedResources: [PackMember<ResourceID>] = []
     /// The key of each changed tile and the URL of each changed resource: where the mount shows them.
     public var tileKeys: [TileID: TileKey] = [:]
     public var resourceURLs: [ResourceID: String] = [:]
-    /// Each changed row's version after the switch, while a mount records them (`SwitchedRows`):
-    /// the version before it names the inode the kernel may still hold.
+    /// Each changed row's version after the switch, while a mount records them (`SwitchedRows`): the version
+    /// before it names the inode the kernel may still hold.
     public var tileVersions: [TileID: Int64] = [:]
     public var resourceVersions: [ResourceID: Int64] = [:]
 
@@ -35,13 +33,9 @@ public struct SwitchedContent: Equatable, Sendable {
     }
 }
 
-/// The switch (Staging.swift): one transaction that makes what a refresh staged the pack.
-///
-/// Set-based statements over the pack's staged rows (one range of the staging index), each row
-/// reaching `tiles`, `resources` and the membership tables through their unique indexes: the work
-/// is bounded by what was staged, never by the pack or the database. MapLibre's own triggers'
-/// worth of bookkeeping follows by itself: kept counts (`Counting`), extents and runs, sizes
-/// (dropped by the tiles trigger, written again here).
+/// The switch (docs/mount.md, "Refresh"): set-based statements over the pack's staged rows (one range of the
+/// staging index) reach `tiles`, `resources` and the memberships through unique indexes, so the work is bounded by
+/// what was staged. The triggers keep counts, extents and runs; sizes, dropped by the tiles trigger, are rewritten.
 enum RefreshSwitch {
     /// The staged rows of the switched refresh: `?1` the pack, `?2` its `since`.
     static let staged = "s.region_id = ?1 AND s.since = ?2"
@@ -49,8 +43,8 @@ enum RefreshSwitch {
         t.url_template = s.url_template AND t.pixel_ratio = s.pixel_ratio AND t.z = s.z AND t.x = s.x AND t.y = s.y
         """
 
-    /// Holds on tiles whose bytes change, in every pack (CROSS JOIN keeps SQLite to the staging
-    /// range first; a pack's staged rows are few beside `tiles` and `region_tiles`).
+    /// Holds on tiles whose bytes change, in every pack (CROSS JOIN keeps SQLite to the staging range first: a
+    /// pack's staged rows are few beside `tiles` and `region_tiles`).
     static let changedTiles = """
         SELECT rt.region_id, t.id, t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM packfs_staged_tiles s
           CROSS JOIN tiles t ON \(tileMatch)
@@ -65,8 +59,8 @@ enum RefreshSwitch {
         WHERE \(staged) AND (r.data IS NOT s.data OR r.compressed IS NOT s.compressed)
         """
 
-    /// Staged tiles into `tiles`: an existing row keeps its id (the mount's inodes are row ids).
-    /// (`WHERE` before `ON CONFLICT` is SQLite's rule for an upsert from a SELECT.)
+    /// Staged tiles into `tiles`: an existing row keeps its id, as the mount's inodes are row ids. (`WHERE` before
+    /// `ON CONFLICT` is SQLite's rule for an upsert from a SELECT.)
     static let upsertTiles = """
         INSERT INTO tiles (url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed,
           must_revalidate)
@@ -77,8 +71,7 @@ enum RefreshSwitch {
           accessed = excluded.accessed, must_revalidate = excluded.must_revalidate
         """
 
-    /// The served sizes the staged tiles carried, for compressed and gzip rows (the update dropped
-    /// the old ones: TileSizes.swift).
+    /// The served sizes the staged tiles carried, for compressed and gzip rows (the update dropped the old ones).
     static let recordSizes = """
         INSERT OR REPLACE INTO packfs_tile_sizes (tile_id, size)
         SELECT t.id, s.size FROM packfs_staged_tiles s CROSS JOIN tiles t ON \(tileMatch)
@@ -115,9 +108,8 @@ enum RefreshSwitch {
 }
 
 extension StoreBatch {
-    /// The switch of the refresh of `since` of `region` (RefreshSwitch), with the members its
-    /// plan no longer covers leaving the pack; call inside the transaction that records the
-    /// pack's outcome. Returns what changed, for the caches to forget.
+    /// The switch of the refresh of `since` of `region`, the members its plan no longer covers leaving the pack;
+    /// call inside the transaction that records the pack's outcome. Returns what changed, for the caches to forget.
     public func switchStaged(
         of region: RegionID, since: Int64, leaving: (tiles: [TileKey], resources: [String]) = ([], [])
     ) throws -> SwitchedContent {
@@ -131,8 +123,7 @@ extension StoreBatch {
             try db.execute(sql: RefreshSwitch.clearTiles, arguments: [region.rawValue])
             try db.execute(sql: RefreshSwitch.clearResources, arguments: [region.rawValue])
         }
-        // The pack's recorded hash described the tiles it had: the refresh records the new one
-        // (computed once this commits, off the writer: a full read of the pack).
+        // The recorded hash described the old tiles: the refresh records the new one once this commits, off the writer.
         if !switched.isEmpty, try db.tableExists("packfs_pack_hashes") {
             try db.execute(sql: RefreshSwitch.dropHashes, arguments: [region.rawValue])
         }
@@ -152,12 +143,10 @@ extension StoreBatch {
             }
             if holder != region { sets.insert(PackHashSet(region: holder, urlTemplate: template, pixelRatio: ratio)) }
         }
-        // Tiles are shared by key: the packs sharing a changed tile see its new bytes too (as
-        // MapLibre's own refresh makes them), so their recorded hashes no longer hold. Dropped,
-        // not recomputed: a recomputation is a full read of each such pack (a gzip per vector
-        // tile), minutes for a country, inside this transaction; a dropped hash reads as "none
-        // recorded" until the pack next becomes whole, a stale one would fail every verify and
-        // refuse every patch made for the tiles it now holds.
+        // The packs sharing a changed tile see its new bytes too (as with MapLibre's refresh), so their recorded hashes
+        // go. Not recomputed: a full read of each such pack (a gzip per vector tile) would hold this transaction for
+        // minutes. A dropped hash reads as "none recorded" until the pack is next whole; a stale one would fail every
+        // verify and refuse every patch made for the tiles it now holds.
         for set in sets { try db.execute(sql: RefreshSwitch.dropHash, arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]) }
         try recordSwitchedRows(.tile, region, since, &switched)
         try db.cachedStatement(sql: RefreshSwitch.upsertTiles).execute(arguments: arguments)
@@ -174,8 +163,7 @@ extension StoreBatch {
             let id = ResourceID(rawValue: try row.stored(at: 1, "resources.id"))
             switched.changedResources.append(PackMember(region: holder, id: id))
             if let url: String = row.lenient("url") { switched.resourceURLs[id] = url }
-            // A shared style or TileJSON says which tiles another pack's sources hold, and how its
-            // rows are numbered: its hashes go too.
+            // A shared style or TileJSON says which tiles another pack's sources hold and how: its hashes go too.
             let kind = (row.lenient("kind") as Int?).flatMap(ResourceKind.init(rawValue:))
             if holder != region, kind == .style || kind == .source { documents.insert(holder) }
         }
@@ -186,8 +174,7 @@ extension StoreBatch {
         try db.cachedStatement(sql: RefreshSwitch.linkResources).execute(arguments: arguments)
     }
 
-    /// Drops tiles and resources from a pack inside a larger transaction; rows no other pack
-    /// holds become ambient cache.
+    /// Drops tiles and resources from a pack inside a larger transaction; rows no other pack holds become ambient.
     public func unlink(tiles: [TileKey], resources: [String], from region: RegionID) throws {
         for key in tiles { if let id = try tileID(key) { try unlink(tile: id, from: region) } }
         for url in resources { if let id = try resourceID(url: url) { try unlink(resource: id, from: region) } }

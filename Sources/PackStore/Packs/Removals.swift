@@ -2,20 +2,13 @@ import Basics
 import FoundationEssentials
 import SQLiteDB
 
-/// Removing a pack without making anyone wait for its rows (`packfs_removals`).
-///
-/// `removePack` only marks the pack: from that commit on it is gone for every reader (`packs`
-/// leaves it out, its name is free), and the mark is all the transaction writes, whatever the
-/// pack's size. Its rows then go in bounded transactions (`finishRemovals`): memberships a few
-/// thousand at a time, then the region row (its bookkeeping goes with it through the cascade),
-/// the ambient cache trimmed to its limit and the freed pages returned, a step at a time, so
-/// that the writer is never held for long and readers of other packs never wait. A mount does
-/// this on a thread of its own; a crash leaves the mark, and the next mount (or `packfs remove`)
-/// goes on where it stopped.
+/// Removing a pack without making anyone wait for its rows (docs/internals.md, "Removal"): `removePack` commits
+/// only a mark (`packfs_removals`), and `finishRemovals` deletes the rows in bounded transactions, so the writer is
+/// never held long. A crash leaves the mark, and the next mount (or `packfs remove`) goes on from it.
 enum Removals {
     static let table = "packfs_removals"
-    /// Memberships deleted per transaction: small enough that the writer is never held long
-    /// (triggers included), large enough that a pack's rows go in few commits.
+    /// Memberships deleted per transaction: small enough that the writer is never held long (triggers included),
+    /// large enough that a pack's rows go in few commits.
     static let batchRows = 5_000
     /// Pages returned to the file system per `incremental_vacuum` step (16 MiB of 4 KiB pages).
     static let vacuumPages = 4_096
@@ -60,18 +53,15 @@ enum Removals {
 
 /// Space removed packs still hold (`OfflineDatabase.reclaiming`).
 public struct Reclaiming: Equatable, Sendable {
-    /// Removed packs whose rows are still being deleted; 0 once they are, while the ambient cache
-    /// is trimmed and the freed pages are returned to the disk.
+    /// Removed packs whose rows are still being deleted; 0 once they are, while the ambient trim and vacuum go on.
     public var packs: Int
-    /// Their memberships (tiles and resources) still in the file; nil when one of them was
-    /// removed before its figures were counted.
+    /// Their memberships still in the file; nil when one was removed before its figures were counted.
     public var rows: Int?
 }
 
 extension OfflineDatabase {
-    /// Marks the pack removed, at once whatever its size: it is gone for every reader from
-    /// here on. Its rows go after (`finishRemovals`): on a mount's own thread, or, in a command,
-    /// before this returns.
+    /// Marks the pack removed, at once whatever its size: it is gone for every reader from here on. Its rows go after,
+    /// on a mount's own thread or, in a command, before this returns.
     public func removePack(_ id: RegionID) throws {
         defer { statuses.invalidate(id) }
         try writePacks { batch in
@@ -92,8 +82,8 @@ extension OfflineDatabase {
     /// Whether every removal is finished, its ambient trim and its freed pages included.
     public func removalsSettled() throws -> Bool { try pendingRemovals() == 0 && remover.idle }
 
-    /// What removals still have to give back (`status.json`'s `reclaiming`); nil once every one
-    /// is finished, its freed pages returned. Read from kept figures: constant time.
+    /// What removals still have to give back (`status.json`'s `reclaiming`), from kept figures in constant time;
+    /// nil once every one is finished, its freed pages returned.
     public func reclaiming() throws -> Reclaiming? {
         // Asked before the marks are read: a round that ends in between shows as one more read.
         let busy = !remover.idle
@@ -129,8 +119,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// Deletes the rows of every marked pack in bounded transactions, then trims the ambient
-    /// cache and returns the freed pages, a step at a time. `stopped` ends it between steps.
+    /// Deletes the rows of every marked pack in bounded transactions, then trims the ambient cache and returns the
+    /// freed pages, a step at a time. `stopped` ends it between steps.
     public func finishRemovals(stopped: () -> Bool = { false }) throws {
         var removedAny = false
         for region in try read(Removals.marked) {

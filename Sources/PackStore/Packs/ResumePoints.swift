@@ -1,16 +1,10 @@
 import SQLiteDB
 
-/// Where a pack's download goes on (`packfs_resume_points`), so that resuming a country does not
-/// look up every tile it already stored, one by one from the start of its plan (9,000,000
-/// lookups and membership writes before the first new request, for a region 90% done).
-///
-/// The row names the plan it is about (the downloader's fingerprint of the definition, the tile
-/// sets and the resources), the refresh it belongs to (its `since`; 0 for a download) and a
-/// position: every tile of the plan before it is stored and in the pack. The downloader writes it
-/// in the transaction of a batch, once every tile before it has been committed, and forgets the
-/// position when the pack completes; the plan stays, saying the pack was made to converge to
-/// it (a resume of the same plan need not look for tiles to drop). A new region row, or the
-/// pack's removal, drops the row.
+/// Where a pack's download goes on (`packfs_resume_points`; docs/internals.md, "Resume points"), so a resumed
+/// country need not look up every stored tile from its plan's start. The row names its plan (the downloader's
+/// fingerprint), its refresh (`since`; 0 for a download) and a position before which every planned tile is
+/// committed and in the pack. The position goes when the pack completes; the plan stays, saying the pack converged
+/// to it (a resume of the same plan need not look for tiles to drop). A new region row or a removal drops the row.
 public struct ResumePoint: Equatable, Sendable {
     public var plan: String
     public var since: Int64

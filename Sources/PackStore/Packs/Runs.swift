@@ -1,19 +1,10 @@
 import SQLiteDB
 
-/// Which tiles each pack holds, as runs: a row per pack, tile column (template, pixel ratio, z,
-/// x) and maximal run of consecutive rows `min_y...max_y` it holds there (`packfs_pack_runs`).
-/// What `coverage.geojson` is drawn from (`Coverage`): a 1,000,000-tile pack of a region is a few
-/// thousand runs, read in milliseconds, where its memberships take seconds to walk.
-///
-/// Exact, unlike `Extents`: runs never overlap or touch (a membership joining two runs merges
-/// them), and a membership going splits its run. Kept by triggers on `region_tiles`, in the
-/// transaction of the change, whichever program makes it (an app's MapLibre too, with nothing
-/// newer than the upserts `Extents` uses already). "No content" tiles count: the pack holds the
-/// answer for that place. A pack's runs are complete exactly when its `Counting` figures are:
-/// a database an app filled gets them from the background count, which measures them from its
-/// snapshot; memberships that go while it measures are noted (`packfs_pack_run_drops`, only
-/// while `packfs_pack_run_counts` marks the pack) and taken out of the snapshot's runs when the
-/// count finishes. A removed pack's runs go with its first removal step.
+/// Exactly which tiles each pack holds, as maximal runs of rows `min_y...max_y` per tile column
+/// (`packfs_pack_runs`; docs/internals.md, "Where each pack's tiles lie"); `coverage.geojson` is drawn from them.
+/// Unlike `Extents`, runs never overlap or touch. Triggers on `region_tiles` keep them whichever program writes,
+/// with no SQL newer than `Extents`' upserts. "No content" tiles count: the pack holds that place's answer.
+/// Complete exactly when the pack's `Counting` figures are; a removed pack's runs go in its first removal step.
 enum Runs {
     static let table = "packfs_pack_runs"
 
@@ -23,8 +14,7 @@ enum Runs {
           z INTEGER NOT NULL, x INTEGER NOT NULL, min_y INTEGER NOT NULL, max_y INTEGER NOT NULL
         """
 
-    /// Whether tile row `alias` names a file: a text template and integer coordinates (rows that
-    /// do not are kept in no run and no extent).
+    /// Whether tile row `alias` names a file (text template, integer coordinates); other rows are in no run or extent.
     static func namesFile(_ alias: String) -> String {
         "typeof(\(alias).url_template) = 'text'"
             + ["pixel_ratio", "z", "x", "y"].map { " AND typeof(\(alias).\($0)) = 'integer'" }.joined()
@@ -41,8 +31,7 @@ enum Runs {
         """
     }
 
-    /// The last row of the run that starts at or before `y` in `k`'s column (NULL if none): the
-    /// only run that can hold `y` (one index seek).
+    /// The last row of the run starting at or before `y` in `k`'s column (NULL if none): the one run that can hold `y`.
     private static func endBefore(_ y: String, _ m: String) -> String {
         "(SELECT q.max_y FROM packfs_pack_runs q WHERE \(column("q", m)) AND q.min_y <= \(y) ORDER BY q.min_y DESC LIMIT 1)"
     }
@@ -51,8 +40,8 @@ enum Runs {
         "(SELECT max(q.min_y) FROM packfs_pack_runs q WHERE \(column("q", m)) AND q.min_y <= \(y))"
     }
 
-    /// A run in the column of membership `m`'s tile, each key column a constant (a row value
-    /// `IN (SELECT ...)` here seeks by region only, then reads every run of the pack).
+    /// A run in the column of membership `m`'s tile, each key column a constant: a row value `IN (SELECT ...)` here
+    /// seeks by region only, then reads every run of the pack.
     private static func runAt(_ m: String) -> String {
         ["url_template", "pixel_ratio", "z", "x"].reduce("region_id = \(m).region_id") { clause, key in
             clause + " AND \(key) = (SELECT k.\(key) FROM tiles k WHERE k.id = \(m).tile_id)"
@@ -78,9 +67,8 @@ enum Runs {
           y INTEGER NOT NULL
         )
         """,
-        // A new membership at y: the run ending at y - 1 grows to y (and takes in the run
-        // starting at y + 1); else a run starts at y (taking in the one at y + 1); then the run
-        // at y + 1, if taken in, goes. Nothing changes when a run already holds y.
+        // A new membership at y: the run ending at y - 1 grows to y, else a run starts at y; either takes in the run
+        // starting at y + 1, which then goes. Nothing changes when a run already holds y.
         """
         CREATE TRIGGER IF NOT EXISTS packfs_runs_region_tiles_insert AFTER INSERT ON region_tiles
         BEGIN
@@ -98,8 +86,8 @@ enum Runs {
             AND min_y = (SELECT k.y + 1 FROM tiles k WHERE \(tile("new")) AND \(endBefore("k.y", "new")) > k.y);
         END
         """,
-        // A membership going at y: the rest of its run after y becomes a run of its own, the run
-        // ends at y - 1, or goes if it started at y.
+        // A membership going at y: the rest of its run after y becomes a run of its own; the run ends at y - 1, or goes
+        // if it started at y.
         """
         CREATE TRIGGER IF NOT EXISTS packfs_runs_region_tiles_delete AFTER DELETE ON region_tiles
         BEGIN
@@ -140,15 +128,13 @@ enum Runs {
         func key(_ region: RegionID) -> StatementArguments { [region.rawValue, urlTemplate, pixelRatio, z, x] }
     }
 
-    /// One run.
     struct Row: Sendable {
         var column: Column
         var minY: Int64
         var maxY: Int64
     }
 
-    /// Starts measuring a pack's runs (with `Counting.begin`): from here on, memberships that go
-    /// are noted.
+    /// Starts measuring a pack's runs (with `Counting.begin`): from here on, memberships that go are noted.
     static func begin(_ region: RegionID, _ db: Database) throws {
         try clear(region, db, runs: false)
         try db.execute(sql: "INSERT INTO packfs_pack_run_counts (region_id) VALUES (?)", arguments: [region.rawValue])
@@ -187,8 +173,8 @@ enum Runs {
         return extents
     }
 
-    /// Makes the pack's runs the union of the snapshot's and those the triggers kept since,
-    /// less the tiles that left the pack meanwhile and are still out of it; ends the measuring.
+    /// Makes the pack's runs the union of the snapshot's and those the triggers kept since, less the tiles that left
+    /// meanwhile and are still out; ends the measuring.
     static func finish(_ measured: [Row], into region: RegionID, _ db: Database) throws {
         var columns: [Column: [ClosedRange<Int64>]] = [:]
         for run in measured { columns[run.column, default: []].append(run.minY...run.maxY) }

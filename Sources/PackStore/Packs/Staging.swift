@@ -2,30 +2,20 @@ import Basics
 import FoundationEssentials
 import SQLiteDB
 
-/// What a refresh fetched that a reader must not see yet (`packfs_staged_tiles`,
-/// `packfs_staged_resources`): the switch at the refresh's end (RefreshSwitch.swift) moves it
-/// into MapLibre's tables in one transaction, so a renderer reading the mount, or an app opening
-/// the file, sees the old pack or the new one, never a mix, and a kill leaves the old pack whole.
-///
-/// A row is what the live row will be after the switch: a tile or resource whose content the
-/// refresh found changed (a 200 with other bytes, a 404 where content was), one the database did
-/// not hold, or a copy of a stored one the pack does not hold yet (a changed plan; a copy, not a
-/// reference, so that evicting the ambient row meanwhile loses nothing). One row per pack and
-/// key: staging a key again replaces its row. `since` names the refresh (PendingRefresh.swift):
-/// only the pending refresh's rows are ever switched in, so rows of a refresh that a new `touch`
-/// replaced (it asks for everything again) or that a redefinition restarted are dead; the next
-/// switch, or the pack's removal, deletes them. `accessed` is stamped as any row the refresh
-/// writes (at or after `since`), so a switched row counts as done for a resumed refresh.
+/// What a refresh fetched that a reader must not see yet (`packfs_staged_tiles`, `packfs_staged_resources`), moved
+/// into MapLibre's tables by the switch (RefreshSwitch.swift) in one transaction, so nobody sees a mix
+/// (docs/mount.md, "Refresh"). A row is what the live row will be after the switch, one per pack and key; a stored
+/// row the pack does not hold yet is copied, not referenced, so evicting the ambient row meanwhile loses nothing.
+/// Only the pending refresh's rows (`since`) are switched in: others are dead until the next switch or removal.
+/// `accessed` is stamped as for any row the refresh writes, so a switched row counts as done for a resumed refresh.
 enum Staging {
     static let tilesTable = "packfs_staged_tiles"
     static let resourcesTable = "packfs_staged_resources"
-    /// Staged rows deleted per transaction when a pack is removed (they carry blobs: a fifth
-    /// of `Removals.batchRows`).
+    /// Staged rows deleted per transaction when a pack is removed (they carry blobs: a fifth of `Removals.batchRows`).
     static let removalRows = 1_000
 
-    /// Made with PackFS's other bookkeeping (`Schema.bookkeeping`). The unique key leads with
-    /// the pack, so a pack's rows are one range of its index: what the switch, the removal and
-    /// the cascade read.
+    /// Made with PackFS's other bookkeeping (`Schema.bookkeeping`). The unique key leads with the pack, so the
+    /// switch, the removal and the cascade read a pack's rows as one range of its index.
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS packfs_staged_tiles (
@@ -103,11 +93,9 @@ enum Staging {
         try db.tableExists(tilesTable) && db.tableExists(resourcesTable)
     }
 
-    /// A redefinition while a refresh is pending restarts the refresh (a new `since`, as a new
-    /// `touch` does): its staged rows were answers for the old definition's plan, and switched
-    /// in they would put tiles the new one no longer covers back into the pack. Dead rows stay
-    /// until the switch or the removal deletes them (this runs on a FUSE thread: no delete
-    /// proportional to what was staged). Rows already revalidated in place are asked again.
+    /// A redefinition while a refresh is pending restarts it (a new `since`, as a new `touch` does): its staged rows
+    /// answered the old plan and would bring back tiles the new one no longer covers. They stay dead, not deleted: this
+    /// runs on a FUSE thread, so no delete grows with what was staged. Rows revalidated in place are asked again.
     static func restartPendingRefresh(of region: RegionID, _ db: Database) throws {
         guard try db.tableExists("packfs_refresh") else { return }
         // Later than the old one even within its second: none of its rows may stay alive.
@@ -129,8 +117,7 @@ enum Staging {
 }
 
 extension StoreBatch {
-    /// Stages a tile a refresh of `region` fetched with new content (or found missing): the
-    /// live row keeps its bytes and headers until the switch. `contentSize` as for `putTile`.
+    /// Stages a tile a refresh of `region` fetched with new content (or found missing); `contentSize` as for `putTile`.
     public func stageTile(
         _ key: TileKey, data: StoredData, headers: CacheHeaders, contentSize: Int?, for region: RegionID, since: Int64
     ) throws {
@@ -142,8 +129,8 @@ extension StoreBatch {
         ])
     }
 
-    /// The refresh of `region` found the stored tile current: when the pack does not hold it
-    /// (its plan changed), a copy is staged to join the pack at the switch. True when staged.
+    /// The refresh of `region` found the stored tile current: when the pack does not hold it (its plan changed), a
+    /// copy is staged to join the pack at the switch. True when staged.
     @discardableResult
     public func stageMembership(of key: TileKey, for region: RegionID, since: Int64) throws -> Bool {
         try requireStaging()
@@ -218,8 +205,7 @@ extension OfflineDatabase {
         }
     }
 
-    /// The content the refresh of `since` staged for `url` (a style or TileJSON the resumed run
-    /// plans from); nil when it staged none.
+    /// The content the refresh of `since` staged for `url` (a style or TileJSON to plan from); nil when none.
     public func stagedResource(url: String, of region: RegionID, since: Int64) throws -> StoredData? {
         try read { db in
             guard try Staging.exists(db),

@@ -3,19 +3,10 @@ import FoundationEssentials
 import SQLiteDB
 import Synchronization
 
-/// What a refresh's switch replaced under a row id while a mount serves the database
-/// (`packfs_switched_rows`): the row's version (how many switches changed it during this mount)
-/// and, for a while, the bytes it had before the last one.
-///
-/// Why: the switch replaces a tile's or resource's bytes under the same row id (MapLibre's
-/// tables key them so), while a reader may have asked the kernel for the file's size just
-/// before and read just after: it would read the new bytes cut to the old size, a file neither
-/// old nor new. A file system replaces a file atomically with `rename`, a new inode; the mount
-/// does the same: each version of a switched row is another inode (`Node`'s row tag), and the
-/// inode of the version before keeps serving the bytes it had (kept here) until the kernel has
-/// been told and `retention` has passed; after that it is stale (ESTALE), as an NFS file
-/// replaced on the server. Made afresh by each mount (`beginSwitchedRows`): inode numbers live
-/// as long as the kernel's mount.
+/// What a refresh's switch replaced under a row id while a mount serves the database (`packfs_switched_rows`):
+/// the row's version (switches that changed it this mount) and, for `retention`, its bytes before the last one.
+/// Each version is another inode (`RowTag`), so a reader sized before a switch reads the old bytes whole, and after
+/// that the old inode is stale (docs/mount.md, "Refresh"). Made afresh by each mount, as inode numbers are.
 enum SwitchedRows {
     static let table = "packfs_switched_rows"
     /// How long the bytes before a switch stay readable under their old inode.
@@ -34,13 +25,11 @@ enum SwitchedRows {
         )
         """
 
-    /// At most this many bytes a switch replaced are kept: a refresh that changed more (a
-    /// country's new data) records only the new versions, and the old inodes are stale at once
-    /// (an error, not a mix), rather than copy gigabytes inside the switch.
+    /// At most this many replaced bytes are kept: a refresh that changed more (a country's new data) records only
+    /// the new versions and its old inodes are stale at once (an error, not a mix), rather than copy gigabytes.
     static let keptBytesLimit: Int64 = 128 << 20
 
-    /// The rows of `kind` whose bytes the switch of `?1`'s refresh of `?2` replaces, joined to
-    /// their live row `t`.
+    /// The rows of `kind` whose bytes the switch of `?1`'s refresh of `?2` replaces, joined to their live row `t`.
     private static func changed(_ kind: SwitchedKind) -> String {
         let (staging, live, match) = kind == .tile
             ? ("packfs_staged_tiles", "tiles", RefreshSwitch.tileMatch) : ("packfs_staged_resources", "resources", "t.url = s.url")
@@ -75,19 +64,19 @@ public enum SwitchedKind: Int64, Sendable {
     case tile = 0, resource = 1
 }
 
-/// A row a switch changed during this mount: its version, and the bytes of the version before
-/// while they are kept (nil once released; `previous?.bytes` nil: it had none).
+/// A row a switch changed during this mount: its version, and the previous version's bytes while kept (nil once
+/// released; `previous?.bytes` nil: it had none).
 public struct SwitchedRow: Sendable {
     public var version: Int64
     public var previous: StoredData?
 }
 
-/// Whether `packfs_switched_rows` may hold a row, readable without a lock: a mount whose packs
-/// were never switched reads no version on its lookups.
+/// Whether `packfs_switched_rows` may hold a row, readable without a lock: a mount whose packs were never switched
+/// reads no version on its lookups.
 final class SwitchedRowsFlag: Sendable {
     private let raised = Atomic<Bool>(false)
-    /// Set once this mount made the table afresh (`beginSwitchedRows`): a table a file brings
-    /// (a mount that could not empty it, another program) is never recorded into or read.
+    /// Set once this mount made the table afresh: a table a file brings (a mount that could not empty it, another
+    /// program) is never recorded into or read.
     private let began = Atomic<Bool>(false)
     var value: Bool { raised.load(ordering: .acquiring) }
     var isRecording: Bool { began.load(ordering: .acquiring) }
@@ -99,8 +88,7 @@ final class SwitchedRowsFlag: Sendable {
 }
 
 extension OfflineDatabase {
-    /// A mount starts with no switched rows (its inode numbers are new): the table is made
-    /// empty, so the switches it runs record what they replace.
+    /// A mount starts with no switched rows (its inode numbers are new), so the table is made empty.
     public func beginSwitchedRows() throws {
         try write { batch in
             try batch.db.execute(sql: "DROP TABLE IF EXISTS \(SwitchedRows.table)")
@@ -116,7 +104,7 @@ extension OfflineDatabase {
         try write { batch in try batch.db.execute(sql: "DROP TABLE IF EXISTS \(SwitchedRows.table)") }
     }
 
-    /// How long the bytes before a switch stay readable under their old inode, in seconds.
+    /// `SwitchedRows.retention` in seconds.
     public static var switchedRowRetention: Int64 { SwitchedRows.retention }
 
     /// Whether any row was switched during this mount (else every row is at version 0).
@@ -130,8 +118,7 @@ extension OfflineDatabase {
         }
     }
 
-    /// The bytes before each switch stop being served under their old inode once `retention`
-    /// has passed since the switch (the kernel was told at the switch).
+    /// Stops serving each switch's old bytes under their old inode once `retention` has passed (the kernel was told).
     public func releaseSwitchedRows(now: Int64? = nil) throws {
         guard hasSwitchedRows else { return }
         try write { batch in
@@ -142,8 +129,8 @@ extension OfflineDatabase {
 }
 
 extension StoreBatch {
-    /// Records the rows of `kind` the switch of `region`'s refresh of `since` replaces, before it
-    /// does, while a mount keeps the table, and their new versions in `switched`.
+    /// Records the rows of `kind` the switch of `region`'s refresh of `since` replaces, before it does, while a mount
+    /// keeps the table, and their new versions in `switched`.
     func recordSwitchedRows(_ kind: SwitchedKind, _ region: RegionID, _ since: Int64, _ switched: inout SwitchedContent,
                             keepingAtMost limit: Int64 = SwitchedRows.keptBytesLimit) throws {
         guard let flag = switchedRows, flag.isRecording, try db.tableExists(SwitchedRows.table) else { return }

@@ -1,7 +1,6 @@
 
-/// What a change of one tile set of a pack (a patch) did to its tiles, for the mount to drop what
-/// the kernel cached of them, and for a summary. Compact (a row id or three small numbers a
-/// tile): a patch of a whole country pack changes millions of tiles.
+/// What a patch of one tile set of a pack did to its tiles, for the mount to drop what the kernel cached and for
+/// a summary. Compact (a row id or three small numbers a tile): a country's patch changes millions of tiles.
 public struct TileChanges: Sendable {
     /// A tile place in the pack's source, as stored (row numbering of the source).
     public struct Place: Hashable, Sendable {
@@ -25,8 +24,7 @@ public struct TileChanges: Sendable {
     public var added: [Place] = []
     /// Tiles the pack showed and now holds as "no content".
     public var deleted: [Place] = []
-    /// Other packs holding a changed or deleted row: they see the change too, and their recorded
-    /// hashes were dropped.
+    /// Other packs holding a changed or deleted row: they see the change too, and their recorded hashes were dropped.
     public var otherPacks: Set<RegionID> = []
     /// The changed or deleted rows those packs hold (their inodes there are stale).
     public var sharedRows: [TileID] = []
