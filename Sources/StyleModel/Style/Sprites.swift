@@ -12,8 +12,7 @@ public struct SpriteSheet: Equatable, Sendable {
         public var resource: StyleResource { StyleResource(url: url, kind: kind) }
     }
 
-    /// `default`, or the id the style gives the sheet (the mount shows `sprites/<id>.json`, its
-    /// id made a file name by `FileName.escape`).
+    /// `default`, or the id the style gives the sheet (the mount shows `sprites/<id>.json`, escaped).
     public let id: String
     /// The base URL, resolved against the style; the files add `.json`, `.png` and `@2x` to it.
     public let url: String
