@@ -2,18 +2,14 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// A tiled source's tiles as its MBTiles export holds them: the one rule for the export's rows
-/// and for the hash of a pack (`TileSetHash`), so that a pack's recorded hash is the hash of the
-/// file `packfs export` writes, and import -> export -> hash gives the hash again.
+/// A tiled source's tiles as its MBTiles export holds them: the one rule for the export's rows and
+/// for a pack's hash (`TileSetHash`), so a recorded hash is the hash of the file `packfs export` writes.
 ///
-/// - order: zoom, column, TMS row, all ascending (martin's hash order). For an XYZ source the TMS
-///   rows of a column are its stored rows from the highest down: the store walks them so
-///   (`forEachPackTile(descendingRows:)`), a page at a time, never a whole column in memory;
-/// - rows: TMS (an XYZ source's stored rows flipped); a stored tile whose coordinates lie
-///   outside the tile grid of zooms 0 to `deepestZoom` names no tile and is left out and counted;
-/// - bytes (`ExportRule`): images as a renderer reads them; vector tiles gzipped: bytes stored
-///   gzipped as they are, a zlib-stored tile's own deflate stream in a gzip member (no second
-///   deflate), raw ones gzipped by `Zlib.gzip` (the same bytes for the same input).
+/// - order: zoom, column, TMS row, ascending (martin's). An XYZ source's column is walked from its
+///   highest stored row down (`forEachPackTile(descendingRows:)`), a page at a time;
+/// - rows: TMS; a stored tile outside the grid of zooms 0 to `deepestZoom` is left out and counted;
+/// - bytes (`ExportRule`): images as a renderer reads them; vector tiles gzipped: gzip kept, a zlib
+///   tile's deflate stream in a gzip member (no second deflate), raw ones by `Zlib.gzip` (deterministic).
 public enum MBTilesTiles {
     /// The deepest zoom a pack's tree shows (deeper files refused at import, `maxzoom` clamped): deeper
     /// rows stop fitting the tree's inodes and the grid's arithmetic, and no renderer reads them.
