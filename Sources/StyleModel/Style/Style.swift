@@ -124,8 +124,7 @@ public struct Style: Sendable {
         tiles.firstIndex { $0?.type == .vector } ?? tiles.firstIndex { $0 != nil }
     }
 
-    /// The `sources` members in document order (`order`: the parser's, as `JSONValue` forgets it),
-    /// read into sources; those with nothing to store are left out.
+    /// The `sources` members in document `order` (`JSONValue` forgets it); those storing nothing left out.
     private static func sources(_ json: JSONValue, order: [String], url: String) throws -> [StyleSource] {
         guard let value = json["sources"], value != .null else { return [] }
         guard let objects = value.object else {
