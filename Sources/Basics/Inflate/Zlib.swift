@@ -7,8 +7,8 @@ import FoundationEssentials
 
 /// zlib's one-shot compress, gzip members, and a decompressor that accepts zlib or gzip framing.
 public enum Zlib {
-    /// Inflated bytes one stored value may grow to: the downloader's body limit. A database file
-    /// is outside data, and a zlib bomb in one row must not take the daemon's memory with it.
+    /// Inflated bytes one stored value may grow to (the downloader's body limit): a zlib bomb in a
+    /// database row must not take the daemon's memory.
     public static let maxInflatedBytes = 256 << 20
 
     public enum Failure: Error, CustomStringConvertible {
