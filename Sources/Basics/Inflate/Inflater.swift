@@ -29,8 +29,8 @@ public final class Inflater {
     }
 
     /// Where a zlib value's deflate stream lies, and its content's CRC-32 and size: what a gzip member
-    /// of the same stream needs (`MBTilesTiles`). One inflate gives it all and checks the Adler-32.
-    /// Nil when `input` is not one whole zlib value libdeflate decodes (gzip, a dictionary, trailing bytes, damage).
+    /// of the same stream needs (`MBTilesTiles`). One inflate gives it all and checks the Adler-32. Nil
+    /// when `input` is not one whole zlib value libdeflate decodes (gzip, a dictionary, trailing bytes).
     public func zlibStream(_ input: UnsafeRawBufferPointer, limit: Int = Zlib.maxInflatedBytes) -> ZlibStream? {
         guard input.count >= 6, input[0] & 0x0F == 8, input[1] & 0x20 == 0, (UInt16(input[0]) << 8 | UInt16(input[1])) % 31 == 0,
               let count = inflate(input, limit: limit, whole: true), let buffer

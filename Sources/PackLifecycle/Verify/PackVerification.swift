@@ -12,8 +12,8 @@ import StyleModel
 /// became whole; stored tiles and resources marked compressed inflate; vector tiles parse as protobuf
 /// with named layers; every tile the region's plan (`StoredPlan`) needs is stored, maybe as "no content".
 ///
-/// Threading: the calling thread reads batches in martin's order; each is hashed on a serial queue (MD5
-/// is one stream), then checked on a concurrent one (`BatchPipeline`): every core works, memory stays low.
+/// Threading: the calling thread reads the tiles in batches in martin's order; `BatchPipeline` checks
+/// and hashes them on every core, in a few batches' memory.
 public final class PackVerification: Sendable {
     public struct SourceReport: Sendable {
         public var id: String
