@@ -3,16 +3,13 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Computes the hashes owed for whole packs (PackStore's PendingHashes.swift) after they became
-/// `complete`, so that nobody waits for a read of every tile: on the mount, a `BackgroundWorker`,
-/// woken when a run completes and at the mount; for a command, on its own thread once the pack
-/// says `complete` (`settle`). Each pack's tiles are inflated on every core and hashed in order
-/// (`SourceWalk`). A hash recorded under an older export rule is recomputed too, once its old
-/// figure is confirmed, so that `packfs verify` compares like with like.
+/// Computes the hashes owed for packs after they became `complete` (PackStore's PendingHashes.swift),
+/// so nobody waits for a read of every tile: on the mount in a `BackgroundWorker`, for a command on
+/// its own thread (`settle`). A hash under an older export rule is recomputed once its old figure is
+/// confirmed, so `packfs verify` compares like with like.
 ///
-/// Errors: a tile that does not decode ends the request with the last hash kept (and one log
-/// line); `packfs verify` names the tile. A hash whose request was renewed meanwhile (the pack
-/// changed) is not recorded; the new request is computed next.
+/// Errors: a tile that does not decode ends the request, keeping the last hash (one log line). A hash
+/// whose request was renewed meanwhile (the pack changed) is not recorded; the new one runs next.
 public final class PackHasher: Sendable {
     private let database: OfflineDatabase
     private let hashed: @Sendable (RegionID) -> Void
@@ -75,9 +72,8 @@ public final class PackHasher: Sendable {
         }
     }
 
-    /// A hash recorded under an older rule: its figure is confirmed under that rule, then the
-    /// pack's hash is owed again, under the current one. A figure that is not confirmed stays
-    /// (`packfs verify` reports it, under its own rule).
+    /// A hash under an older rule is confirmed under it, then owed again under the current one. One
+    /// not confirmed stays (`packfs verify` reports it).
     private func upgrade(_ region: RegionID, stopped: @escaping @Sendable () -> Bool) {
         do {
             let pack = try database.pack(id: region)

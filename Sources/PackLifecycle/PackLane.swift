@@ -37,8 +37,7 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
         queue = DispatchQueue(label: "packfs.pack.\(region.rawValue)")
     }
 
-    /// Queues a run of `mode`. A download cuts the run under way; a refresh waits for it.
-    /// False when the lane is closed.
+    /// Queues a run of `mode` (see the header); false when the lane is closed.
     func request(_ mode: Mode) -> Bool {
         let start = lock.withLock { () -> (cut: PackDownload?, drain: Bool)? in
             guard !closed else { return nil }
@@ -97,8 +96,8 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
         }
     }
 
-    /// The next request to run, and the cut count it starts under; nil (the executor ends) when
-    /// none is left or the lane closed.
+    /// The next request and the cut count it starts under; nil (the executor ends) when none is left
+    /// or the lane closed.
     private func next() -> (Mode, Int)? {
         lock.lock()
         defer { lock.unlock() }

@@ -4,29 +4,24 @@
 //
 // Concepts. A *request* asks for a *run* of a pack: a download (create, redefine, resume) or a
 // refresh (revalidate everything). Each pack has a *lane*: at most one run at a time, and the
-// requests queued behind it. A run reads the pack's definition from the database when it starts,
-// so a queued download always converges to the latest definition. A download request suspends
-// the run under way (it may be working to an old definition) and queues behind it; a refresh
-// request queues behind it without cutting it (it will revalidate whatever that run stores).
-// A request of a kind already queued joins it. A queued download marks the pack `active` in the
-// database at once, so a pack whose run never started (a kill, an unmount) resumes at the next
-// mount; a queued refresh is recorded too (PackStore's PendingRefresh), so one cut by a kill, an
-// unmount or a download request goes on where it was, after the download. `remove` and `stop`
-// drop what is queued: it never runs (in this mount).
+// requests queued behind it. A run reads the pack's definition when it starts, so a queued download
+// converges to the latest one. A download request suspends the run under way (it may follow an old
+// definition); a refresh request queues without cutting it (it revalidates what that run stores).
+// A request of a kind already queued joins it. A queued download marks the pack `active` at once,
+// and a queued refresh is recorded (PackStore's PendingRefresh), so either, cut by a kill or an
+// unmount, goes on at the next mount. `remove` and `stop` drop what is queued.
 //
 // Events. What the mount must forget flows one way, to the `PackEventSink` given at construction:
 // a run ended, a refresh's switch replaced stored bytes, a changed definition dropped members, or
 // a whole pack's hash was recorded (`PackHasher`, after the pack said `complete`).
 //
-// Threading. The public methods are called from FUSE threads and return quickly: they read and
-// write the database (short transactions) and never wait on the network. Runs go on their pack's
-// own serial queue. A suspended run cancels its requests in flight and sends no more, so `remove`
-// and `stop`, which wait for the run under way to stop, wait for that, never for an answer.
+// Threading. The public methods run on FUSE threads: short transactions, never a wait on the
+// network. Runs go on their pack's serial queue. A suspended run cancels its requests in flight,
+// so `remove` and `stop`, which wait for it to stop, never wait for an answer.
 //
-// Errors. Nothing is dropped. A request that cannot be met throws (the mount turns it into an
-// errno; a region file's reason is a `StoreError`'s one line). A pack that cannot run (its
-// definition unreadable, its run failed to start, a run ended in error) goes to state `error`
-// with the reason, and stderr gets one line, `packfs: pack <name>: <why>`.
+// Errors. A request that cannot be met throws (the mount makes it an errno). A pack that cannot
+// run (definition unreadable, run failed to start or ended in error) goes to state `error` with
+// the reason, and stderr gets one line, `packfs: pack <name>: <why>`.
 
 import Downloader
 import PackStore
@@ -54,8 +49,8 @@ extension PackEventSink {
 public enum LifecycleError: Error, Equatable, CustomStringConvertible {
     /// The pack cannot run: it is in state `error` with `reason`, and the log said so.
     case packFailed(name: String, reason: String)
-    /// The pack is being removed: nothing more runs for it. Its name, when it can still be read
-    /// (never the row id, which means nothing to a user).
+    /// The pack is being removed: nothing more runs for it. Its name if still readable (a row id
+    /// means nothing to a user).
     case packRemoved(name: String?)
     /// The manager stopped (the mount is ending): nothing more runs until the next mount.
     case stopped

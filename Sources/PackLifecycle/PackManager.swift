@@ -3,9 +3,8 @@ import Downloader
 import FoundationEssentials
 import PackStore
 
-/// The packs of an open database over time: what the mount (and only the mount, today) asks for
-/// when region files are written, packs removed, touched, suspended or resumed, and at mount and
-/// unmount. The rules are in the target's header (PackLifecycle.swift).
+/// The packs of an open database over time, as the mount drives them. The rules are in the target's
+/// header (PackLifecycle.swift).
 public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` are guarded by `lock`; the rest never changes
     private let database: OfflineDatabase
     private let runner: PackRunner
@@ -20,29 +19,26 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         runner = PackRunner(database: database, options: options, events: events, hasher: hasher)
     }
 
-    /// A region file's full text for pack `name`: parse, create or redefine the pack (which
-    /// validates the name and marks the pack `active`, in one transaction), queue a download.
-    /// Throws an error whose description is the one-line reason the mount shows in `<name>.error`.
+    /// Creates or redefines pack `name` from a region file's text (validating the name and marking it
+    /// `active` in one transaction) and queues a download. The error's description is `<name>.error`.
     public func submitRegionFile(name: String, content: Data) throws {
         let file = try RegionFile.parse(content)
         let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
         try queueOwedRuns(pack.id)
     }
 
-    /// Cancels queued work, suspends the running run and waits only for it to stop (never for
-    /// the network), then removes the pack.
+    /// Cancels queued work, waits for the running run to stop (never for the network), then removes.
     public func remove(_ region: RegionID) throws {
         let lane = self.lane(region)
         _ = lane.close()
         lane.waitUntilStopped()
-        // The closed lane stays until the pack is gone: a request meanwhile is refused, and
-        // one after it finds no pack.
+        // The closed lane stays until the pack is gone, so a request meanwhile is refused.
         defer { lock.withLock { if lanes[region] === lane { lanes[region] = nil } } }
         try database.removePack(region)
     }
 
-    /// Records the refresh (and the pack `active`) before queueing it: a refresh cut by a kill
-    /// or an unmount goes on at the next mount where it was (PendingRefresh.swift).
+    /// Records the refresh (and the pack `active`) before queueing it, so one cut by a kill or an
+    /// unmount goes on at the next mount (PendingRefresh.swift).
     public func refresh(_ region: RegionID) throws {
         _ = try runner.definition(of: try database.pack(id: region))
         // After `stop` a refresh is refused, and so not recorded either.
@@ -69,10 +65,8 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
     /// Why a pack is not resumed after its runs were cut by the last two unclean stops.
     public static let givenUpReason = "the daemon stopped twice while downloading this pack; `touch` it to try again"
 
-    /// At mount: every pack left `active` (a download cut by an unmount or a kill) resumes, but
-    /// for one whose runs were cut by each of the last two unclean stops (InterruptedRuns.swift):
-    /// it goes to `error` saying so, so that a pack that kills the daemon cannot keep the mount
-    /// from serving the others.
+    /// At mount: every pack left `active` resumes, except one whose runs were cut by each of the last
+    /// two unclean stops (InterruptedRuns.swift): it goes to `error`, so it cannot keep killing the mount.
     public func resumeActivePacks() {
         let packs: [Pack]
         do {
@@ -84,7 +78,7 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         do {
             givenUp = Set(try database.settleInterruptedRuns())
         } catch {
-            // A file that takes no write (a full disk): every pack resumes, as before the count.
+            // The count cannot be written (a full disk): every pack resumes.
             runner.log("counting the runs the last stop cut failed: \(error)")
             givenUp = []
         }
@@ -99,9 +93,8 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         hasher.wake()
     }
 
-    /// At unmount: cancels every queued job, suspends every run and waits for them. Every pack
-    /// that was running or queued for a download is recorded `active`, so the next mount resumes
-    /// it. Returns without waiting on the network.
+    /// At unmount: cancels queued jobs, suspends every run and waits for them (not for the network).
+    /// A pack running or queued for a download stays `active`, so the next mount resumes it.
     public func stop() {
         let lanes = lock.withLock {
             stopped = true
@@ -113,8 +106,7 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         hasher.stop()
     }
 
-    /// Marks the pack `active` before queueing its download: a pack whose run never starts (a
-    /// kill, an unmount first) still resumes at the next mount.
+    /// Marks the pack `active` before queueing, so a run that never starts resumes at the next mount.
     private func queueDownload(_ region: RegionID) throws {
         try runner.record(region) { status in
             status.state = .active
@@ -123,8 +115,7 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         try queueOwedRuns(region)
     }
 
-    /// A download, then the refresh still pending (cut by a download request, a suspension, an
-    /// unmount or a kill), if any.
+    /// A download, then the refresh still pending (cut by a download, suspension, unmount or kill).
     private func queueOwedRuns(_ region: RegionID) throws {
         try request(.download, region)
         guard try database.pendingRefresh(of: region) != nil else { return }
@@ -137,16 +128,14 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
 
     private func request(_ mode: PackDownload.Mode, _ region: RegionID) throws {
         guard !lane(region).request(mode) else { return }
-        // Refused: the lane closed for a removal, or for the stop, after which a download stays
-        // recorded `active` for the next mount and a new refresh is refused (one recorded
-        // before stays recorded).
+        // Refused: the lane closed for a removal or the stop. After the stop a download stays
+        // `active` for the next mount; a refresh recorded before stays recorded.
         guard lock.withLock({ stopped }) else { throw LifecycleError.packRemoved(name: try? database.pack(id: region).name) }
         if mode == .refresh { throw LifecycleError.stopped }
     }
 
-    /// Resumes `pack` if it was left `active`, or `complete` with a refresh pending (a kill
-    /// between a download's end and the refresh queued behind it). One that cannot is
-    /// reported: in state `error` with the reason, and in the log.
+    /// Resumes `pack` if left `active`, or `complete` with a refresh pending (a kill between a download
+    /// and its queued refresh). One that cannot goes to `error` with the reason, and is logged.
     private func resumeIfActive(_ pack: Pack) {
         do {
             let state = try database.status(of: pack.id).state
@@ -171,8 +160,8 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         }
     }
 
-    /// After `stop`: a run still owed (queued, or cut by the stop) is recorded `active`; a run
-    /// that ended by itself (complete, error) keeps the state it recorded.
+    /// After `stop`: a run still owed (queued, or cut by the stop) is recorded `active`; one that
+    /// ended by itself keeps its state.
     private func recordForResumption(_ region: RegionID, _ closing: PackLane.Closing) {
         let owed = !closing.dropped.isEmpty
         guard owed || closing.cutRun != nil, (try? database.pack(id: region)) != nil else { return }

@@ -43,9 +43,8 @@ struct PackRunner: Sendable {
         return definition
     }
 
-    /// A run starts: marked in the database before it sends anything, so that a crash during it
-    /// counts against the pack (InterruptedRuns.swift). A mark that cannot be written is logged;
-    /// the run goes on.
+    /// Marks a run in the database before it sends anything, so a crash counts against the pack
+    /// (InterruptedRuns.swift). A mark that cannot be written is logged; the run goes on.
     func starting(_ region: RegionID) {
         do {
             try database.markRunUnderWay(region)
@@ -54,8 +53,7 @@ struct PackRunner: Sendable {
         }
     }
 
-    /// A run ended: its mark goes, a failure is logged (the run stored it as the pack's state),
-    /// and the sink told.
+    /// A run ended: its mark goes, a failure is logged (the run stored it) and the sink told.
     func ended(_ region: RegionID, _ mode: PackDownload.Mode, _ status: PackStatus) {
         do {
             try database.markRunEnded(region, finished: status.state == .complete || status.state == .error)

@@ -5,13 +5,11 @@ public enum StyleError: Error, Equatable, CustomStringConvertible {
     case invalidJSON(url: String, reason: String)
     /// A field of a style or TileJSON document with a value PackFS cannot use.
     case invalidField(url: String, field: String, reason: String)
-    /// A URL whose scheme PackFS never fetches (`file://`, `asset://`, ...). `field` says where it
-    /// was found ("sources.x.url of <style URL>").
+    /// A URL whose scheme PackFS never fetches (`file://`, `asset://`); `field` says where it was.
     case unsupportedScheme(url: String, field: String)
     /// A relative reference with no http(s) document URL to resolve it against (a plain path).
     case unresolvableReference(reference: String, field: String, base: String)
-    /// A document fetched as a style that is none: what it lacks, and what it looks like instead
-    /// ("a TileJSON"), when that shows.
+    /// A document fetched as a style that is none: what it lacks, and what it looks like instead.
     case notAStyle(url: String, missing: [String], looksLike: String?)
 
     public var description: String {

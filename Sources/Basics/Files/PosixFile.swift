@@ -4,8 +4,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// An open file whose reads and writes throw the errno: what FileHandle was to PackFS, without
-/// full Foundation, and without FileHandle's trap on an I/O error (a full disk) in its older calls.
+/// An open file whose reads and writes throw the errno, where FileHandle needs full Foundation and
+/// traps on an I/O error (a full disk) in its older calls.
 public final class PosixFile: @unchecked Sendable {  // `descriptor` is immutable until `close`, which its owner calls once
     public enum Access { case read, write, readWrite }
 

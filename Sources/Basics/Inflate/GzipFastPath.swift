@@ -5,15 +5,11 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// The common gzip body, one member, decoded by libdeflate: the trailer's ISIZE is the exact
-/// content size, so the output is allocated once, never grown and never zero-filled, and the
-/// whole member is inflated in one call. Its CRC-32 and Adler-32 are SIMD, which makes it faster
-/// than zlib with the checksums (docs/benchmarks.md, "Inflating").
+/// The common gzip body, one member, decoded by libdeflate in one call into an output sized once
+/// by the trailer's ISIZE; faster than zlib (docs/benchmarks.md, "Inflating").
 ///
-/// It only ever says "this body is exactly one valid gzip member". Anything else (several
-/// members, trailing bytes, a bad stream, length or CRC, an empty or oversized content) returns
-/// nil and the body takes the zlib path (`Inflater`), which decides and says why. Not
-/// thread-safe: one per decoding thread.
+/// It only ever says "this body is exactly one valid gzip member". Anything else returns nil and
+/// the body takes the zlib path (`Inflater`), which decides and says why. One per decoding thread.
 public final class GzipFastPath {
     public struct Member {
         public var content: Data

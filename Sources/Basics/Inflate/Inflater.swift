@@ -5,11 +5,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Inflation of many values in turn on one thread (`packfs verify` inflates every tile of a
-/// pack): one libdeflate decompressor and one output buffer, grown to the largest value seen,
-/// instead of a decompressor and a buffer per value. Its answer is `Zlib.decompress`'s: libdeflate
-/// decodes what it can, and zlib decides everything else (its data, or its error).
-/// Not shareable: one per thread.
+/// Inflation of many values in turn on one thread (`packfs verify`): one libdeflate decompressor and
+/// one buffer, grown to the largest value seen. Its answer is `Zlib.decompress`'s. One per thread.
 public final class Inflater {
     private let decompressor: OpaquePointer?
     private var buffer: UnsafeMutableRawPointer?
@@ -31,10 +28,9 @@ public final class Inflater {
         return try Zlib.decompress(Data(input), limit: limit).withUnsafeBytes(body)
     }
 
-    /// Where a zlib value's deflate stream lies, and its content's CRC-32 and size: what a gzip
-    /// member of the same stream needs (`MBTilesTiles`' export rule). One inflate gives all of it
-    /// and checks the value (its Adler-32). Nil when `input` is not one whole zlib value that
-    /// libdeflate decodes: gzip, a preset dictionary, bytes after the stream, or damage.
+    /// Where a zlib value's deflate stream lies, and its content's CRC-32 and size: what a gzip member
+    /// of the same stream needs (`MBTilesTiles`). One inflate gives it all and checks the Adler-32. Nil
+    /// when `input` is not one whole zlib value libdeflate decodes (gzip, a dictionary, trailing bytes).
     public func zlibStream(_ input: UnsafeRawBufferPointer, limit: Int = Zlib.maxInflatedBytes) -> ZlibStream? {
         guard input.count >= 6, input[0] & 0x0F == 8, input[1] & 0x20 == 0, (UInt16(input[0]) << 8 | UInt16(input[1])) % 31 == 0,
               let count = inflate(input, limit: limit, whole: true), let buffer

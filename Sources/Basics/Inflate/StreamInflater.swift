@@ -1,13 +1,11 @@
 import CZlib
 import FoundationEssentials
 
-/// zlib inflation of one stream that reports how much input the stream used: gzip re-framing
-/// has to know where the first member ends (the HTTP client's `BodyDecoder`). Output is sized
-/// from a hint so a correct hint (gzip's ISIZE) means one allocation and no copy.
+/// zlib inflation of one stream that reports how much input it used, for gzip re-framing
+/// (`BodyDecoder`). A correct size hint (gzip's ISIZE) means one allocation and no copy.
 ///
-/// One instance serves many bodies: the z_stream (with its 7 KB state) is reset, not rebuilt, per
-/// body. It lives at a fixed heap address because zlib keeps a pointer back to it. Not
-/// thread-safe: one per decoding thread.
+/// The z_stream is reset, not rebuilt, per body, and lives at a fixed heap address because zlib
+/// keeps a pointer back to it. One per decoding thread.
 public final class StreamInflater {
     public struct Result {
         public var output: Data

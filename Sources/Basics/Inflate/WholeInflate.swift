@@ -6,19 +6,16 @@ import FoundationEssentials
 #endif
 
 /// Inflation of a whole buffer at once with libdeflate, faster than zlib's streaming inflate
-/// (docs/benchmarks.md, "Inflating"). The mount inflates every cold tile once to report its
-/// exact size, so this is on its hottest path.
+/// (docs/benchmarks.md, "Inflating"): the mount's hottest path, as every cold tile is inflated once.
 ///
-/// Only the success path is taken from libdeflate: `nil` for anything it does not decode, and the
-/// caller runs zlib, whose answer (data or error) then stands. Both decode exactly one zlib stream
-/// or gzip member and ignore what follows it.
+/// Only libdeflate's success is taken: `nil` for anything it does not decode, and the caller's zlib
+/// answer (data or error) stands. Both decode one zlib stream or gzip member and ignore what follows.
 public enum WholeInflate {
     public static func decompress(_ input: Data, limit: Int) -> Data? {
         input.withUnsafeBytes { decompress($0, limit: limit, using: nil) }
     }
 
-    /// Inflates the bytes at `input` (a blob SQLite holds, read in place: no copy) with
-    /// `decompressor`, or with one made for the call when nil.
+    /// Inflates `input` (a blob read in place) with `decompressor`, or one made for the call.
     public static func decompress(_ input: UnsafeRawBufferPointer, limit: Int, using decompressor: OpaquePointer?) -> Data? {
         let owned = decompressor == nil ? libdeflate_alloc_decompressor() : nil
         defer { if let owned { libdeflate_free_decompressor(owned) } }

@@ -7,8 +7,8 @@ import FoundationEssentials
 
 /// zlib's one-shot compress, gzip members, and a decompressor that accepts zlib or gzip framing.
 public enum Zlib {
-    /// Inflated bytes one stored value may grow to: the downloader's body limit. A database file
-    /// is outside data, and a zlib bomb in one row must not take the daemon's memory with it.
+    /// Inflated bytes one stored value may grow to (the downloader's body limit): a zlib bomb in a
+    /// database row must not take the daemon's memory.
     public static let maxInflatedBytes = 256 << 20
 
     public enum Failure: Error, CustomStringConvertible {
@@ -76,8 +76,8 @@ public enum Zlib {
         return output
     }
 
-    /// Inflates zlib or gzip data (window bits 15 + 32: detect the header). libdeflate decodes
-    /// what it can (`WholeInflate`, twice as fast); zlib decides everything else.
+    /// Inflates zlib or gzip data (window bits 15 + 32: detect the header). libdeflate decodes what
+    /// it can (`WholeInflate`, faster); zlib decides everything else.
     public static func decompress(_ input: Data, limit: Int = maxInflatedBytes) throws -> Data {
         if let output = WholeInflate.decompress(input, limit: limit) { return output }
         return try inflate(input, windowBits: 15 + 32, limit: limit)
@@ -86,10 +86,9 @@ public enum Zlib {
     /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto; throws
     /// `tooLarge` past `limit` output bytes.
     ///
-    /// Every cold tile the mount serves is inflated once (its exact size is its inflated size),
-    /// so this runs as one Z_FINISH call into a malloc'd buffer that becomes the result: zlib
-    /// then needs no sliding window (no 32 KB allocation and copy) and nothing is zero-filled or
-    /// copied. A buffer that proves too small is doubled (up to `limit`) and the call continues.
+    /// Every cold tile served is inflated once, so this is one Z_FINISH call into a malloc'd buffer
+    /// that becomes the result: zlib needs no sliding window, nothing is zero-filled or copied. A
+    /// buffer too small is doubled (up to `limit`) and the call continues.
     public static func inflate(_ input: Data, windowBits: Int32, limit: Int = maxInflatedBytes) throws -> Data {
         var stream = z_stream()
         guard packfs_inflateInit2(&stream, windowBits) == Z_OK else {

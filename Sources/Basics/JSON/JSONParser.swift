@@ -1,13 +1,11 @@
 import FoundationEssentials
 
-/// RFC 8259 JSON read from bytes into a `JSONValue`: PackFS's own, because the parser that came
-/// with full Foundation (JSONSerialization) brought ICU into the binary (docs/benchmarks.md,
-/// "Designs measured and set aside").
+/// RFC 8259 JSON read from bytes into a `JSONValue`: PackFS's own, as JSONSerialization brings ICU
+/// into the binary (docs/benchmarks.md, "Designs measured and set aside").
 ///
-/// It refuses what Foundation's refused: nesting deeper than `maxDepth` (so no recursion here or
-/// in any reader of the value goes deeper), numbers no double holds (1e400), invalid UTF-8,
-/// unpaired surrogates, control characters in strings and anything after the value. A repeated
-/// key keeps its last value. Numbers go through `Double(String)`, which rounds correctly.
+/// Refused: nesting deeper than `maxDepth` (so no reader of the value recurses deeper), numbers no
+/// double holds (1e400), invalid UTF-8, unpaired surrogates, control characters in strings and
+/// anything after the value. A repeated key keeps its last value.
 struct JSONParser {
     static let maxDepth = 512
 

@@ -4,14 +4,13 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// When and how often a failed attempt is tried again: the one policy of the HTTP client's
-/// downloads and of object storage's uploads (each S3 request, each part on its own, gets the
-/// whole budget). What is worth another attempt is each client's: `HTTP`'s transient failures,
-/// `ObjectStorage`'s S3 statuses and codes.
+/// When and how often a failed attempt is tried again: the one policy of HTTP downloads and object
+/// storage uploads (each S3 request or part gets the whole budget). What is worth retrying is each
+/// client's to say.
 ///
-/// The delay before attempt n+1 is `baseDelay * 2^(n-1)` capped at
-/// `maxDelay`, with "equal jitter" (half fixed, half random) so that many transfers failing
-/// together do not return together; a Retry-After from the server is a lower bound.
+/// The delay before attempt n+1 is `baseDelay * 2^(n-1)` capped at `maxDelay`, with "equal jitter"
+/// (half fixed, half random) so transfers failing together do not return together; a server's
+/// Retry-After is a lower bound.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int

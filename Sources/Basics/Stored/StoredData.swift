@@ -2,9 +2,8 @@ import FoundationEssentials
 
 /// The `data` and `compressed` columns of one row, exactly as stored.
 ///
-/// `bytes == nil` means "no content" (a 404 or 204 tile). When `compressed` is true the bytes are
-/// zlib (RFC 1950), as zlib's `compress()` writes them; readers also accept gzip, which some apps
-/// wrote.
+/// `bytes == nil` means "no content" (a 404 or 204 tile). Compressed bytes are zlib (RFC 1950), as
+/// `compress()` writes them; readers also accept gzip, which some apps wrote.
 public struct StoredData: Equatable, Sendable {
     public var bytes: Data?
     public var compressed: Bool
@@ -18,7 +17,7 @@ public struct StoredData: Equatable, Sendable {
 
     /// MapLibre's rule: compress, and keep the compressed form only when strictly smaller.
     /// Gzip bytes (an MBTiles file's vector tiles, a patch's) are kept as they are without the
-    /// attempt: deflate never makes them smaller, and trying cost a third of a patch's time.
+    /// attempt: deflate never makes them smaller, and trying is costly.
     public static func encoding(_ raw: Data) -> StoredData {
         if Zlib.isGzip(raw) { return StoredData(bytes: raw, compressed: false) }
         if let packed = try? Zlib.compress(raw), packed.count < raw.count {

@@ -1,9 +1,7 @@
-/// Secrets hidden from every text that leaves the process or reaches a file other users read
-/// (docs/design.md §2, "Secrets"): the one place that knows what a secret looks like. A URL's
-/// user-info and the values of its secret query parameters become `***`, and so does every
-/// literal secret the process was given (`--access-token`, AWS keys): a style's URL, an error
-/// naming it, a log line. Stored URLs stay as they are (they are the database's keys); only
-/// their text on the way out is redacted.
+/// Secrets hidden from every text that leaves the process or reaches a file others read: the one place
+/// that knows what a secret looks like (docs/design.md §2, "Secrets"). A URL's user-info, secret query
+/// values and every literal secret given (`--access-token`, AWS keys) become `***`. Stored URLs stay as
+/// they are (they are database keys); only their text on the way out is redacted.
 public enum Redaction {
     /// What a secret is replaced with.
     public static let mask = "***"
@@ -18,9 +16,8 @@ public enum Redaction {
 
     private static let literals = LockedState<[String]>([])
 
-    /// Adds a literal secret (an access token, an AWS secret key) that no text may show from now
-    /// on, wherever it appears. Values shorter than 4 bytes are ignored: hiding them would hide
-    /// ordinary words, and nothing that short is a credential.
+    /// Adds a literal secret that no text may show from now on. Values under 4 bytes are ignored:
+    /// hiding them would hide ordinary words, and nothing that short is a credential.
     public static func hide(literal secret: String) {
         guard secret.utf8.count >= 4 else { return }
         literals.withLock { if !$0.contains(secret) { $0.append(secret) } }
@@ -29,9 +26,8 @@ public enum Redaction {
     /// One URL with its user-info and secret query values shown as `***`.
     public static func url(_ url: String) -> String { text(url) }
 
-    /// Free text (an error, a log line, a document) with every URL in it redacted as `url(_:)`
-    /// does, secret `name=value` pairs and secret headers masked, and every literal secret
-    /// replaced. Text with nothing secret comes back unchanged.
+    /// Free text with every URL redacted as by `url(_:)`, secret `name=value` pairs, secret headers
+    /// and literal secrets masked. Text with nothing secret comes back unchanged.
     public static func text(_ text: String) -> String {
         var result = text
         for secret in literals.withLock({ $0 }) where result.contains(secret) {

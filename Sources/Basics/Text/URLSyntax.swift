@@ -1,18 +1,13 @@
-/// The whole-URL check for every URL PackFS stores and later fetches: a region file's style URL
-/// when the file is written, and each URL a style or TileJSON names when it is read. Without it a
-/// URL libcurl refuses ("http://exa mple/", port 70000) was stored and failed only when fetched,
-/// or, in a region file, created a pack that could never download.
+/// The whole-URL check for every URL PackFS stores and later fetches (a region file's style URL, each
+/// URL a style or TileJSON names), so a URL libcurl refuses fails when written, not when fetched.
 ///
-/// The rules are libcurl's, which makes every request, stated for an absolute
-/// `scheme://authority/rest` URL: no space or control byte anywhere; a host that is not empty and
-/// holds only what RFC 3986 allows in a host (or is an IPv6 literal in brackets); a port, if
-/// written, of digits from 1 to 65535. The path, query and fragment are left as the style wrote
-/// them: the stored key must be the URL as written, and servers take more than RFC 3986 allows.
-/// The scheme itself is the caller's to judge (only http, https and mapbox are fetched).
+/// The rules are libcurl's: no space or control byte; a non-empty host of what RFC 3986 allows (or a
+/// bracketed IPv6 literal); a port, if written, from 1 to 65535. The path, query and fragment are
+/// left as written: the stored key is the URL as written, and servers take more than RFC 3986
+/// allows. The scheme is the caller's to judge.
 public enum URLSyntax {
-    /// Why `url` cannot be fetched as written, in words that follow the URL in a message; nil
-    /// when it can. `allowingTokens`: `{name}` tokens of tile and glyph templates may stand in
-    /// the host too (`https://{prefix}.tiles.example/...`).
+    /// Why `url` cannot be fetched, in words that follow the URL in a message; nil when it can.
+    /// `allowingTokens`: template tokens may stand in the host (`https://{prefix}.tiles.example/`).
     public static func problem(in url: String, allowingTokens: Bool = false) -> String? {
         let bytes = Array(url.utf8)
         if let problem = badByte(in: bytes) { return problem }

@@ -18,9 +18,8 @@ public final class BackgroundWorker: @unchecked Sendable {  // `wanted`, `stoppe
     /// No round under way or asked for.
     public var idle: Bool { condition.withLock { !busy && !wanted } }
 
-    /// Starts the thread on the first call; later calls wake it. `work` is given whether `stop`
-    /// was called, to end its round early. False when no thread could be started (the next
-    /// wake tries again).
+    /// Starts the thread on the first call; later calls wake it. `work` is told whether `stop` was
+    /// called, to end early. False when no thread could be started (the next wake tries again).
     @discardableResult
     public func wake(_ work: @escaping @Sendable (_ stopped: @escaping @Sendable () -> Bool) -> Void) -> Bool {
         let start = condition.withLock { () -> Bool in

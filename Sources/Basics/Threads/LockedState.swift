@@ -4,8 +4,8 @@ import FoundationEssentials
 /// in one of these is `Sendable` as the compiler checks it, with no `@unchecked` of its own.
 ///
 /// Not Synchronization's `Mutex`: on Linux it sleeps on a bare futex that ThreadSanitizer does
-/// not see, so every access it guards is reported as a race (checked with a four-thread append
-/// under `-sanitize=thread`). `Lock` is a pthread mutex, which TSan models.
+/// not see, so every access it guards is reported as a race. `Lock` is a pthread mutex, which TSan
+/// models.
 public final class LockedState<Value>: @unchecked Sendable {  // `value` is guarded by `lock`
     private let lock = Lock()
     private var value: Value

@@ -6,9 +6,8 @@ import FoundationEssentials
 
 /// A thread of the store's own (the mount's background count and remover) that never takes the
 /// signals that end a mount (SIGINT, SIGTERM, SIGHUP): those belong to the threads that serve the
-/// mount. A signal the kernel hands to a thread blocked where ThreadSanitizer cannot deliver it
-/// (a wait inside libdispatch) waits for that thread, and was lost when the thread ended: the
-/// daemon then never ended on SIGTERM.
+/// mount. A signal handed to a thread blocked where ThreadSanitizer cannot deliver it (inside
+/// libdispatch) is lost when that thread ends, and the daemon would not end on SIGTERM.
 public enum QuietThread {
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         try NativeThread.start(name: name) {

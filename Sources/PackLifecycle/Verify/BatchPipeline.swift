@@ -3,18 +3,15 @@ import Dispatch
 import PackStore
 import StyleModel
 
-/// What happens to a walk's batches beside the walk: each is prepared (inflated once, checked,
-/// its export bytes found: `TileBatch.prepare`) on a concurrent queue, then hashed on a serial
-/// one in the walk's order (MD5 is one stream), so the walk (SQLite), the inflating and the hash
-/// share the cores. At most `inFlight` batches exist at once: the walk waits for a buffer past
-/// that.
+/// A walk's batches beside the walk: each is prepared (`TileBatch.prepare`) on a concurrent queue,
+/// then hashed on a serial one in the walk's order (MD5 is one stream), so the walk, the inflating
+/// and the hash share the cores. Past `inFlight` batches the walk waits for a buffer.
 final class BatchPipeline: Sendable {
     private let hashing = DispatchQueue(label: "packfs.verify.hash")
     private let checking = DispatchQueue(label: "packfs.verify.checks", attributes: .concurrent)
     private let group = DispatchGroup()
     private let buffers: DispatchSemaphore
-    /// Buffers of finished batches, for the next ones: allocated (and their pages faulted in)
-    /// once per verify, not once per batch.
+    /// Buffers of finished batches, reused: allocated (and faulted in) once per verify.
     private let spares = LockedState([ByteArena]())
     /// Inflaters of finished preparations, one per worker at a time.
     private let inflaters = LockedState([(Inflater, Inflater)]())

@@ -1,7 +1,5 @@
-/// A batch's tile bytes end to end in one buffer that keeps its capacity when emptied, so that
-/// the buffers of a verify are allocated (and their pages faulted in) once, not once per batch
-/// (a fresh buffer per batch was a large share of a large-tile verify's time: docs/benchmarks.md,
-/// "Designs measured and set aside").
+/// A batch's tile bytes end to end in one buffer that keeps its capacity when emptied, so a verify's
+/// buffers are allocated once, not per batch (docs/benchmarks.md, "Designs measured and set aside").
 final class ByteArena: @unchecked Sendable {  // `bytes` is used by one thread at a time: handed to `BatchPipeline`'s queues by dispatch, back through its lock
     private var bytes: [UInt8] = []
 

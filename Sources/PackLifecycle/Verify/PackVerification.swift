@@ -8,15 +8,12 @@ import StyleModel
 /// `packfs verify`: whether a pack is what it should be, read-only (it works while the database
 /// is mounted, through its own read transactions).
 ///
-/// Per tiled source: its tile count and hash (`PackHash`'s rule, through `MBTilesTiles`), equal
-/// to the one recorded when the pack last became whole; every stored tile and resource inflates
-/// where it is marked compressed; every vector tile (gzipped or not) parses as a protobuf with
-/// named layers; every tile the region's plan needs (`StoredPlan`, from the stored documents) is
-/// stored, with content or as "no content".
+/// Per tiled source: its tile count and hash (`MBTilesTiles`) match those recorded when the pack last
+/// became whole; stored tiles and resources marked compressed inflate; vector tiles parse as protobuf
+/// with named layers; every tile the region's plan (`StoredPlan`) needs is stored, maybe as "no content".
 ///
-/// Threading: the calling thread reads the tiles in martin's order, in batches of their bytes;
-/// each batch is hashed on a serial queue in that order (MD5 is one stream) and then checked on
-/// a concurrent one (`BatchPipeline`), so every core works and memory stays a few batches.
+/// Threading: the calling thread reads the tiles in batches in martin's order; `BatchPipeline` checks
+/// and hashes them on every core, in a few batches' memory.
 public final class PackVerification: Sendable {
     public struct SourceReport: Sendable {
         public var id: String
@@ -36,8 +33,7 @@ public final class PackVerification: Sendable {
         public var resources: Int
         /// Tiles the region's plan needs; nil when the plan cannot be made from stored documents.
         public var plannedTiles: Int?
-        /// The pack became whole and its hash is still being computed in the background: the
-        /// recorded hash (an earlier one, if any) is not compared.
+        /// The pack's hash is still being computed in the background: no recorded hash is compared.
         public var hashPending: Bool
         /// The first `PackVerification.shownProblems`, one line each, naming the tile or resource.
         public var problems: [String]
@@ -94,9 +90,8 @@ public final class PackVerification: Sendable {
             problems: shown, problemCount: count)
     }
 
-    /// The source's hash to compare with `stored`: `current` (this walk's), or for a hash recorded
-    /// under an older export rule, the source's hash under that rule (a walk of its own, once:
-    /// the background hash replaces such hashes).
+    /// `current`, or for a hash `stored` under an older export rule, the hash under that rule (a walk
+    /// of its own, needed once: the background hash replaces such hashes).
     private func compared(_ stored: RecordedHash, _ source: PackStyle.Source, _ current: String) throws -> String {
         guard stored.rule != ExportRule.current.rawValue else { return current }
         if let cached = olderRuleHashes.withLock({ $0[stored.urlTemplate] }) { return cached }
@@ -129,8 +124,7 @@ public final class PackVerification: Sendable {
         return count
     }
 
-    /// Every tile of the plan is stored (with content, walked; or as "no content"); the count
-    /// of planned tiles, nil when the plan cannot be made from what is stored.
+    /// Checks every planned tile is stored; returns their count, nil when no plan can be made.
     private func checkPlan(present: [TileColumnSet: Set<UInt64>]) throws -> Int? {
         guard let definition = plannedDefinition, let plan = try StoredPlan.make(for: definition, in: database)
         else { return nil }

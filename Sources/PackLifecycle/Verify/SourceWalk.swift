@@ -3,9 +3,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// One tiled source's tiles read in martin's order on the calling thread, in batches of their
-/// bytes, each inflated once and checked on the workers, and hashed in order (`BatchPipeline`):
-/// what `packfs verify` and the background hash (`PackHasher`) both do to a pack's tiles.
+/// One tiled source's tiles walked in batches through `BatchPipeline`: what `packfs verify` and the
+/// background hash (`PackHasher`) both do to a pack's tiles.
 struct SourceWalk {
     /// Bytes of tiles handed to the workers at a time.
     static let batchBytes = 4 << 20

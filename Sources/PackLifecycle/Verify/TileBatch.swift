@@ -3,11 +3,9 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Tiles read together, hashed and checked together: their stored bytes copied end to end into
-/// one buffer by the walk's thread (a `Data` per tile was an allocation and a release per tile
-/// on every thread). A worker then inflates each tile once (`prepare`): that checks it, gives
-/// what its vector check reads and what the hash needs of its export bytes (`Prepared`); the
-/// hash, one MD5 stream, takes the prepared batches in the walk's order.
+/// Tiles read, checked and hashed together: the walk copies their stored bytes end to end into one
+/// buffer (no `Data` per tile). A worker inflates each tile once (`prepare`), which checks it and
+/// finds its export bytes; the hash takes prepared batches in the walk's order.
 struct TileBatch: Sendable {
     struct Tile: Sendable {
         var z: Int

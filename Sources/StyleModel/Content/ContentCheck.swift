@@ -2,11 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Whether fetched bytes are what they are fetched as (`ContentKind`), before they are stored: a
-/// server's answer is data, and a sprite that is an internal service's JSON or a tile that is an
-/// error page must not become a file of the pack (docs/design.md §4). The checks read structure
-/// only (JSON shape, image signatures, protobuf framing), never decode pictures or geometry, so
-/// they cost little next to the transfer (docs/benchmarks.md).
+/// Whether fetched bytes are what they are fetched as (`ContentKind`), before they are stored: an
+/// error page must not become a tile of the pack (docs/design.md §4). The checks read structure only
+/// (JSON shape, image signatures, protobuf framing), so they cost little (docs/benchmarks.md).
 public enum ContentCheck {
     /// A gzipped vector tile is inflated for its check up to this many bytes; past it the tile is
     /// refused (a real tile is a small fraction of it).

@@ -1,9 +1,8 @@
 import Basics
 import FoundationEssentials
 
-/// What bytes look like, for an error that says what came instead of what was expected: an
-/// image by its signature, text by its first characters (escaped: the bytes are a server's and
-/// the text is shown to users and logs), anything else by its size.
+/// What bytes look like, for an error saying what came instead: an image by its signature, text by
+/// its first characters (escaped: a server's bytes reach users and logs), anything else by size.
 public enum ContentDescription {
     /// Characters of text shown at most.
     static let excerptLength = 40

@@ -1,9 +1,7 @@
 import PackStore
 
-/// What a fetched resource must be, by what the plan fetches it for (docs/design.md §4): a
-/// `.source` URL is a TileJSON for a tiled source and GeoJSON for a geojson source's `data`; a
-/// tile is a vector tile, a MapLibre Tile or a raster image by its source's type and encoding.
-/// `ContentCheck` tells whether bytes are one.
+/// What a fetched resource must be, by what the plan fetches it for (docs/design.md §4): a `.source`
+/// is a TileJSON or a geojson source's `data`; a tile is by its source's type and encoding.
 public enum ContentKind: Sendable, Hashable {
     case style
     case tileJSON

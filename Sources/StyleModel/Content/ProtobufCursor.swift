@@ -1,7 +1,5 @@
-/// A cursor over protobuf wire format in borrowed bytes, for the structure checks
-/// (`VectorTileCheck`, `GlyphRangeCheck`) and the layer names a synthetic style lists
-/// (`VectorTileLayers`): every length is checked against the bytes left, so
-/// no input reads out of bounds or traps.
+/// A cursor over protobuf wire format in borrowed bytes (`VectorTileCheck`, `GlyphRangeCheck`,
+/// `VectorTileLayers`): every length is checked against the bytes left, so no input traps.
 struct ProtobufCursor {
     let bytes: UnsafeRawBufferPointer
     var offset: Int

@@ -2,9 +2,8 @@ import FoundationEssentials
 
 /// Whether bytes are a Mapbox Vector Tile: a protobuf message whose fields all decode, each
 /// `layers` field (3) a message whose fields decode and which has a non-empty `name` (1).
-/// Features are skipped by their length, not decoded: the question is whether the tile parses,
-/// not whether its geometry draws. An empty tile (no layers) is valid. `packfs verify` asks it of
-/// stored tiles and the downloader (`ContentCheck`) of fetched ones: one rule for both.
+/// Features are skipped by length, not decoded. An empty tile is valid. One rule for `packfs verify`
+/// and the downloader (`ContentCheck`).
 public enum VectorTileCheck {
     /// nil for a valid tile, else what is wrong.
     public static func problem(in data: Data) -> String? {

@@ -1,12 +1,10 @@
 import FoundationEssentials
 
-/// Which bytes an MBTiles export holds for a zlib-stored vector tile, and so which bytes a pack's
-/// hash is made of. A recorded hash keeps the number of the rule it was made under
-/// (`RecordedHash.rule`), so a hash from before a change of rule is recognised, never taken for
-/// damage.
+/// Which bytes an MBTiles export holds for a zlib-stored vector tile, and so a pack's hash. A recorded
+/// hash keeps its rule (`RecordedHash.rule`), so an older rule's hash is never taken for damage.
 public enum ExportRule: Int, Sendable, CaseIterable {
-    /// The tile inflated and deflated again by zlib at its default level: about a millisecond a
-    /// vector tile, most of a download's and a verify's time.
+    /// The tile inflated and deflated again by zlib at its default level: most of a download's and a
+    /// verify's time.
     case deflatedAgain = 1
     /// The tile's own deflate stream in a gzip member: header, the same stream, CRC-32 and size,
     /// which one inflate gives (and checks).

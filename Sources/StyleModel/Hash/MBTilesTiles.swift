@@ -2,30 +2,24 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// A tiled source's tiles as its MBTiles export holds them: the one rule for the export's rows
-/// and for the hash of a pack (`TileSetHash`), so that a pack's recorded hash is the hash of the
-/// file `packfs export` writes, and import -> export -> hash gives the hash again.
+/// A tiled source's tiles as its MBTiles export holds them: the one rule for the export's rows and
+/// for a pack's hash (`TileSetHash`), so a recorded hash is the hash of the file `packfs export` writes.
 ///
-/// - order: zoom, column, TMS row, all ascending (martin's hash order). For an XYZ source the TMS
-///   rows of a column are its stored rows from the highest down: the store walks them so
-///   (`forEachPackTile(descendingRows:)`), a page at a time, never a whole column in memory;
-/// - rows: TMS (an XYZ source's stored rows flipped); a stored tile whose coordinates lie
-///   outside the tile grid of zooms 0 to `deepestZoom` names no tile and is left out and counted;
-/// - bytes (`ExportRule`): images as a renderer reads them; vector tiles gzipped: bytes stored
-///   gzipped as they are, a zlib-stored tile's own deflate stream in a gzip member (no second
-///   deflate), raw ones gzipped by `Zlib.gzip` (the same bytes for the same input).
+/// - order: zoom, column, TMS row, ascending (martin's). An XYZ source's column is walked from its
+///   highest stored row down (`forEachPackTile(descendingRows:)`), a page at a time;
+/// - rows: TMS; a stored tile outside the grid of zooms 0 to `deepestZoom` is left out and counted;
+/// - bytes (`ExportRule`): images as a renderer reads them; vector tiles gzipped: gzip kept, a zlib
+///   tile's deflate stream in a gzip member (no second deflate), raw ones by `Zlib.gzip` (deterministic).
 public enum MBTilesTiles {
-    /// The deepest zoom a pack's tree shows: a file with deeper tiles is refused at import, a
-    /// TileJSON's deeper `maxzoom` clamped (`TileSetFields`). Rows of deeper zooms stop fitting the
-    /// tree's inodes and the tile grid's arithmetic (z 31 and up), and no renderer reads them.
+    /// The deepest zoom a pack's tree shows (deeper files refused at import, `maxzoom` clamped): deeper
+    /// rows stop fitting the tree's inodes and the grid's arithmetic, and no renderer reads them.
     public static let deepestZoom = 24
 
     /// One tile: its place, and what the store holds (`mbtilesData` makes the file's bytes).
     public typealias Tile = (z: Int, column: Int, tmsRow: Int, storedY: Int, stored: StoredData)
 
-    /// Calls `body` with each tile with content of `source` (its tiles known) in MBTiles order;
-    /// `outside` with the stored tiles that name no tile of the grid. Returns false, having
-    /// called nothing, when the source's tiles are not known.
+    /// Calls `body` with each tile with content of `source` in MBTiles order, `outside` with stored
+    /// tiles off the grid. Returns false, calling nothing, when the source's tiles are not known.
     @discardableResult
     public static func forEach(
         of source: PackStyle.Source, in database: some StoreSnapshot, outside: () -> Void = {},
@@ -55,10 +49,9 @@ public enum MBTilesTiles {
         return true
     }
 
-    /// Calls `body` with the bytes MBTiles holds for a stored tile under `rule`, in place where
-    /// they can be (`ExportBytes`). A compressed tile is inflated once on the way, which checks
-    /// it; its content comes with the bytes. Throws when a compressed tile does not inflate or a
-    /// raw one does not deflate.
+    /// Calls `body` with the bytes MBTiles holds for a stored tile under `rule`, in place where they
+    /// can be (`ExportBytes`). A compressed tile is inflated once, which checks it; throws when it
+    /// does not inflate or a raw one does not deflate.
     public static func withExportBytes<T>(
         _ stored: StoredBytes, vector: Bool, rule: ExportRule = .current, inflater: Inflater,
         _ body: (ExportBytes) throws -> T

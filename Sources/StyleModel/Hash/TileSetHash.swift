@@ -24,8 +24,8 @@ public struct TileSetHash: Sendable {
         tiles += 1
     }
 
-    /// The three decimal texts are written into one stack buffer and fed at once (three `String`s
-    /// per tile were a tenth of a small-tile hash's time).
+    /// The three decimal texts are written into one stack buffer and fed at once: a `String` per
+    /// number is costly at every tile.
     private mutating func addPlace(z: Int, column: Int, tmsRow: Int) {
         withUnsafeTemporaryAllocation(byteCount: 3 * Self.longestDecimal, alignment: 1) { buffer in
             var end = Self.decimal(z, into: buffer, at: 0)
@@ -38,8 +38,7 @@ public struct TileSetHash: Sendable {
     /// Characters of the longest decimal text of an `Int` ("-9223372036854775808").
     static let longestDecimal = 20
 
-    /// Writes `value` as `String(value)` spells it at `offset`; the offset past it. The buffer
-    /// has `longestDecimal` bytes from `offset`.
+    /// Writes `value` as `String(value)` at `offset` (room: `longestDecimal`); returns the end.
     static func decimal(_ value: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         return withUnsafeMutableBytes(of: &digits) { reversed in
@@ -67,9 +66,8 @@ public struct TileSetHash: Sendable {
     public var hex: String { md5.hex() }
 }
 
-/// A pack's hashes, one per tiled source whose tiles are known: computed from the store through
-/// the export's own rule (`MBTilesTiles`), and recorded when a pack becomes whole (a download
-/// completing, an import; a patch or a refresh call `record` too).
+/// A pack's hashes, one per tiled source whose tiles are known, by the export's own rule
+/// (`MBTilesTiles`); recorded when a pack becomes whole (download, import, patch, refresh).
 public enum PackHash {
     public struct Source: Equatable, Sendable {
         /// The source's id in the pack's style.

@@ -1,16 +1,14 @@
 import FoundationEssentials
 import PackStore
 
-/// A pack's style and sources as stored: what the mount shows and what `packfs export` writes, read
-/// by the same model the downloader fetched by. The style is the stored one; a pack without a usable
-/// stored style (an imported MBTiles or PMTiles file, an app's pack whose style row is missing or
-/// unreadable) gets a minimal one made from the tile sets it holds (`SyntheticStyle`), so that
-/// every tile it holds is shown. Read from the store, never from the network.
+/// A pack's style and sources as stored, for the mount and `packfs export`, read by the same model
+/// the downloader fetched by, never from the network. A pack without a usable stored style (an
+/// imported file, a missing or unreadable style row) gets one made from its tile sets
+/// (`SyntheticStyle`), so every tile it holds is shown.
 public struct PackStyle: Sendable {
     public struct Source: Sendable {
         public var declared: StyleSource
-        /// Known once the TileJSON is stored (at once for inline `tiles`); nil for GeoJSON and
-        /// image sources.
+        /// Known once the TileJSON is stored (at once for inline `tiles`); nil for GeoJSON and images.
         public var tiles: TileSource?
         /// Where the tiles are keyed in this pack; nil until `tiles` is known.
         public var columns: TileColumnSet?
@@ -32,12 +30,10 @@ public struct PackStyle: Sendable {
     /// True when the pack has no usable stored style and `style` was made from its tiles.
     public var isSynthetic: Bool
     public var sources: [Source]
-    /// Index in `sources` of the primary source: the first vector source, else the first tiled
-    /// one; for a synthetic style, the first tile set.
+    /// Index of the primary source (see `Style`); for a synthetic style, the first tile set.
     public var primary: Int?
 
-    /// The pack's style: the stored one when the model reads it, else a synthetic one (nil when
-    /// the pack holds no tiles either: there is nothing to show yet).
+    /// The stored style when readable, else a synthetic one; nil when the pack holds no tiles either.
     public static func load(_ pack: Pack, from database: some PackDocuments) throws -> PackStyle? {
         if let stored = try stored(pack, database) { return stored }
         return try SyntheticStyle.make(for: pack, from: database)
@@ -61,9 +57,8 @@ public struct PackStyle: Sendable {
         primary = synthetic ? sources.firstIndex { $0.tiles != nil } : Style.primary(of: sources.map(\.tiles))
     }
 
-    /// One source of the style: a tiled source's tiles come from its stored TileJSON (a broken
-    /// one, which stopped the download, leaves them unknown); a raster source's extension from one
-    /// of its tiles.
+    /// One source: tiles from its stored TileJSON (a broken one leaves them unknown), a raster
+    /// source's extension from one of its tiles.
     private static func source(_ declared: StyleSource, of pack: Pack, ratio: Double, _ database: some PackDocuments)
         throws -> Source
     {

@@ -2,14 +2,11 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// A pack's style made to render from a copy of the pack's files with no other server: each tiled
-/// source inlined (its tiles' `minzoom`, `maxzoom`, `bounds` and `attribution` as StyleModel read
-/// them from the style over the TileJSON; no `url`), and every URL (`tiles`, a GeoJSON source's
-/// `data`, an image source's `url`, `glyphs`, `sprite`) pointing into the pack's tree under one
-/// base: the mount's `file://MOUNTPOINT/packs/<name>/`, or an exported directory's address
-/// (empty: relative to the directory). Tile paths number rows XYZ whatever the source's scheme,
-/// so the rewritten sources are XYZ. The mount and `packfs export` share this one copy: the tree
-/// they lay out is the same, so the URLs naming it are too.
+/// A pack's style made to render from the pack's files alone: each tiled source inlined (no `url`;
+/// its fields as StyleModel read them) and every URL pointing into the pack's tree under one base:
+/// the mount's `file://MOUNTPOINT/packs/<name>/`, or an export's address (empty: relative). Tile
+/// paths number rows XYZ, so the rewritten sources are XYZ. The mount and `packfs export` share
+/// this one copy because they lay out the same tree.
 public struct StyleRewriter: Sendable {
     /// Prefix of every path in the tree: empty, or ending in `/`.
     public let base: String
@@ -34,9 +31,8 @@ public struct StyleRewriter: Sendable {
         directory(source) + "{z}/{x}/{y}.\(source.fileExtension)"
     }
 
-    /// The rewritten `style` whose sources, read from the store, are `sources`; compact JSON,
-    /// redacted: a URL left as the style wrote it (a source PackFS does not store) may carry a
-    /// key, and every reader of the mount or the export reads this file.
+    /// The rewritten `style` over the stored `sources`, as compact JSON, redacted: a URL left as
+    /// written (a source PackFS does not store) may carry a key, and every reader sees this file.
     public func style(_ style: Style, sources: [PackStyle.Source]) -> Data {
         var members = style.members
         var objects = members["sources"]?.object ?? [:]

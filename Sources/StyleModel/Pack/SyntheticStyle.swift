@@ -2,18 +2,16 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The minimal style of a pack that holds tiles but no usable style (docs/design.md §2): one source
-/// per tile set the pack holds, in template order, drawn plainly enough to see every tile. A vector
-/// source gets a fill, a line and a circle layer per vector layer (named by its stored TileJSON's
-/// `vector_layers`, else read from one of its tiles); a raster source a raster layer.
+/// The minimal style of a pack with tiles but no usable style (docs/design.md §2): one source per
+/// tile set, in template order, drawn so every tile shows. Vector layers are named by the stored
+/// TileJSON's `vector_layers`, else read from one of its tiles.
 enum SyntheticStyle {
     /// What the style says about one tile set.
     struct Part {
         var id: String
         var set: TileColumnSet
         var type: TileSourceType
-        /// The stored TileJSON naming this template (the source points at it), else nil (the
-        /// source lists the template inline, with the zooms the pack holds).
+        /// The stored TileJSON naming this template; nil lists it inline, with the zooms held.
         var tileJSONURL: String?
         var zooms: ClosedRange<Int>?
         var tileSize: Int
@@ -35,9 +33,8 @@ enum SyntheticStyle {
         return try PackStyle(style: style, data: data, synthetic: true, of: pack, database)
     }
 
-    /// Whether a style at `styleURL` may name `template` as it is stored: `References`' own rule
-    /// (fetchable, or of the same imported file, a URL the syntax check passes), and absolute, so
-    /// that the made style never fails to read for one template and keys its tiles as stored.
+    /// Whether a style at `styleURL` may name `template` as stored: `References`' rule, and absolute,
+    /// so the made style always reads and keys its tiles as stored.
     private static func isNameable(_ template: String, in styleURL: String) -> Bool {
         (try? References.resolve(template, in: styleURL, field: "tiles")) == template
     }

@@ -1,9 +1,7 @@
 import FoundationEssentials
 
-/// The layer names of a Mapbox Vector Tile (a protobuf `Tile`: field 3 repeats `Layer`, whose
-/// field 1 is its name), for the synthetic style of a pack whose TileJSON lists no
-/// `vector_layers`. Reads only what it needs and gives up, without trapping, on bytes that are
-/// not a tile.
+/// The layer names of a Mapbox Vector Tile (field 3 repeats `Layer`, whose field 1 is its name), for
+/// a synthetic style whose TileJSON lists no `vector_layers`. Gives up, never traps, on a non-tile.
 enum VectorTileLayers {
     /// At most this many names: a style layer set per name, and a real tile has a few dozen.
     static let maxNames = 256

@@ -1,8 +1,6 @@
 /// Names a pack's tree takes from a style: source ids (`sources/<id>/`), sprite ids
-/// (`sprites/<id>.json`) and font stacks (`glyphs/<stack>/`). MapLibre takes any string there, but
-/// a name in a directory is one path component: `escape` makes any string one, and no two
-/// strings the same one, so everything a pack holds can be shown. (MapLibre reads a `file://` URL
-/// percent-decoded: a style pointing into the mount percent-encodes the escaped name.)
+/// (`sprites/<id>.json`) and font stacks (`glyphs/<stack>/`). MapLibre takes any string; `escape`
+/// makes each one path component, no two the same, so everything a pack holds can be shown.
 public enum FileName {
     /// `%` becomes `%25`, `/` `%2F` and NUL `%00`; the empty name is `%`, `.` is `%2E` and `..` is
     /// `%2E%2E` (outputs no other name escapes to). Names without those come back unchanged.

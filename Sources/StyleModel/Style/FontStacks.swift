@@ -18,8 +18,7 @@ public enum FontStacks {
     /// The stack's directory in a pack's `glyphs/`: its name, escaped (`FileName`).
     public static func directoryName(of stack: [String]) -> String { FileName.escape(name(of: stack)) }
 
-    /// The distinct stacks of `layers`, in MapLibre's order (a `std::set` of string vectors:
-    /// lexicographic by name, names compared byte by byte).
+    /// The distinct stacks of `layers`, in MapLibre's `std::set` order (names compared byte by byte).
     static func collect(layers: JSONValue?) -> [[String]] {
         var stacks = Set<[String]>()
         for layer in layers?.array ?? [] where layer["type"]?.string == "symbol" {
@@ -50,8 +49,7 @@ public enum FontStacks {
         return outputs.prefix(while: { $0 != nil }).compactMap { $0 }.filter { !$0.isEmpty }
     }
 
-    /// A plain array of names. An array whose first string names an expression operator is an
-    /// expression instead, as MapLibre's `isExpression` decides.
+    /// A plain array of names; one headed by an expression operator is an expression (`isExpression`).
     private static func constantStack(_ value: JSONValue) -> [String]? {
         guard let names = names(value), !(names.first.map(operators.contains) ?? false) else { return nil }
         return names

@@ -12,15 +12,13 @@ public struct SpriteSheet: Equatable, Sendable {
         public var resource: StyleResource { StyleResource(url: url, kind: kind) }
     }
 
-    /// `default`, or the id the style gives the sheet (the mount shows `sprites/<id>.json`, its
-    /// id made a file name by `FileName.escape`).
+    /// `default`, or the id the style gives the sheet (the mount shows `sprites/<id>.json`, escaped).
     public let id: String
     /// The base URL, resolved against the style; the files add `.json`, `.png` and `@2x` to it.
     public let url: String
 
-    /// The four files MapLibre stores for every sheet whatever the pack's pixel ratio (so a pack
-    /// works on any screen): JSON and PNG at 1x, then at @2x. Each suffix goes before any query;
-    /// a fragment is dropped, as MapLibre's `URL` drops it.
+    /// The four files MapLibre stores for every sheet, so a pack works on any screen: JSON and PNG
+    /// at 1x, then @2x. Each suffix goes before any query; a fragment is dropped, as in MapLibre.
     public var files: [File] {
         [(".json", ResourceKind.spriteJSON), (".png", .spriteImage), ("@2x.json", .spriteJSON), ("@2x.png", .spriteImage)]
             .map { suffix, kind in

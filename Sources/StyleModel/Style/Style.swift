@@ -21,15 +21,12 @@ public struct StyleResource: Hashable, Sendable {
 /// A style document read by MapLibre's rules (docs/design.md §4): what it needs besides itself,
 /// and how the files of a pack made from it are named.
 ///
-/// Reading is pure: it parses the style's bytes and fetches nothing. TileJSON documents, once
-/// fetched or read from the store, turn each tiled `StyleSource` into a `TileSource`. Every URL
-/// is vetted here: a `file://` URL or an unresolvable plain path fails with a `StyleError` naming
-/// it, so it is never fetched, and the mount shows nothing the downloader would not fetch.
+/// Reading is pure: it fetches nothing. Every URL is vetted here: a `file://` URL or an unresolvable
+/// path fails with a `StyleError` naming it, so the mount shows nothing the downloader would not fetch.
 public struct Style: Sendable {
     /// Sources with something to store, at most: a tree inode has 6 bits for the source.
     public static let maxSources = 64
-    /// Font stacks, at most: each costs 97 (or 256) glyph files, and a style naming thousands
-    /// would make millions of resources to plan and fetch. Real styles name a few dozen.
+    /// Font stacks, at most: each costs 97 (or 256) glyph files; real styles name a few dozen.
     public static let maxFontStacks = 256
 
     public let url: String
@@ -71,17 +68,15 @@ public struct Style: Sendable {
         }
     }
 
-    /// Refuses a document that is no style: MapLibre reads one only with `"version": 8`,
-    /// `sources` and `layers`. A TileJSON, a GeoJSON or a sprite index given as a region's style
-    /// would otherwise make a pack that is `complete` with nothing in it.
+    /// Refuses a document without MapLibre's `"version": 8`, `sources` and `layers`: a TileJSON or
+    /// GeoJSON given as a region's style would otherwise make a `complete` pack with nothing in it.
     public func requireStyleDocument() throws {
         let missing = Self.missingMembers(members)
         guard !missing.isEmpty else { return }
         throw StyleError.notAStyle(url: url, missing: missing, looksLike: Self.kind(of: members))
     }
 
-    /// The members a style must have that `members` lacks (also `ContentCheck`'s rule for a
-    /// fetched style).
+    /// The members a style must have that `members` lacks (also `ContentCheck`'s rule).
     static func missingMembers(_ members: [String: JSONValue]) -> [String] {
         var missing: [String] = []
         if members["version"]?.number != 8 { missing.append("\"version\": 8") }
@@ -108,9 +103,8 @@ public struct Style: Sendable {
     /// The tiled sources, in document order.
     public var tileSources: [StyleSource] { sources.filter { $0.tileType != nil } }
 
-    /// What the style needs besides itself, in download order, each URL once: for each source in
-    /// document order its TileJSON, GeoJSON data or image; then each sprite sheet's four files;
-    /// then every glyph range of every font stack (none without a `glyphs` template).
+    /// What the style needs besides itself, each URL once, in download order: each source's TileJSON,
+    /// GeoJSON data or image; each sprite sheet's four files; every glyph range of every font stack.
     public func resources(includeIdeographs: Bool) -> [StyleResource] {
         var resources = sources.compactMap(\.resource)
         resources += sprites.flatMap { $0.files.map(\.resource) }
@@ -130,8 +124,7 @@ public struct Style: Sendable {
         tiles.firstIndex { $0?.type == .vector } ?? tiles.firstIndex { $0 != nil }
     }
 
-    /// The `sources` members in document order (`order`: the parser's, as `JSONValue` forgets it),
-    /// read into sources; those with nothing to store are left out.
+    /// The `sources` members in document `order` (`JSONValue` forgets it); those storing nothing left out.
     private static func sources(_ json: JSONValue, order: [String], url: String) throws -> [StyleSource] {
         guard let value = json["sources"], value != .null else { return [] }
         guard let objects = value.object else {
@@ -154,9 +147,8 @@ public struct Style: Sendable {
         return sources
     }
 
-    /// Two source ids whose bytes differ only in Unicode normalisation: the parsed document
-    /// keeps one of them (Swift's `String` calls them equal), and the mount would show one
-    /// directory under two names. MapLibre keeps both; PackFS refuses the style, saying why.
+    /// Two source ids differing only in Unicode normalisation are equal `String`s, so the parsed
+    /// document keeps one and the mount would show one directory under two names: refused (MapLibre keeps both).
     private static func refuseTwins(_ ids: [String], url: String) throws {
         // Keyed by `String`, so canonically equal ids meet; `ids` holds each byte spelling once.
         var first: [String: String] = [:]

@@ -22,14 +22,12 @@ public struct StyleSource: Equatable, Sendable {
 
     public let id: String
     public let kind: Kind
-    /// What the declaration names, resolved against the style and vetted (`mapbox://` kept): a
-    /// tiled source's TileJSON (nil: the style lists `tiles` inline), the GeoJSON `data`, or the
-    /// image `url`.
+    /// The TileJSON (nil for inline `tiles`), GeoJSON `data` or image `url`, resolved against the
+    /// style and vetted (`mapbox://` kept).
     public let url: String?
     /// The source object as the style writes it (the mount rewrites it for its `style.json`).
     public let object: [String: JSONValue]
-    /// The style's `tileSize` (512 when unset): only the style's value counts, as in MapLibre
-    /// Native, which renders the pack.
+    /// The style's `tileSize` (512 when unset): only the style's counts, as in MapLibre Native.
     public let tileSize: Int
     let styleURL: String
     let styleFields: TileSetFields
@@ -42,9 +40,8 @@ public struct StyleSource: Equatable, Sendable {
     /// The source's directory in a pack's `sources/`: its id, escaped (`FileName`).
     public var directoryName: String { FileName.escape(id) }
 
-    /// The file in that directory that holds a GeoJSON source's data (`data.geojson`) or an image
-    /// source's image (`image.png`, the extension taken from the URL's path: png, jpg or webp);
-    /// nil for a tiled source, whose directory holds `tiles.json` and its tiles.
+    /// `data.geojson` for GeoJSON, `image.<png|jpg|webp>` (from the URL's path) for an image; nil for
+    /// a tiled source, whose directory holds `tiles.json` and its tiles.
     public var dataFileName: String? {
         switch kind {
         case .tiled: return nil
@@ -56,8 +53,7 @@ public struct StyleSource: Equatable, Sendable {
         }
     }
 
-    /// The resource the declaration names: a TileJSON or GeoJSON document (kind `.source`), or an
-    /// image; nil for a tiled source with inline `tiles`.
+    /// The resource `url` names (a TileJSON or GeoJSON is kind `.source`); nil for inline `tiles`.
     public var resource: StyleResource? {
         guard let url else { return nil }
         switch kind {
@@ -67,9 +63,8 @@ public struct StyleSource: Equatable, Sendable {
         }
     }
 
-    /// The tiled source with its tiles known: for inline sources from the style alone, for the
-    /// others from the bytes of the TileJSON at `url`. The style's own `tiles`, `scheme`,
-    /// `minzoom`, `maxzoom`, `bounds` and `attribution` override the TileJSON's.
+    /// The tiled source with its tiles known, from the style alone or the TileJSON at `url`. The style's
+    /// own `tiles`, `scheme`, `minzoom`, `maxzoom`, `bounds` and `attribution` override the TileJSON's.
     public func tileSource(tileJSON: Data? = nil) throws -> TileSource {
         guard let type = tileType else {
             throw StyleError.invalidField(url: styleURL, field: "sources.\(id).type", reason: "not a tiled source")

@@ -2,10 +2,8 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The tileset fields MapLibre reads (`Converter<Tileset>`), from a TileJSON document (2.x or 3.0)
-/// or from a style source object, which may carry the same fields inline. Every field is optional
-/// here so that a style's values can override a TileJSON's one by one; `vector_layers` and other
-/// fields are ignored.
+/// The tileset fields MapLibre reads (`Converter<Tileset>`), from a TileJSON (2.x or 3.0) or a style
+/// source object. Every field is optional so a style's values can override a TileJSON's one by one.
 struct TileSetFields: Equatable, Sendable {
     /// The first `tiles` template, resolved against the document.
     var template: String?
@@ -14,8 +12,7 @@ struct TileSetFields: Equatable, Sendable {
     var maxZoom: Int?
     var bounds: Bounds?
     var attribution: String?
-    /// `"mlt"` for MapLibre Tiles; anything else (or nothing) is a Mapbox Vector Tile, as
-    /// MapLibre reads it.
+    /// `"mlt"` for MapLibre Tiles; anything else (or nothing) is a Mapbox Vector Tile, as in MapLibre.
     var encoding: String?
 
     init() {}
@@ -78,8 +75,7 @@ struct TileSetFields: Equatable, Sendable {
         return number
     }
 
-    /// `[west, south, east, north]`; latitudes clamped to +-90 and longitudes to +-180 as MapLibre
-    /// does, inverted bounds refused.
+    /// `[west, south, east, north]`, clamped to +-90 and +-180 as MapLibre does; inverted ones refused.
     private static func bounds(_ value: JSONValue, _ error: (String) -> StyleError) throws -> Bounds {
         guard let items = value.array, items.count == 4 else {
             throw error("must be [west, south, east, north]")

@@ -33,10 +33,9 @@ public struct TileSource: Equatable, Sendable {
     /// True when the template is `mapbox://`: such tiles count against the Mapbox tile limit.
     public var isMapbox: Bool { MapboxURL.isMapbox(urlTemplate) }
 
-    /// The zooms of this source's tiles that a region spanning `minZoom...maxZoom` needs (nil
-    /// `maxZoom`: unbounded), or nil when none. MapLibre's covering zoom: vector floor(z); raster
-    /// and raster-dem round(z + log2(512 / tileSize)), so 256-pixel tiles are fetched one zoom
-    /// deeper; then clamped to the source's own range.
+    /// The tile zooms a region over `minZoom...maxZoom` (nil: unbounded) needs, nil when none, by
+    /// MapLibre's covering zoom: vector floor(z); raster round(z + log2(512 / tileSize)), so 256-pixel
+    /// tiles come one zoom deeper; then clamped to the source's range.
     public func coveringZooms(minZoom regionMin: Double, maxZoom regionMax: Double?) -> ClosedRange<Int>? {
         let low = Swift.max(coveringZoom(regionMin), minZoom)
         let high = regionMax.map { Swift.min(coveringZoom($0), maxZoom) } ?? maxZoom
@@ -50,8 +49,8 @@ public struct TileSource: Equatable, Sendable {
         return covering.isNaN ? 0 : Int(Swift.min(Swift.max(covering, -1), 255))
     }
 
-    /// Tile (z, x, y) in XYZ numbering: its stored key and its URL in stored form (the downloader
-    /// hands the URL to `URLPolicy.requestURL(for:kind:)` with kind `.tile` to get what to request).
+    /// Tile (z, x, y) in XYZ numbering: its stored key and stored-form URL (`URLPolicy` makes the
+    /// request URL).
     public func tile(z: Int, x: Int, y: Int, pixelRatio: Double) -> (key: TileKey, url: String) {
         let key = key(z: z, x: x, y: y, pixelRatio: pixelRatio)
         return (key, TileURLTemplate.url(for: key))

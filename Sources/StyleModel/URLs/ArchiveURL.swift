@@ -2,10 +2,9 @@ import FoundationEssentials
 import PackStore
 
 /// MapLibre's PMTiles protocol: a tiled source whose `url` is `pmtiles://` followed by the http(s)
-/// URL of a PMTiles archive (`pmtiles://https://host/planet.pmtiles`). The archive is read with
-/// range requests; its metadata is the source's TileJSON, stored under that `pmtiles://` URL, and
-/// its tiles are stored under `<that URL>/{z}/{x}/{y}`: one stable key per archive, whichever
-/// server or mirror (`--rewrite`) answers it.
+/// URL of a PMTiles archive (`pmtiles://https://host/planet.pmtiles`), read with range requests. Its
+/// metadata is stored as the TileJSON under that URL, its tiles under `<that URL>/{z}/{x}/{y}`: one
+/// stable key per archive, whichever mirror (`--rewrite`) answers.
 public enum ArchiveURL {
     public static let prefix = "pmtiles://"
     static let tilePath = "/{z}/{x}/{y}"

@@ -1,12 +1,9 @@
 import FoundationEssentials
 import PackStore
 
-/// The URLs of packs made from an imported MBTiles or PMTiles file. Such a pack keeps its tiles
-/// under `<scheme>://<name>/{z}/{x}/{y}` and its TileJSON at `<scheme>://<name>/tiles.json`, and its
-/// definition's style URL is `<scheme>://<name>`: keys in a namespace of the file's own, which no
-/// server answers, so nothing of it is ever fetched (`isImported`: the lifecycle refuses to
-/// refresh it) and nothing a server sends can name it (`References` lets only a document of the
-/// same scheme name such URLs).
+/// The URLs of packs imported from an MBTiles or PMTiles file: style `<scheme>://<name>`, TileJSON
+/// `.../tiles.json`, tiles `.../{z}/{x}/{y}`. No server answers that namespace, so nothing of it is
+/// fetched (`isImported`) and nothing a server sends can name it (`References`).
 public enum ImportedFiles {
     public static let mbtilesScheme = "mbtiles"
     public static let pmtilesScheme = "pmtiles"

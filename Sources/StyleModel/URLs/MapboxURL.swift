@@ -1,9 +1,8 @@
 /// `mapbox://` URLs, by MapLibre's rules for the Mapbox tile server (`normalize*URL` with
 /// `TileServerOptions::MapboxConfiguration`, and `canonicalizeTileURL`).
 ///
-/// PackFS stores every resource under its `mapbox://` form and expands it only to make a request
-/// (the downloader's `URLPolicy`), so an access token never lands in a key and packs stay
-/// shareable between tokens.
+/// Resources are stored under their `mapbox://` form, expanded only for a request (`URLPolicy`),
+/// so no access token lands in a key and packs stay shareable between tokens.
 public enum MapboxURL {
     public static let scheme = "mapbox://"
 

@@ -1,10 +1,9 @@
 import Basics
 import PackStore
 
-/// URLs found inside a style or TileJSON document, made absolute and vetted before anything is
-/// stored or fetched: a relative reference is resolved against the document's URL; a `file://`
-/// URL, any other unknown scheme, a path that cannot be resolved, or a URL `URLSyntax` refuses
-/// (a space, a control byte, a bad host or port) is refused, never fetched.
+/// URLs inside a style or TileJSON document, resolved against the document's URL and vetted before
+/// anything is stored or fetched: `file://`, any other unknown scheme, an unresolvable path or a
+/// URL `URLSyntax` refuses is refused, never fetched.
 enum References {
     /// The absolute http, https or mapbox URL that `reference` (at `field` of the document at
     /// `document`) names.

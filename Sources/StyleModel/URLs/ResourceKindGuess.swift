@@ -2,12 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The kind of resource a URL names, read off its shape alone (`packfs cache preload`, which is
-/// given a URL and bytes and nothing else): `mapbox://` URLs by MapLibre's own forms (styles,
-/// fonts, sprites, tilesets), others by the file name the style spec's conventions give them (a
-/// glyph range `0-255.pbf`, `sprite@2x.png`, `*.geojson`). What says nothing is `.unknown`, the
-/// kind MapLibre's `preloadData` itself stores every resource under: a resource is found by its
-/// URL whatever its kind.
+/// The kind of resource a URL names, from its shape alone (`packfs cache preload`): `mapbox://` URLs
+/// by MapLibre's forms, others by conventional file names (`0-255.pbf`, `sprite@2x.png`, `*.geojson`).
+/// Otherwise `.unknown`, as MapLibre's `preloadData` stores everything: a resource is found by URL.
 public enum ResourceKindGuess {
     public static func kind(of url: String) -> ResourceKind {
         if MapboxURL.isMapbox(url) { return mapboxKind(url) }

@@ -10,9 +10,8 @@ import PackStore
 /// Every token uses the y the server is asked for (already flipped for `scheme: tms`), exactly as
 /// MapLibre does, so `{quadkey}` and `{bbox-epsg-3857}` of a TMS source see the flipped row too.
 public enum TileURLTemplate {
-    /// The tile's URL in stored form (a `mapbox://` template stays `mapbox://`; `URLPolicy` makes
-    /// the request URL from it). `key.y` is the requested row; `{ratio}` is `@2x` when the key's
-    /// pixel ratio is 2, which it is only when the template holds `{ratio}` and the pack asks > 1.
+    /// The tile's URL in stored form (`mapbox://` kept; `URLPolicy` makes the request URL). `key.y` is
+    /// the requested row; `{ratio}` is `@2x` when the key's pixel ratio is 2.
     public static func url(for key: TileKey) -> String {
         url(template: key.urlTemplate, z: key.z, x: key.x, y: key.y, highDensity: key.pixelRatio > 1)
     }
@@ -74,9 +73,8 @@ public enum TileURLTemplate {
 public enum TileScheme: String, Sendable {
     case xyz, tms
 
-    /// Row `y` of zoom `z` in the other numbering (the flip is its own inverse): the row a server
-    /// is asked for from the XYZ row a path names, and back. Smart shifts and wrapping arithmetic:
-    /// a stored key's zoom comes from a database file, and no value there may trap.
+    /// Row `y` of zoom `z` in the other numbering (its own inverse). Smart shifts and wrapping
+    /// arithmetic: a stored zoom comes from a database file, and no value there may trap.
     public func row(_ y: Int, z: Int) -> Int {
         self == .tms ? (1 << z) &- 1 &- y : y
     }

@@ -59,9 +59,8 @@ public enum URLString {
         return (url[..<mark], url[mark..<hash])
     }
 
-    /// Resolves `reference` against the http(s) URL `base` (RFC 3986 section 5.2). Absolute
-    /// references come back unchanged; nil when a relative reference meets a base that is not
-    /// http(s) (for instance `mapbox://`), where no resolution makes sense.
+    /// Resolves `reference` against the http(s) URL `base` (RFC 3986 section 5.2); an absolute one
+    /// comes back unchanged. nil for a relative reference against another base (`mapbox://`).
     public static func resolve(_ reference: String, against base: String) -> String? {
         if scheme(of: reference) != nil { return reference }
         guard let baseScheme = scheme(of: base), baseScheme == "http" || baseScheme == "https",
