@@ -1,8 +1,7 @@
 import CSQLite
 import FoundationEssentials
 
-/// One prepared statement of a `Database`. Each execution resets it and binds its arguments; it
-/// is reset again when the execution ends, so that no read transaction outlives a fetch.
+/// One prepared statement, reset again when each execution ends so that no read outlives a fetch.
 public final class Statement {
     /// The raw statement, for the C API (`sqlite3_step`, `sqlite3_column_*`).
     public let sqliteStatement: SQLiteStatement
