@@ -7,14 +7,12 @@ import PackStore
     import Glibc
 #endif
 
-/// A program started with posix_spawn, in a session of its own, with the exit signals at their
-/// defaults and none blocked, no descriptor but the standard three: what Foundation's Process was to the commands (the background
-/// daemon, fusermount3), without full Foundation.
+/// A program started with posix_spawn in a session of its own: default exit signals, none blocked, and
+/// only the standard three descriptors (the background daemon, fusermount3), without full Foundation.
 struct ChildProcess {
     let pid: pid_t
 
-    /// Starts `path` with `arguments` (after argv[0]) and `environment`; the standard
-    /// descriptors the child gets are `input`, `output` and `error`, /dev/null where nil.
+    /// Starts `path` (`arguments` follow argv[0]); nil standard descriptors are /dev/null.
     static func start(_ path: String, _ arguments: [String], environment: [String: String],
                       input: Int32? = nil, output: Int32? = nil, error: Int32? = nil) throws(SystemError) -> ChildProcess {
         var actions = posix_spawn_file_actions_t()

@@ -1,6 +1,5 @@
-/// Table columns measured in terminal cells, not characters: a name of CJK text or emoji takes
-/// two cells a character, a combining accent none. Names (up to 248 bytes) are cut to their
-/// column with an ellipsis, so that every row's later columns stay aligned; `--json` has them whole.
+/// Table columns in terminal cells (CJK and emoji take two, a combining accent none). Long names are cut
+/// with an ellipsis so later columns stay aligned; `--json` has them whole.
 enum Column {
     /// `text` and spaces to `width` cells (at least one space after it).
     static func pad(_ text: String, _ width: Int) -> String {

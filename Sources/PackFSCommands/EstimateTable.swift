@@ -41,8 +41,7 @@ enum EstimateTable {
             + sizes(known: known, tiles: count("unknown_tiles"), resources: count("unknown_resources"))
     }
 
-    /// "about 1.2 MiB", "about 1.2 MiB plus 3 tiles of unknown size", or "size unknown" when
-    /// nothing is known: an unknown size is never shown as a number.
+    /// "about 1.2 MiB [plus 3 tiles of unknown size]" or "size unknown": an unknown is never a number.
     private static func sizes(known: Int64, tiles: Int, resources: Int) -> String {
         let unknown = unknownSizes(tiles: tiles, resources: resources)
         if known == 0 && !unknown.isEmpty { return "size unknown (" + unknown.dropFirst(" plus ".count) + ")" }

@@ -41,9 +41,8 @@ struct MountCommand: ParsableCommand {
     @OptionGroup var dbMode: DatabaseModeOptions
     @OptionGroup var network: NetworkOptions
 
-    /// Two workers per core: each request wakes a worker asleep on the device, and workers
-    /// beyond what the cores keep busy only add wake-ups: cold reads cost the daemon more CPU
-    /// per tile with more (docs/benchmarks.md, "Designs measured and set aside").
+    /// Two workers per core: each request wakes a sleeping worker, and more workers than the cores keep
+    /// busy only add wake-ups (docs/benchmarks.md, "Designs measured and set aside").
     static let defaultThreads = min(16, max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
 
     func validate() throws {
@@ -92,9 +91,8 @@ struct MountCommand: ParsableCommand {
         }
     }
 
-    /// The web page the root shows with `--web-base`. A `--web-assets` directory that does not
-    /// hold it fails the mount; the installed one missing leaves the mount without the page (the
-    /// web styles still serve a map page of one's own), and a line says so.
+    /// The root's page with `--web-base`: missing from `--web-assets`, it fails the mount; missing from
+    /// the installed assets, the mount goes on without it (the web styles still serve) and says so.
     private func loadWebPage() throws -> WebPage? {
         guard webBase != nil else { return nil }
         do {
@@ -106,8 +104,7 @@ struct MountCommand: ParsableCommand {
         }
     }
 
-    /// A database that did not close cleanly (a full disk keeps its log beside it) says so in
-    /// the log: an unmount has nobody else to tell.
+    /// An unclean close (a full disk keeps the log) is logged: an unmount has nobody else to tell.
     private func report(closing database: OfflineDatabase) {
         // Best effort: a file deleted or full keeps the table, which the next mount empties.
         if database.mode != .readOnly { try? database.endSwitchedRows() }
@@ -118,8 +115,7 @@ struct MountCommand: ParsableCommand {
         }
     }
 
-    /// `-o io_uring=auto|on|off` (the last one given; PackFS's own option, not libfuse's); `auto`
-    /// when not given: io_uring where the kernel offers it, /dev/fuse elsewhere.
+    /// `-o io_uring=auto|on|off`, the last one given; `auto` (io_uring where the kernel offers it) by default.
     static func ioURing(_ options: [String]) throws -> FUSEMount.IOURing {
         guard let word = words(options).last(where: { $0.hasPrefix("io_uring=") }) else { return .auto }
         let value = String(word.dropFirst("io_uring=".count))
@@ -129,8 +125,7 @@ struct MountCommand: ParsableCommand {
         return mode
     }
 
-    /// A new database's mode: `-o db_mode=MODE` (the last one given) or `--db-mode`; 0600 when
-    /// neither is given.
+    /// A new database's mode: the last `-o db_mode=MODE`, else `--db-mode`, else 0600.
     func fileMode() throws -> UInt32 {
         guard let word = Self.words(options).last(where: { $0.hasPrefix("db_mode=") }) else { return try dbMode.fileMode() }
         return try DatabaseModeOptions.parse(String(word.dropFirst("db_mode=".count)), spelled: "-o \(word)")
@@ -145,12 +140,10 @@ struct MountCommand: ParsableCommand {
     }
 }
 
-/// Daemon mode without fork (a forked Swift process keeps one thread and a broken Dispatch):
-/// the command runs itself again with `-f` in a new session, with absolute paths (so that
-/// `umount.packfs` finds the daemon by its mountpoint), and waits for the child to say on its
-/// standard output that the kernel shows its mount, or to exit with its one-line error, which
-/// becomes ours. (Tried: watching /proc/self/mountinfo for the mountpoint, which took another
-/// daemon's mount there for ours and never matched a path holding a space.)
+/// Daemon mode without fork (a forked Swift process keeps one thread and a broken Dispatch): the
+/// command reruns itself with `-f` and absolute paths (`umount.packfs` finds it by its mountpoint) and
+/// waits for the child's "mounted" line or its one-line error. Tried: watching mountinfo, which took
+/// another daemon's mount for ours and missed paths holding a space.
 enum Background {
     static let readyVariable = "PACKFS_MOUNT_READY"
     static let readyLine = "mounted\n"
@@ -196,8 +189,7 @@ enum Background {
         }
     }
 
-    /// The arguments with the database and mountpoint (the first argument equal to each, after
-    /// the subcommand) made absolute: the child is found by them.
+    /// The arguments with the database and mountpoint made absolute: the child is found by them.
     static func absolutePaths(_ arguments: [String], database: String, mountpoint: String, absolute: String) -> [String] {
         var result = arguments
         if let index = result.dropFirst().firstIndex(of: database) {

@@ -6,10 +6,8 @@ import PackStore
     import Glibc
 #endif
 
-/// The directory a mount goes on, checked before anything is opened: it exists and is a
-/// directory, nothing is mounted on it, and a PackFS mount whose daemon died (`kill -9`: every
-/// access then fails with ENOTCONN, "Transport endpoint is not connected") is detached first,
-/// as a restarted service needs.
+/// The directory a mount goes on, checked before anything is opened. A PackFS mount whose daemon died
+/// (every access fails with ENOTCONN) is detached first, as a restarted service needs.
 enum MountPoint {
     /// The absolute path to mount on, or a failure that names the path and the cause.
     static func prepare(_ path: String) throws -> String {

@@ -8,10 +8,8 @@ import PackLifecycle
 import PackStore
 import Dispatch
 
-/// The parts of a mount, made in the order their references run, so each is complete when
-/// built and none points back: the kernel's notifier, the tree's caches over it, the pack manager
-/// reporting to the caches, the filesystem asking the manager, the FUSE mount serving the
-/// filesystem. PackFS knows nothing of the lifecycle: two thin adapters translate.
+/// The parts of a mount, each built complete and none pointing back: notifier, caches, pack manager,
+/// filesystem, FUSE mount. PackFS knows nothing of the lifecycle: two thin adapters translate.
 struct MountParts {
     let manager: PackManager
     let mount: FUSEMount
@@ -37,9 +35,8 @@ struct MountParts {
     }
 }
 
-/// The filesystem's `PackController`, answered by the pack manager. Lifecycle failures that
-/// have an errno of their own get it; any other failure reaches the filesystem as it is (EIO,
-/// with its cause in the log; a refused region file's description is its reason).
+/// The filesystem's `PackController`, answered by the pack manager. A lifecycle failure with an errno
+/// of its own gets it; any other reaches the filesystem as it is (EIO, its cause logged).
 final class ManagerController: PackController {
     private let manager: PackManager
     private let database: OfflineDatabase
@@ -49,8 +46,7 @@ final class ManagerController: PackController {
         self.database = database
     }
 
-    /// Patches are applied here, on the FUSE thread that completed the file: nothing else of the
-    /// lifecycle is involved (a pack downloading or refreshing refuses them, `PatchError.packBusy`).
+    /// Applied on the FUSE thread that completed the file; a busy pack refuses (`PatchError.packBusy`).
     func patchSubmitted(_ region: RegionID, path: String, fileName: String) throws -> TileChanges {
         let pack = try database.pack(id: region)
         return try PackPatch(database: database, pack: pack).apply(try PatchFile(path: path, name: fileName)).changes
@@ -115,8 +111,7 @@ final class TreeEvents: PackEventSink {
         }
     }
 
-    /// An invalidation that could not be worked out leaves the kernel serving what it cached
-    /// (for up to its entry timeout): said on stderr, since nobody else can see it.
+    /// A failed invalidation leaves the kernel serving its cache until the timeout: said on stderr.
     func packMembersLeft(_ region: RegionID, tiles: [TileKey], resources: [String]) {
         do {
             try caches.membersLeft(region, tiles: tiles, resources: resources)

@@ -36,8 +36,7 @@ struct NetworkOptions: ParsableArguments {
         "Seconds a transfer may receive nothing before it is abandoned and retried.", valueName: "SECONDS"))
     var stallTimeout = 5.0
 
-    // Settable so that a test of retries (or a user on a flaky link) need not wait out the
-    // default backoff: 8 attempts from 0.2 s wait about 19 s in all before a request fails.
+    // Settable so a retry test (or a flaky link) need not wait out the default backoff, about 19 s.
     @Option(help: ArgumentHelp("Attempts in all for a request that fails in a way worth retrying.", valueName: "N"))
     var retries = RetryPolicy().maxAttempts
 
@@ -101,8 +100,7 @@ func readRegionFile(_ path: String) throws -> RegionFile {
     }
 }
 
-/// A file's bytes (a region file, a preload's FILE): a missing file, a directory or an
-/// unreadable file is one line naming it, never a trap.
+/// A file's bytes (a region file, a preload's FILE); any failure is one line naming it, never a trap.
 func readInputFile(_ path: String) throws -> Data {
     var isDirectory = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

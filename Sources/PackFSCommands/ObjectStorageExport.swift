@@ -8,10 +8,8 @@ import PackStore
     import Glibc
 #endif
 
-/// An export to object storage: written to a staging directory first (the exporters write files,
-/// and an upload needs the whole file's size before it starts), then each file uploaded beside
-/// the object named (`key.pmtiles`, or `key.<source>.pmtiles` per source as for a local OUT).
-/// The staging directory goes when the command ends, whatever the outcome.
+/// An export to object storage: staged as files first (an upload needs the whole size before it starts),
+/// then each uploaded as for a local OUT (`key.<source>.pmtiles` per source). Staging is always removed.
 struct ObjectStorageExport {
     var object: ObjectLocation
     var configuration: S3Configuration
@@ -58,8 +56,7 @@ struct ObjectStorageExport {
     }
 }
 
-/// What an export to object storage did: the export's own summary with each staged path shown
-/// as the object it became, and a line per upload.
+/// The export's summary with staged paths shown as their objects, and a line per upload.
 struct ObjectStorageExportSummary: InterchangeSummary {
     var export: any InterchangeSummary
     /// The staging directory's path with a trailing `/`, and the `s3://bucket/prefix/` it stands for.

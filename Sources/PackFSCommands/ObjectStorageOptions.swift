@@ -4,9 +4,8 @@ import FoundationEssentials
 import PackStore
 import ObjectStorage
 
-/// `packfs export`'s options for an OUT of `s3://bucket/key.pmtiles` (or `.mbtiles`): where the
-/// object store is and how the upload goes. Credentials come from the environment only (a
-/// secret on a command line is readable by every user of the machine in /proc).
+/// `packfs export`'s options for an `s3://` OUT. Credentials come from the environment only: a command
+/// line is readable by every user in /proc.
 struct ObjectStorageOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "s3:// OUT: an S3-compatible server (path-style URLs under it); default AWS_ENDPOINT_URL, else AWS.",
@@ -38,8 +37,8 @@ struct ObjectStorageOptions: ParsableArguments {
         valueName: "DIR"))
     var staging: String?
 
-    /// The upload an OUT of `s3://...` asks for; nil for a local OUT (then no option here may be
-    /// given). Every mistake is a usage error, found before anything is exported.
+    /// The upload an `s3://` OUT asks for; nil for a local OUT (which takes none of these options).
+    /// Every mistake is a usage error, found before anything is exported.
     func upload(for out: String, environment: [String: String]) throws -> ObjectStorageExport? {
         guard out.lowercased().hasPrefix("s3://") else {
             let given = [("--endpoint", endpoint != nil), ("--region", region != nil), ("--part-size", partSizeText != nil),

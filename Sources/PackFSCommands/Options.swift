@@ -19,11 +19,9 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .mount, fileMode: fileMode)
     }
 
-    /// Opens for a change (`download`, `refresh`, `import`, ...): exclusive, refused while another
-    /// PackFS process holds the database, in the file's journal mode (DELETE, MapLibre's, for a
-    /// file PackFS made: none of these needs WAL's concurrent readers, and WAL writes every page
-    /// twice). Only `download` and `import` create an absent file: every other command says it
-    /// does not exist.
+    /// Opens for a change: exclusive, refused while another PackFS process holds the file, in its own
+    /// journal mode (DELETE for PackFS's: no concurrent readers needed, and WAL writes each page twice).
+    /// Only `download` and `import` create an absent file.
     func openForChange(creating: Bool = false, fileMode: UInt32 = OfflineDatabase.defaultFileMode) throws -> OfflineDatabase {
         try OfflineDatabase.open(path: database, mode: .command, creating: creating, fileMode: fileMode)
     }
@@ -42,8 +40,7 @@ struct DatabaseModeOptions: ParsableArguments {
         try dbMode.map { try Self.parse($0, spelled: "--db-mode \($0)") } ?? OfflineDatabase.defaultFileMode
     }
 
-    /// An octal mode (`0640`, `640`) that lets the owner read and write, and sets nothing beyond
-    /// the permission bits.
+    /// An octal mode (`0640`, `640`): owner read-write, permission bits only.
     static func parse(_ text: String, spelled: String) throws -> UInt32 {
         guard !text.isEmpty, text.count <= 4, text.allSatisfy({ ("0"..."7").contains($0) }),
             let mode = UInt32(text, radix: 8), mode & 0o600 == 0o600

@@ -36,11 +36,10 @@ struct PackFSCommand: ParsableCommand {
         }
     }
 
-    /// glibc gives each thread that allocates under contention an arena of its own (up to 8 per
-    /// core), each keeping its freed pages: two arenas serve a mount's 20-odd threads. A fixed mmap
-    /// threshold keeps the FUSE threads' 1 MB request buffers out of the arenas, but also fixes the
-    /// trim threshold at 128 KiB, which moved the heap's top with brk on every page of an export:
-    /// the top keeps up to 1 MiB free (docs/benchmarks.md, "Designs measured and set aside").
+    /// glibc gives each contending thread an arena that keeps its freed pages: two serve a mount. A fixed
+    /// mmap threshold keeps FUSE's 1 MB request buffers out of them, but also fixes trimming at 128 KiB
+    /// (brk on every page of an export), so the top keeps up to 1 MiB free (docs/benchmarks.md,
+    /// "Designs measured and set aside").
     private static func limitMallocArenas() {
         _ = packfs_mallopt(packfs_malloc_arena_max(), 2)
         _ = packfs_mallopt(packfs_malloc_mmap_threshold(), 256 * 1024)

@@ -2,10 +2,8 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// What a command prints on stdout goes through `Redaction` first, as stderr does
-/// (`StandardError`): a pack's style URL, a patch's URL or an error line may carry a secret, and
-/// output is pasted into tickets and logs. This `print` shadows the standard library's in this
-/// module, so no command's line can skip it.
+/// Stdout goes through `Redaction` as stderr does: a URL or error line may carry a secret, and output is
+/// pasted into tickets. This `print` shadows the standard library's so that no line skips it.
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     Swift.print(Redaction.text(items.map { "\($0)" }.joined(separator: separator)), terminator: terminator)
 }
@@ -17,9 +15,8 @@ enum SecretArguments {
     /// token a background mount hands its daemon.
     static let variables = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", tokenVariable]
 
-    /// How `packfs mount` hands `--access-token` to its daemon: in the environment, which only
-    /// the process's owner reads (/proc/PID/environ), not on its command line, which every user
-    /// reads (`ps`) for as long as the mount lasts.
+    /// How `packfs mount` hands `--access-token` to its daemon: the environment only its owner reads,
+    /// not the command line every user reads (`ps`).
     static let tokenVariable = "PACKFS_INHERITED_ACCESS_TOKEN"
 
     static var inheritedAccessToken: String? { ProcessInfo.processInfo.environment[tokenVariable] }
@@ -41,8 +38,7 @@ enum SecretArguments {
         return (kept, token.map { [tokenVariable: $0] } ?? [:])
     }
 
-    /// Tells `Redaction` every secret this process was given, before anything is printed: the
-    /// literal values are hidden wherever they appear (a URL the rewrite built, a message).
+    /// Tells `Redaction` every secret given, before anything is printed, so each is hidden wherever it appears.
     static func hideAll(arguments: [String], environment: [String: String]) {
         for (index, argument) in arguments.enumerated() {
             for option in options {

@@ -1,11 +1,9 @@
 import Basics
 import Dispatch
 
-/// A pool's reader connections: made on demand up to `maximum`, reused, waited for when all are
-/// out. A check-out that `overflows` never waits, nor counts: it is for a thread that may hold a
-/// connection of the pool already (a `read` inside a `withThreadSnapshot`, a
-/// `readWithoutTransaction` inside a `read`), which would otherwise wait for itself when every
-/// connection is held so. A connection beyond `maximum` is closed when it comes back.
+/// A pool's reader connections: made on demand up to `maximum`, reused, waited for when all are out.
+/// An `overflowing` check-out neither waits nor counts: it serves a thread that may already hold one
+/// (a `read` inside `withThreadSnapshot`), which would otherwise wait for itself. Extra ones close on return.
 final class ConnectionPool: Sendable {
     private struct State {
         var idle: [SerializedConnection] = []
@@ -57,8 +55,8 @@ final class ConnectionPool: Sendable {
         if !overflowed { permits.signal() }
     }
 
-    /// `body` on a connection checked out for it, given back after; one that `body` left inside
-    /// a transaction is closed rather than handed to the next reader mid-transaction.
+    /// `body` on a checked-out connection; one left inside a transaction is closed rather than handed
+    /// to the next reader mid-transaction.
     func withConnection<T>(overflowing: Bool = false, _ body: (Database) throws -> T) throws -> T {
         let connection = try checkOut(overflowing: overflowing)
         var reusable = true

@@ -17,10 +17,9 @@ extension Database {
         sqliteConnection.map { sqlite3_get_autocommit($0) == 0 } ?? false
     }
 
-    /// Runs `body` in a transaction, committed or rolled back as it answers; rolled back when it
-    /// throws (the first error is rethrown). `kind` nil: IMMEDIATE, so that two writers never
-    /// both read and then fail to upgrade their lock, or DEFERRED on a read-only connection.
-    /// Not nested: a second BEGIN inside fails, as SQLite has it.
+    /// Runs `body` in a transaction, committed or rolled back as it answers, rolled back when it throws.
+    /// `kind` nil: IMMEDIATE, so two writers never both read then fail to upgrade their lock (DEFERRED
+    /// on a read-only connection). Not nested.
     public func inTransaction(_ kind: TransactionKind? = nil, _ body: () throws -> TransactionCompletion) throws {
         try beginTransaction(kind)
         transactionBlocks += 1
@@ -44,8 +43,7 @@ extension Database {
         if let firstError { throw firstError }
     }
 
-    /// `body`'s result, from one transaction committed when it returns (rolled back when it
-    /// throws): what `read` and `write` run.
+    /// `body`'s result, from one transaction: what `read` and `write` run.
     func committed<T>(_ kind: TransactionKind?, _ body: (Database) throws -> T) throws -> T {
         var result: T?
         try inTransaction(kind) {
@@ -67,9 +65,8 @@ extension Database {
         try cachedStatement(sql: "COMMIT TRANSACTION").execute()
     }
 
-    /// Rolls back if a transaction is open (SQLite may have rolled it back already, after a full
-    /// disk or an I/O error). An interrupt does not stop it: the statements are reset and it is
-    /// tried again.
+    /// Rolls back if a transaction is still open (a full disk or I/O error may have ended it). An
+    /// interrupt does not stop it: the statements are reset and it is tried again.
     func rollback() throws {
         guard isInsideTransaction else { return }
         do {
@@ -89,9 +86,8 @@ extension Database {
         }
     }
 
-    /// Inside `inTransaction`, SQLite may end the transaction on its own (SQLITE_FULL, IOERR,
-    /// BUSY, NOMEM): the next statement would run in autocommit mode, outside the transaction the
-    /// caller believes in. It fails instead, with SQLITE_ABORT.
+    /// SQLite may end a transaction on its own (FULL, IOERR, BUSY, NOMEM); the next statement would
+    /// then run in autocommit, outside the caller's transaction. It fails instead, with SQLITE_ABORT.
     func checkForAbortedTransaction(sql: @autoclosure () -> String?) throws {
         guard transactionBlocks > 0, let handle = sqliteConnection, sqlite3_get_autocommit(handle) != 0 else { return }
         throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: sql())
@@ -125,9 +121,8 @@ extension Database {
 
     // MARK: After the transaction
 
-    /// Calls `onCommit` once the current transaction (or the next one, outside a transaction)
-    /// commits, or `onRollback` if it rolls back. Both run on this connection's thread, right
-    /// after the statement that ended the transaction.
+    /// Calls `onCommit` or `onRollback` when the current (or next) transaction ends, on this
+    /// connection's thread, right after the statement that ended it.
     public func afterNextTransaction(onCommit: @escaping (Database) -> Void, onRollback: @escaping (Database) -> Void = { _ in }) {
         guard let handle = sqliteConnection else { return }
         if transactionHandlers.isEmpty {

@@ -1,7 +1,6 @@
 import CSQLite
 
-/// One SQLite connection, used by one thread at a time (its `DatabaseQueue` or `DatabasePool`
-/// hands it to the closures they run).
+/// One SQLite connection, used by one thread at a time (see the SQLiteDB header).
 public final class Database {
     /// The raw connection, for the C API; nil once closed.
     public private(set) var sqliteConnection: SQLiteConnection?
@@ -16,10 +15,8 @@ public final class Database {
     var transactionOutcome: TransactionCompletion?
     var wasInsideTransaction = false
 
-    /// Opens `path` and sets the connection up: busy handling, double-quoted strings refused,
-    /// foreign keys, the configuration's `prepareDatabase` steps, then a read of the schema, so
-    /// that a file which is not a database (or needs a recovery this connection cannot make) fails
-    /// here. The connection is closed again when any of it fails.
+    /// Opens and sets up `path`, then reads the schema so that a file which is not a database (or needs
+    /// a recovery this connection cannot make) fails here. Closed again when any step fails.
     init(path: String, configuration: Configuration) throws {
         self.path = path
         self.configuration = configuration
@@ -65,8 +62,7 @@ public final class Database {
         sqliteConnection = nil
     }
 
-    /// Closes without failing: a connection with statements still alive closes when the last one
-    /// is finalized.
+    /// Closes without failing: with statements still alive, when the last one is finalized.
     private func closeForcibly() {
         guard let handle = sqliteConnection else { return }
         statementCache.removeAll()
@@ -119,15 +115,13 @@ public final class Database {
         try makeStatement(sql: sql, flags: 0)
     }
 
-    /// The connection's statement for `sql`, prepared on first use and kept (SQLite is told it
-    /// is long-lived). Each execution resets it; do not hold one across another use of the same
-    /// text.
+    /// The connection's statement for `sql`, prepared once and kept. Each use resets it: do not hold
+    /// one across another use of the same text.
     public func cachedStatement(sql: String) throws -> Statement {
         try cachedStatement(.text(sql), sql: sql)
     }
 
-    /// The connection's statement for `key`, as `cachedStatement(sql:)`, found by the key's
-    /// identity: no hashing of the SQL text, for the statements a hot path runs on every call.
+    /// As `cachedStatement(sql:)`, found by the key's identity: a hot path hashes no SQL text.
     public func cachedStatement(_ key: StatementKey) throws -> Statement {
         try cachedStatement(.key(key), sql: key.sql)
     }
@@ -181,10 +175,8 @@ public final class Database {
     /// The row id of the last successful INSERT.
     public var lastInsertedRowID: Int64 { sqliteConnection.map { sqlite3_last_insert_rowid($0) } ?? 0 }
 
-    /// Whether a table (not a view) of any schema, temp and attached ones included, has this
-    /// name, case-insensitively. SQLite's in-memory schema answers (a hash lookup: a batch asks
-    /// once per tile it stores); a statement that reads `sqlite_master` first makes SQLite check
-    /// that schema against the file, which another connection may have changed since.
+    /// Whether a table (not a view) of any schema has this name, case-insensitively. Asked of SQLite's
+    /// in-memory schema, since a batch asks once per tile; reading `sqlite_master` would recheck the file.
     public func tableExists(_ name: String) throws -> Bool {
         let handle = try connection()
         try cachedStatement(sql: "SELECT 1 FROM sqlite_master LIMIT 0").execute()
@@ -211,8 +203,7 @@ public final class Database {
         try checkForAbortedTransaction(sql: statement.sql)
     }
 
-    /// A statement failed: SQLite's message and the statement's SQL; a cached statement is
-    /// dropped from the cache (the next use prepares it again).
+    /// A statement failed: SQLite's message and SQL; a cached statement leaves the cache.
     func statementDidFail(_ statement: Statement, code: CInt) -> DatabaseError {
         let error = DatabaseError(resultCode: ResultCode(rawValue: code), message: lastErrorMessage, sql: statement.sql)
         if let key = statement.cacheKey, statementCache[key] === statement {

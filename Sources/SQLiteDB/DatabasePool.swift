@@ -9,15 +9,13 @@ import Dispatch
     import Darwin
 #endif
 
-/// A database in WAL mode with one writer connection and up to `maximumReaderCount` reader
-/// connections, made as needed and kept: reads never wait for the writer, nor it for them.
+/// A WAL database: one writer and up to `maximumReaderCount` readers, which never wait for each other.
 public final class DatabasePool: DatabaseWriter {
     private let writer: SerializedConnection
     let readers: ConnectionPool
 
-    /// Opens the writer (its `prepareDatabase` steps first), then puts the file in WAL mode with
-    /// `synchronous = NORMAL`, as GRDB does, and makes sure a non-empty log exists: read-only
-    /// connections cannot create one, and would fail to open the file without it.
+    /// Opens the writer, sets WAL with `synchronous = NORMAL` and makes sure a non-empty log exists:
+    /// read-only connections cannot create one, and would fail to open the file without it.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         // A programmer's mistake only: the count is the caller's constant, never outside data.
         precondition(configuration.maximumReaderCount > 0, "maximumReaderCount must be at least 1")
@@ -46,18 +44,15 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
-    /// A read transaction on a reader connection: the last commit's snapshot, however long it
-    /// takes. Waits for a reader when all of them are busy.
+    /// A read transaction on a reader (the last commit's snapshot); waits when all readers are busy.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try readers.withConnection(overflowing: ThreadSnapshot.current(for: readers) != nil) { db in
             try db.committed(.deferred, body)
         }
     }
 
-    /// Called from the writer (inside `writeWithoutTransaction`, outside a transaction): starts a
-    /// read transaction on a reader that sees the writer's last commit, returns once that snapshot
-    /// is taken, and runs `value` with it on another thread. The writer may go on meanwhile; the
-    /// read never sees what it writes next.
+    /// From the writer, outside a transaction: takes a reader's snapshot of the writer's last commit,
+    /// returns, and runs `value` on it on another thread; the read never sees later writes.
     public func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, Error>) -> Void) {
         let reader: SerializedConnection
         do {

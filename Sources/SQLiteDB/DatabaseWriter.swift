@@ -20,16 +20,14 @@ public protocol DatabaseWriter: DatabaseReader {
 }
 
 extension DatabaseWriter {
-    /// Runs `body` in one IMMEDIATE transaction: committed when it returns, rolled back when it
-    /// throws.
+    /// Runs `body` in one IMMEDIATE transaction, rolled back when it throws.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try writeWithoutTransaction { db in try db.committed(nil, body) }
     }
 }
 
 extension DatabaseReader {
-    /// Copies this database, as a read transaction sees it, over `writer`'s (SQLite's online
-    /// backup, all pages in one step).
+    /// Copies this database's snapshot over `writer`'s (SQLite's online backup, in one step).
     public func backup(to writer: some DatabaseWriter) throws {
         try writer.writeWithoutTransaction { destination in
             try read { source in try source.backup(to: destination) }

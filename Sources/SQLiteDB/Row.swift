@@ -1,11 +1,7 @@
 import CSQLite
 
-/// One result row: its column names and a copy of its values. Columns are found by index (the
-/// query's order) or by name, case-insensitively, the leftmost of equal names winning.
-///
-/// The subscripts never trap: they answer only types that represent NULL (`DatabaseNullable`):
-/// `row[i] as Int?` is nil when the value is NULL, missing or does not convert, and
-/// `row[i] as DatabaseValue` is `.null` past the last column. `decode` throws and says why.
+/// One result row: column names and a copy of its values, found by index or by name (case-insensitive,
+/// leftmost wins). Subscripts never trap (see `DatabaseNullable`); `decode` throws and says why.
 public struct Row: Equatable, Sendable, CustomStringConvertible {
     public let columnNames: [String]
     public let databaseValues: [DatabaseValue]
@@ -25,8 +21,7 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
 
     // MARK: Subscripts (never trap)
 
-    /// The value at `index` as an optional (nil when NULL, past the last column or not
-    /// convertible) or a `DatabaseValue` (`.null` past the last column).
+    /// The value at `index`: nil (or `.null`) when NULL, past the last column or not convertible.
     public subscript<Value: DatabaseNullable>(_ index: Int) -> Value {
         guard databaseValues.indices.contains(index) else { return .databaseNull }
         return Value.fromDatabaseValue(databaseValues[index]) ?? .databaseNull
@@ -39,8 +34,7 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
 
     // MARK: Decoding (throws)
 
-    /// The value at `index` as `Value`, or a `DatabaseError` (SQLITE_MISMATCH) saying which
-    /// value did not convert. Ask for an optional to read NULL as nil.
+    /// The value at `index`, or a `DatabaseError` (SQLITE_MISMATCH) naming it. An optional reads NULL as nil.
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, atIndex index: Int) throws -> Value {
         guard databaseValues.indices.contains(index) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no column at index \(index) in a row of \(databaseValues.count)")
@@ -48,8 +42,7 @@ public struct Row: Equatable, Sendable, CustomStringConvertible {
         return try convert(databaseValues[index], "column \(index)")
     }
 
-    /// The value of column `name` as `Value`; a missing column is nil for an optional, an error
-    /// otherwise.
+    /// As the index `decode`; a missing column is nil for an optional, an error otherwise.
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forColumn name: String) throws -> Value {
         guard let index = index(forColumn: name) else {
             if let missing = Value.fromMissingColumn() { return missing }

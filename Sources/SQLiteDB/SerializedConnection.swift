@@ -24,8 +24,7 @@ final class SerializedConnection: @unchecked Sendable {  // `database` is reache
         }
     }
 
-    /// `body` with the connection, then a check that it left no transaction open: one left open
-    /// is rolled back, and said (a `writeWithoutTransaction` must end what it begins).
+    /// `body` with the connection; a transaction it left open is rolled back, and said.
     func syncEndingTransactions<T>(_ body: (Database) throws -> T) throws -> T {
         try sync { db in
             let result = Result { try body(db) }

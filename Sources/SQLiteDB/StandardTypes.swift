@@ -126,9 +126,8 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     public static func fromMissingColumn() -> Wrapped?? { .some(.none) }
 }
 
-/// A type that represents NULL: an optional (nil) or a `DatabaseValue` (`.null`). A `Row`'s
-/// subscripts answer only these, with this value for NULL, a missing column or a value that does
-/// not convert, so that they never trap (`Row.decode` throws instead).
+/// A type that represents NULL: an optional or a `DatabaseValue`. A `Row`'s subscripts answer only
+/// these (NULL also for a missing or unconvertible value), so they never trap.
 public protocol DatabaseNullable: DatabaseValueConvertible {
     static var databaseNull: Self { get }
 }

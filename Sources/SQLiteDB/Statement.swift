@@ -1,8 +1,7 @@
 import CSQLite
 import FoundationEssentials
 
-/// One prepared statement of a `Database`. Each execution resets it and binds its arguments; it
-/// is reset again when the execution ends, so that no read transaction outlives a fetch.
+/// One prepared statement, reset again when each execution ends so that no read outlives a fetch.
 public final class Statement {
     /// The raw statement, for the C API (`sqlite3_step`, `sqlite3_column_*`).
     public let sqliteStatement: SQLiteStatement
@@ -11,9 +10,8 @@ public final class Statement {
     let parameterCount: Int
     /// Set when the statement sits in the database's statement cache under this key.
     var cacheKey: StatementCacheKey?
-    /// The last arguments given, and whether they are bound now (`setArguments` binds them for
-    /// good; a run with temporary bindings clears them when it ends, and binds them again next
-    /// time it is given none).
+    /// The last arguments given, and whether they are bound now (a run with temporary bindings clears
+    /// them; the next run given none binds them again).
     private var arguments = StatementArguments()
     private var argumentsBound: Bool
     private var names: [String]?
@@ -56,8 +54,7 @@ public final class Statement {
         }
     }
 
-    /// Resets the statement, binds `newArguments` (or the ones set before), runs `body` (which
-    /// steps), then resets it again, whatever `body` did.
+    /// Resets, binds `newArguments` (or those set before), runs `body` (which steps), resets again.
     func run<T>(_ newArguments: StatementArguments?, _ body: () throws -> T) throws -> T {
         if let newArguments {
             try validate(newArguments)
@@ -107,8 +104,7 @@ public final class Statement {
         }
     }
 
-    /// Binds the values without copying text and blobs, valid while `body` runs (GRDB's
-    /// optimization for `execute(arguments:)`: a stored tile's bytes are not copied by SQLite).
+    /// Binds without copying text and blobs, valid while `body` runs: SQLite copies no stored tile.
     private func bindTemporarily<T>(_ values: ArraySlice<DatabaseValue>, at index: CInt, _ body: () throws -> T) throws -> T {
         guard let value = values.first else { return try body() }
         let rest = values.dropFirst()

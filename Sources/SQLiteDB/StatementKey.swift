@@ -1,7 +1,5 @@
-/// One SQL text that a program runs often, made once (a `static let`): each connection prepares
-/// its statement on first use and finds it again by the key's identity
-/// (`Database.cachedStatement(_:)`), where `cachedStatement(sql:)` hashes the whole text on
-/// every call.
+/// A hot SQL text, made once (a `static let`): each connection finds its statement by the key's identity
+/// (`Database.cachedStatement(_:)`) rather than hashing the text on every call.
 public final class StatementKey: Hashable, Sendable, CustomStringConvertible {
     public let sql: String
 

@@ -1,13 +1,9 @@
 import CSQLite
 import FoundationEssentials
 
-/// The row a statement is on, read in place by column index (`Statement.forEachRow`,
-/// `firstRow`): no `Row` is made, and nothing is copied but what a getter returns. Valid only
-/// inside the closure it is given to: the next step or the reset moves SQLite's buffers.
-///
-/// The getters never trap and read with SQLite's own conversions, as `fetchOne` of a value type
-/// does; those that answer an optional say nil for NULL (and `integer`, for anything but an
-/// integer).
+/// The row a statement is on, read in place by column index; nothing is copied but what a getter returns.
+/// Valid only inside its closure: the next step or the reset moves SQLite's buffers. The getters never
+/// trap and use SQLite's own conversions; optional ones answer nil for NULL.
 public struct StatementRow {
     /// The raw statement, for the C API.
     public let sqliteStatement: SQLiteStatement
@@ -41,9 +37,8 @@ public struct StatementRow {
         withUnsafeBlob(at: index) { bytes in bytes.map { Data($0) } }
     }
 
-    /// Calls `body` with the column's bytes where SQLite holds them (a blob, or a text's bytes),
-    /// nil for NULL and an empty buffer for an empty value. The bytes are valid only during the
-    /// call: no copy of a stored tile is made to read or inflate it.
+    /// Calls `body` with the column's bytes where SQLite holds them (nil for NULL), valid only during
+    /// the call: a stored tile is read or inflated without a copy.
     public func withUnsafeBlob<T>(at index: Int, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
         guard !isNull(index) else { return try body(nil) }
         let column = CInt(clamping: index)
@@ -67,8 +62,8 @@ public struct StatementRow {
 extension StatementRow: Sendable {}
 
 extension Statement {
-    /// Runs the statement (`arguments` nil: those of `setArguments`), calling `body` with each
-    /// row in place; the number of rows. The statement is reset afterwards, ending its read.
+    /// Calls `body` with each row in place (`arguments` nil: those of `setArguments`); the number of
+    /// rows. The statement is reset afterwards, ending its read.
     @discardableResult
     public func forEachRow(arguments: StatementArguments? = nil, _ body: (StatementRow) throws -> Void) throws -> Int {
         try run(arguments) {

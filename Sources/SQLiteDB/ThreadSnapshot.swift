@@ -6,10 +6,8 @@
     import Darwin
 #endif
 
-/// One thread's reader connection for the length of `DatabasePool.withThreadSnapshot`: checked
-/// out at the thread's first `readWithoutTransaction`, in one read transaction begun then, and
-/// given back when the scope ends. The thread finds it through thread-specific data, so the
-/// functions that read need no parameter for it. Used by its thread alone.
+/// One thread's reader connection and read transaction for a `DatabasePool.withThreadSnapshot` scope,
+/// begun at its first read. Found through thread-specific data, so readers need no parameter for it.
 final class ThreadSnapshot {
     private let readers: ConnectionPool
     private var connection: SerializedConnection?
@@ -30,8 +28,8 @@ final class ThreadSnapshot {
         return taken
     }
 
-    /// Ends the transaction and gives the connection back; one whose transaction would not end
-    /// is closed rather than handed to the next reader mid-transaction.
+    /// Ends the transaction and gives the connection back (closed if it would not end: see
+    /// `ConnectionPool`).
     private func end() {
         guard let connection else { return }
         self.connection = nil
@@ -71,28 +69,24 @@ final class ThreadSnapshot {
 }
 
 extension DatabasePool {
-    /// Runs `body` on a reader connection without a transaction of its own: each statement
-    /// reads the last commit as it starts, as its own read transaction (SQLite's autocommit
-    /// mode), which spares a BEGIN and a COMMIT per call on a path of one or two statements.
-    /// Inside `withThreadSnapshot` on the calling thread, `body` runs on that scope's connection
-    /// instead, inside its one transaction. `body` must only read, and end what it begins.
+    /// Runs `body` on a reader without a transaction: each statement reads the last commit (autocommit),
+    /// sparing a BEGIN and COMMIT on a path of one or two statements. Inside `withThreadSnapshot`, it
+    /// runs in that scope's transaction instead. `body` must only read, and end what it begins.
     public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         if let snapshot = ThreadSnapshot.current(for: readers) { return try snapshot.reading().sync(body) }
         // Never waits for a connection: a caller may hold one already (inside a `read`).
         return try readers.withConnection(overflowing: true, body)
     }
 
-    /// Runs `body` with the calling thread's `readWithoutTransaction` calls on one connection in
-    /// one read transaction: they read one snapshot, and the pool is visited twice however many
-    /// they are (nested calls share the outer scope). `read` inside still takes its own
-    /// snapshot. A scope whose reads write must not be one: they would not see their own writes.
+    /// Runs `body` with this thread's `readWithoutTransaction` calls in one read transaction: one
+    /// snapshot, two pool visits however many calls (nested scopes share it). `read` inside takes its
+    /// own. Not for a scope that also writes: its reads would not see its writes.
     public func withThreadSnapshot<T>(_ body: () throws -> T) rethrows -> T {
         try ThreadSnapshot.within(readers, body)
     }
 
-    /// Opens reader connections now, up to `count` (and `maximumReaderCount`), rather than at
-    /// first need: a connection keeps reading the file it opened should its path be deleted or
-    /// replaced later.
+    /// Opens readers now, up to `count`: a connection keeps reading the file it opened should its path
+    /// later be deleted or replaced.
     public func openReaders(_ count: Int) throws {
         try readers.open(upTo: count)
     }
