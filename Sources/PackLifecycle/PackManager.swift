@@ -37,8 +37,8 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
         try database.removePack(region)
     }
 
-    /// Records the refresh (and the pack `active`) before queueing it, so one cut by a kill or an
-    /// unmount goes on at the next mount (PendingRefresh.swift).
+    /// Records the refresh (and the pack `active`) before queueing it, so the next mount runs it if this
+    /// one cannot (PendingRefresh.swift).
     public func refresh(_ region: RegionID) throws {
         _ = try runner.definition(of: try database.pack(id: region))
         // After `stop` a refresh is refused, and so not recorded either.

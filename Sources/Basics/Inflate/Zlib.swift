@@ -83,12 +83,10 @@ public enum Zlib {
         return try inflate(input, windowBits: 15 + 32, limit: limit)
     }
 
-    /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto; throws
-    /// `tooLarge` past `limit` output bytes.
-    ///
-    /// Every cold tile served is inflated once, so this is one Z_FINISH call into a malloc'd buffer
-    /// that becomes the result: zlib needs no sliding window, nothing is zero-filled or copied. A
-    /// buffer too small is doubled (up to `limit`) and the call continues.
+    /// Inflates with explicit window bits: 15 zlib, 31 gzip, -15 raw deflate, 47 auto; throws `tooLarge`
+    /// past `limit` output bytes. Every cold tile served comes here, so it is one Z_FINISH call into a
+    /// malloc'd buffer that becomes the result (no sliding window, no zero-fill, no copy); a buffer too
+    /// small is doubled (up to `limit`) and the call continues.
     public static func inflate(_ input: Data, windowBits: Int32, limit: Int = maxInflatedBytes) throws -> Data {
         var stream = z_stream()
         guard packfs_inflateInit2(&stream, windowBits) == Z_OK else {

@@ -1,11 +1,9 @@
 import FoundationEssentials
 
-/// RFC 8259 JSON read from bytes into a `JSONValue`: PackFS's own, as JSONSerialization brings ICU
-/// into the binary (docs/benchmarks.md, "Designs measured and set aside").
-///
-/// Refused: nesting deeper than `maxDepth` (so no reader of the value recurses deeper), numbers no
-/// double holds (1e400), invalid UTF-8, unpaired surrogates, control characters in strings and
-/// anything after the value. A repeated key keeps its last value.
+/// RFC 8259 JSON into a `JSONValue`; PackFS's own, as JSONSerialization brings ICU into the binary
+/// (docs/benchmarks.md, "Designs measured and set aside"). Refused: nesting deeper than `maxDepth` (so
+/// no reader of the value recurses deeper), numbers no double holds (1e400), invalid UTF-8, unpaired
+/// surrogates, control characters in strings, anything after the value. A repeated key keeps its last.
 struct JSONParser {
     static let maxDepth = 512
 

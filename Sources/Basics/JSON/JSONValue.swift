@@ -24,9 +24,8 @@ public enum JSONValue: Equatable, Sendable {
         return try parser.document()
     }
 
-    /// Parses `data`, with the names of the object at its top-level `member` in document order (an
-    /// object here forgets it): first occurrence first, spellings told apart by their bytes (NFC and
-    /// NFD are two names there, one here). The order is nil when there is no such object.
+    /// Parses `data`, with the key order (which `.object` forgets) of the object at top-level `member`:
+    /// first occurrence first, keys compared by bytes (NFC and NFD are two); nil when there is none.
     public static func parsing(_ data: Data, keepingOrderOf member: String) throws -> (JSONValue, order: [String]?) {
         var parser = JSONParser(data, keepingOrderOf: member)
         return (try parser.document(), parser.memberOrder)

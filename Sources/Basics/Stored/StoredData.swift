@@ -1,9 +1,8 @@
 import FoundationEssentials
 
-/// The `data` and `compressed` columns of one row, exactly as stored.
-///
-/// `bytes == nil` means "no content" (a 404 or 204 tile). Compressed bytes are zlib (RFC 1950), as
-/// `compress()` writes them; readers also accept gzip, which some apps wrote.
+/// The `data` and `compressed` columns of one row, exactly as stored. `bytes == nil` means "no content"
+/// (a 404 or 204 tile). Compressed bytes are zlib (RFC 1950), as `compress()` writes them; readers also
+/// accept gzip, which some apps wrote.
 public struct StoredData: Equatable, Sendable {
     public var bytes: Data?
     public var compressed: Bool

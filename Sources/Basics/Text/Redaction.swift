@@ -1,7 +1,6 @@
-/// Secrets hidden from every text that leaves the process or reaches a file others read: the one place
-/// that knows what a secret looks like (docs/design.md §2, "Secrets"). A URL's user-info, secret query
-/// values and every literal secret given (`--access-token`, AWS keys) become `***`. Stored URLs stay as
-/// they are (they are database keys); only their text on the way out is redacted.
+/// The one place that knows what a secret looks like (docs/design.md §2, "Secrets"): in text that leaves
+/// the process, a URL's user-info, secret query values and literal secrets (`--access-token`, AWS keys)
+/// become `***`. Stored URLs are database keys and stay as they are.
 public enum Redaction {
     /// What a secret is replaced with.
     public static let mask = "***"

@@ -7,8 +7,7 @@ import FoundationEssentials
 /// Lines for the user or the log on stderr, written with POSIX `write`: `FileHandle.write(_:)` traps
 /// on any error (EPIPE, ENOSPC), and a message must never kill the process. What fails is dropped.
 public enum StandardError {
-    /// Every line is redacted first (`Redaction`): stderr is the daemon's log and the
-    /// command's error line, both read by others.
+    /// Every line is redacted first (`Redaction`): stderr is the daemon's log and commands' errors.
     public static func write(_ text: String) {
         try? PosixFile(borrowing: STDERR_FILENO).write(Data(Redaction.text(text).utf8))
     }

@@ -13,8 +13,7 @@ extension StringProtocol {
         return String(self[first...last])
     }
 
-    /// `%XX` escapes decoded; nil when an escape is malformed or the bytes are not UTF-8
-    /// (as Foundation's `removingPercentEncoding`).
+    /// `%XX` escapes decoded; nil for a malformed escape or non-UTF-8 (as `removingPercentEncoding`).
     public var percentDecoded: String? {
         var bytes: [UInt8] = []
         var iterator = utf8.makeIterator()

@@ -1,10 +1,7 @@
-/// The whole-URL check for every URL PackFS stores and later fetches (a region file's style URL, each
-/// URL a style or TileJSON names), so a URL libcurl refuses fails when written, not when fetched.
-///
-/// The rules are libcurl's: no space or control byte; a non-empty host of what RFC 3986 allows (or a
-/// bracketed IPv6 literal); a port, if written, from 1 to 65535. The path, query and fragment are
-/// left as written: the stored key is the URL as written, and servers take more than RFC 3986
-/// allows. The scheme is the caller's to judge.
+/// The check of every URL PackFS stores and later fetches, so a URL libcurl refuses fails when written,
+/// not when fetched. libcurl's rules: no space or control byte; a non-empty RFC 3986 host (or bracketed
+/// IPv6 literal); a port, if any, from 1 to 65535. Path, query and fragment are not checked: the key is
+/// the URL as written, and servers take more than RFC 3986 allows. The scheme is the caller's to judge.
 public enum URLSyntax {
     /// Why `url` cannot be fetched, in words that follow the URL in a message; nil when it can.
     /// `allowingTokens`: template tokens may stand in the host (`https://{prefix}.tiles.example/`).

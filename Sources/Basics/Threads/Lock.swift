@@ -4,9 +4,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// A pthread mutex: what NSLock was, without full Foundation (which brings ICU into the binary).
-/// Not Synchronization's `Mutex`: on Linux it sleeps on a bare futex that ThreadSanitizer does not
-/// see (`LockedState`).
+/// A pthread mutex, without full Foundation (which brings ICU into the binary). Not Synchronization's
+/// `Mutex`: see `LockedState`.
 public class Lock: @unchecked Sendable {  // `mutex` is used only through pthread calls
     fileprivate let mutex = pthreadObject(pthread_mutex_t()) { pthread_mutex_init($0, nil) }
 

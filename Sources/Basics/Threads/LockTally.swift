@@ -4,9 +4,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Which locks a thread takes, for tests that hold a hot path to a number of them (a cold tile
-/// lookup: at most two). `LockedState` notes itself on every acquisition, and so do the few locks
-/// of the mount's paths that are not one (the reader pool's, the layout cache's condition).
+/// Which locks a thread takes, for tests that cap a hot path's locks (a cold tile lookup: two). Every
+/// `LockedState` calls `note`, as do the mount's other locks on those paths (reader pool, layout cache).
 /// Debug builds only: in a release build `note` is empty and `counting` counts nothing.
 public enum LockTally {
     /// Runs `body` and returns the locks the calling thread took meanwhile, one entry per

@@ -1,11 +1,8 @@
 import FoundationEssentials
 
-/// State that threads share, reached only through `withLock`. A class holding its mutable state
-/// in one of these is `Sendable` as the compiler checks it, with no `@unchecked` of its own.
-///
-/// Not Synchronization's `Mutex`: on Linux it sleeps on a bare futex that ThreadSanitizer does
-/// not see, so every access it guards is reported as a race. `Lock` is a pthread mutex, which TSan
-/// models.
+/// State that threads share, reached only through `withLock`: a class keeping its mutable state in one
+/// is `Sendable` with no `@unchecked` of its own. Built on `Lock`, a pthread mutex, because
+/// Synchronization's `Mutex` sleeps on a bare futex on Linux, which ThreadSanitizer reports as a race.
 public final class LockedState<Value>: @unchecked Sendable {  // `value` is guarded by `lock`
     private let lock = Lock()
     private var value: Value

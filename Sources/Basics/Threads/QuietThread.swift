@@ -4,10 +4,9 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// A thread of the store's own (the mount's background count and remover) that never takes the
-/// signals that end a mount (SIGINT, SIGTERM, SIGHUP): those belong to the threads that serve the
-/// mount. A signal handed to a thread blocked where ThreadSanitizer cannot deliver it (inside
-/// libdispatch) is lost when that thread ends, and the daemon would not end on SIGTERM.
+/// A thread of the store's own (the mount's background count and remover) that blocks SIGINT, SIGTERM
+/// and SIGHUP: a signal given to a thread blocked inside libdispatch (where ThreadSanitizer cannot
+/// deliver it) is lost when that thread ends, and the daemon would not end on SIGTERM.
 public enum QuietThread {
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         try NativeThread.start(name: name) {

@@ -5,15 +5,12 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs verify`: whether a pack is what it should be, read-only (it works while the database
-/// is mounted, through its own read transactions).
-///
+/// `packfs verify`: whether a pack is what it should be, read-only (so it works on a mounted database).
 /// Per tiled source: its tile count and hash (`MBTilesTiles`) match those recorded when the pack last
 /// became whole; stored tiles and resources marked compressed inflate; vector tiles parse as protobuf
 /// with named layers; every tile the region's plan (`StoredPlan`) needs is stored, maybe as "no content".
-///
-/// Threading: the calling thread reads the tiles in batches in martin's order; `BatchPipeline` checks
-/// and hashes them on every core, in a few batches' memory.
+/// The calling thread reads batches in martin's order; `BatchPipeline` checks and hashes them on every
+/// core, in a few batches' memory.
 public final class PackVerification: Sendable {
     public struct SourceReport: Sendable {
         public var id: String

@@ -1,9 +1,8 @@
 import FoundationEssentials
 
-/// Whether bytes are a Mapbox Vector Tile: a protobuf message whose fields all decode, each
-/// `layers` field (3) a message whose fields decode and which has a non-empty `name` (1).
-/// Features are skipped by length, not decoded. An empty tile is valid. One rule for `packfs verify`
-/// and the downloader (`ContentCheck`).
+/// Whether bytes are a Mapbox Vector Tile: a protobuf message whose fields all decode, each `layers`
+/// field (3) a message whose fields decode, with a non-empty `name` (1); features are skipped by length.
+/// An empty tile is valid. One rule for `packfs verify` and the downloader (`ContentCheck`).
 public enum VectorTileCheck {
     /// nil for a valid tile, else what is wrong.
     public static func problem(in data: Data) -> String? {

@@ -50,9 +50,8 @@ public struct ExportBytes {
     }
 }
 
-/// The gzip member's frame around a deflate stream (RFC 1952), as zlib writes it at its default
-/// level (`Zlib.gzip`): no name, no time, extra flags 0, OS "unknown" (255); so a stream zlib
-/// made at that level gets the bytes `Zlib.gzip` gives, whichever rule made them.
+/// The gzip member's frame around a deflate stream (RFC 1952), byte for byte as `Zlib.gzip` writes it,
+/// so a stream zlib made at its default level gets the bytes `Zlib.gzip` gives, whichever rule made them.
 enum GzipFrame {
     static let header: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF]
 

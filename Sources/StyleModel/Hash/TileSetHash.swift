@@ -24,8 +24,7 @@ public struct TileSetHash: Sendable {
         tiles += 1
     }
 
-    /// The three decimal texts are written into one stack buffer and fed at once: a `String` per
-    /// number is costly at every tile.
+    /// The three decimal texts go into one stack buffer, fed at once: a `String` per number would cost at every tile.
     private mutating func addPlace(z: Int, column: Int, tmsRow: Int) {
         withUnsafeTemporaryAllocation(byteCount: 3 * Self.longestDecimal, alignment: 1) { buffer in
             var end = Self.decimal(z, into: buffer, at: 0)

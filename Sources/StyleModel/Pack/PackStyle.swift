@@ -1,10 +1,9 @@
 import FoundationEssentials
 import PackStore
 
-/// A pack's style and sources as stored, for the mount and `packfs export`, read by the same model
-/// the downloader fetched by, never from the network. A pack without a usable stored style (an
-/// imported file, a missing or unreadable style row) gets one made from its tile sets
-/// (`SyntheticStyle`), so every tile it holds is shown.
+/// A pack's style and sources as stored, for the mount and `packfs export`, read by the model the
+/// downloader fetched by. A pack without a usable stored style (imported, or its style row missing or
+/// unreadable) gets a `SyntheticStyle` from its tile sets, so every tile it holds is shown.
 public struct PackStyle: Sendable {
     public struct Source: Sendable {
         public var declared: StyleSource

@@ -2,11 +2,10 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// A pack's style made to render from the pack's files alone: each tiled source inlined (no `url`;
-/// its fields as StyleModel read them) and every URL pointing into the pack's tree under one base:
-/// the mount's `file://MOUNTPOINT/packs/<name>/`, or an export's address (empty: relative). Tile
-/// paths number rows XYZ, so the rewritten sources are XYZ. The mount and `packfs export` share
-/// this one copy because they lay out the same tree.
+/// A pack's style made to render from the pack's files alone, for the mount and `packfs export` (same
+/// tree): each tiled source inlined as StyleModel read it (no `url`), in XYZ like the tree's tile paths,
+/// and every URL under one base: the mount's `file://MOUNTPOINT/packs/<name>/` or an export's address
+/// (empty: relative).
 public struct StyleRewriter: Sendable {
     /// Prefix of every path in the tree: empty, or ending in `/`.
     public let base: String

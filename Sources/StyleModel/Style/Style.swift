@@ -18,11 +18,9 @@ public struct StyleResource: Hashable, Sendable {
     }
 }
 
-/// A style document read by MapLibre's rules (docs/design.md §4): what it needs besides itself,
-/// and how the files of a pack made from it are named.
-///
-/// Reading is pure: it fetches nothing. Every URL is vetted here: a `file://` URL or an unresolvable
-/// path fails with a `StyleError` naming it, so the mount shows nothing the downloader would not fetch.
+/// A style document read by MapLibre's rules (docs/design.md §4): what it needs besides itself, and how
+/// a pack's files from it are named. Every URL is vetted here (a `file://` URL or an unresolvable path
+/// fails with a `StyleError` naming it), so the mount shows nothing the downloader would not fetch.
 public struct Style: Sendable {
     /// Sources with something to store, at most: a tree inode has 6 bits for the source.
     public static let maxSources = 64

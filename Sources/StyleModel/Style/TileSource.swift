@@ -10,8 +10,7 @@ import PackStore
 public struct TileSource: Equatable, Sendable {
     public var id: String
     public var type: TileSourceType
-    /// The first `tiles` template, resolved against its document (the only one MapLibre uses, and
-    /// the first part of every tile key).
+    /// The first `tiles` template, resolved: the only one MapLibre uses, and the start of every tile key.
     public var urlTemplate: String
     public var scheme: TileScheme = .xyz
     /// The style's `tileSize`; 512 when it sets none.

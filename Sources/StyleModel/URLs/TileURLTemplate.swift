@@ -5,10 +5,8 @@ import PackStore
     import Glibc
 #endif
 
-/// Tile URL templates: the tokens MapLibre's `Resource::tile` substitutes, and the stored key.
-///
-/// Every token uses the y the server is asked for (already flipped for `scheme: tms`), exactly as
-/// MapLibre does, so `{quadkey}` and `{bbox-epsg-3857}` of a TMS source see the flipped row too.
+/// Tile URL templates: the tokens MapLibre's `Resource::tile` substitutes, and the stored key. As in
+/// MapLibre, every token (`{quadkey}` and `{bbox-epsg-3857}` too) uses the requested y, flipped for TMS.
 public enum TileURLTemplate {
     /// The tile's URL in stored form (`mapbox://` kept; `URLPolicy` makes the request URL). `key.y` is
     /// the requested row; `{ratio}` is `@2x` when the key's pixel ratio is 2.

@@ -1,6 +1,5 @@
-/// URL strings as MapLibre handles them: plain text split into scheme, authority, path and query,
-/// never through Foundation's `URL`, which rejects templates such as `{z}/{x}/{y}.pbf` and would
-/// re-encode what the style wrote (the stored key must be the URL as the style names it).
+/// URL strings as MapLibre handles them: plain text split into scheme, authority, path and query
+/// (never Foundation's `URL`: see the header in StyleModel.swift).
 public enum URLString {
     /// The lowercased scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then `:`),
     /// or nil for a relative reference.
