@@ -2,22 +2,14 @@ import Basics
 import FoundationEssentials
 import Dispatch
 
-/// Decodes 2xx bodies on a few worker threads, so that libcurl keeps receiving while bodies are
-/// inflated: on the loop thread, inflating was a quarter of the loop's time, and no transfer moved
-/// meanwhile.
+/// Decodes 2xx bodies on worker threads, so libcurl keeps receiving while bodies are inflated.
 ///
-/// Exactly once. A handed-over job waits in `pending` until a worker has decoded its body; whoever
-/// takes it out owns it. A worker finishes it (completing on the worker thread) or, for a corrupt
-/// body, hands the retry back to the loop through `returned`; a cancel on the loop completes it
-/// with `.cancelled`, and the worker's result is dropped. The move from `pending` to `returned`
-/// and the loop's `withdraw` share one lock, so a cancel never misses a job on its way back.
+/// Exactly once. A job waits in `pending`; whoever takes it out owns it. A worker completes it, or hands a
+/// corrupt body's retry back through `returned`; a cancel on the loop completes it `.cancelled` and the
+/// worker's result is dropped. `pending` to `returned` and `withdraw` share one lock, so no job is missed.
 ///
-/// Bounded. The loop starts no transfer while `limit` bodies, or `byteLimit` bytes of them, are
-/// pending; the worker that makes room wakes it. The transfer loop sets one body per transfer
-/// slot: with small generated tiles that bound often left the pool full (the worker shares the
-/// cores with the loop, the writer and the server), but real vector tiles are stored as fast
-/// with it as with twice as many, which held more of the daemon (docs/benchmarks.md, "The
-/// download's decoders").
+/// Bounded. The loop starts no transfer while `limit` bodies or `byteLimit` bytes are pending; the worker
+/// that makes room wakes it. `TransferLoop.init` says why the bound is one body per slot.
 final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is guarded by `condition`
     private struct Work {
         var id: UInt64
@@ -62,8 +54,7 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
             let exited = self.exited
             exited.enter()
             do {
-                // Weak: a strong `self` here once kept every pool (its loop's curl handle and
-                // the completion's download with it) alive forever: 15 KB per download run.
+                // Weak: a strong `self` would keep the pool, its curl handle and the download alive forever.
                 let thread = try NativeThread.start(name: "PackFS decode \(index)") { [weak self] in
                     // A BodyDecoder reuses its inflaters: one per thread, made on it.
                     self?.run(AttemptClassifier(decoder: BodyDecoder(), bodyLimit: bodyLimit))
@@ -130,8 +121,8 @@ final class DecodePool<Tag: Sendable>: @unchecked Sendable {  // every `var` is 
         return (matching.sorted { $0.key < $1.key }.map(\.value.job), returned)
     }
 
-    /// Stops the workers once their current body is done and waits for them (and for any
-    /// completion they are running). Call after withdrawing everything.
+    /// Stops the workers after their current body and waits for them and their completions. Call after
+    /// withdrawing everything.
     func close() {
         condition.lock()
         // A programmer's mistake only: the transfer loop withdraws every job before it closes the

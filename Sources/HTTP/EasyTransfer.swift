@@ -19,24 +19,20 @@ struct AttemptResult {
     var refusedAddress: (address: String, scope: AddressScope)?
 }
 
-/// One reusable easy handle of the multi loop. There is one per transfer slot, created with the
-/// client and kept for its life, so libcurl's per-handle caches stay warm and no request pays for
-/// handle setup.
+/// One reusable easy handle per transfer slot, kept for the client's life so libcurl's caches stay warm.
 ///
-/// The loop reads the attempt's last sign of life (`lastActivity`) to find silent transfers:
-/// libcurl's own low-speed check (CURLOPT_LOW_SPEED_TIME) judges a moving average, so a transfer
-/// that received a little and then stopped went on well past the setting (docs/reliability.md,
-/// "Stalls, the fault matrix, redirects").
+/// The loop finds silent transfers by `lastActivity`: libcurl's low-speed check judges a moving average,
+/// so a transfer that stops after a little data runs past it (docs/reliability.md, "Stalls, the fault
+/// matrix, redirects").
 final class EasyTransfer: EasyHandle {
     let slot: Int
     /// The conditional request's header list (nil when the shared list is used); freed per request.
     private var ownHeaders: UnsafeMutablePointer<curl_slist>?
-    /// Whether the request went out on a connection (libcurl's pre-request callback). Only from
-    /// then on is silence a stall; before, name resolution and the connect timeout govern.
+    /// Whether the request went out (pre-request callback); only then is silence a stall, before it the
+    /// connect timeout governs.
     private(set) var requestSent = false
     /// Why the loop gave up on the attempt (`abandon`); it then ends as a timeout.
     private var abandonment: String?
-    /// Whether the attempt asks for a byte range.
     private var isRange = false
     /// Whether the attempt may connect to an address that is not public (`AddressReach`).
     private var reachesAnyAddress = false
@@ -69,8 +65,8 @@ final class EasyTransfer: EasyHandle {
         curl_slist_free_all(ownHeaders)
     }
 
-    /// Points the handle at the next request. `shared` is the header list of unconditional
-    /// requests; a conditional one gets its own list, freed when the next request is prepared.
+    /// Points the handle at the next request. `shared` serves unconditional requests; a conditional one
+    /// gets its own list, freed at the next `prepare`.
     func prepare(url: String, validators: HTTPValidators?, range: ByteRange?, shared: UnsafeMutablePointer<curl_slist>?,
                  reachesAnyAddress: Bool) -> Bool
     {
@@ -90,9 +86,8 @@ final class EasyTransfer: EasyHandle {
         // A reused handle keeps its last range: set (or cleared) on every request.
         let rangeSet = range.map { packfs_easy_setopt_str(handle, CURLOPT_RANGE, $0.header) }
             ?? packfs_easy_setopt_ptr(handle, CURLOPT_RANGE, nil)
-        // Over TLS, wait for an HTTP/2 connection to multiplex on rather than opening another.
-        // Not over plain http, where there is no HTTP/2 here: libcurl would hold every transfer
-        // until the host's first answer, so one first request that stalls held all the others.
+        // Wait to multiplex on HTTP/2 only over TLS: over plain http libcurl would hold every transfer
+        // until the host's first answer, so one stalled first request would hold them all.
         let pipewait = url.utf8.starts(with: "https:".utf8) ? 1 : 0
         return rangeSet == CURLE_OK && packfs_easy_setopt_str(handle, CURLOPT_URL, url) == CURLE_OK
             && packfs_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, ownHeaders ?? shared) == CURLE_OK
@@ -121,8 +116,8 @@ final class EasyTransfer: EasyHandle {
             refusedAddress: code == CURLE_OK ? nil : refusedAddress)
     }
 
-    /// The socket for a connection to `address`, or CURL_SOCKET_BAD when the address rule
-    /// refuses it (libcurl then tries the name's next address, if any).
+    /// The socket for `address`, or CURL_SOCKET_BAD when the address rule refuses it (libcurl then tries
+    /// the name's next address).
     fileprivate func openSocket(to address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
         var bytes = [UInt8](repeating: 0, count: 16)
         let length = Int(packfs_sockaddr_ip(address, &bytes))
@@ -154,8 +149,7 @@ private let requestGoesOut: packfs_prereq_cb = { userdata, _, _, _, _ in
     return CURL_PREREQFUNC_OK
 }
 
-/// Request header lists. libcurl copies nothing from a list, so each lives as long as a request
-/// that uses it.
+/// Request header lists. libcurl copies nothing from a list, so each outlives the requests using it.
 enum RequestHeaders {
     static let acceptEncoding = "Accept-Encoding: gzip, deflate"
 
@@ -168,8 +162,7 @@ enum RequestHeaders {
         validatorLines(validators, to: curl_slist_append(nil, acceptEncoding))
     }
 
-    /// A range of the resource as stored, so identity: a compressed representation's offsets
-    /// are not the file's.
+    /// A range asks for identity: a compressed representation's offsets are not the file's.
     static func ranged(_ range: ByteRange, validators: HTTPValidators?) -> UnsafeMutablePointer<curl_slist>? {
         var list = curl_slist_append(nil, "Accept-Encoding: identity")
         if let etag = range.ifMatch, !etag.contains(where: \.isNewline) {

@@ -12,56 +12,41 @@ public struct HTTPClientConfiguration: Sendable {
     public var maxRedirects = 10
     /// Seconds to establish a connection.
     public var connectTimeout = 15.0
-    /// Seconds a transfer may receive nothing, once its request went out, before it is abandoned
-    /// and retried (`--stall-timeout`).
+    /// Seconds a sent request may receive nothing before it is abandoned and retried (`--stall-timeout`).
     public var stallTimeout = 5.0
-    /// Seconds without receiving anything after which a transfer stops counting against
-    /// `concurrency` (at most half of `stallTimeout`), so the loop starts another: transfers that
-    /// went silent do not keep the rest of the work waiting. At most `concurrency` transfers more
-    /// start that way (`slots`), so a dead server gets at most twice as many connections.
+    /// Seconds of silence after which a transfer stops counting against `concurrency` (at most half of
+    /// `stallTimeout`), so silent transfers do not hold up the rest; at most `concurrency` more start so.
     public var quietAfter = 1.0
     /// Largest body accepted, on the wire and inflated.
     public var maxBodyBytes = Zlib.maxInflatedBytes
-    /// Threads inflating 2xx bodies beside the loop thread. One keeps up with loopback nginx; two
-    /// were slower on cores shared with the server and the writer (docs/benchmarks.md, "The
+    /// Threads inflating 2xx bodies beside the loop thread; one suffices (docs/benchmarks.md, "The
     /// download's decoders").
     public var decoders = 1
-    /// A PEM file of certificate authorities to trust instead of the system's (a private CA, or a
-    /// test server's self-signed certificate).
+    /// A PEM file of certificate authorities to trust instead of the system's (e.g. a private CA).
     public var caFile: String?
     /// libcurl's own trace on stderr.
     public var verbose = false
 
     public init() {}
 
-    /// Easy handles, and connections per host, at most: `concurrency` plus as many for the
-    /// transfers started while others were quiet.
+    /// Easy handles and connections per host: `concurrency` plus as many for transfers started beside quiet ones.
     var slots: Int { 2 * concurrency }
 }
 
 /// An HTTP client on libcurl's multi interface.
 ///
-/// Concepts. Callers `submit` requests (a URL, optional validators, an opaque tag) from any
-/// thread and receive exactly one `HTTPCompletion` per request. A single loop thread owns the
-/// multi handle and `slots` reusable easy handles; requests beyond `concurrency` in flight wait in
-/// a queue, except that a transfer silent for `quietAfter` stops counting, and one silent for
-/// `stallTimeout` is abandoned and retried.
-/// Connections are kept alive and reused (HTTP/1.1), or multiplexed (HTTP/2 over TLS). A 2xx
-/// body is decoded on one of `decoders` worker threads (`DecodePool`, `BodyDecoder`) while its
-/// slot already carries the next transfer.
+/// Concepts. Callers `submit` requests (URL, optional validators, opaque tag) from any thread and receive
+/// exactly one `HTTPCompletion` each. One loop thread owns the multi handle and `slots` reusable easy handles;
+/// requests beyond `concurrency` wait in a queue. Connections are reused (HTTP/1.1) or multiplexed (HTTP/2).
+/// 2xx bodies are decoded on `decoders` workers (`DecodePool`) while the slot carries the next transfer.
 ///
-/// Threading. `completion` runs on the loop thread (failures, 3xx/4xx, 204/304, cancellations)
-/// or on a decoding worker (decoded 2xx bodies), so calls CAN BE CONCURRENT: it must be
-/// thread-safe, and completions of different requests arrive in no particular order. Keep it
-/// cheap (hand the result to your own queue): while it runs its thread makes no progress. It may
-/// call `submit` and `cancel`, and `shutdown` (which then does not wait). `shutdown` returns only
-/// after every completion has returned; the one exception: a request submitted after `shutdown`
-/// completes at once, with `.cancelled`, on the submitting thread.
+/// Threading. `completion` runs on the loop thread or on a decoding worker (2xx bodies), so calls CAN BE
+/// CONCURRENT and unordered: it must be thread-safe and cheap, since its thread waits. It may call `submit`,
+/// `cancel` and `shutdown` (which then does not wait). `shutdown` returns after every completion has
+/// returned, except that a request submitted after it completes at once, `.cancelled`, on the caller's thread.
 ///
-/// Errors. Redirects are followed by the loop, and only to http/https URLs whose host and port
-/// pass `allowHost` (the first URL must pass too); nothing is sent for a refused URL. Network failures,
-/// corrupt bodies, stalls, 5xx and 429 are retried after a backoff (`RetryPolicy`); other outcomes
-/// are final.
+/// Errors. Every URL, redirects included, must be http/https and pass `allowHost`, or nothing is sent.
+/// Network failures, corrupt bodies, stalls, 5xx and 429 are retried (`RetryPolicy`); the rest is final.
 public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL inspector (libcurl's parser) is guarded by `inspecting`; the rest never changes
     private let multi: MultiHandle
     private let inbox = Inbox<Tag>()
@@ -70,8 +55,7 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     private let finished = DispatchGroup()
     private let thread: NativeThread
     private let decoders: DecodePool<Tag>
-    /// Judges each request's URL on the submitting thread: a URL parse per request was 4% of
-    /// the loop thread, which paces every transfer. Redirects are judged by the loop.
+    /// Judges each request's URL on the submitting thread, off the loop thread that paces every transfer.
     private let inspector: URLInspector
     private let inspecting = Lock()
     private let allowHost: @Sendable (_ host: String, _ port: Int) -> Bool
@@ -142,17 +126,15 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
         }
     }
 
-    /// Ends the requests whose tag matches, queued, waiting to retry, in flight or being decoded,
-    /// each with `.failure(.cancelled)`. Asynchronous: completions follow on the loop thread (a
-    /// body whose decoding has already finished may still complete with its real outcome).
+    /// Ends every request whose tag matches, wherever it is, with `.failure(.cancelled)`, asynchronously
+    /// (a body already decoded may still complete with its real outcome).
     public func cancel(where predicate: @escaping @Sendable (Tag) -> Bool) {
         inbox.post(cancellation: predicate)
         multi.wakeUp()
     }
 
-    /// Cancels everything outstanding (each gets its `.cancelled` completion) and stops the loop
-    /// thread and the decoders; waits for them (and for every completion) unless called from a
-    /// completion, on one of those threads. Idempotent.
+    /// Cancels everything outstanding and stops the loop and decoders; waits for them and every completion
+    /// unless called from a completion. Idempotent.
     public func shutdown() {
         inbox.close()
         multi.wakeUp()
@@ -163,9 +145,8 @@ public final class HTTPClient<Tag: Sendable>: @unchecked Sendable {  // the URL 
     public var statistics: HTTPStatistics { statisticsBox.current }
 }
 
-/// The multi handle, shared by the client (which only wakes the loop) and the loop (which does
-/// everything else). Whichever lets go last cleans it up, so a wake-up never meets a freed handle,
-/// even when the client's last reference dies on the loop thread.
+/// The multi handle, shared by the client (which only wakes the loop) and the loop. Whichever lets go last
+/// cleans it up, so a wake-up never meets a freed handle.
 final class MultiHandle: @unchecked Sendable {  // a C handle: other threads only call curl_multi_wakeup, which libcurl makes thread-safe
     let pointer: UnsafeMutableRawPointer
 

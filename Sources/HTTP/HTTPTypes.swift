@@ -1,12 +1,10 @@
 import Basics
 import FoundationEssentials
 
-/// One GET the client should perform. `tag` is opaque to the client and comes back with the
-/// completion, so callers can route results without a lookup table of their own.
+/// One GET. `tag` comes back with the completion, so callers route results without a lookup table.
 public struct HTTPRequest<Tag: Sendable>: Sendable {
     public var url: String
-    /// Validators from a stored copy; when present the request is conditional and may end
-    /// `.notModified`.
+    /// Validators from a stored copy: the request is then conditional and may end `.notModified`.
     public var validators: HTTPValidators?
     /// Only these bytes of the resource (a PMTiles archive's header, directories or tiles).
     public var range: ByteRange?
@@ -20,15 +18,12 @@ public struct HTTPRequest<Tag: Sendable>: Sendable {
     }
 }
 
-/// `length` (at least 1) bytes of a resource from `offset`: sent as `Range`, with
-/// `Accept-Encoding: identity` (a compressed representation has other offsets). The answer is a
-/// 206 with exactly those bytes, or a 200 with the whole resource from a server that ignores
-/// ranges; the caller tells them apart by the status.
+/// `length` (at least 1) bytes of a resource from `offset`, sent as `Range` with identity encoding. The
+/// answer is a 206 with those bytes, or a 200 with the whole resource if the server ignores ranges.
 public struct ByteRange: Sendable, Equatable {
     public var offset: UInt64
     public var length: UInt64
-    /// Sent as If-Match: the bytes must come from this version of the resource, else a 412
-    /// (an archive replaced in the middle of a download mixes no tiles of two versions).
+    /// Sent as If-Match, else a 412: an archive replaced mid-download mixes no tiles of two versions.
     public var ifMatch: String?
 
     public init(offset: UInt64, length: UInt64, ifMatch: String? = nil) {
@@ -92,10 +87,8 @@ public enum HTTPAnswer: Sendable {
     }
 }
 
-/// The final result of one request, after redirects and retries: its answer, or the error that
-/// names the URL and the cause (any 4xx but 404 among them: it is not retried, and a pack stops
-/// on it). `AttemptClassifier` is the one place that tells the two apart; a caller takes the
-/// answer with `get()`.
+/// The final result of one request, after redirects and retries: its answer, or an error naming the URL and
+/// cause (any 4xx but 404 among them). `AttemptClassifier` is the one place that tells the two apart.
 public typealias HTTPOutcome = Result<HTTPAnswer, HTTPError>
 
 /// Delivered once for every submitted request.

@@ -2,15 +2,10 @@ import Basics
 import CCurl
 import FoundationEssentials
 
-/// The multi loop: the only code that touches the multi handle (besides curl_multi_wakeup) and
-/// the easy handles, all on one thread.
-///
-/// One turn: take the inbox, release due retries, fill free slots, curl_multi_perform, settle
-/// finished transfers; then curl_multi_poll until a socket is ready, libcurl's own timer fires,
-/// the next retry is due or another thread calls curl_multi_wakeup. Retries wait in a timer heap,
-/// not in a slot, so a backing-off request never holds up the others. 2xx bodies go to the
-/// `DecodePool` and free their slot at once. Silent transfers are looked at when one may have
-/// gone quiet or stalled (`TransferLoop+Silence`).
+/// The multi loop: the only code that touches the multi and easy handles (besides curl_multi_wakeup), on one
+/// thread. One turn: take the inbox, release due retries, fill free slots, perform, settle finished
+/// transfers; then poll until a socket, libcurl's timer, a retry or a wake-up. Retries wait in a timer heap,
+/// not a slot, so backing off holds up no one; 2xx bodies go to the `DecodePool`, freeing the slot at once.
 final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: made by the client, then used by the loop thread alone
     struct Limits {
         var retry: RetryPolicy
@@ -75,9 +70,8 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         active = Array(repeating: nil, count: transfers.count)
         isQuiet = Array(repeating: false, count: transfers.count)
         // Last: nothing may throw once the workers run (the pool throws only when none started).
-        // One body per slot, 2 per concurrent transfer (or 32 MB): more were a little faster with
-        // small generated tiles, but real vector tiles waiting for the decoder held the daemon's
-        // memory; 2 store tiles as fast as 4 (docs/benchmarks.md, "The download's decoders").
+        // One body per slot (or 32 MB): real vector tiles store as fast as with twice as many, which held
+        // more of the daemon's memory (docs/benchmarks.md, "The download's decoders").
         decoders = try DecodePool(
             workers: configuration.decoders, limit: configuration.concurrency * 2, byteLimit: 32 << 20,
             bodyLimit: configuration.maxBodyBytes,
@@ -154,8 +148,8 @@ final class TransferLoop<Tag: Sendable>: @unchecked Sendable {  // confined: mad
         }
     }
 
-    /// Reads libcurl's "done" messages; returns how many transfers ended. Bodies to decode go to
-    /// the pool together, so its worker is woken once per turn rather than once per body.
+    /// Reads libcurl's "done" messages; returns how many transfers ended. Bodies go to the pool together,
+    /// waking a worker once per turn.
     private func settleFinished() -> Int {
         var settled = 0
         var queued: Int32 = 0
