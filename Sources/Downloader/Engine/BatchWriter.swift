@@ -6,9 +6,8 @@ import Dispatch
 /// One finished piece of a download, waiting to be written.
 enum WriteItem {
     case resource(url: String, kind: ResourceKind, data: StoredData, headers: CacheHeaders)
-    /// `replaces`: the tile was stored when it was requested (a refresh's 200), so the row it
-    /// replaces may already count in the pack.
-    /// `size`: the served size of the content (`StoredData.servedSize`), kept beside it.
+    /// `replaces`: a refresh's 200 for a stored tile, whose row may already count in the pack.
+    /// `size`: the content's served size (`StoredData.servedSize`), kept beside it.
     case tile(TileKey, data: StoredData, size: Int?, headers: CacheHeaders, replaces: Bool)
     /// A 304: content stays, validators and `accessed` are renewed.
     case revalidatedResource(url: String, headers: CacheHeaders)
@@ -16,8 +15,7 @@ enum WriteItem {
     /// Already stored (by any pack or the ambient cache): only the membership row is added.
     case adoptedResource(url: String)
     case adoptedTile(TileKey)
-    /// A tile the refresh staged before it was cut (Staging.swift): nothing to write; its plan
-    /// chunk counts it.
+    /// A tile the refresh staged before it was cut: nothing to write; its plan chunk counts it.
     case alreadyStaged
 
     /// The bytes it holds, for the writer's batch limit.
@@ -29,16 +27,12 @@ enum WriteItem {
     }
 }
 
-/// Collects finished downloads from the HTTP thread and writes them into the pack in batches,
-/// one transaction each, on a thread of its own, so that neither the network loop nor FUSE
-/// readers wait for SQLite. A crash loses at most the batch not yet committed; everything
-/// committed stays (and resuming adopts it instead of fetching it again).
+/// Collects finished downloads from the HTTP thread and writes them in batches, one transaction
+/// each, on a thread of its own, so neither the network loop nor FUSE readers wait for SQLite. A
+/// crash loses at most the uncommitted batch; resuming adopts what was committed.
 ///
-/// Progress. The pack's counts are queried once, in the first transaction after `recount()`,
-/// and then kept from what each batch wrote: the query reads every tile row of the pack, and
-/// re-running it after every commit took a fifth of this thread at 20,000 tiles (more, the
-/// bigger the pack), and once more at the end, 2% of the run. `progress` is what the last
-/// commit left.
+/// Progress. The pack's counts are queried once, after `recount()`, then kept from what each batch
+/// wrote: the query reads every tile row of the pack. `progress` is what the last commit left.
 final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and readers share; `tally` is the queue's; callbacks are set before the first `add`
     private let database: OfflineDatabase
     private let region: RegionID
@@ -54,27 +48,23 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     private var failure: Error?
     private var tally: PackCounts?
     private var committed: PackProgress?
-    /// Called on the writer thread after each commit with the chunks of the tile writes it held
-    /// (one entry per write that named one).
+    /// Called on the writer thread after each commit with the plan chunks of the tile writes it held.
     var onCommit: (([Int]) -> Void)?
     /// Written in the same transaction as each batch (the run's resume point, once it has one).
     var resumePoint: (() -> ResumePoint?)?
     /// Written in the same transaction as each batch, so state and content never disagree.
     var status: (() -> PackStatus)?
-    /// A refresh's `since`: its rows are stamped no earlier (PendingRefresh.swift). Set before
-    /// the first `add`.
+    // Set before the first `add`:
+    /// A refresh's `since`: its rows are stamped no earlier (PendingRefresh.swift).
     var notBefore: Int64?
-    /// A refresh's `since` too: set, what would change what a reader sees is staged for the
-    /// refresh's switch instead of written (`write`). Set before the first `add`.
+    /// A refresh's `since` too: what would change what a reader sees is staged for the switch instead.
     var staging: Int64?
-    /// `--disk-quota`, enforced at the end of each batch's transaction. Set before the first `add`.
+    /// `--disk-quota`, enforced at the end of each batch's transaction.
     var diskQuota: Int64?
-    /// Called on the writer thread with the first write failure: the run stops at once rather
-    /// than fetch what cannot be stored.
+    /// Called on the writer thread with the first write failure: the run stops rather than fetch more.
     var onFailure: ((Error) -> Void)?
 
-    // More items per batch (fewer commits and fsyncs) gained nothing measurable. Bounded by bytes
-    // too, because batches of real vector tiles by count alone doubled a download's daemon
+    // Bounded by bytes too: by count alone, batches of real vector tiles doubled a download's daemon
     // (docs/benchmarks.md, "Designs measured and set aside").
     init(database: OfflineDatabase, region: RegionID, maxItems: Int = 512, maxBytes: Int = 1 << 20,
          maxDelay: TimeInterval = 0.2) {
@@ -101,10 +91,8 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         } else if count == 1 {
             queue.asyncAfter(deadline: .now() + maxDelay) { self.flush() }
         }
-        // Flow control: with a full batch waiting behind the one being committed, the caller (a
-        // decoding worker, or the transfer loop) waits for the writer's queued flush, so the
-        // network cannot outrun the disk and pile tiles up in memory (a writer starved by readers
-        // on the same 2 cores did). At most two batches are held, and the one being filled.
+        // Flow control: with a full batch waiting behind the one being committed, the caller waits for
+        // the queued flush, so the network cannot outrun the disk and pile tiles up in memory.
         if overfull { queue.sync {} }
     }
 
@@ -117,8 +105,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
     /// The pack's status and counts as of the last commit; nil until a commit after `recount()`.
     var progress: PackProgress? { lock.withLock { committed } }
 
-    /// Counts again from the database at the next batch: call after changing the pack's rows
-    /// other than through this writer.
+    /// Counts again at the next batch: call after changing the pack's rows other than through this writer.
     func recount() {
         queue.sync {
             tally = nil
@@ -147,9 +134,8 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
         }
     }
 
-    /// Commits `items` in one transaction. A batch over the disk quota is committed in halves, the
-    /// first before the second, as far as they fit: the pack keeps all the quota allows, and the
-    /// quota error still ends the run.
+    /// Commits `items` in one transaction; over the disk quota, in halves as far as they fit, so the
+    /// pack keeps all the quota allows and the quota error still ends the run.
     private func commit(_ items: [(item: WriteItem, chunk: Int?)]) throws {
         do {
             try commitOnce(items)
@@ -181,17 +167,11 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
 
     /// Writes one item and adds what it changed to `counts`.
     ///
-    /// A refresh (`staging`) stages new content (a 200 with other bytes, a 404 where content was,
-    /// a row the database lacks), and so a stored row the pack does not hold yet (a changed
-    /// plan): the pack's live rows and memberships stay as they are until the switch, and the
-    /// pack's counts with them.
-    ///
-    /// A 304, or a 200 with the stored bytes, renews the row's headers and `accessed` in place:
-    /// the bytes stay, and the new expires/etag/modified describe those very bytes (the server
-    /// said so), so the old pack, the new one and an app opening the file mid-refresh all see a
-    /// row whose headers match its data. The stamp is also what lets a resumed refresh skip the
-    /// row (`accessed >= since`). Staging it instead would write a refresh that finds nothing
-    /// changed into a second copy of the pack.
+    /// A refresh (`staging`) stages new content and new memberships: the pack's live rows, and its
+    /// counts, stay as they are until the switch. A 304, or a 200 with the stored bytes, renews the
+    /// row's headers and `accessed` in place: the headers describe those very bytes, so every reader
+    /// sees a row whose headers match its data, and a resumed refresh skips it (`accessed >= since`).
+    /// Staging it instead would copy a pack whose refresh found nothing changed.
     private func write(_ item: WriteItem, _ batch: StoreBatch, _ counts: inout PackCounts) throws {
         switch item {
         case .resource(let url, let kind, let data, let headers):
@@ -208,8 +188,7 @@ final class BatchWriter: @unchecked Sendable {  // `lock` guards what `add` and 
             counts.resources += added ? 1 : 0
             counts.resourceBytes += Int64(data.storedSize - (added ? 0 : old ?? data.storedSize))
         case .tile(let key, let data, let size, let headers, let replaces):
-            // A new tile (most of a download) costs no lookup. A refreshed one whose bytes did
-            // not change is not written again: only its headers and access time are.
+            // A new tile costs no lookup; a refreshed one with the same bytes only renews its headers.
             let old = replaces || staging != nil ? try batch.storedData(of: key) : nil
             if let old, old == data {
                 try batch.revalidateTile(key, headers: headers)

@@ -1,9 +1,7 @@
 import Basics
 
-/// What stops a download run beside its requests' own failures (`HTTPError`): the URL policy,
-/// a `pmtiles://` archive, a body that is not what it was fetched as, the limits, the writes.
-/// Each case names the URL (or the limit) it concerns: its `description` is what a pack's
-/// `error` says.
+/// What stops a download run beside its requests' own failures (`HTTPError`). Each case names the
+/// URL or limit it concerns: its `description` is what a pack's `error` says.
 public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A `mapbox://` URL that needs `--access-token`.
     case missingAccessToken(url: String)

@@ -14,9 +14,7 @@ public struct DownloadOptions: Sendable {
     /// first); nil for no quota.
     public var diskQuota: Int64?
     /// Requests handed to the HTTP client and not yet finished, at most: bounds memory for huge
-    /// regions while keeping the client's queue full: 50 requests for each of its 20 transfers.
-    /// With 4,096 (and the decoder's and writer's earlier bounds) tiles were stored no faster and
-    /// the daemon peaked 2 MB higher (docs/benchmarks.md).
+    /// regions while keeping the client's 20 transfers busy (docs/benchmarks.md).
     public var window = 1024
 
     public init() {}

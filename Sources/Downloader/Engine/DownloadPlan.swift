@@ -2,8 +2,7 @@ import PackStore
 import StyleModel
 
 /// Everything a pack needs once its style and TileJSONs are known: the resources (style first)
-/// and, per tiled source, the zooms to cover. Tiles are enumerated lazily, so a region of
-/// millions of tiles is never held in memory at once.
+/// and the zooms to cover per tiled source, its tiles enumerated lazily (never all in memory).
 struct DownloadPlan {
     struct TileSet {
         var source: TileSource
@@ -66,9 +65,8 @@ struct DownloadPlan {
         }
     }
 
-    /// Names the plan: the same definition, tile sets (template, scheme, zooms, bounds, counts)
-    /// and resources give the same text, and a change of any gives another (FNV-1a, 64 bits, of
-    /// their description). A resume point is only used for the plan it was recorded for.
+    /// Names the plan (FNV-1a of its definition, tile sets and resources): a resume point is only
+    /// used for the plan it was recorded for.
     func fingerprint(of definition: RegionDefinition) -> String {
         var text = definition.mapLibreJSON + "\n"
         for set in tileSets {

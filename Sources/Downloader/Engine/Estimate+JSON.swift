@@ -1,18 +1,14 @@
 import Basics
 import PackStore
 
-/// The estimate as `packfs estimate --json` prints it and `progress.json` shows it (its
-/// `estimate` member): counts first (`tiles`, `resources`, `required_resources` as before bytes
-/// were estimated), then the bytes and what was unknown, then each source zoom by zoom and each
-/// resource group, every figure with its basis. A byte figure with any part of unknown size is
-/// null (an unknown figure is never shown as a number); `known_bytes` beside it sums the parts
-/// whose size is known or estimated.
+/// The estimate as `packfs estimate --json` prints it and `progress.json` shows it: counts, bytes
+/// and what was unknown, then each source zoom by zoom and each resource group, every figure with
+/// its basis. A byte figure with any part unknown is null; `known_bytes` sums the known parts.
 extension Estimate {
     public var json: JSONValue { json(zoomRows: true) }
 
-    /// What a download records for `progress.json`: the same, but per-source totals only when the
-    /// zoom rows would make it long (dozens of tiled sources). The file is read while downloads
-    /// run, and is the `user.packfs.progress` attribute too, which Linux caps at 64 KiB.
+    /// What a download records for `progress.json`: per-source totals only when zoom rows would make
+    /// it long, since the file is also the `user.packfs.progress` attribute, which Linux caps at 64 KiB.
     var recordedJSON: JSONValue {
         let full = json
         return full.compactText.utf8.count <= Self.recordedLimit ? full : json(zoomRows: false)

@@ -6,18 +6,13 @@ import StyleModel
 /// What a region needs before anything is downloaded (`packfs estimate`, and the `estimate` of a
 /// pack's `progress.json`): tiles per source and zoom, resources per group, and their bytes.
 ///
-/// Counts are exact: the style and TileJSONs are fetched (nothing is stored) and the cover is
-/// counted without enumerating. Bytes are stored sizes (what `completed_bytes` will count),
-/// estimated from what is at hand, best first:
+/// Counts are exact (the cover is counted without enumerating). Bytes are stored sizes (what
+/// `completed_bytes` will count), estimated from what is at hand, best first:
 /// - resources the database holds, and the documents fetched to plan, by their own size;
-/// - tiles of a zoom, by the mean of tiles of the same template and key pixel ratio that the
-///   database holds at that zoom (near the region when it holds any there): a bounded sample
-///   through the tiles index (`OfflineDatabase.tileSizes`);
-/// - else a handful of samples from the server (`TileSampling`: at most `tileSamples` tiles, at
-///   the centre of the cover of the zooms picked; a 204 or 404 counts as 0 bytes), and for
-///   resources a few per size class (`ResourceSizing`);
-/// - zooms between measured ones interpolated in log space, beyond them the nearest one's mean
-///   (`ZoomSizes`); resources by the mean of their class.
+/// - a zoom's tiles by the mean of stored tiles of the same template and pixel ratio at that zoom,
+///   a bounded sample through the tiles index (`OfflineDatabase.tileSizes`);
+/// - else a handful of server samples (`TileSampling`, `ResourceSizing`; a 204 or 404 is 0 bytes);
+/// - other zooms interpolated in log space (`ZoomSizes`); resources by the mean of their class.
 /// What has nothing to go by is counted in `unknownTiles` / `unknown` and left out of `bytes`.
 public struct Estimate: Sendable {
     public struct Zoom: Equatable, Sendable {
@@ -74,9 +69,8 @@ public struct Estimate: Sendable {
         return estimate
     }
 
-    /// The same with the style and TileJSON documents from `document(url, kind)` instead of the
-    /// network (the hostile-input tests and the fuzz targets plan from bytes they hold), and
-    /// samples (stored sizes, nil for a failure) from `sample`.
+    /// The same with the documents from `document(url, kind)` and samples (nil: failed) from
+    /// `sample` instead of the network (the hostile-input tests and fuzz targets).
     public static func make(
         for definition: RegionDefinition, database: OfflineDatabase? = nil, tileSamples: Int = 0,
         document: (String, ResourceKind) throws -> Data,
@@ -112,9 +106,8 @@ public struct Estimate: Sendable {
 }
 
 extension Int64 {
-    /// A byte total that stops at `Int64.max` instead of trapping. A zoom's bytes are capped at
-    /// 1e18 (`EstimateBuilder.bytes`), but a world region to z24 reaches that at several zooms:
-    /// three sources of 50 KB tiles sum past Int64 (a server's sample sizes decide the means).
+    /// A byte total that stops at `Int64.max` instead of trapping: a world region to z24 sums past
+    /// Int64 though each zoom is capped (`EstimateBuilder.bytes`), and a server's samples decide.
     func saturatingAdd(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other < 0 ? .min : .max) : sum

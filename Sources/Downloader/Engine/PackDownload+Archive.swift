@@ -13,10 +13,9 @@ struct ArchiveState {
         var replaces: Bool
     }
 
-    /// Tiles waiting per archive: looked up and merged into ranges `batch` at a time, so that
-    /// neighbours in the archive share requests. The plan lists tiles row by row, the archive
-    /// along a Hilbert curve: a batch of a few rows meets the curve in many short runs, a batch
-    /// of a few hundred rows in long ones, for a few megabytes of keys while waiting.
+    /// Tiles waiting per archive, looked up and merged into ranges `batch` at a time: the plan lists
+    /// tiles row by row, the archive along a Hilbert curve, and only a batch of hundreds of rows meets
+    /// the curve in long runs that share requests.
     static let batch = 1 << 16
 
     /// Per tile template of an archive source of the plan: the archive's source URL, the

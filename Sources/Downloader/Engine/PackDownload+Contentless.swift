@@ -1,10 +1,8 @@
 import PackStore
 import StyleModel
 
-/// A pack whose plan needs tiles but that holds none with content (the server answered 404 or
-/// 204 for every one: a wrong template, a server that lost its tiles) is no map: it ends in
-/// `error` instead of `complete` (docs/design.md §4). One stored tile with content is enough;
-/// a plan that needs no tile (a style of GeoJSON and images only) is left alone.
+/// A pack whose plan needs tiles but that holds none with content (404 or 204 for every one) is
+/// no map: it ends in `error`, not `complete` (docs/design.md §4). A plan with no tiles is left alone.
 extension PackDownload {
     /// Why a run that reached its end with `status` is not complete; nil when it is.
     func contentlessReason(_ status: PackStatus) -> String? {

@@ -77,10 +77,9 @@ extension PackDownload {
         submit(requests)
     }
 
-    /// Whether the database held tiles of this template when the run first met it: when not,
-    /// none of this run's keys can be stored except by this run, which requests each key once.
-    /// Spares a lookup per tile of a first download. (A writer in another process may store one
-    /// meanwhile; it is then fetched again instead of adopted, and upserted.)
+    /// Whether the database held tiles of this template when the run first met it: when not, only
+    /// this run stores its keys, which spares a lookup per tile of a first download (a tile another
+    /// process stores meanwhile is fetched again and upserted).
     private func templateHasTiles(_ key: TileKey) throws -> Bool {
         if let known = templatesStored[key.urlTemplate] { return known }
         let known = try database.hasTiles(urlTemplate: key.urlTemplate)

@@ -27,10 +27,8 @@ extension PackDownload {
         }
         let plan = DownloadPlan(definition: definition, style: walk, sources: sources)
         try checkTileLimits(all: plan.tileCount, mapbox: plan.mapboxTileCount, planned: true)
-        // For progress.json, before the counts turn precise (so a precise count always comes
-        // with its estimate): from the database and these documents only. Sampling the server
-        // here would delay the pack's first request by a round trip and fetch tiles the run
-        // fetches again moments later; what nothing measures stays "unknown" there.
+        // For progress.json, before the counts turn precise, from the database and these documents
+        // only: sampling the server would delay the first request and fetch tiles twice.
         let estimate = try Estimate.make(plan: plan, style: walk, definition: definition, fetched: fetched, database: database)
         try database.setEstimate(estimate.recordedJSON, of: region)
         lock.withLock {
@@ -41,20 +39,16 @@ extension PackDownload {
         return (plan, walk)
     }
 
-    /// Once the run is over, the estimate it recorded when planning is made again from the
-    /// database: what had no size then (an empty database knows no tile's) has one now, so
-    /// `progress.json` and `packfs status` no longer show the planning's guess for good. A failure
-    /// here keeps the earlier estimate; the run's own outcome stands.
+    /// Once the run is over, the estimate is made again from the database, where what had no size
+    /// at planning has one now. A failure keeps the earlier estimate; the run's outcome stands.
     func recordEstimateAgain(_ plan: DownloadPlan, style: Style) {
         guard let estimate = try? Estimate.make(plan: plan, style: style, definition: definition, fetched: [:], database: database)
         else { return }
         try? database.setEstimate(estimate.recordedJSON, of: region)
     }
 
-    /// A document read by `read` (the style's or TileJSON's parse), and its content: stored and
-    /// current (not being refreshed, or already revalidated by this refresh), read back; else
-    /// fetched, and stored with the pack's first batch only once `read` and `ContentCheck` took
-    /// it: a document that is none leaves nothing behind.
+    /// A document parsed by `read`, and its content: read back when stored and current; else
+    /// fetched, and stored only once `read` and `ContentCheck` took it (a bad one leaves nothing).
     private func document<T>(url: String, kind: ResourceKind, _ read: (Data) throws -> T) throws -> (T, Data) {
         handledDocuments.insert(url)
         if let content = try stagedContent(of: url) { return (try read(content), content) }
@@ -104,9 +98,8 @@ extension PackDownload {
         return outcome
     }
 
-    /// The database-wide caps: reaching one stops the pack; what is stored stays. Checked before
-    /// anything is fetched with the plan's own counts (`planned`: the error says what it needs),
-    /// then as new tiles arrive with what the database will hold.
+    /// The database-wide caps: reaching one stops the pack, keeping what is stored. Checked with the
+    /// plan's counts before anything is fetched (`planned`), then as new tiles arrive.
     func checkTileLimits(all: Int, mapbox: Int, planned: Bool) throws {
         if let max = options.maxTiles, all > max {
             throw DownloadError.tileLimit(limit: max, needed: planned ? all : nil)

@@ -1,28 +1,22 @@
 import FoundationEssentials
 import PackStore
 
-/// A refresh never shows a mix (PackStore's Staging.swift): what it fetches with new content is
-/// staged while it runs, and a run that reaches its end switches the pack to it in one
-/// transaction (`switchToStaged`), then records the pack complete with its new hash (`finish`).
+/// A refresh never shows a mix (PackStore's Staging.swift): new content is staged while it runs,
+/// and a run that reaches its end switches the pack to it in one transaction (`switchToStaged`),
+/// then records the pack complete with its new hash (`finish`).
 ///
-/// The hash is not in the switch's transaction: it is a full read of the pack (a gzip per vector
-/// tile), minutes for a country, which would hold the writer (every other pack's batches, every
-/// `rm`, `touch` and region file on the mount) that long; computed before the switch it would
-/// need every reader of the style, TileJSON and tiles taught the staged rows. So the switch drops
-/// the recorded hash (it no longer describes the tiles), the hash is computed from the switched
-/// rows off the writer, and the transaction that records the pack `complete` records it and ends
-/// the pending refresh. A kill between the two leaves the new pack `active`, without a hash, its
-/// refresh pending: the next run finds every row current (the switch stamped them) and nothing
-/// staged, sends no request and records the hash. The recorded hash is the old one, none, or
-/// the new one: never one that disagrees with the tiles.
+/// The hash, a full read of the pack (minutes for a country), stays out of the switch's
+/// transaction, which would hold the writer that long: the switch drops the recorded hash, and the
+/// transaction that records the pack `complete` records the new one. A kill between the two leaves
+/// the pack `active` and its refresh pending; the next run finds every row current, sends no
+/// request and records the hash. The recorded hash never disagrees with the tiles.
 extension PackDownload {
     /// The resume point's plan while a refresh owes its pack the convergence to `fingerprint`
     /// (its switch makes it): a run resumed after a kill knows the members it must drop.
     static func owing(_ fingerprint: String) -> String { "owed " + fingerprint }
 
-    /// The switch, at the end of a refresh that ran to its end (`plan` its plan). A failure
-    /// stops the run in `error` with every staged row kept (the transaction rolled back) and the
-    /// refresh pending, for a resume.
+    /// The switch, at the end of a refresh that ran to its end. A failure ends the run in `error`
+    /// with every staged row kept and the refresh pending, for a resume.
     func switchToStaged(_ plan: DownloadPlan) {
         guard let since = refreshSince else { return }
         do {

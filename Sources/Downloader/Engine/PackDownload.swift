@@ -6,19 +6,16 @@ import StyleModel
 
 /// One run of a pack's download (or refresh), from planning to the last batch written.
 ///
-/// Concepts. The style and TileJSONs are fetched (or read back, when stored) first, because they
-/// say what else is needed; then every resource and tile of the plan is either already stored,
-/// anywhere in the database (adopted: a membership row, no request), or fetched. Refresh
-/// revalidates stored rows with conditional requests instead of adopting them.
+/// Concepts. The style and TileJSONs come first (they say what else is needed); then each resource
+/// and tile is adopted when stored anywhere in the database (a membership row, no request), or
+/// fetched. A refresh revalidates stored rows with conditional requests instead.
 ///
-/// Threading. `run()` blocks its caller; HTTP completions arrive on the client's loop thread and
-/// go straight to the `BatchWriter`, which writes on its own thread. `suspend()` may be called
-/// from any thread, before or during `run()`; `run()` then returns with the pack `inactive`,
-/// everything written so far kept, without waiting on the network: requests in flight are
-/// cancelled and nothing new is sent.
+/// Threading. `run()` blocks its caller; completions arrive on the client's loop thread and go to
+/// the `BatchWriter`'s thread. `suspend()`, from any thread, makes `run()` return with the pack
+/// `inactive` and what was written kept, cancelling what is in flight rather than waiting for it.
 ///
-/// Errors. A 4xx other than 404, retries exhausted, a broken style, or a limit reached stop the
-/// pack in state `error` with a message naming the URL; nothing stored is lost.
+/// Errors. A 4xx other than 404, retries exhausted, a broken style or a limit reached end the pack
+/// in `error` with a message naming the URL; nothing stored is lost.
 public final class PackDownload: @unchecked Sendable {  // `lock` guards what completions and `stop` share; callbacks are set before `run()`; the rest is `run()`'s
     public enum Mode: Sendable { case download, refresh }
 
@@ -31,8 +28,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     public var onProgress: (@Sendable (PackProgress) -> Void)?
     /// Called when a changed definition dropped tiles and resources (by URL) from the pack.
     public var onMembersLeft: (@Sendable (_ tiles: [TileKey], _ resources: [String]) -> Void)?
-    /// Called on the run's thread when a refresh's switch committed (PackDownload+Switch.swift),
-    /// before the pack is recorded complete.
+    /// Called on the run's thread when a refresh's switch committed, before the pack is complete.
     public var onSwitched: (@Sendable (SwitchedContent) -> Void)?
 
     let lock = Lock()
@@ -45,8 +41,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     var required = PackStatus(state: .active)
     /// Guarded by `lock`: `stop()` reads it from any thread while `run()` sets it.
     private var runClient: HTTPClient<FetchTag>?
-    /// Where in the plan this run began fetching tiles (guarded by `lock`): 0, or the recorded
-    /// resume point of an interrupted run of the same plan.
+    /// Where in the plan this run began fetching tiles: 0 or a resume point (guarded by `lock`).
     private var startedAt = 0
     /// The client's totals once `run()` shut it down (guarded by `lock`).
     private var endStatistics = HTTPStatistics()
@@ -57,22 +52,17 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     var documents: [String: HTTPOutcome] = [:]
     /// The style and TileJSONs, fetched or adopted while planning (not again by `fetch`).
     var handledDocuments = Set<String>()
-    /// Per URL template: did the database hold any of its tiles when this run first met it?
-    /// (Read and written by `fetch` only, on the caller's thread.)
+    /// Per URL template: did the database hold any of its tiles when this run first met it? (`fetch` only.)
     var templatesStored: [String: Bool] = [:]
-    /// Per URL template of the plan: what its tiles must be (set by `fetch` before any tile is
-    /// requested; read on the caller's thread only).
+    /// Per URL template: what its tiles must be (set by `fetch` before any tile is requested).
     var tileContents: [String: ContentKind] = [:]
-    /// A refresh's `since` (PendingRefresh.swift): rows accessed at or after it are done. Set
-    /// by `start()`; nil for a download.
+    /// A refresh's `since` (PendingRefresh.swift): rows accessed at or after it are done; nil for a download.
     var refreshSince: Int64?
     /// A refresh goes on from a run that staged answers (Staging.swift): those count as answered.
     var stagedBefore = false
-    /// A refresh whose plan is not the one the pack converged to: the members it no longer
-    /// covers leave at the switch, not before (PackDownload+Switch.swift).
+    /// A refresh of a plan the pack has not converged to: dropped members leave at the switch, not before.
     var convergenceOwed = false
-    /// The `pmtiles://` sources' archives, their tiles waiting for a range, and what a refresh
-    /// found unchanged (`PackDownload+Archive.swift`; the caller's thread only, but `decoders`).
+    /// The `pmtiles://` archives' state (`PackDownload+Archive.swift`; the caller's thread only).
     var archives = ArchiveState()
     let decoders = BodyDecoders()
     /// Tiles newly stored (or about to be) by this run, for the database-wide limits.
@@ -106,8 +96,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             noteArchives(of: plan)
             let fingerprint = plan.fingerprint(of: definition)
             let recorded = try database.resumePoint(of: region)
-            // The pack was made to converge to this very plan by an earlier run; a refresh's
-            // convergence waits for its switch.
+            // An earlier run converged the pack to this plan; a refresh converges at its switch.
             let converged = recorded?.plan == fingerprint
             if mode == .refresh {
                 convergenceOwed = !converged
@@ -157,8 +146,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         }
     }
 
-    /// The plan position this run's tiles started at: the tiles before it were stored and in
-    /// the pack when it began (a resume), and were not looked up again.
+    /// The plan position this run's tiles started at (a resume): those before it were not looked up again.
     public var resumedFrom: Int { lock.withLock { startedAt } }
 
     /// The HTTP totals of this run so far (attempts, retries, stalls...); final once `run()` returned.
@@ -194,8 +182,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             writer.staging = since
             stagedBefore = try database.hasStaged(region, since: since)
         }
-        // Usually recorded already, by the transaction that stored the pack's definition
-        // (`definePack`): a region file then writes its state once.
+        // Usually recorded already by `definePack`: a region file then writes its state once.
         let status = currentStatus()
         if try database.status(of: region) != status { try database.setStatus(status, of: region) }
         let policy = options.urlPolicy
@@ -230,20 +217,16 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             stop(.failed(Self.writeFailure(error)))
         }
         if mode == .refresh, !isStopped, let planned { switchToStaged(planned.plan) }
-        // Before the final state: a reader that sees `complete` sees the estimate made again
-        // from what was stored (made after it, a progress.json read at `complete` had the
-        // planning's guess in two CI runs).
+        // Before the final state, so a reader who sees `complete` sees the estimate made from what was stored.
         if let planned { recordEstimateAgain(planned.plan, style: planned.style) }
         var status = currentStatus()
         if status.state == .active { status.state = .complete }
         if status.state == .complete, let reason = contentlessReason(status) { (status.state, status.error) = (.error, reason) }
-        // A status that cannot be written (a full disk) leaves the row `active`, and a refresh
-        // pending: the next mount resumes the pack, finds what is stored and ends it again.
-        // Nothing stored is lost, and the status still reaches the caller below.
+        // A status that cannot be written (a full disk) leaves the pack `active`: the next mount resumes
+        // it and ends it again. Nothing stored is lost, and the caller still gets the status.
         try? database.write { batch in
             try batch.setStatus(status, of: region)
-            // Whole: its hash is owed, computed after this in the background (a full read of
-            // its tiles: `complete` never waits for it; PendingHashes.swift).
+            // Whole: its hash is owed, computed in the background (`complete` never waits for it).
             if status.state == .complete { try batch.requestHashes(of: region) }
             // Complete: nothing to resume; the plan stays, as the one the pack converged to.
             if status.state == .complete, var point = ledger.point {
@@ -273,8 +256,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
         return accessed >= since
     }
 
-    /// At most every 0.25 s while running, and once with the `final` status: the counts are the
-    /// writer's (as its last commit left them), or the database's when it never committed.
+    /// At most every 0.25 s, and once with the `final` status; the counts are the writer's last commit's.
     func reportProgress(final: PackStatus? = nil) {
         guard let onProgress else { return }
         let due = lock.withLock {

@@ -2,13 +2,10 @@ import FoundationEssentials
 import HTTP
 import PackStore
 
-/// One file fetched whole to disk (`packfs patch DB NAME https://.../diff.mbtiles`): in ranges of
-/// `chunk` bytes, each handed on before the next is asked for, so a patch of gigabytes costs
-/// `chunk` bytes of memory, never its size. The first answer's ETag is sent as If-Match with
-/// every later range: a file replaced on the server mid-way fails (412) instead of splicing two
-/// versions. The file ends at the first range that comes back short, or with a 416 (the file is
-/// a whole number of ranges long). A server that ignores ranges answers 200 with the whole file,
-/// which is taken as it is (up to the client's body limit).
+/// One file fetched whole to disk (`packfs patch DB NAME https://.../diff.mbtiles`), in ranges of
+/// `chunk` bytes, so a patch of gigabytes costs `chunk` bytes of memory. Later ranges send the first
+/// answer's ETag as If-Match: a file replaced mid-way fails (412) rather than splice two versions.
+/// It ends at a short range or a 416; a server that ignores ranges sends it whole (a 200).
 public enum RemoteFile {
     public static let chunk: UInt64 = 16 << 20
 

@@ -16,13 +16,10 @@ public enum ResourceGroup: String, CaseIterable, Sendable {
 /// Each resource a plan needs, with its group and its size class: the resources whose sizes
 /// stand in for its own when its own is unknown.
 ///
-/// Size classes. The sprite files of every sheet by suffix (`.json`, `.png`, `@2x.json`,
-/// `@2x.png`: a sheet's 2x image is several times its 1x one). Glyph ranges in two strata,
-/// because a font's bytes sit in the few ranges of the scripts it draws and the rest hold empty
-/// ranges of a few dozen bytes: "alphabetic" (Latin, Greek, Cyrillic, Armenian, Hebrew: U+0000 to
-/// U+05FF; phonetic extensions, Latin and Greek extended, punctuation, letterlike symbols, arrows,
-/// operators: U+1D00 to U+24FF), which the fonts of map styles draw, and the other 83 (or 242)
-/// ranges, which many of them do not. GeoJSON data and images each form one class.
+/// Size classes. Sprite files by suffix (`.json`, `.png`, `@2x.json`, `@2x.png`). Glyph ranges in
+/// two strata, since a font's bytes sit in the ranges of the scripts it draws and the rest are a
+/// few dozen bytes: "alphabetic" (U+0000-U+05FF and U+1D00-U+24FF, which map fonts draw) and the
+/// others. GeoJSON data and images each form one class.
 struct ResourceSizing {
     struct Entry {
         var url: String
@@ -83,9 +80,8 @@ struct ResourceSizing {
         (0x0000...0x0500).contains(start) || (0x1D00...0x2400).contains(start)
     }
 
-    /// Each group's counts and bytes: exact where a size is known (stored, which is what the
-    /// download adopts; fetched to plan; sampled), else the mean of the known sizes of the same
-    /// class.
+    /// Each group's counts and bytes: exact where a size is known (stored, fetched to plan,
+    /// sampled), else the mean of the known sizes of its class.
     func tallies(fetched: [String: Int64], stored: [String: Int64], sampled: [String: Int64]) -> [ResourceTally] {
         var classBytes: [String: (count: Int, bytes: Int64)] = [:]
         func known(_ url: String) -> Int64? { stored[url] ?? fetched[url] ?? sampled[url] }

@@ -8,13 +8,10 @@ import PackStore
 
 /// How far into the plan every tile is committed: the run's resume position (`ResumePoint`).
 ///
-/// The run submits the plan's tiles in chunks, in plan order; each chunk is opened with its
-/// first tile's position and its size before any of its tiles is written, and each tile's write
-/// names its chunk. Completions come back out of order (a slow tile, a retry), so the position is
-/// the start of the oldest chunk with a tile not committed yet, or the end of the last chunk when
-/// none is left. A tile that never gets written (a failed or cancelled request) holds the
-/// position at its chunk, which is what a resume must ask for again. Thread-safe: chunks open on
-/// the run's thread and commits arrive on the writer's.
+/// The run submits the plan's tiles in chunks, each opened before any of its tiles is written.
+/// Completions come back out of order, so the position is the start of the oldest chunk with a
+/// tile not committed yet (a failed request holds it there, for the resume to ask again), or the
+/// end of the last chunk. Chunks open on the run's thread, commits arrive on the writer's.
 final class ResumeLedger: @unchecked Sendable {  // everything is guarded by `lock`
     private let lock = Lock()
     private var open: [(start: Int, count: Int)] = []

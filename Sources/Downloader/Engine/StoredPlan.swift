@@ -2,10 +2,9 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// The tiles a pack's plan needs, made as a download makes it (`DownloadPlan`), from the style
-/// and TileJSONs the database holds: no request. `packfs verify` checks a pack's completeness
-/// against it. A pack whose documents are not all stored (never downloaded, an imported file's
-/// pack, a `pmtiles://` source's archive) has no plan to check against: nil.
+/// The tiles a pack's plan needs (`DownloadPlan`), from the stored style and TileJSONs, with no
+/// request: what `packfs verify` checks completeness against. Nil for a pack whose documents are
+/// not all stored (never downloaded, imported, a `pmtiles://` archive).
 public struct StoredPlan: Sendable {
     private let plan: DownloadPlan
 

@@ -4,12 +4,10 @@ import PackStore
 /// Which tiles to fetch from the server to measure tile sizes where the database holds none:
 /// a handful in all (`budget`), spread over the zooms of every tile set.
 ///
-/// Per tile set, in order of use: the deepest zoom (it holds about three quarters of the tiles
-/// of any region larger than a tile, so its size weighs most), the shallowest, a second tile at
-/// the deepest zoom (one tile of a city centre is denser than the average), then the middle of
-/// the widest stretch of zooms not yet measured, again and again. Zooms the database already
-/// measured count as measured. Tile sets take turns, the set with most tiles first, so every set
-/// gets a sample before any gets a second.
+/// Per tile set, in order: the deepest zoom (about three quarters of the tiles, so it weighs
+/// most), the shallowest, a second tile at the deepest, then the middle of the widest stretch of
+/// zooms not yet measured (by a sample or the database). Tile sets take turns, the largest first,
+/// so every set gets a sample before any gets a second.
 enum TileSampling {
     /// Where in a zoom's cover a sample is taken.
     enum Spot: Equatable, Sendable {

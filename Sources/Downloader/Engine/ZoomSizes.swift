@@ -21,10 +21,9 @@ public enum ByteBasis: Equatable, Sendable {
 /// Mean stored bytes per tile at each zoom of one tile set, from the zooms that were measured
 /// (stored tiles, server samples).
 ///
-/// Zooms between two measured ones are interpolated linearly in log(1 + bytes): tile sizes grow
-/// and shrink by roughly constant factors from one zoom to the next, and the 1 lets a zoom whose
-/// tiles are all empty (0 bytes, above the data's own minzoom) anchor the curve too. Zooms
-/// beyond the last measured one on either side take its mean: nothing says which way they go.
+/// Zooms between two measured ones are interpolated linearly in log(1 + bytes), since sizes change
+/// by roughly constant factors per zoom (the 1 lets an empty zoom anchor the curve). Zooms beyond
+/// the measured ones take the nearest one's mean: nothing says which way they go.
 struct ZoomSizes {
     struct Measure: Equatable {
         var mean: Double
