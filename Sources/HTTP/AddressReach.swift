@@ -1,12 +1,8 @@
-/// Which requests may connect to an address that is not public (`AddressScope`): the rule of
-/// docs/design.md §4, "Where a document may send PackFS". A style is a document from a server,
-/// and so is everything it names; what PackFS stores, every reader of the mount can read. So a URL
-/// reaches loopback, private and the other non-public addresses only when the user vouched for it:
-/// it is on an origin (scheme, host and port) the user named, the region's style origin or a
-/// `--rewrite` target, or `--allow-host` names its host (or host and port).
-///
-/// The HTTP client judges each hop (the request and every redirect) by its URL here, and the
-/// address each connection actually reaches by `AddressScope`, in libcurl's open-socket callback.
+/// Which requests may connect to an address that is not public (`AddressScope`), by docs/design.md
+/// §4, "Where a document may send PackFS": what a server's style names is untrusted and what PackFS
+/// stores every reader of the mount can read, so a URL reaches non-public addresses only on an
+/// origin the user named (the style's, a `--rewrite` target) or a host `--allow-host` names.
+/// Each hop is judged by its URL here, and each connection's address by `AddressScope`.
 public struct AddressReach: Sendable {
     /// URLs whose origins may reach any address; parsed by the client with libcurl's parser.
     public var trustedURLs: [String]

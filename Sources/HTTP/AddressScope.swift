@@ -1,10 +1,7 @@
-/// What kind of network an IP address belongs to, for the rule that keeps a server's documents
-/// away from the device's own and its neighbours' services (docs/design.md §4, "Where a document
-/// may send PackFS"): every address that is not `public` is reached only from a trusted origin.
-///
-/// It judges the address libcurl is about to connect to, after name resolution, as bytes in
-/// network order, so every spelling of an address (`127.1`, `2130706433`, `[::ffff:127.0.0.1]`,
-/// a name that resolves to it) meets the same judgement.
+/// What kind of network an IP address belongs to (docs/design.md §4): an address that is not
+/// `public` is reached only from a trusted origin. It judges the address libcurl is about to
+/// connect to, after name resolution, as bytes, so every spelling of an address (`127.1`,
+/// `[::ffff:127.0.0.1]`, a name resolving to it) meets the same judgement.
 public enum AddressScope: String, Sendable, Equatable {
     case `public`
     case loopback

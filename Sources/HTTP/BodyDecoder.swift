@@ -5,16 +5,11 @@ import FoundationEssentials
 /// Turns a 200 body as received into its content and its stored form, inflating at most once and
 /// never recompressing what the server already compressed.
 ///
-/// - gzip: inflated once (which checks CRC-32 and length), then the member's deflate data is
-///   re-framed as zlib: header 78 9C + the same deflate bytes + Adler-32 of the content. A
-///   single member goes through libdeflate (`GzipFastPath`); anything else through zlib.
-/// - deflate: zlib-wrapped bodies are kept as they are; raw deflate (which some servers send under
-///   this name) is re-framed like gzip.
+/// - gzip: inflated once (checking CRC-32 and length), its deflate data re-framed as zlib
+///   (78 9C + the same bytes + Adler-32); a single member through libdeflate (`GzipFastPath`).
+/// - deflate: zlib kept as it is; raw deflate (some servers send it so) re-framed like gzip.
 /// - identity: compressed with MapLibre's rule (`StoredData.encoding`).
-/// Whatever the coding, the stored form is zlib only when strictly smaller than the content.
-/// Failures name `url`: a body that does not inflate is `.corruptBody`, one over `limit`
-/// `.bodyTooLarge`, an unknown coding `.unsupportedEncoding`.
-/// Not thread-safe (it reuses one `StreamInflater` and one `GzipFastPath`): one per thread.
+/// The stored form is zlib only when strictly smaller. Failures name `url`. One per thread.
 public final class BodyDecoder {
     public struct Decoded {
         public var content: Data

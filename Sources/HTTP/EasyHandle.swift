@@ -2,12 +2,9 @@ import Basics
 import CCurl
 import FoundationEssentials
 
-/// One libcurl easy handle, set up as both clients use one, and the buffers its callbacks fill:
-/// the body (more than `maxBodyBytes` aborts the transfer) and the header fields. It speaks only
-/// http and https and follows no redirect (each client decides what a Location means). The
-/// callbacks find it through their userdata pointer, unretained: its owner keeps it for as long
-/// as the handle exists. `EasyTransfer` adds what the multi loop tracks; `SerialClient` uses one
-/// as it is.
+/// One libcurl easy handle as both clients set it up (http and https only, no redirect followed),
+/// and the body and header buffers its callbacks fill (past `maxBodyBytes` aborts). The callbacks
+/// reach it unretained through userdata: its owner keeps it as long as the handle exists.
 class EasyHandle {
     let handle: UnsafeMutableRawPointer
     private let maxBodyBytes: Int

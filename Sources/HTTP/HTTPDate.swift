@@ -3,10 +3,8 @@ import FoundationEssentials
 
 /// HTTP dates: all three RFC 9110 forms are read; IMF-fixdate is written.
 ///
-/// IMF-fixdate, the form servers send (Last-Modified on every tile), is read here without
-/// allocating; libcurl's parser (sscanf underneath) took a tenth of a decoding thread's time.
-/// The obsolete forms, and anything the fixdate reader does not fully accept, go to libcurl,
-/// which stays the judge of odd input.
+/// IMF-fixdate, the form servers send on every tile, is read here without allocating (libcurl's
+/// sscanf was dear); anything else goes to libcurl, which stays the judge of odd input.
 enum HTTPDate {
     static func parse(_ text: String) -> Int64? {
         if let seconds = fixdate(text) { return seconds }

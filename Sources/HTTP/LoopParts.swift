@@ -29,11 +29,8 @@ struct Job<Tag: Sendable>: Sendable {
     }
 }
 
-/// A FIFO of jobs: an array read from a moving head, compacted once the popped half is the
-/// larger (each shift moves no more jobs than were popped since the last one), so a caller
-/// submitting 20,000 requests at once costs no per-pop shifting. Popped jobs stay in the array
-/// until then, their URLs with them: compacting after a fixed count of pops held megabytes of
-/// them in a download that never emptied its queue.
+/// A FIFO of jobs: an array read from a moving head, compacted once the popped half is the larger,
+/// so neither a pop shifts the array nor popped jobs (their URLs) pile up in a queue never emptied.
 struct JobQueue<Tag: Sendable> {
     private var items: [Job<Tag>] = []
     private var head = 0

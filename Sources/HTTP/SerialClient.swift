@@ -1,11 +1,8 @@
 import CCurl
 import FoundationEssentials
 
-/// Requests one at a time on the caller's thread, over one libcurl easy handle that keeps its
-/// connection alive between them: object storage's uploads (a part, then the next). The
-/// downloads' many requests at once are `HTTPClient`'s. Redirects are not followed, only http
-/// and https are spoken, and a request that moves under a byte a second for a minute is dead.
-/// Not thread-safe: one per caller.
+/// Requests one at a time on the caller's thread over one kept-alive easy handle: object storage's
+/// uploads. No redirect is followed; a request under a byte a second for a minute is dead. One per caller.
 public final class SerialClient {
     /// How every request of this client is sent.
     public struct Options: Sendable {

@@ -4,15 +4,12 @@ import FoundationEssentials
 
 /// Transfers that receive nothing.
 ///
-/// A transfer silent for `quietAfter` is quiet: it stops counting against `concurrency`, so the
-/// loop starts another in its place, up to `slots` transfers in all. A server that stalls some
-/// answers (or a connection that died without a reset) then holds no work up for long; one
-/// that stalls every answer gets at most `slots` requests at a time. A quiet transfer that
-/// receives again counts again from the next sweep (at most `quietAfter` later).
+/// A transfer silent for `quietAfter` is quiet: it stops counting against `concurrency`, and
+/// another starts in its place, up to `slots` in all, so a server stalling some answers holds no
+/// work up for long. A quiet transfer that receives again counts again from the next sweep.
 ///
-/// A transfer silent for `stallTimeout` once its request went out is abandoned: its handle
-/// leaves the multi handle (closing its connection), nothing it received is kept, and the
-/// attempt ends as a timeout, which is retried like any network failure.
+/// One silent for `stallTimeout` after its request went out is abandoned (its connection closed,
+/// nothing kept) and ends as a timeout, retried like any network failure.
 extension TransferLoop {
     /// Runs when `nextSweep` is due; returns how many transfers stopped counting (turned quiet or
     /// were abandoned), so the loop fills their places at once.

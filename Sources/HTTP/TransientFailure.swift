@@ -8,11 +8,9 @@ extension RetryPolicy {
     /// libcurl results that another attempt may cure. Anything else (bad URL, TLS verification,
     /// our own write abort) fails at once.
     ///
-    /// An answer that is not HTTP (CURLE_WEIRD_SERVER_REPLY, or CURLE_UNSUPPORTED_PROTOCOL's
-    /// "Received HTTP/0.9 when not allowed": only http and https URLs ever reach libcurl) is
-    /// retried too: a server whose Content-Length fell short of its body leaves the rest on the
-    /// connection, and the next request there read it as its answer. That request failed, and its
-    /// pack with it, for another resource's fault; the retry goes out on a new connection.
+    /// An answer that is not HTTP (CURLE_WEIRD_SERVER_REPLY, or "Received HTTP/0.9" under
+    /// CURLE_UNSUPPORTED_PROTOCOL) is retried too: it is the leftover of a previous answer whose
+    /// Content-Length fell short, and the retry goes out on a new connection.
     public static func isTransient(_ code: CURLcode) -> Bool {
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT,

@@ -5,10 +5,9 @@ import PMTilesFormat
 import PackStore
 import StyleModel
 
-/// A PMTiles archive on a server, as far as its header and directories: which bytes of its tile
-/// data hold a tile. Read with range requests through `read`, which the owner supplies (and which
-/// applies retries, `--allow-host` and the rest); leaf directories are read when a lookup first
-/// needs them and a few are kept. Used by one thread (the run's planning thread).
+/// A PMTiles archive on a server, as far as its header and directories: which bytes hold a tile.
+/// Read by range through the owner's `read` (retries, `--allow-host`...); leaf directories are read
+/// when first needed and a few kept. One thread.
 public final class RemoteArchive {
     /// Header and root directory lie in the first 16 KiB (spec section 2); one request reads both.
     public static let openingLength: UInt64 = 16_384

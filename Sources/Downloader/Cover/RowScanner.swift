@@ -1,12 +1,9 @@
 /// Walks a geometry's edges row by row, north to south, and yields each row's covered columns.
 ///
-/// Only the edges that reach the current row are looked at (an active edge table, as in
-/// MapLibre's `TileCover`), so a row costs time in proportion to the edges crossing it and a
-/// cover of millions of tiles is produced without holding it: a row is a few runs of columns.
-///
-/// In a row, a tile is covered when an edge touches it (`CoverEdge.columns`) or when it lies
-/// inside a polygon: a tile no polygon edge passes through is wholly inside or wholly outside, so
-/// its centre decides, by the even-odd count of crossings on the line through the row's centres.
+/// Only the edges reaching the current row are looked at (an active edge table, as in MapLibre's
+/// `TileCover`), so a cover of millions of tiles is never held: a row is a few runs of columns.
+/// A tile is covered when an edge touches it (`CoverEdge.columns`) or, touched by none, when its
+/// centre is inside a polygon (even-odd crossings on the line through the row's centres).
 struct RowScanner: Sendable {
     private let edges: [CoverEdge]
     private let grid: TileGrid
