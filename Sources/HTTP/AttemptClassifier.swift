@@ -11,9 +11,8 @@ enum AttemptStep {
     case redirect(target: String)
 }
 
-/// Maps one attempt's raw result to the next step: the one place where a status or a failure
-/// becomes an answer, a retry or an error. No handle and no clock except `now`, so every status
-/// and failure path is testable without a server.
+/// Maps one attempt's raw result to an answer, a retry or an error: the one place that decides.
+/// No handle and no clock but `now`, so every path is testable without a server.
 struct AttemptClassifier {
     let decoder: BodyDecoder
     let bodyLimit: Int

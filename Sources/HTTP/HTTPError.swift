@@ -1,8 +1,7 @@
 import Basics
 
-/// Why a request was refused or failed, one case per cause, each naming the URL it concerns, so
-/// that the one-line `description` is enough for a user to act on and is what a pack's `error`
-/// says. (What goes wrong in a download run beyond its requests is Downloader's `DownloadError`.)
+/// Why a request was refused or failed, one case per cause naming its URL: the one-line
+/// `description` is what a pack's `error` says (a run's other failures: `DownloadError`).
 public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     // URLs that may not be requested: nothing was sent.
     /// Only http and https are fetched (after `mapbox://` expansion and `--rewrite`).

@@ -2,9 +2,8 @@ import Basics
 import CCurl
 import FoundationEssentials
 
-/// The response header fields the client uses, collected line by line from libcurl's header
-/// callback. Fields it does not use are skipped without building strings: this runs for every
-/// header of every response on the loop thread.
+/// The response header fields the client uses, from libcurl's header callback; others are skipped
+/// without building strings (this runs for every header line, on the loop thread).
 struct ResponseHeaderFields: Equatable {
     var contentEncoding: String?
     var etag: String?

@@ -4,9 +4,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Requests waiting for their retry time: a binary min-heap on the due time, so the loop can poll
-/// with a timeout that ends at the earliest retry and pop the due ones in O(log n). Ties keep
-/// submission order (the sequence number), so equal delays retry first-failed first.
+/// Requests waiting for their retry time: a min-heap on the due time (the loop polls until the
+/// earliest), ties in submission order so equal delays retry first-failed first.
 struct RetryQueue<Element> {
     private struct Entry {
         var due: UInt64

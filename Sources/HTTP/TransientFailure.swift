@@ -1,9 +1,8 @@
 import Basics
 import CCurl
 
-/// What the HTTP client retries (`RetryPolicy` says when and how often): network failures
-/// (connect, reset, timeout, truncated or empty answers), bodies that fail to inflate, 5xx, 408
-/// and 429.
+/// What the HTTP client retries (`RetryPolicy` says when): network failures, bodies that fail to
+/// inflate, 5xx, 408 and 429.
 extension RetryPolicy {
     /// libcurl results that another attempt may cure. Anything else (bad URL, TLS verification,
     /// our own write abort) fails at once.

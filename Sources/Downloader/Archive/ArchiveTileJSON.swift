@@ -4,9 +4,8 @@ import PMTilesFormat
 import PackStore
 import StyleModel
 
-/// The TileJSON of an archive's source, as MapLibre makes it for a `pmtiles://` source: zooms,
-/// bounds and center from the header, `tiles` the archive's stable template, and the metadata's
-/// descriptive fields (name, attribution, vector_layers...) as they are.
+/// The TileJSON MapLibre makes for a `pmtiles://` source: zooms, bounds and center from the header,
+/// `tiles` the archive's stable template, the metadata's descriptive fields as they are.
 enum ArchiveTileJSON {
     /// Metadata fields a TileJSON carries over; the header's own fields win over the metadata's.
     static let carried = ["name", "description", "attribution", "version", "vector_layers", "legend", "type", "format"]

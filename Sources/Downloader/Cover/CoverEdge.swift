@@ -104,9 +104,7 @@ struct EdgeBuilder {
     private mutating func addPolygon(_ rings: [[Position]]) {
         let projected = rings.map { $0.map(grid.point) }
         guard let outer = projected.first, let first = outer.first else { return }
-        // With no width or no height in tile units (drawn as a line, or flattened by the latitude
-        // clamp) a polygon has no inside to fill: it is covered as its outline, like a line,
-        // rather than not at all.
+        // A polygon with no width or height in tile units has no inside: covered as its outline.
         if outer.allSatisfy({ $0.x == first.x }) || outer.allSatisfy({ $0.y == first.y }) {
             projected.forEach { addPath($0, polygon: nil) }
             return

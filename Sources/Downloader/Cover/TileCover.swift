@@ -4,33 +4,23 @@ import PackStore
 // Tile cover: which Web Mercator XYZ tiles a region needs at one zoom. Pure logic, no I/O.
 //
 // Rules (docs/design.md §4), checked against mercantile and supermercado by TileCoverTests:
-// - Latitudes are clamped to +-85.0511 (the Mercator square), longitudes to -180...180, and a
-//   coordinate within 1e-14 world widths of a tile edge is on it (mercantile's EPSILON), so that
-//   bounds copied from a tile's own bounds give that tile. A tile owns its west and north edges;
-//   the world's east and south edges belong to the last column and row, so 180 east is column
-//   2^z - 1, never 2^z.
-// - Bounds: every tile whose interior meets the box, exactly `mercantile.tiles` (an east or south
-//   bound on a tile edge stops there); a box of zero width or height on a tile edge still gets
-//   the tiles that own it, where mercantile returns none.
-// - Polygons (holes, Multi): every tile whose interior meets the closed polygon: tiles an edge
-//   passes through, and tiles inside (even-odd per polygon, so ring orientation does not
-//   matter). A tile wholly inside a hole is left out, even when the hole's edges lie on its
-//   edges; a tile the hole's edge passes through is kept. A box-shaped polygon covers what the
-//   same bounds cover. MapLibre's cover spans follow the same convention (floor(x) ..< ceil(x)).
-// - Lines and points: every tile the line or point meets as a half-open cell: a line along a
-//   tile edge takes the row south or the column east of it, a point on an edge the tile
-//   `mercantile.tile` gives (MapLibre's cover gives none there). A line has no inside, so the
-//   interior rule would give a line on a tile edge nothing at all.
-// - A polygon with no width or height in tile units (drawn as a line, or flattened by the
-//   latitude clamp near a pole) is covered as its outline, as bounds would be, never by nothing.
-// - supermercado (GDAL's all_touched burn) agrees with these rules except on tile edges and
-//   corners: it fails on shapes of zero width there, burns nothing on the world's east edge and
-//   treats a vertex on a tile corner differently; the test cases say which and why.
-// - Segments are straight in Mercator (as MapLibre draws them); a segment from 179 to -179
-//   spans the world the long way: RFC 7946 geometries are cut at the antimeridian. A crossing
-//   of a tile corner in the middle of a segment (not at a vertex) is decided by floating point.
-// - GeometryCollection: the union of its members. `within` (a source's bounds): only tiles also
-//   in the bounds cover of those bounds; bounds with west > east cross the antimeridian.
+// - Latitudes are clamped to +-85.0511, longitudes to -180...180, and a coordinate within 1e-14
+//   world widths of a tile edge is on it (mercantile's EPSILON). A tile owns its west and north
+//   edges; the world's east and south edges belong to the last column and row.
+// - Bounds: every tile whose interior meets the box, as `mercantile.tiles`; a box of zero width or
+//   height on a tile edge still gets the tiles that own it, where mercantile returns none.
+// - Polygons (holes, Multi): every tile whose interior meets the closed polygon (even-odd per
+//   polygon, so ring orientation does not matter); a tile wholly inside a hole is left out. A
+//   box-shaped polygon covers what the same bounds cover, as MapLibre's spans do.
+// - Lines and points: every tile they meet as a half-open cell (a line on a tile edge takes the
+//   row south or the column east of it; a point on an edge, the tile `mercantile.tile` gives),
+//   since a line has no interior. A polygon with no width or height is covered as its outline.
+// - supermercado (GDAL's all_touched) differs only on tile edges and corners; the tests say where.
+// - Segments are straight in Mercator; one from 179 to -179 spans the world the long way (RFC 7946
+//   geometries are cut at the antimeridian). A segment crossing a tile corner is decided by
+//   floating point.
+// - GeometryCollection: the union of its members. `within` (a source's bounds) keeps only tiles
+//   also in those bounds' cover; bounds with west > east cross the antimeridian.
 //
 // Cost. A bounds cover is a rectangle: counting it is O(1). A geometry cover scans row by row
 // (`RowScanner`), holding only the edges of the current row: enumerating or counting a cover of

@@ -19,9 +19,8 @@ final class DocumentFetcher: Sendable {
         var sent = 0
     }
 
-    /// `trusting`: the URL the user named (a region's style, a patch's URL), whose origin may
-    /// reach any address; what it names may not, unless the options' policy allows it
-    /// (`AddressReach`).
+    /// `trusting`: the URL the user named, whose origin may reach any address; what it names may
+    /// not, unless the policy allows it (`AddressReach`).
     init(options: DownloadOptions, trusting userURL: String?) throws {
         self.options = options
         let outcomes = Outcomes()

@@ -39,9 +39,8 @@ struct DownloadPlan {
         mapboxTileCount = tileSets.filter(\.source.isMapbox).reduce(0) { $0 + $1.tiles }
     }
 
-    /// Every (key, stored-form URL, is-mapbox) in order: source by source, zoom by zoom, from
-    /// the `start`-th on (0: all). A start is reached by counts (whole zooms) and row runs (whole
-    /// spans), not tile by tile. `body` returns false to stop early.
+    /// Every (key, stored-form URL, is-mapbox) in plan order from the `start`-th on, reached by whole
+    /// zooms and row runs, not tile by tile. `body` returns false to stop early.
     func forEachTile(from start: Int = 0, _ body: (TileKey, String, Bool) throws -> Bool) rethrows {
         var skip = max(start, 0)
         for set in tileSets {

@@ -41,9 +41,8 @@ struct EstimateBuilder {
             resources: plan.resources.count, tiles: plan.tileCount)
     }
 
-    /// Asks `sample` once, for every tile and resource chosen to measure what neither the
-    /// database (`measured` zooms, `known` URLs) nor the planning documents told: the tiles'
-    /// sizes as a mean per tile set and zoom, the resources' by URL. Failed samples are left out.
+    /// Asks `sample` once for what neither the database (`measured`, `known`) nor the documents
+    /// told: tile sizes as a mean per tile set and zoom, resources' by URL; failures left out.
     private func samples(budget: Int, measured: [[Int: ZoomSizes.Measure]], known: [String: Int64], _ sample: Sampler)
         throws -> (tiles: [[Int: ZoomSizes.Measure]], resources: [String: Int64])
     {

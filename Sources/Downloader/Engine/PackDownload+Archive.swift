@@ -76,9 +76,8 @@ extension PackDownload {
         for source in archives.pending.keys.sorted() { try flushArchive(source) }
     }
 
-    /// Looks the waiting tiles of one archive up and requests them by merged ranges; a tile the
-    /// archive lacks is "no content", as a 404 is, and one the opening request brought already
-    /// is cut from it.
+    /// Requests one archive's waiting tiles by merged ranges; a tile the archive lacks is "no
+    /// content", as a 404 is, and one the opening request brought is cut from it.
     private func flushArchive(_ source: String) throws {
         guard let tiles = archives.pending.removeValue(forKey: source), !tiles.isEmpty, !isStopped else { return }
         let archive = try openedArchive(source)

@@ -154,8 +154,7 @@ extension PackDownload {
     }
 
     /// The error for `content` that is not a `kind` (`ContentCheck`), naming the stored-form URL
-    /// (a `mapbox://` URL is shown as the style names it, without the token its request adds).
-    /// (`url` is made only for a mismatch: a tile's is a string built from its key.)
+    /// (no token); `url` is built only for a mismatch.
     static func mismatch(_ content: Data, _ kind: ContentKind, url: @autoclosure () -> String) -> DownloadError? {
         ContentCheck.mismatch(content, expected: kind).map {
             DownloadError.unexpectedContent(url: url(), expected: kind.expected, got: $0)

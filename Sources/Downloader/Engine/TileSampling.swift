@@ -101,9 +101,8 @@ enum TileSampling {
 }
 
 extension TileCover {
-    /// The tile at `spot` of the cover of `area` at `zoom` (within a source's `bounds`); nil for
-    /// an empty cover. A rectangle's is picked by column and row; a geometry's in the row where
-    /// the cover's tiles reach the spot's share (a half, a quarter), in the middle of that row.
+    /// The tile at `spot` of the cover of `area` at `zoom`, nil for an empty cover: a geometry's in
+    /// the middle of the row where the cover's tiles reach the spot's share (a half, a quarter).
     static func tile(at spot: TileSampling.Spot, covering area: RegionDefinition.Area, zoom: Int,
                      within bounds: Bounds?) -> TileCoordinate? {
         let share = spot == .centre ? 2 : 4

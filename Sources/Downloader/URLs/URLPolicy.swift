@@ -2,9 +2,8 @@ import HTTP
 import PackStore
 import StyleModel
 
-/// What the command line says about URLs: the Mapbox access token, `--rewrite FROM=TO` rules and
-/// the `--allow-host` list. It turns a resource's stored URL into the URL actually requested, and
-/// vets every URL the HTTP client is about to contact (redirect targets included).
+/// The Mapbox token, `--rewrite FROM=TO` rules and `--allow-host` list: turns a stored URL into the
+/// one requested, and vets every URL the HTTP client is about to contact (redirects included).
 public struct URLPolicy: Sendable, Equatable {
     /// Expands `mapbox://` URLs; nil means such URLs fail with `missingAccessToken`.
     public var accessToken: String?
