@@ -3,11 +3,10 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Computes the hashes owed for `complete` packs (PackStore's PendingHashes.swift) apart, so nobody waits
-/// for a read of every tile: on the mount in a `BackgroundWorker`, for a command on its own thread
-/// (`settle`). A hash under an older export rule is recomputed once its old figure is confirmed, so
-/// `packfs verify` compares like with like. A tile that does not decode ends the request, keeping the
-/// last hash (one log line); a hash whose request was renewed meanwhile is dropped for the new one.
+/// Computes the hashes owed for `complete` packs (PendingHashes.swift) apart, so nobody waits for a read
+/// of every tile: in a `BackgroundWorker` on the mount, on its own thread for a command (`settle`). A hash
+/// under an older export rule is recomputed once confirmed; a tile that does not decode ends the request,
+/// keeping the last hash; a hash whose request was renewed meanwhile is dropped.
 public final class PackHasher: Sendable {
     private let database: OfflineDatabase
     private let hashed: @Sendable (RegionID) -> Void

@@ -5,11 +5,9 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// The common gzip body, one member, decoded by libdeflate in one call into an output sized once
-/// by the trailer's ISIZE; faster than zlib (docs/benchmarks.md, "Inflating").
-///
-/// It only ever says "this body is exactly one valid gzip member". Anything else returns nil and
-/// the body takes the zlib path (`Inflater`), which decides and says why. One per decoding thread.
+/// The common gzip body, one member, decoded by libdeflate in one call into an output sized by the
+/// trailer's ISIZE (docs/benchmarks.md, "Inflating"). Anything else returns nil and takes the zlib
+/// path (`Inflater`), which decides and says why. One per decoding thread.
 public final class GzipFastPath {
     public struct Member {
         public var content: Data

@@ -2,10 +2,8 @@ import CZlib
 import FoundationEssentials
 
 /// zlib inflation of one stream that reports how much input it used, for gzip re-framing
-/// (`BodyDecoder`). A correct size hint (gzip's ISIZE) means one allocation and no copy.
-///
-/// The z_stream is reset, not rebuilt, per body, and lives at a fixed heap address because zlib
-/// keeps a pointer back to it. One per decoding thread.
+/// (`BodyDecoder`); a correct size hint (ISIZE) means one allocation. The z_stream is reset per
+/// body and lives at a fixed heap address, since zlib points back to it. One per decoding thread.
 public final class StreamInflater {
     public struct Result {
         public var output: Data

@@ -5,11 +5,9 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Inflation of a whole buffer at once with libdeflate, faster than zlib's streaming inflate
-/// (docs/benchmarks.md, "Inflating"): the mount's hottest path, as every cold tile is inflated once.
-///
-/// Only libdeflate's success is taken: `nil` for anything it does not decode, and the caller's zlib
-/// answer (data or error) stands. Both decode one zlib stream or gzip member and ignore what follows.
+/// Inflation of a whole buffer at once with libdeflate, faster than zlib (docs/benchmarks.md,
+/// "Inflating"): every cold tile comes here. `nil` for anything it does not decode, and the
+/// caller's zlib answer stands; both decode one stream or member and ignore what follows.
 public enum WholeInflate {
     public static func decompress(_ input: Data, limit: Int) -> Data? {
         input.withUnsafeBytes { decompress($0, limit: limit, using: nil) }

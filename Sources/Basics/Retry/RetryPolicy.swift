@@ -4,10 +4,9 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// When and how often a failed attempt is retried: the one policy of HTTP downloads and object storage
-/// uploads (each S3 request or part gets the whole budget); what is worth retrying is each client's call.
-/// The delay before attempt n+1 is `baseDelay * 2^(n-1)` capped at `maxDelay`, with "equal jitter" (half
-/// fixed, half random) so transfers failing together do not return together; Retry-After is a floor.
+/// When and how often a failed attempt is retried, for downloads and S3 uploads alike (what is worth
+/// retrying is each client's call). Attempt n+1 waits `baseDelay * 2^(n-1)`, capped at `maxDelay`,
+/// half of it random so transfers failing together return apart; Retry-After is a floor.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int

@@ -1,10 +1,9 @@
 import FoundationEssentials
 import StyleModel
 
-/// The one streaming pass of a diff: both sides in martin's order, merged as two sorted lists. A place only OLD has is
-/// deleted (NULL data), one only NEW has added, one both have with different bytes changed; added and changed get NEW's
-/// bytes. Each side is hashed as it passes (never its stored hash), and so are the rows written, as martin hashes a
-/// patch (his md5_concat skips NULL: a deleted tile adds only its place).
+/// The one streaming pass of a diff: both sides in martin's order, merged as two sorted lists into
+/// deleted (NULL data), added and changed places. Each side is hashed as it passes, and so are the rows
+/// written, as martin hashes a patch (md5_concat skips NULL: a deleted tile adds only its place).
 struct TileMerge {
     private(set) var old: SideTally
     private(set) var new: SideTally

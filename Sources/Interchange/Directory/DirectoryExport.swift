@@ -3,11 +3,10 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs export DB NAME DIR/`: a pack as static files any web server serves, laid out as the mount lays out
-/// `packs/<name>/` (docs/design.md §2) but for the primary source's second view at the root (it would copy that
-/// source's every tile again). Tiles are raw bytes (no gzip), rows XYZ. `style.json` is the stored (else the synthetic)
-/// style rewritten by `StyleRewriter`: every URL relative to the directory, or absolute under `baseURL`; each
-/// `tiles.json` names the exported tiles, not the origin's. Staged out of sight by `ExportDestination`.
+/// `packfs export DB NAME DIR/`: a pack as static files, laid out as the mount's `packs/<name>/` without the
+/// primary source's second view at the root. Tiles raw (no gzip), rows XYZ; `style.json` rewritten by
+/// `StyleRewriter` with URLs relative to the directory or under `baseURL`, each `tiles.json` naming the
+/// exported tiles. Staged out of sight by `ExportDestination`.
 public struct DirectoryExport: PackExport {
     public struct Summary: InterchangeSummary, Equatable {
         /// The pack's name, and the directory as given.

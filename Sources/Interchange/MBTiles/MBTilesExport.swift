@@ -3,11 +3,10 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs export DB NAME OUT.mbtiles`: each tiled source of a pack (or the one `--source` names) to an MBTiles 1.3
-/// file, streamed a page at a time into the file's one transaction: constant memory for a pack of any size. Tiles as
-/// `MBTilesTiles` gives them (the rule the pack's hash shares). A stored row outside the tile grid (a damaged or
-/// hostile database) names no tile: it is left out and counted, as the mount leaves it out. `agg_tiles_hash` is
-/// computed from the bytes written, so martin's `mbtiles validate` accepts the file.
+/// `packfs export DB NAME OUT.mbtiles`: each tiled source of a pack (or `--source`'s) to an MBTiles 1.3 file,
+/// streamed a page at a time into one transaction (constant memory), tiles as `MBTilesTiles` gives them. A row
+/// outside the tile grid is left out and counted. `agg_tiles_hash` is computed from the bytes written, so
+/// martin's `mbtiles validate` accepts the file.
 public struct MBTilesExport: PackExport {
     public struct File: InterchangeSummary, Equatable {
         public var source: String

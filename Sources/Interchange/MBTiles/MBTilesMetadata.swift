@@ -3,11 +3,9 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// The `metadata` rows of an exported MBTiles file (spec 1.3) for one tiled source; extent, centre and layers as the
-/// PMTiles export reads them (`ExportedSource`). `bounds` is the region within the source's bounds, `minzoom` and
-/// `maxzoom` those of the tiles written (the spec: the zooms the file has data for), `json` the vector layers (else
-/// those the pack's style draws), `agg_tiles_hash` martin's hash of the tiles written. A pack imported from an MBTiles
-/// file keeps that file's rows (`keptKey`) and writes them again, but for those made from the tiles (`madeHere`).
+/// The `metadata` rows of an exported MBTiles file (spec 1.3) for one tiled source, extent and layers as
+/// `ExportedSource` reads them; zooms those of the tiles written, `agg_tiles_hash` martin's hash of them. A pack
+/// imported from an MBTiles file writes that file's rows again (`keptKey`), but for those made here (`madeHere`).
 enum MBTilesMetadata {
     typealias Row = (name: String, value: String)
 

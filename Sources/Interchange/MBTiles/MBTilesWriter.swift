@@ -1,10 +1,9 @@
 import FoundationEssentials
 import SQLiteDB
 
-/// Writes one MBTiles 1.3 file: `metadata` and a plain `tiles` table (TMS rows), each with the unique index the spec
-/// calls common, and the spec's `application_id`. All goes into a sibling file in one transaction, renamed over the
-/// target only once committed: a failed export never leaves a half-written file under the target's name. A patch
-/// (`packfs diff`) is written here too: NULL data for deleted tiles, NULL values for removed metadata rows.
+/// Writes one MBTiles 1.3 file (`metadata`, a plain `tiles` table, the spec's indexes and `application_id`) into a
+/// sibling in one transaction, renamed over the target once committed: a failure leaves no half-written file.
+/// Patches (`packfs diff`) too: NULL data for deleted tiles, NULL values for removed metadata rows.
 enum MBTilesWriter {
     /// SQLite's registered application id for MBTiles: "MPBX".
     static let applicationID: Int32 = 0x4D50_4258

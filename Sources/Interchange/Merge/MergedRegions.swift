@@ -15,11 +15,9 @@ struct MergedRegion {
     var added: Bool
 }
 
-/// The side's packs into the target, each found there already or added, and the mapping from side region ids to target
-/// ones (`MergeSQL.regionMap`) the membership statements join. "Already there": a target pack with the same definition
-/// text and description bytes (MapLibre's rule), or the one an earlier merge added for it under a suffixed name
-/// (`name-2`). So merging one file twice adds nothing, and an app's packs, whose bytes PackFS never rewrites, are
-/// recognised exactly.
+/// The side's packs into the target, each found there already or added, and the side-to-target region ids
+/// (`MergeSQL.regionMap`). "Already there": the same definition text and description bytes (MapLibre's rule),
+/// or the pack an earlier merge added under a suffixed name (`name-2`): merging one file twice adds nothing.
 struct MergedRegions {
     private let batch: StoreBatch
     private let db: Database

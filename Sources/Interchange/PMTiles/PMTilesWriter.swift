@@ -3,11 +3,9 @@ import FoundationEssentials
 import PMTilesFormat
 import PackStore
 
-/// Writes a clustered PMTiles v3 archive from tiles given in any order, holding only each tile's id and content number
-/// (16 bytes a tile); contents go to a scratch file as they come (`PMTilesContents`). `finish` sorts the tiles by id,
-/// lays each content out where its first tile comes (clustered), merges consecutive ids of one content into run-length
-/// entries, builds the directories and writes the sections in the spec's order to a hidden sibling renamed onto `path`
-/// at the end: a failure leaves no half-written archive.
+/// Writes a clustered PMTiles v3 archive from tiles in any order, holding 16 bytes a tile (contents go to a scratch
+/// file, `PMTilesContents`). `finish` sorts by id, clusters the contents, run-length merges consecutive ids, and
+/// writes the sections to a hidden sibling renamed onto `path`: a failure leaves no half-written archive.
 final class PMTilesWriter {
     struct Summary: Equatable, Sendable {
         var addressedTiles: Int
