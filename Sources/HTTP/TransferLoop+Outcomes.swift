@@ -39,8 +39,7 @@ extension TransferLoop {
         resumed.append(job)
     }
 
-    /// Ends matching jobs wherever they are (queued, backing off, in flight or being decoded)
-    /// with `.cancelled`.
+    /// Ends matching jobs wherever they are (queued, backing off, in flight, decoding) with `.cancelled`.
     func cancel(where predicate: (Job<Tag>) -> Bool) {
         let (decoding, returned) = decoders.withdraw(where: predicate)
         // Retries on their way back join the retry queue first, where the sweep below finds them.

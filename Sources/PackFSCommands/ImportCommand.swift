@@ -27,8 +27,7 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var dbMode: DatabaseModeOptions
     @OptionGroup var output: OutputOptions
 
-    /// The file is read and judged before the database is opened: none is created for a file
-    /// that cannot be imported.
+    /// The file is judged before the database is opened: none is created for a file that cannot be imported.
     func run() throws {
         let source = try importing()
         let database = try db.openForChange(creating: true, fileMode: try dbMode.fileMode())

@@ -36,8 +36,7 @@ struct CoverEdge: Sendable {
         }
     }
 
-    /// x where the edge is at height `y`; exact at both ends, so that a vertex on a tile edge
-    /// stays on it.
+    /// x where the edge is at height `y`; exact at both ends, so a vertex on a tile edge stays on it.
     func x(at y: Double) -> Double {
         if y <= a.y { return a.x }
         if y >= b.y { return b.x }

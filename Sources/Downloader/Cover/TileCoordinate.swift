@@ -1,5 +1,4 @@
-/// One Web Mercator tile in XYZ numbering: x grows east from -180, y grows south from
-/// +85.0511, both in 0 ..< 2^z.
+/// One Web Mercator tile in XYZ numbering: x grows east from -180, y south from +85.0511, in 0 ..< 2^z.
 public struct TileCoordinate: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var z: Int
     public var x: Int

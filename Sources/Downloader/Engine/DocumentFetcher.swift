@@ -54,8 +54,7 @@ final class DocumentFetcher: Sendable {
         return RemoteArchive.Part(data: data, headers: response.headers)
     }
 
-    /// The answer with content to a request for `range` of `url`: a 206, or a 200 with the whole
-    /// resource.
+    /// The answer with content to a request for `range` of `url`: a 206, or a 200 with the whole resource.
     func answer(_ url: String, range: ByteRange) throws -> HTTPResponse {
         try response(options.urlPolicy.requestURL(for: url, kind: .source), range: range)
     }

@@ -10,8 +10,7 @@ public struct DownloadOptions: Sendable {
     public var maxTiles: Int?
     /// Tiles with a `mapbox://` template in the whole database at most (MapLibre's rule).
     public var mapboxTileLimit = 6000
-    /// `--disk-quota`: bytes of database pages in use at most (the ambient cache is evicted
-    /// first); nil for no quota.
+    /// `--disk-quota`: bytes of database pages in use at most (the ambient cache evicted first).
     public var diskQuota: Int64?
     /// Requests handed to the HTTP client and not yet finished, at most: bounds memory for huge
     /// regions while keeping the client's 20 transfers busy (docs/benchmarks.md).

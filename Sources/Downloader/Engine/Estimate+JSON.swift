@@ -53,8 +53,7 @@ extension Estimate.Zoom {
 }
 
 extension ByteBasis {
-    /// `basis` and what it rests on: `samples` (stored, sampled), `between` (interpolated),
-    /// `from` (extrapolated).
+    /// `basis` and what it rests on: `samples`, `between` (interpolated), `from` (extrapolated).
     var json: [String: JSONValue] {
         switch self {
         case .stored(let count): return ["basis": .string("stored"), "samples": number(count)]

@@ -14,8 +14,7 @@ struct EstimateBuilder {
     let database: OfflineDatabase?
     let sizing: ResourceSizing
 
-    /// Columns about the centre of the region that a stored sample looks in, at most: each is
-    /// one index seek.
+    /// Columns about the region's centre that a stored sample looks in, at most (one seek each).
     static let storedColumns = 16
 
     init(plan: DownloadPlan, style: Style, definition: RegionDefinition, fetched: [String: Int64], database: OfflineDatabase?) {

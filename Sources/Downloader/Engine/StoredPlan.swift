@@ -29,8 +29,7 @@ public struct StoredPlan: Sendable {
         return StoredPlan(plan: DownloadPlan(definition: definition, style: style, sources: sources))
     }
 
-    /// Every tile's key (rows as stored), source by source and zoom by zoom; `body` returns
-    /// false to stop.
+    /// Every tile's key (rows as stored), source by source and zoom by zoom; `body` returns false to stop.
     public func forEachTile(_ body: (TileKey) throws -> Bool) rethrows {
         try plan.forEachTile { key, _, _ in try body(key) }
     }

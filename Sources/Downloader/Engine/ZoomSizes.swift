@@ -30,8 +30,7 @@ struct ZoomSizes {
         var basis: ByteBasis
     }
 
-    /// One entry per zoom of `zooms`, in order: measured, filled in, or nil when nothing was
-    /// measured at any zoom.
+    /// One entry per zoom of `zooms`: measured, filled in, or nil when no zoom was measured.
     static func fill(_ zooms: ClosedRange<Int>, measured: [Int: Measure]) -> [Measure?] {
         let known = measured.keys.filter(zooms.contains).sorted()
         return zooms.map { z in
