@@ -2,9 +2,8 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The TileJSON an imported pack stores, from the file's metadata. Fields StyleModel reads strictly, as MapLibre does
-/// (`bounds`, `minzoom`, `maxzoom`, `attribution`), are checked: a value it would refuse is dropped and the tiles'
-/// zooms or the world stand in, so one bad value never hides a pack's tiles.
+/// The TileJSON an imported pack stores, from the file's metadata. A value StyleModel would refuse (`bounds`, zooms,
+/// `attribution`) is dropped for the tiles' zooms or the world, so one bad value never hides a pack's tiles.
 struct ImportedTileJSON {
     /// Latitudes the tile grid reaches (Web Mercator's square).
     static let mercatorLatitude = 85.0511

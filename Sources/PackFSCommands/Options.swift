@@ -19,9 +19,8 @@ struct DatabaseOptions: ParsableArguments {
         try OfflineDatabase.open(path: database, mode: .mount, fileMode: fileMode)
     }
 
-    /// Opens for a change: exclusive, refused while another PackFS process holds the file, in its own
-    /// journal mode (DELETE for PackFS's: no concurrent readers needed, and WAL writes each page twice).
-    /// Only `download` and `import` create an absent file.
+    /// Opens for a change: exclusive, in the file's own journal mode (WAL would write each page twice
+    /// for no concurrent reader). Only `download` and `import` create an absent file.
     func openForChange(creating: Bool = false, fileMode: UInt32 = OfflineDatabase.defaultFileMode) throws -> OfflineDatabase {
         try OfflineDatabase.open(path: database, mode: .command, creating: creating, fileMode: fileMode)
     }

@@ -1,9 +1,8 @@
 import CCrypto
 import FoundationEssentials
 
-/// MD5 (RFC 1321), streaming, from libcrypto: the digest martin's `agg_tiles_hash` is made of.
-/// Not for security: only to name a tile set the way the map world does. A value: a copy goes on
-/// from the same state, and `finish` leaves the value usable.
+/// MD5 (RFC 1321), streaming, from libcrypto: martin's `agg_tiles_hash` digest, not for security.
+/// A value: a copy goes on from the same state, and `finish` leaves the value usable.
 public struct MD5: Sendable {
     private var context = MD5_CTX()
 

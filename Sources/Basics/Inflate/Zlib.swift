@@ -46,9 +46,8 @@ public enum Zlib {
         return output
     }
 
-    /// A gzip member (RFC 1952) at the default level, as MBTiles readers expect vector tiles and
-    /// PMTiles frames its sections: zlib's own framing and CRC-32, with modification time 0 and
-    /// OS "unknown" (255), so the same bytes always give the same member.
+    /// A gzip member (RFC 1952) at the default level, as MBTiles and PMTiles readers expect, with
+    /// modification time 0 and OS 255, so the same bytes always give the same member.
     public static func gzip(_ input: Data) throws -> Data {
         var stream = z_stream()
         guard packfs_deflateInit2(&stream, Z_DEFAULT_COMPRESSION, 31) == Z_OK else {

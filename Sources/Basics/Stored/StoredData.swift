@@ -14,9 +14,8 @@ public struct StoredData: Equatable, Sendable {
 
     public static let noContent = StoredData(bytes: nil, compressed: false)
 
-    /// MapLibre's rule: compress, and keep the compressed form only when strictly smaller.
-    /// Gzip bytes (an MBTiles file's vector tiles, a patch's) are kept as they are without the
-    /// attempt: deflate never makes them smaller, and trying is costly.
+    /// MapLibre's rule: compress, and keep the compressed form only when strictly smaller. Gzip
+    /// bytes are kept as they are without the attempt: deflate never makes them smaller.
     public static func encoding(_ raw: Data) -> StoredData {
         if Zlib.isGzip(raw) { return StoredData(bytes: raw, compressed: false) }
         if let packed = try? Zlib.compress(raw), packed.count < raw.count {

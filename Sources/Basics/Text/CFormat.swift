@@ -2,9 +2,8 @@
     import Glibc
 #endif
 
-/// printf-style text through the C library (vsnprintf), for PackFS's few formatted figures
-/// ("%.1f", "%g", "U+%04X"): what Foundation's String(format:) did, without full Foundation.
-/// C conversions only (no %@).
+/// printf-style text through vsnprintf, for PackFS's few formatted figures ("%.1f", "U+%04X"):
+/// String(format:) without full Foundation. C conversions only (no %@).
 public func cFormat(_ format: String, _ arguments: CVarArg...) -> String {
     var capacity = 64
     while true {

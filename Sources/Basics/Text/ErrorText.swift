@@ -4,9 +4,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// An error in a few words for a one-line message. FoundationEssentials' file errors carry no
-/// localized text (full Foundation's did, through ICU): their system cause is told as strerror(3)
-/// tells it ("No such file or directory"), with the path when they name one.
+/// An error in a few words for a one-line message. FoundationEssentials' file errors carry no text:
+/// their cause is told as strerror(3) tells it ("No such file or directory"), with the path if named.
 public func errorText(_ error: any Error) -> String {
     switch error {
     case let error as SystemError: return error.description

@@ -4,9 +4,8 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// A thread of the store's own (the mount's background count and remover) that blocks SIGINT, SIGTERM
-/// and SIGHUP: a signal given to a thread blocked inside libdispatch (where ThreadSanitizer cannot
-/// deliver it) is lost when that thread ends, and the daemon would not end on SIGTERM.
+/// A store thread (background count, remover) that blocks SIGINT, SIGTERM and SIGHUP: a signal given to
+/// a thread blocked in libdispatch is lost when it ends, and the daemon would not end on SIGTERM.
 public enum QuietThread {
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         try NativeThread.start(name: name) {

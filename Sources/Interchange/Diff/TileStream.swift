@@ -2,9 +2,8 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// One side's tiles pulled one at a time from a walk that calls back (`DiffSide.forEachTile`): the walk runs on a
-/// thread of its own and hands batches over, a few waiting at most, so memory stays flat whatever the tile count and
-/// both sides are read while the merge compares and writes.
+/// One side's tiles pulled one at a time from a walk that calls back (`DiffSide.forEachTile`), run on its own thread
+/// with a few batches waiting at most: flat memory, and both sides read while the merge compares and writes.
 struct TileStream {
     private let handoff = TileHandoff()
     private var batch: [DiffTile] = []

@@ -3,9 +3,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// `packfs import DB FILE.mbtiles [--name N]`: an MBTiles file as a pack of its own (`ImportedPack`): TMS rows flipped
-/// to XYZ, tile bytes as they are, metadata as the pack's TileJSON. Rows are always TMS (the spec; MapLibre Native
-/// reads them so too), whatever a `scheme` row says.
+/// `packfs import DB FILE.mbtiles [--name N]`: an MBTiles file as a pack of its own (`ImportedPack`): TMS rows (always,
+/// as the spec and MapLibre Native say, whatever `scheme` says) flipped to XYZ, metadata as the pack's TileJSON.
 public struct MBTilesImport: PackImport {
     public let path: String
     /// The new pack's name; nil for the file's name without its extension.

@@ -3,9 +3,8 @@ import FoundationEssentials
 import PackStore
 import PMTilesFormat
 
-/// The distinct tile contents of an archive being written, each kept once in a scratch file as the tiles arrive, so
-/// memory holds one tile's bytes and a write buffer however large the pack. Equal contents (ocean, blank rasters) are
-/// found by hash and length, then compared byte for byte: the seeded `Hasher` only picks the candidate.
+/// An archive's distinct tile contents, each kept once in a scratch file as tiles arrive (flat memory). Equal contents
+/// (ocean, blank rasters) are found by hash and length, then compared byte for byte.
 final class PMTilesContents {
     struct Blob {
         var offset: UInt64

@@ -3,9 +3,8 @@ import Dispatch
 import PackStore
 import StyleModel
 
-/// A walk's batches beside the walk: each is prepared (`TileBatch.prepare`) on a concurrent queue,
-/// then hashed on a serial one in the walk's order (MD5 is one stream), so the walk, the inflating
-/// and the hash share the cores. Past `inFlight` batches the walk waits for a buffer.
+/// A walk's batches beside the walk: prepared on a concurrent queue, hashed on a serial one in order
+/// (MD5 is one stream), so walk, inflate and hash share the cores. Past `inFlight` batches the walk waits.
 final class BatchPipeline: Sendable {
     private let hashing = DispatchQueue(label: "packfs.verify.hash")
     private let checking = DispatchQueue(label: "packfs.verify.checks", attributes: .concurrent)

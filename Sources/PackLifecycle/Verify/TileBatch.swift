@@ -3,9 +3,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Tiles read, checked and hashed together: the walk copies their stored bytes end to end into one
-/// buffer (no `Data` per tile). A worker inflates each tile once (`prepare`), which checks it and
-/// finds its export bytes; the hash takes prepared batches in the walk's order.
+/// Tiles read, checked and hashed together, their stored bytes end to end in one buffer (no `Data` per
+/// tile). A worker inflates each once (`prepare`), checking it and finding its export bytes.
 struct TileBatch: Sendable {
     struct Tile: Sendable {
         var z: Int

@@ -1,9 +1,8 @@
 import Basics
 import FoundationEssentials
 
-/// What a pack covers: MapLibre's `OfflineTilePyramidRegionDefinition` (bounds) or
-/// `OfflineGeometryRegionDefinition` (geometry), stored in `regions.definition` as MapLibre's
-/// compact JSON.
+/// What a pack covers: MapLibre's `OfflineTilePyramidRegionDefinition` or `OfflineGeometryRegionDefinition`,
+/// stored in `regions.definition` as MapLibre's compact JSON.
 public struct RegionDefinition: Equatable, Sendable {
     public enum Area: Equatable, Sendable {
         case bounds(Bounds)
