@@ -96,8 +96,7 @@ final class PackLane: @unchecked Sendable {  // every `var` is guarded by `lock`
         }
     }
 
-    /// The next request and the cut count it starts under; nil (the executor ends) when none is left
-    /// or the lane closed.
+    /// The next request and the cut count it starts under; nil (ending the executor) once the lane is empty or closed.
     private func next() -> (Mode, Int)? {
         lock.lock()
         defer { lock.unlock() }

@@ -55,8 +55,7 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
             return try queueDownload(region)
         }
         let underWay = lock.withLock { lanes[region] }?.suspend() ?? false
-        // A run under way records `inactive` as it stops; a download that was only queued had
-        // marked the pack `active`.
+        // A run under way records `inactive` as it stops; a download that was only queued had marked the pack `active`.
         if !underWay, try database.status(of: region).state == .active {
             try runner.record(region) { $0.state = .inactive }
         }

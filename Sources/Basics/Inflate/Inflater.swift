@@ -71,8 +71,7 @@ public final class Inflater {
     }
 }
 
-/// A zlib value's deflate stream (its place in the value) and its content, valid until the
-/// inflater's next call.
+/// A zlib value's deflate stream (its place in the value) and its content, valid until the inflater's next call.
 public struct ZlibStream {
     public let stream: Range<Int>
     public let content: UnsafeRawBufferPointer

@@ -1,7 +1,6 @@
 import FoundationEssentials
 
-/// A parsed JSON document. Object keys keep no order; the writers that need MapLibre's key order
-/// write their own.
+/// A parsed JSON document. Object keys keep no order; the writers that need MapLibre's key order write their own.
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)

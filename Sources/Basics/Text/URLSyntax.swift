@@ -83,8 +83,7 @@ public enum URLSyntax {
         return nil
     }
 
-    /// Hex digits, colons and dots (an embedded IPv4), at least two colons; an optional zone
-    /// (`%25eth0`) after them.
+    /// Hex digits, colons and dots (an embedded IPv4), at least two colons; an optional zone (`%25eth0`) after them.
     private static func isIPv6Literal(_ literal: ArraySlice<UInt8>) -> Bool {
         let zone = literal.firstIndex(of: UInt8(ascii: "%")) ?? literal.endIndex
         let address = literal[..<zone]
