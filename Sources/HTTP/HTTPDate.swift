@@ -1,10 +1,8 @@
 import CCurl
 import FoundationEssentials
 
-/// HTTP dates: all three RFC 9110 forms are read; IMF-fixdate is written.
-///
-/// IMF-fixdate, the form servers send on every tile, is read here without allocating (libcurl's
-/// sscanf was dear); anything else goes to libcurl, which stays the judge of odd input.
+/// HTTP dates: all three RFC 9110 forms are read; IMF-fixdate is written. IMF-fixdate, which servers
+/// send on every tile, is read without allocating; anything else goes to libcurl, the judge of odd input.
 enum HTTPDate {
     static func parse(_ text: String) -> Int64? {
         if let seconds = fixdate(text) { return seconds }

@@ -2,10 +2,9 @@ import FoundationEssentials
 import HTTP
 import PMTilesFormat
 
-/// Where the tiles of one batch lie in a remote archive: absent (the archive lacks them, which a
-/// download stores as "no content"), inside the opening request's bytes, or in one of a few merged
-/// range requests. Every offset and length comes from the archive's directories: each tile's
-/// extent is checked to lie inside the tile data before any sum is taken.
+/// Where the tiles of one batch lie in a remote archive: absent (stored as "no content"), inside the
+/// opening request's bytes, or in one of a few merged range requests. Each tile's extent, from the
+/// archive's directories, is checked to lie inside the tile data before any sum is taken.
 public struct ArchiveLookup {
     /// One range request, and where each of its tiles lies in the answer.
     public struct Request {

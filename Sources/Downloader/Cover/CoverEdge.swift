@@ -2,15 +2,12 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// One segment of a region's geometry in grid units: a polygon edge, a piece of a line, or a
-/// point (a segment of length zero). It knows which tiles it touches in each row.
-///
-/// Two rules, one per dimension (see `TileCover` for why):
-/// - polygon edges touch a tile when they pass through its open interior; the polygon's inside is
-///   filled separately (`crossing(row:)`), so an edge lying on a tile edge adds nothing;
-/// - lines and points touch a tile when they meet it as a half-open cell (west and north edges
-///   included), so a line along a tile edge takes the row south of it or the column east of it,
-///   and a point on an edge the tile that owns it, as `mercantile.tile` does.
+/// One segment of a region's geometry in grid units (a polygon edge, a piece of a line, or a point),
+/// and the tiles it touches in each row, by `TileCover`'s two rules:
+/// - a polygon edge touches a tile when it passes through its open interior (the inside is filled
+///   separately, `crossing(row:)`), so an edge lying on a tile edge adds nothing;
+/// - a line or point touches a tile when it meets it as a half-open cell (west and north edges
+///   included), as `mercantile.tile` does.
 struct CoverEdge: Sendable {
     /// The end with the smaller y (the northern one) ...
     let a: GridPoint

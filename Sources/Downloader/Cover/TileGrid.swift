@@ -13,11 +13,9 @@ struct GridPoint: Equatable, Sendable {
     var y: Double
 }
 
-/// Web Mercator at one zoom, in tile units, and the rounding rules every cover shares.
-///
-/// A tile owns its west and north edges, not its east and south ones (the half-open convention
-/// of mercantile and MapLibre), except that the world's east and south edges belong to the last
-/// column and row: 180 degrees east is in column 2^z - 1, never 2^z.
+/// Web Mercator at one zoom, in tile units, and the rounding rules every cover shares. A tile owns
+/// its west and north edges (mercantile's and MapLibre's half-open convention), but the world's east
+/// and south edges belong to the last column and row: 180 degrees east is column 2^z - 1.
 struct TileGrid: Sendable {
     /// MapLibre's `util::LATITUDE_MAX`, atan(sinh(pi)): where the square Mercator world ends.
     static let maxLatitude = 85.051128779806604
@@ -51,9 +49,8 @@ struct TileGrid: Sendable {
         return snapped(min(max(unit, 0), 1) * Double(size))
     }
 
-    /// A coordinate within 1e-14 of the world's width from a tile edge is on it (mercantile's
-    /// EPSILON): tile edge latitudes are irrational, so bounds copied from a tile's own bounds
-    /// project a few ulps beside the edge and would otherwise pull in a neighbouring row.
+    /// A coordinate within 1e-14 world widths of a tile edge is on it (mercantile's EPSILON): bounds
+    /// copied from a tile's own project a few ulps beside its edges and would pull in a neighbour.
     private func snapped(_ v: Double) -> Double {
         let edge = v.rounded()
         return abs(v - edge) <= Double(size) * 1e-14 ? edge : v
@@ -76,10 +73,9 @@ struct TileGrid: Sendable {
 
     func clamp(_ i: Int) -> Int { min(max(i, 0), lastIndex) }
 
-    /// The tiles of a bounding box: every tile whose interior meets the box, as `mercantile.tiles`
-    /// computes it (so an east or south bound exactly on a tile edge stops before that edge). A
-    /// box of zero width or height on an edge still gets the tile that owns it, where mercantile
-    /// returns nothing. West > east is read as crossing the antimeridian, as mercantile does.
+    /// The tiles of a bounding box: every tile whose interior meets it, as `mercantile.tiles`; a box of
+    /// zero width or height on an edge gets the tile that owns it, where mercantile returns nothing.
+    /// West > east crosses the antimeridian, as in mercantile.
     func rect(of bounds: Bounds) -> TileRect {
         let top = y(latitude: bounds.north), bottom = y(latitude: bounds.south)
         let columns: [ClosedRange<Int>]

@@ -30,10 +30,9 @@ struct ArchiveState {
 /// `pmtiles://` sources: the archive's metadata as the source's TileJSON, its tiles by merged
 /// range requests (docs/design.md §4), refresh by the archive's ETag.
 extension PackDownload {
-    /// The answer to the opening range of the archive a `pmtiles://` source URL names, a 200's
-    /// content the source's TileJSON made from the archive's header and metadata (stored under
-    /// the `pmtiles://` URL with the archive's validators). A refresh sends `validators`: a 304
-    /// leaves the archive and every tile of it as stored, for that one request.
+    /// The answer to the opening range of a `pmtiles://` source's archive: a 200's content is the
+    /// TileJSON made from its header and metadata, stored with the archive's validators. A refresh
+    /// sends `validators`: a 304 leaves the archive and its tiles as stored, for one request.
     func archiveDocument(_ url: String, validators: HTTPValidators?) throws -> HTTPAnswer {
         let opening = ByteRange(offset: 0, length: RemoteArchive.openingLength)
         let answer = try fetchArchive(url, opening, validators: validators)

@@ -1,8 +1,7 @@
 import Basics
 import PackStore
 
-/// Which tiles to fetch from the server to measure tile sizes where the database holds none:
-/// a handful in all (`budget`), spread over the zooms of every tile set.
+/// Which tiles to fetch to measure tile sizes the database lacks: `budget` in all, over every tile set.
 ///
 /// Per tile set, in order: the deepest zoom (about three quarters of the tiles, so it weighs
 /// most), the shallowest, a second tile at the deepest, then the middle of the widest stretch of

@@ -18,8 +18,7 @@ public enum ByteBasis: Equatable, Sendable {
     case unknown
 }
 
-/// Mean stored bytes per tile at each zoom of one tile set, from the zooms that were measured
-/// (stored tiles, server samples).
+/// Mean stored bytes per tile at each zoom of one tile set, from the zooms measured (stored, sampled).
 ///
 /// Zooms between two measured ones are interpolated linearly in log(1 + bytes), since sizes change
 /// by roughly constant factors per zoom (the 1 lets an empty zoom anchor the curve). Zooms beyond

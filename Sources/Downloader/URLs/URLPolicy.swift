@@ -19,11 +19,9 @@ public struct URLPolicy: Sendable, Equatable {
         self.allowedHosts = allowedHosts
     }
 
-    /// The http(s) URL to request for the resource stored under `url` and used as `kind`.
-    ///
-    /// Rewrites are tried on the stored form first, so `mapbox://` URLs can be pointed at a mirror
-    /// without a token; otherwise a `mapbox://` URL is expanded and the rules are tried on the
-    /// expanded form. The result must be http(s) and pass `checkContact`.
+    /// The http(s) URL to request for the resource stored under `url` and used as `kind`. Rewrites are
+    /// tried on the stored form first (a `mapbox://` URL to a mirror needs no token), then on the
+    /// expanded `mapbox://` form. The result must be http(s) and pass `checkContact`.
     public func requestURL(for url: String, kind: ResourceKind) throws -> String {
         let rewritten = rewrite(url)
         var target = rewritten ?? url
