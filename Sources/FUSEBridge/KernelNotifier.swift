@@ -96,7 +96,7 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         pthread_setspecific(heldKey, nil)
         let made = held.takeRetainedValue().notifications
         // Over io_uring the reply waits in its ring until the thread loops back: submit it first.
-        if !made.isEmpty { RingEntry.current?.submitQueued() }
+        if !made.isEmpty { RingEntry.thread.current?.submitQueued() }
         for notify in made { enqueue(notify) }
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import CFuse
 import FoundationEssentials
 
@@ -42,16 +43,7 @@ final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`,
     // and a mount makes a handful of entries once.
 
     /// The entry the calling thread is serving, for the writev hook.
-    static var current: RingEntry? {
-        get { pthread_getspecific(key).map { Unmanaged<RingEntry>.fromOpaque($0).takeUnretainedValue() } }
-        set { pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
-    }
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    static let thread = ThreadSlot<RingEntry>()
 
     func register(cookie: UInt64) {
         self.cookie = cookie
@@ -71,9 +63,9 @@ final class RingEntry: @unchecked Sendable {  // one thread's: its `RingThread`,
         request.advanced(by: Self.inHeader).copyMemory(from: raw.advanced(by: 128), byteCount: operation)
         request.advanced(by: Self.inHeader + operation).copyMemory(from: payload, byteCount: received)
         var buffer = fuse_buf(size: length, flags: fuse_buf_flags(rawValue: 0), mem: request, fd: -1, pos: 0)
-        Self.current = self
+        Self.thread.current = self
         fuse_session_process_buf(session, &buffer)
-        Self.current = nil
+        Self.thread.current = nil
         if unique != 0 { commit(error: 0) }
     }
 

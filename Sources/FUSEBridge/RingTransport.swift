@@ -83,7 +83,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
 
     private func writev(_ fd: Int32, _ iov: UnsafePointer<iovec>, _ count: Int32) -> Int {
         let unique = iov[0].iov_len >= 16 ? iov[0].iov_base.loadUnaligned(fromByteOffset: 8, as: UInt64.self) : 0
-        if unique != 0, let entry = RingEntry.current, entry.unique == unique { return entry.reply(iov, count) }
+        if unique != 0, let entry = RingEntry.thread.current, entry.unique == unique { return entry.reply(iov, count) }
         let isInit = unique != 0 && state.withLock { $0.initUnique == unique && $0.initUnique != 0 }
         if isInit { acceptRing(in: iov, count) }
         let written = Glibc.writev(fd, iov, count)

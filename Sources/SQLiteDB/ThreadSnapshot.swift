@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Basics
 
 /// One thread's reader connection and read transaction for a `DatabasePool.withThreadSnapshot` scope,
 /// begun at its first read. Found through thread-specific data, so readers need no parameter for it.
@@ -42,8 +36,7 @@ final class ThreadSnapshot {
 
     /// The calling thread's snapshot of `readers`, if one is open.
     static func current(for readers: ConnectionPool) -> ThreadSnapshot? {
-        guard let raw = pthread_getspecific(key) else { return nil }
-        let snapshot = Unmanaged<ThreadSnapshot>.fromOpaque(raw).takeUnretainedValue()
+        guard let snapshot = slot.current else { return nil }
         return snapshot.readers === readers ? snapshot : nil
     }
 
@@ -52,20 +45,16 @@ final class ThreadSnapshot {
     static func within<T>(_ readers: ConnectionPool, _ body: () throws -> T) rethrows -> T {
         if current(for: readers) != nil { return try body() }
         let snapshot = ThreadSnapshot(readers)
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(snapshot).toOpaque())
+        let previous = slot.current
+        slot.current = snapshot
         defer {
-            pthread_setspecific(key, previous)
+            slot.current = previous
             snapshot.end()
         }
         return try body()
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let slot = ThreadSlot<ThreadSnapshot>()
 }
 
 extension DatabasePool {

@@ -13,8 +13,8 @@ public enum LockTally {
     public static func counting(_ body: () throws -> Void) rethrows -> [ObjectIdentifier] {
         #if DEBUG
             let tally = Tally()
-            pthread_setspecific(key, Unmanaged.passUnretained(tally).toOpaque())
-            defer { pthread_setspecific(key, nil) }
+            slot.current = tally
+            defer { slot.current = nil }
             try body()
             return tally.taken
         #else
@@ -27,8 +27,7 @@ public enum LockTally {
     @inline(__always)
     public static func note(_ lock: AnyObject) {
         #if DEBUG
-            guard let raw = pthread_getspecific(key) else { return }
-            Unmanaged<Tally>.fromOpaque(raw).takeUnretainedValue().taken.append(ObjectIdentifier(lock))
+            slot.current?.taken.append(ObjectIdentifier(lock))
         #endif
     }
 
@@ -37,10 +36,6 @@ public enum LockTally {
             var taken: [ObjectIdentifier] = []
         }
 
-        private static let key: pthread_key_t = {
-            var key = pthread_key_t()
-            pthread_key_create(&key, nil)
-            return key
-        }()
+        private static let slot = ThreadSlot<Tally>()
     #endif
 }
