@@ -60,7 +60,7 @@ extension StatementRow {
 }
 
 extension ServedTile {
-    /// `bytes` inflated (zlib or gzip, by its header) by the thread's decompressor; zlib answers what libdeflate cannot.
+    /// `bytes` inflated (zlib or gzip, by its header) by the thread's decompressor, else by zlib.
     static func inflate(_ bytes: UnsafeRawBufferPointer) throws -> Data {
         if let data = WholeInflate.decompress(bytes, limit: Zlib.maxInflatedBytes, using: threadDecompressor) { return data }
         return try Zlib.decompress(Data(bytes))
