@@ -207,7 +207,7 @@ extension Counting {
         return try packs.filter { try counts(of: $0, db) == nil }
     }
 
-    /// How many times a row's real size `AmbientCache.cost` may charge it (160 bytes and 3 keys for a 40-byte row).
+    /// How many times a row's real size `AmbientCache.cost` may charge it (160 bytes, 3 keys; a row takes 40 at least).
     static let costPerByte: Int64 = 8
 
     /// Whether kept figures can be true of this file: none negative, counts and bytes within its size, costs within

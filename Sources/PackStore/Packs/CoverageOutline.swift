@@ -156,7 +156,7 @@ enum CoverageOutline {
         return result
     }
 
-    /// Each run's north edge (heading west) and south edge (heading east), merged along a row line across columns.
+    /// Each run's north edge (heading west) and south edge (heading east), merged where neighbouring columns share one.
     private static func horizontalEdges(_ runs: [(x: Int64, rows: ClosedRange<Int64>)]) -> [Edge] {
         struct Key: Hashable {
             var r: Int64
