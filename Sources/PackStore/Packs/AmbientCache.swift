@@ -22,9 +22,8 @@ public struct AmbientUsage: Equatable, Sendable {
     public var bytes: Int64
 }
 
-/// The ambient cache: resources and tiles that no pack holds, sized by what those rows cost on disk (`cost`),
-/// trimmed to a limit (default 50 MiB) least recently accessed first. Every query here starts from "no membership
-/// row", so pack rows are never candidates.
+/// The ambient cache: rows no pack holds, sized by their disk cost (`cost`), trimmed to a limit (default 50 MiB)
+/// least recently accessed first. Every query starts from "no membership row": pack rows are never candidates.
 enum AmbientCache {
     static let defaultLimit: Int64 = 50 * 1024 * 1024
     static let limitKey = "ambient_limit"

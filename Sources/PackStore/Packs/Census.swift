@@ -5,9 +5,8 @@ import SQLiteDB
     import Glibc
 #endif
 
-/// A pack's count from its snapshot when the totals are known (else `CensusPass` counts it): one pass over its
-/// memberships in tile id order, reading each tile's row in place (`Statement.forEachRow`: no `Row` per tile) for
-/// its count, stored bytes and runs at once.
+/// A pack's count when the totals are known (else `CensusPass`): one pass over its memberships in tile id order,
+/// reading each tile's row in place (`Statement.forEachRow`: no `Row` per tile) for count, bytes and runs at once.
 enum Census {
     /// `a + b`, or an error naming the figure where the sum leaves 64 bits (a damaged file).
     static func sum(_ a: Int64, _ b: Int64, _ figure: String) throws -> Int64 {

@@ -25,8 +25,8 @@ struct CensusPass: Sendable {
         self.span = max(1, span)
     }
 
-    /// The parts reading one snapshot: `workers` chunk readers and one for the (few) resources. Each gives the
-    /// totals' `Measured`, then each pack's; they add up.
+    /// The parts reading one snapshot, `workers` chunk readers and one for resources: each gives the totals' and
+    /// each pack's `Measured`, which add up.
     func parts(workers: Int, stopped: @escaping @Sendable () -> Bool) -> [@Sendable (Database) throws -> [Counting.Measured]] {
         let readers: [@Sendable (Database) throws -> [Counting.Measured]] = (0..<max(1, workers)).map { _ in
             { db in try self.readChunks(db, stopped: stopped) }
@@ -34,8 +34,7 @@ struct CensusPass: Sendable {
         return readers + [{ db in try self.resources(db) }]
     }
 
-    /// A chunk's rows: nothing computed per row that a few rows can answer (the `mapbox://` test per distinct
-    /// template, the ambient cost per run of ambient rows).
+    /// A chunk's rows, with the `mapbox://` test per distinct template and the ambient cost per run of ambient rows.
     static let tilesSQL = """
         SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y, LENGTH(t.data), t.id FROM tiles t WHERE t.id BETWEEN ? AND ?
         """
@@ -156,8 +155,7 @@ private struct Tally {
         }
     }
 
-    /// Reads the chunk's rows in id order, crediting each to its packs or the ambient cache, then the ambient rows'
-    /// cost, one sum per run of consecutive ambient rows.
+    /// Reads the chunk's rows in id order, crediting each to its packs or the ambient cache (cost: a sum per run).
     mutating func count(_ chunk: ClosedRange<Int64>, _ db: Database) throws {
         let rows = try db.cachedStatement(sql: CensusPass.tilesSQL)
         try rows.setArguments([chunk.lowerBound, chunk.upperBound])

@@ -207,8 +207,7 @@ extension Counting {
         return try packs.filter { try counts(of: $0, db) == nil }
     }
 
-    /// How many times a row's real size the ambient cost may charge it (`AmbientCache.cost`:
-    /// 160 bytes and three keys for a row that takes some 40 at the least).
+    /// How many times a row's real size `AmbientCache.cost` may charge it (160 bytes, 3 keys; a row takes 40 at least).
     static let costPerByte: Int64 = 8
 
     /// Whether kept figures can be true of this file: none negative, counts and bytes within its size, costs within
@@ -361,8 +360,7 @@ extension OfflineDatabase {
                     for target in targets { try Counting.begin(target, db) }
                     return .commit
                 }
-                // Each part's read takes its snapshot before this returns, while the writer is
-                // held: every part reads the state the zero rows committed.
+                // Each part takes its snapshot before this returns, writer held: all read what the zero rows committed.
                 for part in parts {
                     done.enter()
                     pool.asyncConcurrentRead { snapshot in

@@ -74,8 +74,7 @@ extension OfflineDatabase {
         return Data(text.utf8)
     }
 
-    /// Runs read as (z, x, min_y, max_y) in a row, by zoom, in XYZ rows, each within its zoom's grid (an app's rows
-    /// outside it are left out).
+    /// Runs as (z, x, min_y, max_y) in a row, by zoom, in XYZ rows; rows outside a zoom's grid (an app's) are left out.
     static func coverageColumns(_ runs: [Int64], xyzRow: (Int, Int) -> Int) -> [Int: [CoverageOutline.Column]] {
         var zooms: [Int: [CoverageOutline.Column]] = [:]
         var index = 0
@@ -135,8 +134,7 @@ final class CoverageCache: Sendable {
     }
 }
 
-/// The edges of Web Mercator tiles in degrees: column line x and row line y of zoom z (XYZ rows, north first),
-/// as MapLibre's tile cover computes them.
+/// Web Mercator tile edges in degrees, as MapLibre's tile cover has them: column line x, row line y of zoom z (XYZ).
 public enum TileEdges {
     /// The deepest zoom a coverage draws (the mount's zooms go to 31).
     public static let maxZoom = 31

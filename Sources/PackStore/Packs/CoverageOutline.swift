@@ -156,8 +156,7 @@ enum CoverageOutline {
         return result
     }
 
-    /// Each run's north edge (heading west) and south edge (heading east), merged along a row line where
-    /// neighbouring columns have the same edge there.
+    /// Each run's north edge (heading west) and south edge (heading east), merged where neighbouring columns share one.
     private static func horizontalEdges(_ runs: [(x: Int64, rows: ClosedRange<Int64>)]) -> [Edge] {
         struct Key: Hashable {
             var r: Int64
@@ -184,8 +183,7 @@ enum CoverageOutline {
         return edges
     }
 
-    /// Follows the edges into simple closed rings, a run on each one's left. Where held tiles touch only at a corner,
-    /// two edges leave it: the walk turns left, and only there can it return to a corner it passed (then cut off).
+    /// Follows the edges into simple closed rings, a run on each one's left; corners are handled as the header says.
     private static func trace(_ edges: [Edge]) -> [(ring: [Point], run: Int)] {
         var leaving: [Point: Int] = [:]
         var second = [Int](repeating: -1, count: edges.count)
@@ -243,8 +241,7 @@ enum CoverageOutline {
         return points + [points[0]]
     }
 
-    /// Twice the signed area, north up: positive for a counter-clockwise ring. (Double: products of a zoom-31 grid's
-    /// corners overflow Int64.)
+    /// Twice the signed area, north up: positive for a counter-clockwise ring. Double: zoom-31 products overflow Int64.
     static func area(_ ring: [Point]) -> Double {
         var sum = 0.0
         for (a, b) in zip(ring, ring.dropFirst()) {

@@ -17,8 +17,7 @@ public struct Pack: Equatable, Sendable {
     public var metadata: JSONValue? { description.flatMap(JSONValue.parse)?["metadata"] }
 }
 
-/// The JSON object PackFS writes into `regions.description`: `{"name":...,"metadata":...}`, then any other keys
-/// an app had put there.
+/// The JSON object PackFS writes into `regions.description`: `{"name":...,"metadata":...}`, then an app's other keys.
 enum PackDescription {
     static func encode(_ fields: [String: JSONValue]) -> Data {
         var ordered: [(key: String, value: JSONValue)] = []
@@ -31,8 +30,7 @@ enum PackDescription {
         return Data(out.utf8)
     }
 
-    /// The fields of an existing description. An app's non-JSON description is kept as text under
-    /// `app_description`, not lost when PackFS renames the pack.
+    /// An existing description's fields; an app's non-JSON one is kept as text under `app_description`, never lost.
     static func fields(of description: Data?) -> [String: JSONValue] {
         guard let description, !description.isEmpty else { return [:] }
         if let object = JSONValue.parse(description)?.object { return object }

@@ -7,8 +7,7 @@ public enum PackState: String, Sendable, CaseIterable {
     case inactive, active, complete, error
 }
 
-/// What the downloader last recorded for a pack (`packfs_pack_state`); a pack PackFS never downloaded has no row
-/// and reads as inactive with nothing required.
+/// What the downloader last recorded for a pack (`packfs_pack_state`); a pack without one is inactive, needing nothing.
 public struct PackStatus: Equatable, Sendable {
     public var state: PackState
     public var error: String?

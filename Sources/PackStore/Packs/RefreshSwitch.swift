@@ -22,8 +22,7 @@ public struct SwitchedContent: Equatable, Sendable {
     /// The key of each changed tile and the URL of each changed resource: where the mount shows them.
     public var tileKeys: [TileID: TileKey] = [:]
     public var resourceURLs: [ResourceID: String] = [:]
-    /// Each changed row's version after the switch, while a mount records them (`SwitchedRows`): the version
-    /// before it names the inode the kernel may still hold.
+    /// Each changed row's new version while a mount records them (`SwitchedRows`); the old names the kernel's inode.
     public var tileVersions: [TileID: Int64] = [:]
     public var resourceVersions: [ResourceID: Int64] = [:]
 
@@ -43,8 +42,7 @@ enum RefreshSwitch {
         t.url_template = s.url_template AND t.pixel_ratio = s.pixel_ratio AND t.z = s.z AND t.x = s.x AND t.y = s.y
         """
 
-    /// Holds on tiles whose bytes change, in every pack (CROSS JOIN keeps SQLite to the staging range first: a
-    /// pack's staged rows are few beside `tiles` and `region_tiles`).
+    /// Holds on tiles whose bytes change, in every pack (CROSS JOIN reads the pack's few staged rows first).
     static let changedTiles = """
         SELECT rt.region_id, t.id, t.url_template, t.pixel_ratio, t.z, t.x, t.y FROM packfs_staged_tiles s
           CROSS JOIN tiles t ON \(tileMatch)
@@ -143,10 +141,9 @@ extension StoreBatch {
             }
             if holder != region { sets.insert(PackHashSet(region: holder, urlTemplate: template, pixelRatio: ratio)) }
         }
-        // The packs sharing a changed tile see its new bytes too (as with MapLibre's refresh), so their recorded hashes
-        // go. Not recomputed: a full read of each such pack (a gzip per vector tile) would hold this transaction for
-        // minutes. A dropped hash reads as "none recorded" until the pack is next whole; a stale one would fail every
-        // verify and refuse every patch made for the tiles it now holds.
+        // The packs sharing a changed tile see its new bytes too (as in MapLibre), so their hashes go, not recomputed:
+        // reading each such pack would hold this transaction for minutes. A dropped hash reads as "none recorded"
+        // until the pack is next whole; a stale one would fail every verify and refuse every patch for its tiles.
         for set in sets { try db.execute(sql: RefreshSwitch.dropHash, arguments: [set.region.rawValue, set.urlTemplate, set.pixelRatio]) }
         try recordSwitchedRows(.tile, region, since, &switched)
         try db.cachedStatement(sql: RefreshSwitch.upsertTiles).execute(arguments: arguments)

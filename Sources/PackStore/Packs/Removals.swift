@@ -7,8 +7,7 @@ import SQLiteDB
 /// never held long. A crash leaves the mark, and the next mount (or `packfs remove`) goes on from it.
 enum Removals {
     static let table = "packfs_removals"
-    /// Memberships deleted per transaction: small enough that the writer is never held long (triggers included),
-    /// large enough that a pack's rows go in few commits.
+    /// Memberships deleted per transaction: the writer is held briefly (triggers included), a pack goes in few commits.
     static let batchRows = 5_000
     /// Pages returned to the file system per `incremental_vacuum` step (16 MiB of 4 KiB pages).
     static let vacuumPages = 4_096
@@ -82,8 +81,7 @@ extension OfflineDatabase {
     /// Whether every removal is finished, its ambient trim and its freed pages included.
     public func removalsSettled() throws -> Bool { try pendingRemovals() == 0 && remover.idle }
 
-    /// What removals still have to give back (`status.json`'s `reclaiming`), from kept figures in constant time;
-    /// nil once every one is finished, its freed pages returned.
+    /// What removals have to give back (`status.json`'s `reclaiming`) from kept figures; nil once nothing is left.
     public func reclaiming() throws -> Reclaiming? {
         // Asked before the marks are read: a round that ends in between shows as one more read.
         let busy = !remover.idle

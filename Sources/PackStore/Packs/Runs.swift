@@ -173,8 +173,7 @@ enum Runs {
         return extents
     }
 
-    /// Makes the pack's runs the union of the snapshot's and those the triggers kept since, less the tiles that left
-    /// meanwhile and are still out; ends the measuring.
+    /// Sets the runs to the snapshot's plus those kept since, less tiles that left and are still out; ends measuring.
     static func finish(_ measured: [Row], into region: RegionID, _ db: Database) throws {
         var columns: [Column: [ClosedRange<Int64>]] = [:]
         for run in measured { columns[run.column, default: []].append(run.minY...run.maxY) }

@@ -14,8 +14,7 @@ enum Staging {
     /// Staged rows deleted per transaction when a pack is removed (they carry blobs: a fifth of `Removals.batchRows`).
     static let removalRows = 1_000
 
-    /// Made with PackFS's other bookkeeping (`Schema.bookkeeping`). The unique key leads with the pack, so the
-    /// switch, the removal and the cascade read a pack's rows as one range of its index.
+    /// Made with `Schema.bookkeeping`; the key leads with the pack, so switch, removal and cascade read one range.
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS packfs_staged_tiles (

@@ -71,8 +71,7 @@ public struct SwitchedRow: Sendable {
     public var previous: StoredData?
 }
 
-/// Whether `packfs_switched_rows` may hold a row, readable without a lock: a mount whose packs were never switched
-/// reads no version on its lookups.
+/// Whether `packfs_switched_rows` may hold a row, readable without a lock: if not, lookups read no version.
 final class SwitchedRowsFlag: Sendable {
     private let raised = Atomic<Bool>(false)
     /// Set once this mount made the table afresh: a table a file brings (a mount that could not empty it, another

@@ -8,9 +8,8 @@ extension OfflineDatabase {
     /// Tiles per page of `forEachPackTile`.
     static let walkPage = 2_000
 
-    /// The pack's tile sets (template and key pixel ratio), in template order. A skip scan finds each
-    /// template, then each of its ratios, in one index seek each (one query over both walked every entry
-    /// of the current template), then asks `packHoldsSetSQL` whether the pack holds any tile of the set.
+    /// The pack's tile sets (template and key pixel ratio), in template order: a skip scan seeks each template, then
+    /// each ratio (one query for both would walk all of a template's entries); `packHoldsSetSQL` tests each set.
     public func packTileSets(of region: RegionID) throws -> [TileColumnSet] {
         try read { db in
             if try Self.extentsReady(region, db) { return try Self.extentTileSets(of: region, db) }
@@ -40,10 +39,9 @@ extension OfflineDatabase {
         }
     }
 
-    /// Whether the pack holds a tile with content of (template, ratio): through the template's index
-    /// entries when the pack is known to hold a quarter of the database or more, else through its own
-    /// memberships (CROSS JOIN keeps that order), so a small pack costs itself, not the packs before it
-    /// (docs/benchmarks.md, "A pack among many").
+    /// Whether the pack holds a tile with content of (template, ratio): through the template's index entries when the
+    /// pack is known to hold a quarter of the database or more, else through its own memberships (CROSS JOIN keeps that
+    /// order), so a small pack costs itself, not the packs before it (docs/benchmarks.md, "A pack among many").
     private static func packHoldsSetSQL(_ region: RegionID, _ db: Database) throws -> String {
         let pack = try Counting.counts(of: region, db)
         let totals = try Counting.totals(db)
@@ -122,8 +120,7 @@ extension StoreSnapshot {
         }
     }
 
-    /// The first column of the set's template after `after` holding any row (the pack's or not:
-    /// its rows are filtered by membership when walked); nil past the last.
+    /// The first column of the set's template after `after` holding any row, the pack's or not; nil past the last.
     private func nextColumn(of set: TileColumnSet, after: (z: Int, x: Int)) throws -> (z: Int, x: Int)? {
         try reading { db in
             let row = try Row.fetchOne(

@@ -29,9 +29,8 @@ public enum TileSelector: Sendable {
 }
 
 extension OfflineDatabase {
-    /// The row and served bytes of a tile with content that `region` holds, or nil: the one read of a
-    /// tile's bytes, for a lookup and a read alike. `wantsContent` is asked with the row first: false
-    /// (the caller knows the size already) leaves it undecoded.
+    /// The row and served bytes of a tile with content that `region` holds, or nil: the one read of a tile's bytes, for
+    /// a lookup and a read alike. `wantsContent` is asked with the row first: false (size known) leaves it undecoded.
     public func servedTile(_ tile: TileSelector, in region: RegionID, wantsContent: (TileID) -> Bool = { _ in true })
         throws -> (id: TileID, content: Data?)?
     {
@@ -61,8 +60,7 @@ extension StatementRow {
 }
 
 extension ServedTile {
-    /// `bytes` inflated (zlib or gzip, by its header) with the calling thread's decompressor;
-    /// zlib's answer stands for whatever libdeflate does not decode.
+    /// `bytes` inflated (zlib or gzip, by its header) by the thread's decompressor, else by zlib.
     static func inflate(_ bytes: UnsafeRawBufferPointer) throws -> Data {
         if let data = WholeInflate.decompress(bytes, limit: Zlib.maxInflatedBytes, using: threadDecompressor) { return data }
         return try Zlib.decompress(Data(bytes))

@@ -14,9 +14,8 @@ public struct SizeSample: Equatable, Sendable {
     public var mean: Double? { count > 0 ? Double(bytes) / Double(count) : nil }
 }
 
-/// What the database already holds, measured for byte estimates (`packfs estimate --db`, a download's
-/// plan). Every query is a bounded index seek, never a scan, and `LENGTH(data)` reads no blob, so
-/// millions of tiles answer as fast as none.
+/// What the database already holds, measured for byte estimates (`packfs estimate --db`, a download's plan). Every
+/// query is a bounded index seek and `LENGTH(data)` reads no blob, so millions of tiles answer as fast as none.
 extension OfflineDatabase {
     /// Tiles a sample holds at most: enough for a steady mean, few enough to stay instant.
     public static let sizeSampleLimit = 256

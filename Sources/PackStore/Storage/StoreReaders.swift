@@ -59,8 +59,7 @@ extension OfflineDatabase {
         try wrap { try readers.pool() }.withThreadSnapshot(body)
     }
 
-    /// Opens the mount's readers ahead of need (one per FUSE thread): they keep reading their file if it is
-    /// deleted while mounted.
+    /// Opens the mount's readers early, one per FUSE thread: each keeps reading its file if it is deleted meanwhile.
     public func openReaders(_ count: Int) throws {
         try wrap { try readers.pool().openReaders(count) }
     }
