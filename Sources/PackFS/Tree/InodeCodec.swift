@@ -67,8 +67,7 @@ enum PackPart: UInt64, Sendable, CaseIterable {
     case coverage
 }
 
-/// A source's directory and its files: a tiled source's `tiles.json`, a GeoJSON source's
-/// `data.geojson`, an image source's `image.<ext>` (`StyleSource.dataFileName`).
+/// A source's directory and its data file (`StyleSource.dataFileName`: `tiles.json`, `data.geojson`, `image.<ext>`).
 enum SourcePart: UInt64, Sendable {
     case directory, tileJSON, data
 }
