@@ -22,7 +22,6 @@ struct PackView {
 }
 
 extension ContentCache {
-    /// The view of `region` kept under `generation`, if any.
     func view(of region: RegionID, generation: UInt64) -> PackView? {
         state.withLock { state in state.views[region].flatMap { $0.generation == generation ? $0 : nil } }
     }
