@@ -2,10 +2,10 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Removal (docs/design.md §2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack; `rm
-/// packs/<name>.error` forgets a rejection. Inside a pack, `rm` drops that file's row from the pack, generated files go
-/// quietly, and `rmdir` succeeds doing nothing, so `rm -r packs/<name>` empties the pack file by file and its last
-/// rmdir removes it, with no error. Everything else is refused: EROFS inside a pack, EPERM at the top and in `packs/`.
+/// Removal (docs/design.md §2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack;
+/// `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm` drops that file's row, generated files go quietly,
+/// and `rmdir` succeeds doing nothing, so `rm -r packs/<name>` empties the pack file by file and its last rmdir removes
+/// it, with no error. Everything else is refused: EROFS inside a pack, EPERM at the top and in `packs/`.
 extension PackFilesystem {
     public func unlink(parent: Inode, name: String, caller: Caller) throws {
         try serving { request in
