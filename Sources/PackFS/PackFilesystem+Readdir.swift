@@ -2,9 +2,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Listings. Cookies are stable: `.` is 1, `..` is 2, and every other cookie derives from what the
-/// entry names, never its position, so a listing that grows during a download resumes where it
-/// left off. Tile columns and rows are read a page at a time from the index.
+/// Listings. Cookies are stable: `.` is 1, `..` is 2, any other derives from what the entry names, not its position, so
+/// a growing listing resumes where it left off. Tile columns and rows are read a page at a time from the index.
 extension PackFilesystem {
     typealias Child = (name: String, node: Node, cookie: Int64)
 
