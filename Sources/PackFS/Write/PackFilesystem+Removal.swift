@@ -80,9 +80,8 @@ extension PackFilesystem {
         packsChanged(name, name + Self.regionSuffix)
     }
 
-    /// Drops one file's row from its pack, by hand: undone if the mount dies before the dropping
-    /// processes end, so a killed `rm -r` leaves the whole pack (`DropSettler`). The style and a
-    /// stored TileJSON shape the tree, so the layout is forgotten after them.
+    /// Drops one file's row from its pack, by hand: undone if the mount dies before the dropping processes end
+    /// (`DropSettler`). The style and a stored TileJSON shape the tree, so the layout is forgotten after them.
     private func dropFromPack(_ node: Node, by caller: Caller, _ request: Request) throws {
         if let region = node.region {
             dropSettler.noteDrop(region, by: caller.pid, interval: settleDelay) { [weak self] in
