@@ -82,8 +82,8 @@ public final class TreeCaches: Sendable {
         }
     }
 
-    /// A patch changed tiles of one tile set: before this returns the kernel forgets each changed row, the names of
-    /// tiles now without content, and listings that gained tiles, wherever the set shows. Sent in batches (millions).
+    /// A patch changed tiles of one tile set: before this returns the kernel forgets each changed row, emptied tiles'
+    /// names and the listings that gained tiles, wherever the set shows. Batched: a whole pack's patch names millions.
     public func tilesChanged(_ changes: TileChanges) throws {
         let region = changes.columns.region
         forgetPack(region)

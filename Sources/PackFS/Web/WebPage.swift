@@ -4,7 +4,7 @@ import PackStore
 
 /// The web page a `--web-base` mount shows at its root (docs/web.md, "The mount as a web app"): the checkout's `web/`
 /// and MapLibre GL JS beside it (`scripts/web-assets.sh` assembles them), so the page requests nothing outside the web
-/// base. Read once, whole, at mount, as nothing changes while mounted; missing any file, there is no page, not half.
+/// base. Read once, whole, at mount (nothing changes while mounted); missing any file, no page rather than half.
 public struct WebPage: Sendable {
     public struct File: Sendable {
         public var name: String
