@@ -7,11 +7,10 @@ import PackStore
     import Glibc
 #endif
 
-/// Ending the loop from outside the kernel. `fuse_session_exit` only sets a flag, which a worker
-/// asleep in read() never sees. So a watcher, woken through a pipe by `request()` or a signal (the
-/// shim chains a handler after libfuse's, recording the signal), sends a request of its own: a
-/// statfs of the mountpoint, never cached by the kernel; the worker that answers it ends the loop.
-/// An idle mount wakes nobody. After an external unmount the device read fails (ENODEV) instead.
+/// Ending the loop from outside the kernel. `fuse_session_exit` only sets a flag, which a worker asleep in read() never
+/// sees. So a watcher, woken through a pipe by `request()` or a signal (recorded by the shim's handler, chained after
+/// libfuse's), sends a request of its own: a statfs of the mountpoint, never cached by the kernel; the worker that
+/// answers it ends the loop. An idle mount wakes nobody. After an external unmount the device read fails (ENODEV).
 final class ExitRequest: @unchecked Sendable {  // `session` (libfuse's), `requested` and `wake` are guarded by `lock`
     private let lock = Lock()
     private var session: OpaquePointer?

@@ -73,9 +73,8 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         condition.withLock { self.session = session }
     }
 
-    /// Stops new notifications and gives those under way a moment while the device is open. One can
-    /// stay blocked until the unmount aborts the connection: destroy the session only after
-    /// `waitUntilIdle()` following the unmount.
+    /// Stops new notifications and gives those under way a moment while the device is open. One can stay blocked until
+    /// the unmount aborts the connection: destroy the session only after `waitUntilIdle()` following the unmount.
     func detach() {
         condition.withLock { session = nil }
         waitUntilIdle(deadline: Date(timeIntervalSinceNow: 1))

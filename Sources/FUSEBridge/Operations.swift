@@ -85,8 +85,7 @@ enum Operations {
     }
 }
 
-/// A readdir reply: as many entries as fit in the kernel's buffer, each with its cookie as the
-/// offset to continue from. Entries that do not fit are asked for again next time.
+/// A readdir reply: the entries that fit in the kernel's buffer, each cookie the offset to continue from.
 enum DirectoryBuffer {
     /// The smallest record fuse_add_direntry writes: a 24-byte header plus a name, 8-byte aligned.
     static func capacity(_ size: Int) -> Int { max(1, size / 32) }

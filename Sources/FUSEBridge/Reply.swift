@@ -6,8 +6,7 @@ import PackFS
     import Glibc
 #endif
 
-/// The one answer a request gets. Callbacks compute a `Reply` and `send` it, so every path ends
-/// in exactly one `fuse_reply_*` (libfuse requires one and only one per request).
+/// The one answer a request gets: every path ends in exactly one `fuse_reply_*`, as libfuse requires.
 enum Reply {
     case entry(Entry)
     case attributes(TimedAttributes)

@@ -7,13 +7,12 @@ import Synchronization
     import Glibc
 #endif
 
-/// FUSE over io_uring (Linux 6.14+; docs/mount.md, "FUSE over io_uring"): one queue per possible
-/// CPU, and each reply commits its entry and fetches the next request in one submission.
-/// It rides on libfuse's custom I/O: the read hook sees whether the kernel's INIT offers the ring,
-/// the writev hook accepts it in libfuse's INIT reply, starts the ring threads once that reply is
-/// written, and routes each reply to a ring request into its entry. Ring requests go through
-/// `fuse_session_process_buf`, so every handler is the same. FORGET, INTERRUPT and notifications
-/// stay on /dev/fuse (`WorkerLoop`), as does everything if the kernel refuses the entries.
+/// FUSE over io_uring (Linux 6.14+; docs/mount.md, "FUSE over io_uring"): one queue per possible CPU, and each reply
+/// commits its entry and fetches the next request in one submission. It rides on libfuse's custom I/O: the read hook
+/// sees whether the kernel's INIT offers the ring, the writev hook accepts it in libfuse's INIT reply, starts the ring
+/// threads once that reply is written, and routes each reply to a ring request into its entry. Ring requests go through
+/// `fuse_session_process_buf`, so every handler is the same. FORGET, INTERRUPT and notifications stay on /dev/fuse
+/// (`WorkerLoop`), as does everything if the kernel refuses the entries.
 final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its processing is thread-safe); the rest is in `state`
     /// The kernel's switch (root may write it; Debian's default is N).
     static let parameter = "/sys/module/fuse/parameters/enable_uring"

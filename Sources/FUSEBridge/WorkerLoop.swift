@@ -69,7 +69,7 @@ final class WorkerLoop: @unchecked Sendable {  // `workers`, `ended` and `failur
         return true
     }
 
-    // Tried: a non-blocking device, one worker spinning and the rest in poll(); slower, as poll
+    // Blocking reads: a non-blocking device with one worker spinning and the rest in poll() is slower, as poll
     // wakes every idle worker (docs/benchmarks.md, "Designs measured and set aside").
     private func work() {
         var buffer = fuse_buf()

@@ -215,8 +215,7 @@ extension PackFilesystem {
     }
 }
 
-/// Font stacks: the stacks of the pack's style (`PackLayout.fontStacks`, by StyleModel's rule, the
-/// downloader's), each with the ranges the pack holds.
+/// Font stacks: those of the pack's style (`PackLayout.fontStacks`), each with the ranges the pack holds.
 extension PackFilesystem {
     struct FontStack {
         var name: String

@@ -2,9 +2,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// Listings. Cookies are stable: `.` is 1, `..` is 2, and every other cookie derives from what the
-/// entry names, never its position, so a listing that grows during a download resumes where it
-/// left off. Tile columns and rows are read a page at a time from the index.
+/// Listings. Cookies are stable: `.` is 1, `..` is 2, any other derives from what the entry names, not its position, so
+/// a growing listing resumes where it left off. Tile columns and rows are read a page at a time from the index.
 extension PackFilesystem {
     typealias Child = (name: String, node: Node, cookie: Int64)
 
@@ -24,9 +23,8 @@ extension PackFilesystem {
         return entries
     }
 
-    /// `.` and `..` where `offset` has not passed them, after checking `node` is still a directory.
-    /// Later pages of a tile column skip the check (it reads the pack's state, and a walk lists
-    /// thousands of pages); a column that went finds no rows, which ends its listing.
+    /// `.` and `..` where `offset` has not passed them, once `node` is checked to still be a directory. Later pages of
+    /// a tile column skip the check (it reads the pack's state, on thousands of pages): one that went lists no rows.
     func dots(of node: Node, inode: Inode, after offset: Int64, _ request: Request) throws -> [DirectoryEntry] {
         if case .column = node, offset >= 2 { return [] }
         _ = try attributes(of: node, inode: inode, request)

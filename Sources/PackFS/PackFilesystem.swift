@@ -6,10 +6,9 @@ import PackStore
     import Glibc
 #endif
 
-/// The mount's tree (docs/design.md §2) over one offline database. Every node is decoded from its
-/// inode (`InodeCodec`) and answered from the store at the time of the call, so listings grow while
-/// a download writes. The writable surface reaches the pack manager through `controller`.
-/// Every stored property is fixed at construction; what changes sits in the lock-guarded parts.
+/// The mount's tree (docs/design.md §2) over one offline database. Every node is decoded from its inode (`InodeCodec`)
+/// and answered from the store at the time of the call, so listings grow while a download writes. Stored properties are
+/// fixed at construction; what changes sits in the lock-guarded parts.
 public final class PackFilesystem: Filesystem, Sendable {
     let database: OfflineDatabase
     /// The absolute mountpoint path: `style.json` points its URLs into it.

@@ -2,11 +2,10 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Decoded sizes and small contents by inode, bounded, shared by every FUSE thread; and each pack's
-/// `PackView` under the same lock, so a cold tile lookup takes this lock and the reader pool's only.
-/// `st_size` must be exact, which means decoding a tile, and the read follows the lookup within
-/// microseconds: the content is kept briefly, the size longer. First in, first out: tiles are read
-/// in bursts. Larger caches were no faster (docs/benchmarks.md, "Designs measured and set aside").
+/// Decoded sizes and small contents by inode, bounded, shared by every FUSE thread, with each pack's `PackView` under
+/// the same lock: a cold tile lookup takes this lock and the reader pool's only. `st_size` must be exact (a decoded
+/// tile) and the read follows the lookup within microseconds: contents are kept briefly, sizes longer. First in, first
+/// out: tiles are read in bursts. Larger caches were no faster (docs/benchmarks.md, "Designs measured and set aside").
 final class ContentCache: Sendable {
     let maxContentBytes = 1 << 20
     let maxFileBytes = 1 << 20

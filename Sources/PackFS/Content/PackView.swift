@@ -1,10 +1,9 @@
 import FoundationEssentials
 import PackStore
 
-/// A pack's row, state and layout as read by one request, kept in `ContentCache` for later ones
-/// under the store's `cacheGeneration` read before them: while it has not moved, no pack or state
-/// changed, so a cold tile lookup takes one lock instead of three. A change the count does not see
-/// (a refresh's new style) drops the view through `TreeCaches.forgetPack`.
+/// A pack's row, state and layout as one request read them, kept in `ContentCache` under the store's `cacheGeneration`
+/// read before: while it has not moved, no pack or state changed, so a cold tile lookup takes one lock instead of
+/// three. A change the count does not see (a refresh's new style) drops the view through `TreeCaches.forgetPack`.
 struct PackView {
     var generation: UInt64
     var pack: Pack
@@ -22,7 +21,6 @@ struct PackView {
 }
 
 extension ContentCache {
-    /// The view of `region` kept under `generation`, if any.
     func view(of region: RegionID, generation: UInt64) -> PackView? {
         state.withLock { state in state.views[region].flatMap { $0.generation == generation ? $0 : nil } }
     }

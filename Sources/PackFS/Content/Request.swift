@@ -1,10 +1,9 @@
 import FoundationEssentials
 import PackStore
 
-/// One FUSE request's reads of the pack it concerns: the pack, its state and its layout, each read
-/// at most once however many steps need them, and none while an earlier request's `PackView` holds.
-/// Dropped with the request, so the next one sees the store as it is then; a request that changes
-/// the pack calls `forget`. One slot: a second pack is read afresh each time. One thread: no lock.
+/// One FUSE request's reads of the pack it concerns: the pack, its state and its layout, each read at most once, and
+/// none while an earlier request's `PackView` holds. Dropped with the request, so the next one sees the store as it is
+/// then; a request that changes the pack calls `forget`. One slot (a second pack is read afresh), one thread (no lock).
 final class Request {
     private let filesystem: PackFilesystem
     private var memo: Memo?

@@ -2,11 +2,10 @@ import Basics
 import PackStore
 import Synchronization
 
-/// The processes that look tiles up by name: they get attributes in every later tile listing.
-/// An entry with attributes costs the kernel an inode and a dentry, worth it for a walker that
-/// stats every file (`du`, rsync), wasted on one that reads names (`find`). The kernel's own guess
-/// fails walkers that read a directory whole first (`KernelCaching`). `du` thus pays lookups for its
-/// first column only, and `find` never pays for attributes.
+/// The processes that look tiles up by name: they get attributes in every later tile listing. An entry with attributes
+/// costs the kernel an inode and a dentry, worth it for a walker that stats every file (`du`, rsync), wasted on one
+/// that reads names (`find`); the kernel's own guess fails walkers that read a directory whole first (`KernelCaching`).
+/// `du` thus pays lookups for its first column only, and `find` never pays for attributes.
 final class StatWalkers: Sendable {
     /// The processes (thread ids, as the kernel reports them) remembered at most.
     let capacity: Int
@@ -17,7 +16,6 @@ final class StatWalkers: Sendable {
 
     init(capacity: Int = 64) { self.capacity = capacity }
 
-    /// `pid` looked a tile up.
     func noteLookup(by pid: Int32) {
         for slot in seen.indices where seen[slot].load(ordering: .relaxed) == pid { return }
         let evicted = recent.withLock { pids -> Int32? in

@@ -2,10 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// What the mount keeps about its tree (`ContentCache`, `LayoutCache`, the kernel's `KernelCache`), and
-/// what each change makes it forget: only its own pack's entries. Handed to both the filesystem and
-/// the pack manager, so a change reaches the caches with no reference back into the filesystem.
-/// A pack's state is cached by the store, which sees every write of it (`OfflineDatabase.status(of:)`).
+/// What the mount keeps about its tree (`ContentCache`, `LayoutCache`, the kernel's `KernelCache`) and what each change
+/// makes it forget: its own pack's entries only. Shared by the filesystem and the pack manager, which needs no
+/// reference to the filesystem. Pack states are cached by the store, which sees every write.
 public final class TreeCaches: Sendable {
     let database: OfflineDatabase
     let contents = ContentCache()
@@ -34,10 +33,9 @@ public final class TreeCaches: Sendable {
         database.bumpCacheGeneration()
     }
 
-    /// A refresh replaced bytes under their row ids, in this pack and every pack sharing the rows.
-    /// Forgets those packs, the changed files' old names (`RowTag`), and the listings and generated
-    /// files of each pack touched (a changed resource may be its style); then waits, bounded, so a
-    /// reader who next sees the pack `complete` reads the new bytes. Never on a FUSE thread.
+    /// A refresh replaced bytes under row ids that one or more packs share. Forgets those packs, the changed files' old
+    /// names (`RowTag`), and the listings and generated files of each (a changed resource may be its style); then
+    /// waits, bounded, so the next reader to see `complete` reads the new bytes. Not on FUSE threads.
     public func contentSwitched(_ switched: SwitchedContent) {
         let documents = Set(switched.changedResources.map(\.region)).union([switched.region])
         for region in documents.union(switched.changedTiles.map(\.region)) { forgetPack(region) }
@@ -84,9 +82,8 @@ public final class TreeCaches: Sendable {
         }
     }
 
-    /// A patch changed tiles of one tile set: before this returns the kernel forgets each changed
-    /// row, the names of tiles now without content, and the listings that gained tiles, wherever
-    /// the set shows. Sent in batches: a patch of a whole pack names millions.
+    /// A patch changed tiles of one tile set: before this returns the kernel forgets each changed row, emptied tiles'
+    /// names and the listings that gained tiles, wherever the set shows. Batched: a whole pack's patch names millions.
     public func tilesChanged(_ changes: TileChanges) throws {
         let region = changes.columns.region
         forgetPack(region)
@@ -131,10 +128,9 @@ public final class TreeCaches: Sendable {
     }
 }
 
-/// Parsed layouts by pack, kept a second while downloading: the TileJSON and first raster tile
-/// (which fixes the extension) come moments after the style. One thread at a time parses a pack's
-/// layout; the others wait, or take an expired one meanwhile: parsing is the dearest thing a lookup
-/// does (docs/benchmarks.md, "Designs measured and set aside").
+/// Parsed layouts by pack, kept a second while downloading: the TileJSON and first raster tile (fixing the extension)
+/// come moments after the style. One thread at a time parses a pack's layout, the others wait or take an expired one:
+/// parsing is the dearest thing a lookup does (docs/benchmarks.md, "Designs measured and set aside").
 final class LayoutCache: @unchecked Sendable {  // `entries`, `loading` and `generation` are guarded by `condition`
     static let lifetime: TimeInterval = 1
     private struct Entry {

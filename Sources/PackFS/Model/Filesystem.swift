@@ -73,8 +73,7 @@ public struct TimedAttributes: Equatable, Sendable {
     }
 }
 
-/// One name in a directory listing. `cookie`, passed back to continue after it, is stable across
-/// calls, so a listing that grows during a download continues where it left off.
+/// One name in a listing; its `cookie` is stable, so a listing that grows during a download resumes where it left off.
 public struct DirectoryEntry: Equatable, Sendable {
     public var name: String
     public var inode: Inode
@@ -133,9 +132,8 @@ public struct Caller: Equatable, Sendable {
     }
 }
 
-/// The operations the FUSE bridge calls, possibly concurrently on worker threads: an implementation
-/// is thread-safe and never waits on the network. Errors are `FilesystemError`s, mapped to errno by
-/// `FilesystemError.errno` (the one table).
+/// The operations the FUSE bridge calls, possibly concurrently: implementations are thread-safe and
+/// never wait on the network. Errors are `FilesystemError`s (errno by `FilesystemError.errno`).
 public protocol Filesystem: AnyObject, Sendable {
     /// The kernel agreed to stateless opens (FUSE_CAP_NO_OPEN_SUPPORT): no open and no release, not
     /// even for files it creates. Called from `init`, before any request.

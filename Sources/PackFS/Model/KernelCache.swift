@@ -1,6 +1,5 @@
-/// The kernel's caches of names, attributes and content: the model tells it to forget what changed
-/// behind its back. Calls are cheap, never block and may come from any thread, even inside an
-/// operation (the bridge's `KernelNotifier`).
+/// The kernel's caches of names, attributes and content, told to forget what changed behind its back.
+/// Calls are cheap, never block and may come from any thread, even inside an operation (`KernelNotifier`).
 public protocol KernelCache: AnyObject, Sendable {
     /// Forget the attributes and cached content (pages, a directory's listing) of `inode`.
     func invalidate(inode: Inode)

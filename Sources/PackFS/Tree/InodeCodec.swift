@@ -39,11 +39,9 @@ enum Node: Hashable, Sendable {
     }
 }
 
-/// Which version of a row a tile or resource node names. A refresh replaces a row's bytes under its
-/// id; each version gets its own inode, as a file replaced by `rename` does, so the kernel never
-/// holds one size for another's bytes. 0 for a row unchanged this mount, else versions 1, 2, 3, 4,
-/// 5... take tags 1, 2, 3, 4, 1...: each version is forgotten at the switch that ends it, so four
-/// never meet.
+/// Which version of a row a tile or resource node names. Each version of a refreshed row gets its own inode, as a file
+/// replaced by `rename` does, so the kernel never holds one size for another's bytes. 0: unchanged this mount; versions
+/// 1, 2, 3, 4, 5... take tags 1, 2, 3, 4, 1...: each is forgotten at the switch that ends it, so four never meet.
 struct RowTag: Hashable, Sendable {
     static let count: UInt64 = 4
     static let initial = RowTag(raw: 0)
@@ -54,7 +52,6 @@ struct RowTag: Hashable, Sendable {
 
     fileprivate init(raw: UInt64) { self.raw = raw }
 
-    /// Whether this tag names version `version` of its row.
     func names(_ version: Int64) -> Bool { self == RowTag(version: version) }
 }
 
@@ -67,8 +64,7 @@ enum PackPart: UInt64, Sendable, CaseIterable {
     case coverage
 }
 
-/// A source's directory and its files: a tiled source's `tiles.json`, a GeoJSON source's
-/// `data.geojson`, an image source's `image.<ext>` (`StyleSource.dataFileName`).
+/// A source's directory and its data file (`StyleSource.dataFileName`: `tiles.json`, `data.geojson`, `image.<ext>`).
 enum SourcePart: UInt64, Sendable {
     case directory, tileJSON, data
 }

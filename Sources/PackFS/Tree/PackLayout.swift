@@ -2,9 +2,8 @@ import FoundationEssentials
 import PackStore
 import StyleModel
 
-/// What a pack's style (`PackStyle`, read as the downloader read it, or synthetic) says about its
-/// tree: sources with their tiles, the primary, glyph and sprite files. A source whose TileJSON is
-/// not stored yet has no tiles to show.
+/// What a pack's style (`PackStyle`, read as the downloader read it, or synthetic) says about its tree: sources with
+/// their tiles, the primary, glyph and sprite files. A source whose TileJSON is not stored yet has no tiles to show.
 struct PackLayout: Sendable {
     typealias Source = PackStyle.Source
 

@@ -2,10 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// The web page a `--web-base` mount shows at its root (docs/web.md, "The mount as a web app"):
-/// the checkout's `web/` and MapLibre GL JS beside it, so the page makes no request outside the web
-/// base; `scripts/web-assets.sh` assembles the directory. Read once, whole, when the mount starts:
-/// the files never change while mounted. A directory missing any gives no page rather than half.
+/// The web page a `--web-base` mount shows at its root (docs/web.md, "The mount as a web app"): the checkout's `web/`
+/// and MapLibre GL JS beside it (`scripts/web-assets.sh` assembles them), so the page requests nothing outside the web
+/// base. Read once, whole, at mount (nothing changes while mounted); missing any file, no page rather than half.
 public struct WebPage: Sendable {
     public struct File: Sendable {
         public var name: String

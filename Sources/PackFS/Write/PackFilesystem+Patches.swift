@@ -7,10 +7,9 @@ import Dispatch
     import Glibc
 #endif
 
-/// Patches on the mount: `cp diff.mbtiles packs/<name>.patch` applies a patch in martin's format.
-/// The file shows in `packs/` while copied; the write that completes it (`PatchUploads`) carries the
-/// verdict: refused, EINVAL and `<name>.error`; applied, the kernel forgets the changed tiles before
-/// it returns. A scratch file renamed to `<name>.patch` (rsync's way) is applied the same way.
+/// Patches on the mount: `cp diff.mbtiles packs/<name>.patch` applies one in martin's format, as does renaming a
+/// scratch file to `<name>.patch` (rsync's way). The write that completes the file (`PatchUploads`) carries the
+/// verdict: refused, EINVAL and `<name>.error`; applied, the kernel forgets the changed tiles before it returns.
 extension PackFilesystem {
     /// `create` of `packs/<name>.patch`: ENOENT without the pack, EPERM on a read-only mount.
     func createPatch(packName: String, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {

@@ -7,14 +7,12 @@ import Dispatch
     import Glibc
 #endif
 
-/// Region files written with ordinary tools: writes land in an in-memory draft (`RegionDrafts`).
-/// The write that decides the text (`RegionTextScan`) hands it to the pack manager, whose verdict
-/// becomes that write's result and `packs/<name>.error`: `cp bad.json packs/x.region` fails with
-/// EINVAL and says so. Not at close(): the bridge turns FLUSH off (see its `flush`).
+/// Region files written with ordinary tools: writes land in an in-memory draft (`RegionDrafts`). The write that decides
+/// the text (`RegionTextScan`) gets the pack manager's verdict as its result and in `packs/<name>.error`:
+/// `cp bad.json packs/x.region` fails with EINVAL. Not at close(): the bridge turns FLUSH off (see its `flush`).
 ///
-/// Text left undecided is judged when the last handle is released or, with stateless opens (no
-/// release), after `settleDelay` without a write; its verdict then shows only in `<name>.error`.
-/// An empty region file (`touch`) is rejected without asking the manager, and changes no pack.
+/// Undecided text is judged at the last release or, with stateless opens (no release), after `settleDelay` without a
+/// write; its verdict then shows only in `<name>.error`. An empty file (`touch`) is rejected, unseen by the manager.
 extension PackFilesystem {
     static let regionSuffix = ".region"
     static let emptyRegionFile = "empty region file"

@@ -3,10 +3,9 @@ import FoundationEssentials
 import PackStore
 
 /// Removal (docs/design.md §2): `rm packs/<name>.region` and `rmdir packs/<name>` remove the pack;
-/// `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm` drops that file's row from the
-/// pack, generated files go quietly, and `rmdir` succeeds doing nothing, so `rm -r packs/<name>`
-/// empties the pack file by file and its last rmdir removes it, with no error.
-/// Everything else is refused: EROFS inside a pack, EPERM at the top and in `packs/`.
+/// `rm packs/<name>.error` forgets a rejection. Inside a pack, `rm` drops that file's row, generated files go quietly,
+/// and `rmdir` succeeds doing nothing, so `rm -r packs/<name>` empties the pack file by file and its last rmdir removes
+/// it, with no error. Everything else is refused: EROFS inside a pack, EPERM at the top and in `packs/`.
 extension PackFilesystem {
     public func unlink(parent: Inode, name: String, caller: Caller) throws {
         try serving { request in
@@ -81,9 +80,8 @@ extension PackFilesystem {
         packsChanged(name, name + Self.regionSuffix)
     }
 
-    /// Drops one file's row from its pack, by hand: undone if the mount dies before the dropping
-    /// processes end, so a killed `rm -r` leaves the whole pack (`DropSettler`). The style and a
-    /// stored TileJSON shape the tree, so the layout is forgotten after them.
+    /// Drops one file's row from its pack, by hand: undone if the mount dies before the dropping processes end
+    /// (`DropSettler`). The style and a stored TileJSON shape the tree, so the layout is forgotten after them.
     private func dropFromPack(_ node: Node, by caller: Caller, _ request: Request) throws {
         if let region = node.region {
             dropSettler.noteDrop(region, by: caller.pid, interval: settleDelay) { [weak self] in

@@ -5,9 +5,8 @@ import PackStore
     import Glibc
 #endif
 
-/// Scratch files in `packs/` (`ScratchFiles`), so `sed -i` and editors that save through a
-/// temporary file work on the mount. Renamed to `<name>.region`, the text is judged as that region
-/// file's: taken, the scratch file is gone; refused, the rename fails with EINVAL and it stays.
+/// Scratch files in `packs/` (`ScratchFiles`), so `sed -i` and editors saving through a temporary file work. Renamed to
+/// `<name>.region`, the text is judged as that file's: taken, the scratch file is gone; refused, EINVAL and it stays.
 extension PackFilesystem {
     func createScratch(name: String, mode: UInt32, flags: Int32, _ request: Request) throws -> (Entry, OpenOptions) {
         guard controller != nil, ScratchFiles.admits(name) else { throw FilesystemError.notPermitted }

@@ -2,11 +2,10 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Patches being copied to `packs/<name>.patch`, one per pack at a time, each spooled beside the
-/// database (`SpoolFile`): a country's patch is gigabytes. The write that reaches the size the
-/// SQLite header declares applies it, so `cp` learns the verdict from that write (there is no
-/// FLUSH, and close() does not wait for a release); first bytes that are not SQLite's header are
-/// refused at once. A file whose header declares no size is applied when its last handle goes.
+/// Patches being copied to `packs/<name>.patch`, one per pack at a time, each spooled beside the database
+/// (`SpoolFile`): a country's patch is gigabytes. The write that reaches the size the SQLite header declares applies
+/// it, so `cp` learns the verdict from that write (no FLUSH; close() does not wait for a release); first bytes that are
+/// not SQLite's header are refused at once. A file whose header declares no size is applied when its last handle goes.
 typealias PatchUploads = SerialFiles<PatchUpload>
 
 struct PatchUpload: SerialFile {

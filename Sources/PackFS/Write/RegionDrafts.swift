@@ -2,10 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Region files open for writing, by pack name. All handles on one name share one buffer, as on a
-/// disk, dropped with the last handle. A draft is "dirty" until judged: after create (even left
-/// empty), a write, an O_TRUNC open or a truncate. A file opened for writing and released untouched
-/// (`touch`) changes nothing, and judged content is not submitted twice.
+/// Region files open for writing, by pack name. All handles on one name share one buffer, as on a disk, dropped with
+/// the last handle. A draft is "dirty" until judged: after create (even left empty), a write, an O_TRUNC open or a
+/// truncate. Released untouched (`touch`), it changes nothing; judged content is not submitted twice.
 final class RegionDrafts: Sendable {
     /// Bounds what a stray `cp` of a large file can pin in memory; a region file is kilobytes.
     static let maxBytes = 16 << 20

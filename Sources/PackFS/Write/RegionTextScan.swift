@@ -1,9 +1,8 @@
 import FoundationEssentials
 
-/// Tells, from the bytes written so far, whether a region file's text is decided: one complete JSON
-/// object, or text no further bytes can make into one (see `PackFilesystem+RegionFiles.swift`).
-/// It matches brackets and strings only: other mistakes are the parser's to name; this scan only
-/// must not call decided a text that more bytes could still change.
+/// Tells, from the bytes written so far, whether a region file's text is decided: one complete JSON object, or text no
+/// further bytes can make into one (see `PackFilesystem+RegionFiles.swift`). It matches brackets and strings only:
+/// other mistakes are the parser's to name; it only must not call decided a text that more bytes could still change.
 struct RegionTextScan: Equatable {
     enum State: Equatable {
         /// Not yet one complete object: wait for more bytes.

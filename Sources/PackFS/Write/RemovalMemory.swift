@@ -7,10 +7,9 @@ import Dispatch
     import Glibc
 #endif
 
-/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once every process that dropped files
-/// from it has ended, checked every `interval`: a killed daemon leaves `rm -r`'s pack whole, while
-/// an `rm` of a few files holds once it is gone. Tried: settling after 2 s without an unlink, which
-/// a slowed `rm -r` could outlast, leaving half a pack after a kill.
+/// Settles a pack's hand drops (`OfflineDatabase.settleDrops`) once every process that dropped files from it has ended,
+/// checked every `interval`: a killed daemon leaves `rm -r`'s pack whole, while an `rm` of a few files holds once it is
+/// gone. Not a delay after the last unlink: a slowed `rm -r` could outlast it, leaving half a pack after a kill.
 final class DropSettler: Sendable {
     /// Per pack, the processes whose drops are not settled yet.
     private let droppers = LockedState<[RegionID: Set<Int32>]>([:])

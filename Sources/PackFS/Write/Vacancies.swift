@@ -2,10 +2,9 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal, as
-/// on a disk. A pack's directories are not stored: `<z>/<x>/` exist while a tile is under them, and
-/// a font stack is named by its lowest range's row. Without this an emptied directory would vanish
-/// before `rm -r`'s rmdir (or its next unlink in the stack), which would fail with ENOENT.
+/// Directories inside packs that `rm` emptied, kept until their `rmdir` or the pack's removal, as on a disk. `<z>/<x>/`
+/// and font stacks are not stored but derived from the rows under them, so an emptied one would vanish before `rm -r`'s
+/// rmdir (or its next unlink in the stack), which would fail with ENOENT.
 final class Vacancies: Sendable {
     /// Per view: the primary source shows at the pack's top and under `sources/`, and rm -r empties
     /// one view through the other before removing it.
