@@ -65,8 +65,7 @@ extension Database {
         try cachedStatement(sql: "COMMIT TRANSACTION").execute()
     }
 
-    /// Rolls back if a transaction is still open (a full disk or I/O error may have ended it). An
-    /// interrupt does not stop it: the statements are reset and it is tried again.
+    /// Rolls back if still open (a full disk may have ended it); retried after an interrupt.
     func rollback() throws {
         guard isInsideTransaction else { return }
         do {
@@ -121,8 +120,7 @@ extension Database {
 
     // MARK: After the transaction
 
-    /// Calls `onCommit` or `onRollback` when the current (or next) transaction ends, on this
-    /// connection's thread, right after the statement that ended it.
+    /// Calls `onCommit` or `onRollback` right after the current (or next) transaction ends, on this thread.
     public func afterNextTransaction(onCommit: @escaping (Database) -> Void, onRollback: @escaping (Database) -> Void = { _ in }) {
         guard let handle = sqliteConnection else { return }
         if transactionHandlers.isEmpty {

@@ -15,8 +15,7 @@ public final class Database {
     var transactionOutcome: TransactionCompletion?
     var wasInsideTransaction = false
 
-    /// Opens and sets up `path`, then reads the schema so that a file which is not a database (or needs
-    /// a recovery this connection cannot make) fails here. Closed again when any step fails.
+    /// Opens and sets up `path`, reading the schema so that a bad file fails here; closed again on failure.
     init(path: String, configuration: Configuration) throws {
         self.path = path
         self.configuration = configuration
@@ -50,8 +49,7 @@ public final class Database {
         _ = try Row.fetchOne(self, sql: "SELECT * FROM sqlite_master LIMIT 1")
     }
 
-    /// Finalizes the cached statements and closes the connection. Throws (SQLITE_BUSY) and stays
-    /// open when statements made by `makeStatement` are still alive. Closing twice does nothing.
+    /// Throws SQLITE_BUSY and stays open while `makeStatement`'s statements live; closing twice does nothing.
     func close() throws {
         guard let handle = sqliteConnection else { return }
         statementCache.removeAll()
@@ -155,8 +153,7 @@ public final class Database {
         }
     }
 
-    /// Whether `text` holds a statement (not only white space, comments and semicolons), or
-    /// something that does not compile.
+    /// Whether `text` holds more than white space, comments and semicolons (or does not compile).
     private static func holdsStatement(_ handle: SQLiteConnection, _ text: UnsafePointer<CChar>) throws -> Bool {
         var cursor = text
         while cursor.pointee == 32 || cursor.pointee == 59 || (cursor.pointee >= 9 && cursor.pointee <= 13) { cursor += 1 }
@@ -197,8 +194,6 @@ public final class Database {
 
     // MARK: Execution bookkeeping (Statement)
 
-    /// Before a statement runs: a transaction that SQLite rolled back on its own (a full disk)
-    /// inside `inTransaction` must not let the next statement run in autocommit mode.
     func willExecute(_ statement: Statement) throws {
         try checkForAbortedTransaction(sql: statement.sql)
     }

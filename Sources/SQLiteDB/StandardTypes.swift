@@ -57,8 +57,7 @@ extension Double: DatabaseValueConvertible {
 extension Bool: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { (self ? 1 : 0 as Int64).databaseValue }
 
-    /// A number other than zero is true; text and blobs do not convert (SQLite's BOOLEAN has
-    /// numeric affinity).
+    /// A nonzero number is true; text and blobs do not convert (BOOLEAN has numeric affinity).
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Bool? {
         Double.fromDatabaseValue(dbValue).map { $0 != 0 }
     }

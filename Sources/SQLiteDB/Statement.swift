@@ -10,8 +10,7 @@ public final class Statement {
     let parameterCount: Int
     /// Set when the statement sits in the database's statement cache under this key.
     var cacheKey: StatementCacheKey?
-    /// The last arguments given, and whether they are bound now (a run with temporary bindings clears
-    /// them; the next run given none binds them again).
+    /// The last arguments given; temporary bindings unbind them, and the next run given none rebinds them.
     private var arguments = StatementArguments()
     private var argumentsBound: Bool
     private var names: [String]?

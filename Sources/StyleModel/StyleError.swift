@@ -1,5 +1,4 @@
-/// What is wrong with a style or TileJSON document. Each case names the document's URL (and the
-/// field), so that the one-line `description` is enough for a user to act on.
+/// A bad style or TileJSON; each case names the URL (and field), so `description` alone lets a user act.
 public enum StyleError: Error, Equatable, CustomStringConvertible {
     /// A style or TileJSON document that is not JSON, or not a JSON object.
     case invalidJSON(url: String, reason: String)

@@ -2,9 +2,8 @@ import Basics
 import FoundationEssentials
 import PackStore
 
-/// Whether fetched bytes are what they are fetched as (`ContentKind`), before they are stored: an
-/// error page must not become a tile of the pack (docs/design.md §4). The checks read structure only
-/// (JSON shape, image signatures, protobuf framing), so they cost little (docs/benchmarks.md).
+/// Whether fetched bytes are the `ContentKind` they were fetched as, so an error page never becomes a tile
+/// (docs/design.md §4). Structure only (JSON shape, image signatures, protobuf framing): cheap (docs/benchmarks.md).
 public enum ContentCheck {
     /// A gzipped vector tile is inflated for its check up to this many bytes; past it the tile is
     /// refused (a real tile is a small fraction of it).

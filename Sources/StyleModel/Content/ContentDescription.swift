@@ -67,8 +67,7 @@ public enum ContentDescription {
     }
 }
 
-/// The image formats MapLibre Native decodes, by their signatures (GIF is named in
-/// descriptions but MapLibre Native decodes none).
+/// Image signatures: those MapLibre Native decodes, and GIF, which it does not but descriptions name.
 enum ImageSignature: String {
     case png = "PNG"
     case jpeg = "JPEG"

@@ -1,8 +1,7 @@
 import PackStore
 
-/// A pack's `glyphs/` tree as the style names it: a directory per font stack (`FontStacks`) and a
-/// file per range, all 256 ranges (which of them a pack holds is the store's to say). The mount
-/// shows it and a directory export writes it, from this one list.
+/// A pack's `glyphs/` tree: a directory per font stack (`FontStacks`), a file for each of the 256 ranges,
+/// held or not (the store knows which). The one list for the mount and a directory export.
 public struct FontStackFiles: Sendable {
     public struct File: Sendable {
         public var name: String

@@ -1,9 +1,8 @@
 import FoundationEssentials
 import PackStore
 
-/// `coverage.geojson` of a pack: the coverage (`PackDocuments.coverage`, the store's) of its primary
-/// source's tiles (`PackStyle.primary`, the tiles at the pack's top), in XYZ rows. The mount and
-/// `packfs status --coverage` both ask here, so they print the same document.
+/// A pack's `coverage.geojson`: the store's coverage of its primary source's tiles (`PackStyle.primary`), in
+/// XYZ rows; the one document for the mount and `packfs status --coverage`.
 extension PackDocuments {
     public func coverage(of region: RegionID, primary source: PackStyle.Source?) throws -> Data {
         try coverage(of: region, tiles: source?.columns) { y, z in source?.row(y, z: z) ?? y }

@@ -1,8 +1,7 @@
 import Basics
 import PackStore
 
-/// A style's `glyphs` template: 256 ranges of 256 code points (0-255 ... 65280-65535) per font
-/// stack, each a URL with `{fontstack}` and `{range}` filled in.
+/// A style's `glyphs` template: per font stack, 256 ranges of 256 code points (0-255 ... 65280-65535), a URL each.
 public struct GlyphTemplate: Equatable, Sendable {
     /// Resolved against the style; other tokens than the two stay as written.
     public let template: String

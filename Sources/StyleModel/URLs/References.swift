@@ -1,9 +1,8 @@
 import Basics
 import PackStore
 
-/// URLs inside a style or TileJSON document, resolved against the document's URL and vetted before
-/// anything is stored or fetched: `file://`, any other unknown scheme, an unresolvable path or a
-/// URL `URLSyntax` refuses is refused, never fetched.
+/// URLs in a style or TileJSON, resolved against its URL and vetted before anything is stored or fetched:
+/// `file://`, other unknown schemes, unresolvable paths and what `URLSyntax` refuses are never fetched.
 enum References {
     /// The absolute http, https or mapbox URL that `reference` (at `field` of the document at
     /// `document`) names.
