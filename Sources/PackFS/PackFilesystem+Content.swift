@@ -153,6 +153,8 @@ extension PackFilesystem {
                 "quota": diskQuota.map(number) ?? .null,
             ]),
             "transport": transport.withLock { $0 }.map(JSONValue.string) ?? .null,
+            // Tiles read ahead of a serial reader since the mount, and how many it then asked for.
+            "read_ahead": .object(["tiles": number(readAhead.figures.tiles), "used": number(readAhead.figures.used)]),
             // Removed packs whose rows and pages are still being given back, or null.
             "reclaiming": reclaiming.map { .object(["packs": number($0.packs), "rows": $0.rows.map(number) ?? .null]) } ?? .null,
             "problem": .null,

@@ -136,7 +136,7 @@ extension PackFilesystem {
     /// (kept for the read that usually follows).
     /// Tried: notify_store of the content after the reply; the reader's READ usually came first.
     func tileEntry(
-        named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
+        named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, caller: Caller, _ request: Request
     ) throws -> Entry {
         let key = try tileKey(named: name, in: region, ref, z: z, x: x, request)
         // A size already known needs no inflate, but not after a switch: the row's version, which
@@ -156,7 +156,26 @@ extension PackFilesystem {
         let served = try content ?? (known == nil ? database.servedTile(.row(id), in: region)?.content : nil)
         let inode = try InodeCodec.encode(.tile(region, id, tag))
         guard let size = known.map(Int.init) ?? served.map({ remember($0, inode).count }) else { throw FilesystemError.stale }
+        if known != nil { readAhead.claim(inode) }
+        readAhead.looked(up: ReadAhead.Place(region: region, key: key), inode: inode, by: caller.pid) { [self] in readTile(ahead: $0) }
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
+    }
+
+    /// Reads a tile ahead of its lookup (`ReadAhead`) into the content cache, under the inode its
+    /// lookup will give; nil when it is cached already, not in the pack, or unreadable.
+    private func readTile(ahead place: ReadAhead.Place) -> Inode? {
+        try? database.withOneSnapshot { () -> Inode? in
+            let switched = database.hasSwitchedRows
+            let uncached = { (id: TileID) in
+                switched || (try? InodeCodec.encode(.tile(place.region, id, .initial))).flatMap(self.cache.content) == nil
+            }
+            guard let (id, content) = try database.servedTile(.key(place.key), in: place.region, wantsContent: uncached),
+                let content
+            else { return nil }
+            let inode = try InodeCodec.encode(.tile(place.region, id, try database.rowTag(.tile, id.rawValue)))
+            cache.store(content, for: inode)
+            return inode
+        }
     }
 
     /// The stored key `name` names in column z/x of the source (StyleModel's: TMS rows flipped).

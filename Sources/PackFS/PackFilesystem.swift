@@ -30,6 +30,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let dropSettler = DropSettler()
     let removedPacks = RemovedPacks()
     let statWalkers = StatWalkers()
+    let readAhead: ReadAhead
     /// Other files in `packs/` (`sed -i`'s temporary file), in memory.
     let scratches = ScratchFiles()
     /// Patches being copied to `packs/<name>.patch`, spooled beside the database.
@@ -50,8 +51,9 @@ public final class PackFilesystem: Filesystem, Sendable {
         database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,
         caches: TreeCaches? = nil,
         controller: (any PackController)? = nil, settleDelay: TimeInterval = 2, webBase: String? = nil,
-        webPage: WebPage? = nil
+        webPage: WebPage? = nil, readAhead: ReadAheadMode = .auto
     ) {
+        self.readAhead = ReadAhead(mode: readAhead)
         self.database = database
         self.webBase = webBase
         self.webPage = webBase == nil ? nil : webPage
@@ -79,10 +81,13 @@ public final class PackFilesystem: Filesystem, Sendable {
         // Tiles, the lookups that count (a map reads thousands), take one read.
         if case .column(let region, let ref, let z, let x) = parent {
             statWalkers.noteLookup(by: caller.pid)
-            return try tileEntry(named: name, in: region, ref, z: z, x: x, request)
+            return try tileEntry(named: name, in: region, ref, z: z, x: x, caller: caller, request)
         }
         return try entry(for: try child(named: name, of: parent, request), request)
     }
+
+    /// Stops reading ahead (at unmount, before the store closes).
+    public func stopReadingAhead() { readAhead.stop() }
 
     public func useStatelessOpens() {
         statelessOpens.withLock { $0 = true }
@@ -115,7 +120,9 @@ public final class PackFilesystem: Filesystem, Sendable {
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
         try serving(reads: true) { request in
-            let data = try content(of: try node(inode), inode: inode, request)
+            let node = try node(inode)
+            if case .tile = node { readAhead.read(inode) }
+            let data = try content(of: node, inode: inode, request)
             guard offset >= 0, offset < data.count, size > 0 else { return Data() }
             let start = data.startIndex + Int(offset)
             // The kernel's size is not added to the offset: a size near Int.max would overflow.
@@ -157,6 +164,8 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// `.io` with its cause, for the bridge to log. A request that only `reads` reads one snapshot
     /// (`withOneSnapshot`); one that writes must see its own writes.
     func serving<T>(reads: Bool = false, _ body: (Request) throws -> T) throws -> T {
+        readAhead.demand.add(1, ordering: .relaxed)
+        defer { readAhead.demand.subtract(1, ordering: .relaxed) }
         do {
             guard reads else { return try body(Request(self)) }
             return try database.withOneSnapshot { try body(Request(self)) }

@@ -47,6 +47,7 @@ struct MountCommand: ParsableCommand {
 
     func validate() throws {
         _ = try Self.ioURing(options)
+        _ = try Self.readAhead(options)
         _ = try fileMode()
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         if let webBase {
@@ -71,7 +72,7 @@ struct MountCommand: ParsableCommand {
         try database.openReaders(threads)
         let parts = MountParts(
             database: database, mountpoint: mountpoint, tileLimit: network.maxTiles, downloads: network.downloadOptions,
-            readOnly: readOnly, webBase: webBase, webPage: webPage,
+            readOnly: readOnly, webBase: webBase, webPage: webPage, readAhead: try Self.readAhead(options),
             fuse: FUSEMount.Options(
                 mountOptions: ["fsname=packfs", "subtype=packfs"] + Self.words(options).filter { !Self.isOwnOption($0) },
                 maxThreads: threads, caching: KernelCaching(statelessOpen: true), ioURing: try Self.ioURing(options)))
@@ -83,7 +84,10 @@ struct MountCommand: ParsableCommand {
             database.startCounting { StandardError.write("packfs: \($0)\n") }
             database.resumeRemovals()
         }
-        defer { parts.manager.stop() }
+        defer {
+            parts.manager.stop()
+            parts.filesystem.stopReadingAhead()
+        }
         do {
             try parts.mount.run(mounted: Background.tellParent)
         } catch {
@@ -125,6 +129,16 @@ struct MountCommand: ParsableCommand {
         return mode
     }
 
+    /// `-o read_ahead=auto|on|off`, the last one given; `auto` by default (`ReadAhead`).
+    static func readAhead(_ options: [String]) throws -> ReadAheadMode {
+        guard let word = words(options).last(where: { $0.hasPrefix("read_ahead=") }) else { return .auto }
+        let value = String(word.dropFirst("read_ahead=".count))
+        guard let mode = ReadAheadMode(rawValue: value) else {
+            throw ValidationError("-o read_ahead=\(value): say auto, on or off")
+        }
+        return mode
+    }
+
     /// A new database's mode: the last `-o db_mode=MODE`, else `--db-mode`, else 0600.
     func fileMode() throws -> UInt32 {
         guard let word = Self.words(options).last(where: { $0.hasPrefix("db_mode=") }) else { return try dbMode.fileMode() }
@@ -132,7 +146,9 @@ struct MountCommand: ParsableCommand {
     }
 
     /// PackFS's own `-o` options, which libfuse never sees.
-    static func isOwnOption(_ word: String) -> Bool { word.hasPrefix("io_uring=") || word.hasPrefix("db_mode=") }
+    static func isOwnOption(_ word: String) -> Bool {
+        ["io_uring=", "db_mode=", "read_ahead="].contains { word.hasPrefix($0) }
+    }
 
     /// `-o` options one by one (each may hold several, comma-separated).
     static func words(_ options: [String]) -> [String] {

@@ -12,21 +12,23 @@ import Dispatch
 /// filesystem, FUSE mount. PackFS knows nothing of the lifecycle: two thin adapters translate.
 struct MountParts {
     let manager: PackManager
+    let filesystem: PackFilesystem
     let mount: FUSEMount
 
     /// `readOnly` (`-o ro`): the filesystem refuses every change and no download is run.
     init(database: OfflineDatabase, mountpoint: String, tileLimit: Int?, downloads: DownloadOptions,
-         readOnly: Bool = false, webBase: String? = nil, webPage: WebPage? = nil, fuse: FUSEMount.Options) {
+         readOnly: Bool = false, webBase: String? = nil, webPage: WebPage? = nil, readAhead: ReadAheadMode = .auto,
+         fuse: FUSEMount.Options) {
         let notifier = KernelNotifier()
         let caches = TreeCaches(database: database, kernel: notifier)
         manager = PackManager(database: database, options: downloads, events: TreeEvents(caches: caches, database: database))
-        let filesystem = PackFilesystem(
+        filesystem = PackFilesystem(
             database: database, mountpoint: mountpoint, tileLimit: tileLimit, diskQuota: downloads.diskQuota, caches: caches,
             controller: readOnly ? nil : ManagerController(manager: manager, database: database), webBase: webBase,
-            webPage: webPage)
+            webPage: webPage, readAhead: readAhead)
         var fuse = fuse
         let told = fuse.transport
-        fuse.transport = { transport in
+        fuse.transport = { [filesystem] transport in
             StandardError.write("packfs: serving over \(transport)\n")
             filesystem.transport.withLock { $0 = transport }
             told(transport)
