@@ -44,6 +44,27 @@ final class TileStorageMountTests: DaemonMountTestCase {
         XCTAssertEqual(servedInflated, servedCompressed)
     }
 
+    /// docs/mount.md: the choice applies to tiles as they are stored; a region file written again with
+    /// the default and more zooms stores the new tiles compressed and rewrites none of the old.
+    func testWritingTheFileAgainStoresOnlyNewTilesInTheNewForm() throws {
+        try mountPackFS()
+        try copyRegion(try regionFile("inflated.json", maxZoom: 10, extra: #""tile_storage": "inflated""#), to: "helsinki")
+        waitForState("helsinki")
+        try copyRegion(try regionFile("plain.json", maxZoom: maxZoom), to: "helsinki")
+        waitForState("helsinki")
+        let region = try String(contentsOfFile: packs + "/helsinki.region", encoding: .utf8)
+        XCTAssertFalse(region.contains("tile_storage"), region)
+        unmountPackFS()
+
+        let rows = try tileRows(db)
+        let deflated = rows.filter { $0.value.compressed }.keys
+        XCTAssertFalse(deflated.isEmpty, "the new tiles were stored compressed")
+        for key in deflated {
+            let zoom = Int(key.split(separator: " ").last?.split(separator: "/").first ?? "") ?? -1
+            XCTAssertGreaterThan(zoom, 10, "\(key): a tile stored inflated was rewritten")
+        }
+    }
+
     func testATileStorageOtherThanCompressedOrInflatedFailsTheWriteNamingTheField() throws {
         try mountPackFS()
         let bad = try regionFile("bad.json", maxZoom: maxZoom, extra: #""tile_storage": "gzip""#)
