@@ -98,7 +98,7 @@ extension PackFilesystem {
     /// The region file a user would write to make this pack again.
     func regionFile(_ pack: Pack) throws -> Data {
         guard let definition = pack.definition else { return Data((pack.definitionText + "\n").utf8) }
-        return Data(RegionFile(definition: definition, metadata: pack.metadata).encoded().utf8)
+        return Data(RegionFile(definition: definition, metadata: pack.metadata, tileStorage: pack.tileStorage).encoded().utf8)
     }
 
     /// The stored TileJSON's exact bytes, unless a server echoed the requester's token in its tile

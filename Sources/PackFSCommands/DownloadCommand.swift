@@ -22,7 +22,8 @@ struct DownloadCommand: ParsableCommand {
         try PackName.validate(name)
         let database = try db.openForChange(creating: true, fileMode: try dbMode.fileMode())
         defer { try? database.close() }
-        let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
+        let pack = try database.definePack(
+            name: name, definition: file.definition, metadata: file.metadata, tileStorage: file.tileStorage)
         let download = PackDownload(
             database: database, region: pack.id, definition: file.definition, options: network.downloadOptions)
         try finish(ProgressReporter.run(download, name: name), database: database)

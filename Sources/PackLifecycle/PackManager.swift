@@ -23,7 +23,8 @@ public final class PackManager: @unchecked Sendable {  // `lanes` and `stopped` 
     /// `active` in one transaction) and queues a download. The error's description is `<name>.error`.
     public func submitRegionFile(name: String, content: Data) throws {
         let file = try RegionFile.parse(content)
-        let pack = try database.definePack(name: name, definition: file.definition, metadata: file.metadata)
+        let pack = try database.definePack(
+            name: name, definition: file.definition, metadata: file.metadata, tileStorage: file.tileStorage)
         try queueOwedRuns(pack.id)
     }
 

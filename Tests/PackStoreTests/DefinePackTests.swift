@@ -76,6 +76,22 @@ final class DefinePackTests: StoreTestCase {
         XCTAssertEqual(try updates(database), [])
     }
 
+    /// The choice lives in the description (MapLibre's definition stays as MapLibre writes it); the
+    /// default is no key at all, so a pack that never chose keeps its description byte for byte.
+    func testTileStorageIsKeptInTheDescriptionOnlyWhenInflated() throws {
+        let database = try openCountingUpdates()
+        let pack = try database.definePack(name: "a", definition: sampleDefinition(), metadata: nil, tileStorage: .inflated)
+        XCTAssertEqual(pack.tileStorage, .inflated)
+        XCTAssertEqual(pack.definitionText, sampleDefinition().mapLibreJSON)
+        XCTAssertEqual(String(decoding: pack.description ?? Data(), as: UTF8.self), #"{"name":"a","tile_storage":"inflated"}"#)
+        XCTAssertEqual(try database.definePack(name: "a", definition: sampleDefinition(), metadata: nil, tileStorage: .inflated), pack)
+        XCTAssertEqual(try updates(database), [])
+        let back = try database.definePack(name: "a", definition: sampleDefinition(), metadata: .string("m"))
+        XCTAssertEqual(back.tileStorage, .compressed)
+        XCTAssertEqual(String(decoding: back.description ?? Data(), as: UTF8.self), #"{"name":"a","metadata":"m"}"#)
+        XCTAssertEqual(try updates(database), ["description"])
+    }
+
     /// The name lookup and the insert share a transaction: definitions racing for one new name
     /// make one pack. A name an app pack shows only as a fallback is that pack, never a second.
     func testOneNameIsOnePackWhateverTheRaces() throws {

@@ -126,6 +126,17 @@ final class RegionFileTests: XCTestCase {
         XCTAssertEqual(region.definition, expected)
     }
 
+    func testTileStorageInBothSpellingsDefaultsToCompressed() throws {
+        XCTAssertEqual(try parse("{ \(style), \(helsinki) }").tileStorage, .compressed)
+        XCTAssertEqual(try parse("{ \(style), \(helsinki), \"tile_storage\": null }").tileStorage, .compressed)
+        XCTAssertEqual(try parse("{ \(style), \(helsinki), \"tile_storage\": \"compressed\" }").tileStorage, .compressed)
+        XCTAssertEqual(try parse("{ \(style), \(helsinki), \"tile_storage\": \"inflated\" }").tileStorage, .inflated)
+        let mapLibre = try parse("""
+            { "style_url": "http://a/s", "bounds": [60.16, 24.93, 60.18, 24.96], "tile_storage": "inflated" }
+            """)
+        XCTAssertEqual(mapLibre.tileStorage, .inflated)
+    }
+
     func testMapLibreJSONParsesBack() throws {
         let definitions = [
             RegionDefinition(
@@ -163,6 +174,7 @@ final class RegionFileTests: XCTestCase {
             try parse("{ \(style), \"geometry\": \(triangle(0)), \"minzoom\": 0.5, \"pixel_ratio\": 1.5 }"),
             try parse("{ \(style), \"bounds\": [-180, -90, 180, 90], \"include_ideographs\": true }"),
             try parse("{ \(style), \"bounds\": [24.938964843750004, 60.180000000000001, 179.99999999999997, 60.2] }"),
+            try parse("{ \(style), \(helsinki), \"tile_storage\": \"inflated\", \"metadata\": 1 }"),
             RegionFile(definition: RegionDefinition(
                 styleURL: "mapbox://styles/x/y", area: .geometry(.collection([.point(pos(0.1, 0.2))])),
                 minZoom: 0, maxZoom: 0.1 + 0.2)),
@@ -280,6 +292,17 @@ final class RegionFileTests: XCTestCase {
         assertRejected("{ \(style), \(helsinki), \"include_ideographs\": 1 }", field: "include_ideographs",
                        reason: "not a number")
         assertRejected("{ \(style), \(helsinki), \"include_ideographs\": \"yes\" }", field: "include_ideographs")
+    }
+
+    func testRejectsTileStorageOtherThanCompressedOrInflated() {
+        let choices = "must be \"compressed\" or \"inflated\""
+        assertRejected("{ \(style), \(helsinki), \"tile_storage\": \"raw\" }", field: "tile_storage",
+                       reason: choices + ", not \"raw\"")
+        assertRejected("{ \(style), \(helsinki), \"tile_storage\": \"Inflated\" }", field: "tile_storage")
+        assertRejected("{ \(style), \(helsinki), \"tile_storage\": true }", field: "tile_storage",
+                       reason: choices + ", not a boolean")
+        assertRejected("{ \"style_url\": \"http://a/s\", \"bounds\": [0, 0, 1, 1], \"tile_storage\": 0 }",
+                       field: "tile_storage", reason: "not a number")
     }
 
     func testRejectsUnknownKeysAndMixedSpellings() {

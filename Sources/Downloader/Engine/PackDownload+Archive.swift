@@ -127,7 +127,7 @@ extension PackDownload {
     }
 
     /// Writes tiles cut from `body`: gzip tiles inflated for their content and kept deflated
-    /// for storage, as a gzip body is.
+    /// for storage, as a gzip body is (inflated for a pack that stores its tiles so).
     private func store(
         _ tiles: [ArchivePiece.Tile], from body: Data, headers: CacheHeaders, source: String, content: ContentKind
     ) throws {
@@ -143,9 +143,9 @@ extension PackDownload {
                     throw DownloadError.archive(url: source, reason: "tile \(key.z)/\(key.x)/\(key.y) does not inflate (\(error))")
                 }
                 if let error = Self.mismatch(decoded.content, content, url: TileURLTemplate.url(for: tile.key)) { throw error }
+                let stored = tileStorage.stored(content: decoded.content, received: decoded.stored)
                 writer.add(
-                    .tile(tile.key, data: decoded.stored, size: StoredData.servedSize(of: decoded.content),
-                          headers: headers, replaces: tile.replaces),
+                    .tile(tile.key, data: stored.data, size: stored.size, headers: headers, replaces: tile.replaces),
                     chunk: tile.chunk)
             }
         }

@@ -141,10 +141,9 @@ extension PackDownload {
             if let error = Self.mismatch(response.content, content, url: TileURLTemplate.url(for: key)) {
                 return stop(.failed(error))
             }
+            let stored = tileStorage.stored(content: response.content, received: response.stored)
             writer.add(
-                .tile(
-                    key, data: response.stored, size: StoredData.servedSize(of: response.content),
-                    headers: response.headers, replaces: replaces),
+                .tile(key, data: stored.data, size: stored.size, headers: response.headers, replaces: replaces),
                 chunk: chunk)
         case .notModified(let headers):
             writer.add(.revalidatedTile(key, headers: headers), chunk: chunk)

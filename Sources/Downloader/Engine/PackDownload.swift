@@ -65,6 +65,8 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
     /// The `pmtiles://` archives' state (`PackDownload+Archive.swift`; the caller's thread only).
     var archives = ArchiveState()
     let decoders = BodyDecoders()
+    /// How this run stores the tiles it fetches: the pack's choice as `start()` read it, before any request.
+    var tileStorage = TileStorage.compressed
     /// Tiles newly stored (or about to be) by this run, for the database-wide limits.
     var newTiles = 0
     var newMapboxTiles = 0
@@ -182,6 +184,7 @@ public final class PackDownload: @unchecked Sendable {  // `lock` guards what co
             writer.staging = since
             stagedBefore = try database.hasStaged(region, since: since)
         }
+        tileStorage = try database.pack(id: region).tileStorage
         // Usually recorded already by `definePack`: a region file then writes its state once.
         let status = currentStatus()
         if try database.status(of: region) != status { try database.setStatus(status, of: region) }

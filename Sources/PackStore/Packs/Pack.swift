@@ -15,10 +15,19 @@ public struct Pack: Equatable, Sendable {
 
     /// The region file's `metadata`, kept in the description.
     public var metadata: JSONValue? { description.flatMap(JSONValue.parse)?["metadata"] }
+
+    /// How the pack stores the tiles it downloads, kept in the description (`compressed` when it says nothing).
+    public var tileStorage: TileStorage { TileStorage.recorded(in: description) }
 }
 
-/// The JSON object PackFS writes into `regions.description`: `{"name":...,"metadata":...}`, then an app's other keys.
+/// The JSON object PackFS writes into `regions.description`: `{"name":...,"metadata":...}`, then `tile_storage` when
+/// not the default, and an app's other keys.
 enum PackDescription {
+    /// The description's value for `storage`: nil (no key) for the default, so packs that never chose keep theirs as is.
+    static func recorded(_ storage: TileStorage) -> JSONValue? {
+        storage == .compressed ? nil : .string(storage.rawValue)
+    }
+
     static func encode(_ fields: [String: JSONValue]) -> Data {
         var ordered: [(key: String, value: JSONValue)] = []
         for key in ["name", "metadata"] { if let value = fields[key] { ordered.append((key, value)) } }

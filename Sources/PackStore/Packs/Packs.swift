@@ -80,11 +80,15 @@ extension OfflineDatabase {
     /// to this definition is owed, for the mount and `packfs download` alike. One transaction, so no other definition
     /// of the name interleaves, and a kill before the download leaves a pack the next mount converges, never one
     /// `complete` with its old content. The state is the one a run records at its start: a region file writes it once.
-    public func definePack(name: String, definition: RegionDefinition, metadata: JSONValue?) throws -> Pack {
+    /// `tileStorage` is the region file's: a file that does not name it asks for the default.
+    public func definePack(
+        name: String, definition: RegionDefinition, metadata: JSONValue?, tileStorage: TileStorage = .compressed
+    ) throws -> Pack {
         try PackName.validate(name)
         let id = try writePacks { batch -> RegionID in
             let db = batch.database
-            let id = try Self.storeDefinition(name: name, definition: definition, metadata: metadata, db)
+            let id = try Self.storeDefinition(
+                name: name, definition: definition, description: (metadata, tileStorage), db)
             try batch.setStatus(PackStatus(state: .active), of: id)
             return id
         }
@@ -93,11 +97,13 @@ extension OfflineDatabase {
 
     /// Inserts pack `name`, or updates what changed of the pack of that name; returns its id.
     private static func storeDefinition(
-        name: String, definition: RegionDefinition, metadata: JSONValue?, _ db: Database
+        name: String, definition: RegionDefinition, description: (metadata: JSONValue?, storage: TileStorage),
+        _ db: Database
     ) throws -> RegionID {
+        let (metadata, storage) = description
         guard let pack = try packs(db).first(where: { PackName.same($0.name, name) }) else {
             try requireFree(name, db)
-            return try insertPack(name: name, definition: definition, metadata: metadata, db)
+            return try insertPack(name: name, definition: definition, metadata: metadata, tileStorage: storage, db)
         }
         if pack.definition != definition {
             try db.execute(
@@ -105,24 +111,26 @@ extension OfflineDatabase {
                 arguments: [definition.mapLibreJSON, pack.id.rawValue])
             try Staging.restartPendingRefresh(of: pack.id, db)
         }
-        if pack.metadata != metadata {
+        if pack.metadata != metadata || pack.tileStorage != storage {
             var fields = PackDescription.fields(of: pack.description)
             fields["name"] = .string(pack.name)
             fields["metadata"] = metadata
+            fields[TileStorage.key] = PackDescription.recorded(storage)
             try storeDescription(fields, of: pack.id, db)
         }
         return pack.id
     }
 
     static func insertPack(
-        name: String, definition: RegionDefinition, metadata: JSONValue?, _ db: Database
+        name: String, definition: RegionDefinition, metadata: JSONValue?, tileStorage: TileStorage = .compressed,
+        _ db: Database
     ) throws -> RegionID {
+        let fields: [String: JSONValue?] = [
+            "name": .string(name), "metadata": metadata, TileStorage.key: PackDescription.recorded(tileStorage),
+        ]
         try db.execute(
             sql: "INSERT INTO regions (definition, description) VALUES (?, ?)",
-            arguments: [
-                definition.mapLibreJSON,
-                PackDescription.encode(["name": .string(name), "metadata": metadata].compactMapValues { $0 }),
-            ])
+            arguments: [definition.mapLibreJSON, PackDescription.encode(fields.compactMapValues { $0 })])
         return RegionID(rawValue: db.lastInsertedRowID)
     }
 

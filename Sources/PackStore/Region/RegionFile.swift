@@ -7,6 +7,8 @@ import FoundationEssentials
 /// - MapLibre's definition format, when the file has `style_url`: `min_zoom`, `max_zoom`, and `bounds`
 ///   as `[south, west, north, east]`; a key of the other spelling is unknown, never read in the wrong order.
 ///
+/// Both spellings also take `tile_storage` (`TileStorage`), a PackFS key kept in the pack's description.
+///
 /// Unknown keys are refused: a misspelt `max_zoom` would mean "unbounded" and download every zoom. A
 /// FeatureCollection is merged (`RegionGeometry.merged`); a GeometryCollection the user wrote is kept, so
 /// that `encoded()` reads back to the same value.
@@ -14,10 +16,13 @@ public struct RegionFile: Equatable, Sendable {
     public var definition: RegionDefinition
     /// The file's `metadata`, any JSON; nil when absent or null.
     public var metadata: JSONValue?
+    /// How the pack stores its tiles; `compressed` when the file does not say.
+    public var tileStorage: TileStorage
 
-    public init(definition: RegionDefinition, metadata: JSONValue? = nil) {
+    public init(definition: RegionDefinition, metadata: JSONValue? = nil, tileStorage: TileStorage = .compressed) {
         self.definition = definition
         self.metadata = metadata
+        self.tileStorage = tileStorage
     }
 
     public static func parse(_ data: Data) throws -> RegionFile {
@@ -38,7 +43,8 @@ public struct RegionFile: Equatable, Sendable {
             styleURL: try reader.style(), area: try reader.area(), minZoom: zooms.min,
             maxZoom: zooms.max, pixelRatio: try reader.pixelRatio(),
             includeIdeographs: try reader.bool(keys.includeIdeographs) ?? false)
-        return RegionFile(definition: definition, metadata: reader.given(keys.metadata))
+        let storage = try TileStorage.parse(reader.given(keys.tileStorage), field: keys.tileStorage)
+        return RegionFile(definition: definition, metadata: reader.given(keys.metadata), tileStorage: storage ?? .compressed)
     }
 
     /// The file in PackFS key names, one key per line, that `parse` reads back to an equal value.
@@ -56,6 +62,8 @@ public struct RegionFile: Equatable, Sendable {
         if let maxZoom = definition.maxZoom { lines.append("\"maxzoom\": " + writer.number(maxZoom)) }
         lines.append("\"pixel_ratio\": " + writer.number(definition.pixelRatio))
         lines.append("\"include_ideographs\": " + (definition.includeIdeographs ? "true" : "false"))
+        // The default is left unsaid, so a file that never named it reads back as written.
+        if tileStorage != .compressed { lines.append("\"\(TileStorage.key)\": " + JSONWriter.quoted(tileStorage.rawValue)) }
         if let metadata { lines.append("\"metadata\": " + metadata.compactText) }
         return "{\n  " + lines.joined(separator: ",\n  ") + "\n}\n"
     }
@@ -64,7 +72,7 @@ public struct RegionFile: Equatable, Sendable {
 /// The key names of one spelling of the region file.
 struct RegionFileKeys {
     var style, minZoom, maxZoom, pixelRatio, includeIdeographs: String
-    let bounds = "bounds", geometry = "geometry", metadata = "metadata"
+    let bounds = "bounds", geometry = "geometry", metadata = "metadata", tileStorage = TileStorage.key
     /// Where west, south, east and north sit in the `bounds` array.
     var boundsOrder: (west: Int, south: Int, east: Int, north: Int)
     var boundsDescription: String
@@ -79,7 +87,7 @@ struct RegionFileKeys {
         boundsDescription: "[south, west, north, east] (MapLibre's order, since the file uses style_url)")
 
     var all: [String] {
-        [style, bounds, geometry, minZoom, maxZoom, pixelRatio, includeIdeographs, metadata]
+        [style, bounds, geometry, minZoom, maxZoom, pixelRatio, includeIdeographs, tileStorage, metadata]
     }
 }
 
