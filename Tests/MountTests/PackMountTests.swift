@@ -74,9 +74,10 @@ final class PackMountTests: DaemonMountTestCase {
         XCTAssertEqual(progress["completed_tiles"], .number(25))
     }
 
-    /// Sizes come with the listing (READDIRPLUS) from the sizes the downloader recorded; they
-    /// stay exact when an app rewrites tiles (triggers drop the recorded size) and when the
-    /// database has no sizes at all (an app's: each tile is decoded for its size).
+    /// Sizes come with the listing (READDIRPLUS) from the sizes the downloader recorded, kept
+    /// beside each tile's key (PackTiles); they stay exact when an app rewrites tiles (triggers
+    /// drop the recorded size) and when the database has no sizes at all (an app's: each tile is
+    /// decoded for its size).
     func testWalkedSizesAreExactWhateverWroteTheTiles() throws {
         func sql(_ statement: String) -> String {
             String(decoding: MountHelper.runTool("/usr/bin/sqlite3", [db, statement]).output, as: UTF8.self)
@@ -84,14 +85,23 @@ final class PackMountTests: DaemonMountTestCase {
         XCTAssertEqual(sql("SELECT COUNT(*) FROM tiles WHERE compressed = 1 AND data IS NOT NULL"
             + " AND id NOT IN (SELECT tile_id FROM packfs_tile_sizes)"), "0\n", "every compressed tile has its size")
         XCTAssertNotEqual(sql("SELECT COUNT(*) FROM packfs_tile_sizes"), "0\n")
+        XCTAssertEqual(sql("SELECT COUNT(*) FROM packfs_pack_tiles_ready"), "1\n", "listed from its kept tiles (PackTiles)")
         // As an app would: new bytes for two tiles (one uncompressed, one another tile's zlib).
         let plain = "z = 14 AND x = 9327 AND y = 4742", zlib = "z = 14 AND x = 9328 AND y = 4742"
         _ = sql("UPDATE tiles SET data = CAST('app bytes' AS BLOB), compressed = 0 WHERE \(plain)")
         _ = sql("UPDATE tiles SET data = (SELECT data FROM tiles WHERE z = 5), compressed = 1 WHERE \(zlib)")
         XCTAssertEqual(sql("SELECT COUNT(*) FROM packfs_tile_sizes s JOIN tiles t ON t.id = s.tile_id"
             + " WHERE t.\(plain) OR t.\(zlib)"), "0\n", "the triggers dropped the rewritten tiles' sizes")
+        XCTAssertEqual(sql("SELECT COUNT(*) FROM packfs_pack_tiles WHERE size IS NULL"
+            + " AND tile_id IN (SELECT id FROM tiles WHERE \(plain) OR \(zlib))"), "1\n", "and their kept sizes")
         try assertWalkedSizesMatchContents()
-        _ = sql("DROP TRIGGER packfs_tile_sizes_update; DROP TRIGGER packfs_tile_sizes_delete; DROP TABLE packfs_tile_sizes")
+        // As a file PackFS never wrote to: no sizes and no kept tiles (a write makes both tables again, empty; the
+        // pack, older than they are, is listed by TreeSQL).
+        let triggers = sql("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'packfs_pack_tiles%'")
+            .split(separator: "\n").map(String.init) + ["packfs_tile_sizes_update", "packfs_tile_sizes_delete"]
+        _ = sql(triggers.map { "DROP TRIGGER \($0); " }.joined()
+            + "DROP TABLE packfs_tile_sizes; DROP TABLE packfs_pack_tiles; DROP TABLE packfs_pack_tiles_ready")
+        XCTAssertEqual(sql("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'packfs_pack_tiles%'"), "0\n")
         try assertWalkedSizesMatchContents()
     }
 

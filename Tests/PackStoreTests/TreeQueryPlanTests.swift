@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import SQLiteDB
 @testable import PackStore
@@ -9,11 +10,14 @@ final class TreeQueryPlanTests: PackFSTestCase {
     func testTreeQueriesUseIndexesOnly() throws {
         let database = try OfflineDatabase.open(path: temp.path("plans.db"))
         defer { try? database.close() }
+        _ = try database.createPack(name: "a", definition: RegionDefinition(
+            styleURL: "http://h/style.json", area: .bounds(Bounds(west: 0, south: 0, east: 1, north: 1)), minZoom: 0, maxZoom: 1))
         typealias SQL = OfflineDatabase.TreeSQL
         let keys = [
             SQL.nextZoom, SQL.nextColumn, SQL.zoomProbe, SQL.columnProbe, SQL.rows[0], SQL.rows[1], SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
             SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileServedByID, SQL.resourceDataByID,
+            PackTiles.rows[0], PackTiles.rows[1], PackTiles.readySQL,
         ]
         // A download's start on a file not counted yet.
         let queries = keys.map(\.sql) + [OfflineDatabase.mapboxTileCount]

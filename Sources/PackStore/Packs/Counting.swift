@@ -116,6 +116,7 @@ enum Counting {
     /// Makes the tables and triggers in the caller's write transaction if missing. What is known at once (an empty
     /// database's totals, every empty pack) is counted at once; the rest waits for `countWhatIsNotCounted`.
     static func install(_ db: Database) throws {
+        try PackTiles.install(db)
         let countsExisted = try db.tableExists(totalsTable)
         for (table, statements) in [(Extents.table, Extents.statements), (Runs.table, Runs.statements)] {
             try installKept(table, statements, db, countsExisted: countsExisted)

@@ -161,4 +161,5 @@ enum Schema {
         )
         """,
     ] + Staging.statements  // what a refresh fetched, until its switch (Staging.swift)
+        + PackTiles.statements  // each pack's tiles by key, for listings (PackTiles.swift)
 }

@@ -52,8 +52,9 @@ extension OfflineDatabase {
         rows.reserveCapacity(max(limit, 0))
         try readWithoutTransaction { db in
             guard let range = try Self.rowRange(set, z: z, x: x, inGrid: true, db) else { return }
-            try db.cachedStatement(TreeSQL.rows[descending ? 1 : 0]).forEachRow(
-                arguments: Self.rowArguments(set, z, x, after, range, limit)
+            let kept = try PackTiles.ready(set.region, db)
+            try db.cachedStatement(kept ? PackTiles.rows[descending ? 1 : 0] : TreeSQL.rows[descending ? 1 : 0]).forEachRow(
+                arguments: Self.rowArguments(set, z, x, after, range, limit, kept: kept)
             ) { row in
                 rows.append((y: Int(row.int64(0)), id: TileID(rawValue: row.int64(1))))
             }
@@ -61,17 +62,21 @@ extension OfflineDatabase {
         return rows
     }
 
-    /// `tileRows` with each row's served size when known without decoding (nil: decode the tile).
+    /// `tileRows` with each row's served size when known without decoding (nil: decode the tile). A pack whose
+    /// tiles are kept by key (`PackTiles`) is read from there: one range of one b-tree, in key order.
     public func tileRowsWithSizes(_ set: TileColumnSet, z: Int, x: Int, after: Int, descending: Bool, limit: Int)
         throws -> [(y: Int, id: TileID, size: Int?)]
     {
         try readWithoutTransaction { db in
             guard let range = try Self.rowRange(set, z: z, x: x, inGrid: true, db) else { return [] }
-            let sized = try db.tableExists(StoreBatch.sizesTable)
+            let kept = try PackTiles.ready(set.region, db)
+            let statement = try kept
+                ? PackTiles.rows[descending ? 1 : 0]
+                : TreeSQL.sizedRows[descending ? 1 : 0][db.tableExists(StoreBatch.sizesTable) ? 1 : 0]
             var rows: [(y: Int, id: TileID, size: Int?)] = []
             rows.reserveCapacity(max(limit, 0))
-            try db.cachedStatement(TreeSQL.sizedRows[descending ? 1 : 0][sized ? 1 : 0]).forEachRow(
-                arguments: Self.rowArguments(set, z, x, after, range, limit)
+            try db.cachedStatement(statement).forEachRow(
+                arguments: Self.rowArguments(set, z, x, after, range, limit, kept: kept)
             ) { row in
                 // A negative size (a damaged sizes row) counts as unknown: decode instead.
                 let size = row.integer(2).flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
@@ -81,10 +86,12 @@ extension OfflineDatabase {
         }
     }
 
+    /// The arguments of a page of rows: `PackTiles.rows` (`kept`, the pack first) or `TreeSQL`'s.
     private static func rowArguments(
-        _ set: TileColumnSet, _ z: Int, _ x: Int, _ after: Int, _ rows: ClosedRange<Int64>, _ limit: Int
+        _ set: TileColumnSet, _ z: Int, _ x: Int, _ after: Int, _ rows: ClosedRange<Int64>, _ limit: Int, kept: Bool
     ) -> StatementArguments {
-        [set.urlTemplate, set.pixelRatio, z, x, after, rows.lowerBound, rows.upperBound, set.region.rawValue, limit]
+        let key: StatementArguments = [set.urlTemplate, set.pixelRatio, z, x, after, rows.lowerBound, rows.upperBound]
+        return kept ? [set.region.rawValue] + key + [limit] : key + [set.region.rawValue, limit]
     }
 
     /// Row ids and URLs of the pack's resources of one kind, by row id, through the membership index
