@@ -119,7 +119,12 @@ start() {
               2>>"$work/logs/$1" & ;;
   esac
   [[ $1 != mount* ]] && pids[$1]=$!
-  for _ in $(seq 100); do mountpoint -q "$mnt" && devs[$1]=$(kdev "$mnt") && return; sleep 0.1; done
+  # A bare server loads every tile before it mounts: seconds on a busy machine, the disk cold.
+  for _ in $(seq 600); do
+    mountpoint -q "$mnt" && devs[$1]=$(kdev "$mnt") && return
+    [[ $1 == mount* ]] || kill -0 "${pids[$1]}" 2>/dev/null || break
+    sleep 0.1
+  done
   echo "$1 did not mount (logs/$1)" >&2; exit 1
 }
 # stop SIDE: unmounted, its process gone. A PackFS mount first shows which transport served.
