@@ -6,8 +6,8 @@
 #   centre-out, cold, 1 reader; then, on the same mount a few seconds later
 #   (PACKFS_BENCH_REREAD_WAIT, 3 s) with no cache dropped, reread: the same list once more, warm,
 #   1 reader, as a renderer returning to an area;
-# - viewN: the viewports cold with THREADS readers, a renderer's tile workers
-#   (PACKFS_BENCH_VIEW_THREADS=0 leaves it out);
+# - viewN, with PACKFS_BENCH_VIEW_THREADS=1: the viewports cold with THREADS readers, a
+#   renderer's tile workers (left out by default: the run would last a quarter longer);
 # - shuffle1: the list in random order, cold, 1 reader;
 # - warm: the sorted list 5 times a pass, everything cached, 1 reader.
 # The tiles are real vector tiles (real_tiles.py: the Helsinki fixture's city-scale tiles, each
@@ -61,15 +61,28 @@ cleanup() {
 # how the tracepoints print it (stat's %d is the user-space encoding).
 kdev() { stat -c '%Hd %Ld' "$1" | awk '{ print $1 * 1048576 + $2 }'; }
 # trace_start: a tracing instance recording the FUSE requests sent and the pages dropped from page
-# caches, the latter only for FUSE mounts (major 0) and the plain files' disk. 32 MB a CPU holds a
-# cold pass's events many times over (read_requests.py reports any overrun).
+# caches (trace_filter says whose). 32 MB a CPU holds a cold pass's events many times over
+# (read_requests.py reports any overrun).
 trace_start() {
   mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
   mkdir "$trace"
   echo 32768 >"$trace/buffer_size_kb"
-  echo "s_dev < 1048576 || s_dev == ${devs[files]}" >"$trace/events/filemap/mm_filemap_delete_from_page_cache/filter"
+  trace_filter
   echo 1 >"$trace/events/filemap/mm_filemap_delete_from_page_cache/enable"
   echo 1 >"$trace/events/fuse/fuse_request_send/enable"
+}
+# trace_filter: only our trees' events are kept: other benchmarks on this machine mount FUSE trees
+# and drop every cache too, and their millions of events would overrun the buffer. The plain
+# files by their disk and their inodes' range (read_requests.py keeps the tiles' own).
+trace_filter() {
+  local fuse="connection == 0" pages side
+  pages="(s_dev == ${devs[files]} && i_ino >= $(sort -n "$work/files.inodes" | head -1)"
+  pages+=" && i_ino <= $(sort -n "$work/files.inodes" | tail -1))"
+  for side in "${!devs[@]}"; do
+    [ "$side" = files ] || { fuse+=" || connection == ${devs[$side]}"; pages+=" || s_dev == ${devs[$side]}"; }
+  done
+  echo "$fuse" >"$trace/events/fuse/fuse_request_send/filter"
+  echo "$pages" >"$trace/events/filemap/mm_filemap_delete_from_page_cache/filter"
 }
 trace_stop() {
   [ -d "$trace" ] || return 0
@@ -121,7 +134,7 @@ start() {
   [[ $1 != mount* ]] && pids[$1]=$!
   # A bare server loads every tile before it mounts: seconds on a busy machine, the disk cold.
   for _ in $(seq 600); do
-    mountpoint -q "$mnt" && devs[$1]=$(kdev "$mnt") && return
+    mountpoint -q "$mnt" && devs[$1]=$(kdev "$mnt") && trace_filter && return
     [[ $1 == mount* ]] || kill -0 "${pids[$1]}" 2>/dev/null || break
     sleep 0.1
   done
@@ -137,6 +150,7 @@ stop() {
             unmount_db "$work/$([ "$1" = mount ] && echo packs || echo ring).db" "$work/mnt/$1" ;;
     *) fusermount3 -u "$work/mnt/$1"; wait "${pids[$1]}" 2>/dev/null || true; unset "pids[$1]" ;;
   esac
+  [ "$1" = files ] || unset "devs[$1]"  # the kernel gives its number to the next mount
 }
 # pid_of SIDE: the process serving SIDE (none for files).
 pid_of() {
@@ -181,7 +195,7 @@ cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-2}
 passes=${PACKFS_BENCH_PASSES:-5}
 # PASS:READERS:LIST, each pass of a cold round.
 cold_passes=(cold1:1:list "cold:$threads:list" view1:1:viewports shuffle1:1:shuffled)
-[ "${PACKFS_BENCH_VIEW_THREADS:-1}" = 0 ] || cold_passes+=("viewN:$threads:viewports")
+[ "${PACKFS_BENCH_VIEW_THREADS:-0}" = 0 ] || cold_passes+=("viewN:$threads:viewports")
 for i in $(seq "$cold_rounds"); do
   for spec in "${cold_passes[@]}"; do
     IFS=: read -r pass readers list <<<"$spec"

@@ -102,6 +102,8 @@ def table():
             cells = [f"{f:,.0f}" for f in figures] + [f"{r:.2f}" for r in shares]
             print(f"{label if not suffix else '':<27} {transport:<10}" +
                   "".join(f" {c:>{max(9, len(h))}}" for c, h in zip(cells, heads)))
+    if any(p == "reread" for p, _ in PASSES):
+        undisturbed_rereads()
     for tree, name in TREES:
         speedups = ", ".join(f"{p} {statistics.median(ratios(tree + '_ring', tree, p)):.2f}x" for p, _ in PASSES)
         print(f"io_uring / /dev/fuse, {name}: {speedups}")
@@ -131,6 +133,26 @@ def table():
 
 def opcodes(side, p):
     return sorted({key for counts in requests(side, p) for key in counts} - {"evicted", "damon", "lost", "by"})
+
+
+def disturbed(counts):
+    """Pages of the tree dropped by a process other than DAMON's (a drop_caches of another
+    benchmark on this machine, reclaim): that round's re-read is not a re-read at the page cache."""
+    return any(pair and not pair.startswith("kdamond") for pair in counts["by"].split(","))
+
+
+def undisturbed_rereads():
+    """The first re-read's ratios over the rounds in which nothing but DAMON dropped the two trees'
+    pages, from their cold pass to the end of the re-read."""
+    cells = []
+    for a, b in [("mount", "files"), ("mount_ring", "files"), ("mount", "bare"), ("mount_ring", "bare_ring"),
+                 ("mount", "floor"), ("mount_ring", "floor_ring")]:
+        kept = [r for r, ca, cb, va, vb in zip(ratios(a, b, "reread"), requests(a, "reread"), requests(b, "reread"),
+                                               requests(a, "view1"), requests(b, "view1"))
+                if not any(map(disturbed, (ca, cb, va, vb)))]
+        cells.append(f"{a}/{b} " + (f"{statistics.median(kept):.2f} ({len(kept)})" if kept else "none"))
+    print("first re-read over the rounds no other process dropped either tree's pages in (ratio, rounds): " +
+          ", ".join(cells))
 
 
 def dropper(counts):
