@@ -33,7 +33,8 @@
 # tiles' mean stored and raw sizes. Checks that every tree served the same bytes in every pass and
 # that the io_uring trees were served over the ring.
 # The kernel's switch /sys/module/fuse/parameters/enable_uring is set Y (needs Linux 6.14+) and
-# restored on exit. Rounds: PACKFS_BENCH_COLD_ROUNDS (2) cold, PACKFS_BENCH_PASSES (5) warm.
+# restored on exit. Rounds: PACKFS_BENCH_COLD_ROUNDS (2) cold, PACKFS_BENCH_PASSES (5) warm (3 and 9
+# before the renderer's passes came: the run would last twice as long).
 # PACKFS_BIN: a built packfs to use (else a release build). PACKFS_BENCH_STORE=raw: the pack's
 # tiles stored inflated (inflate_pack.py), to measure what the inflate costs cold reads. With PACKFS_BENCH_RESULTS=FILE
 # (all.sh), also appends each round's figures to FILE (read_report.py).
@@ -61,12 +62,12 @@ cleanup() {
 # how the tracepoints print it (stat's %d is the user-space encoding).
 kdev() { stat -c '%Hd %Ld' "$1" | awk '{ print $1 * 1048576 + $2 }'; }
 # trace_start: a tracing instance recording the FUSE requests sent and the pages dropped from page
-# caches (trace_filter says whose). 32 MB a CPU holds a cold pass's events many times over
-# (read_requests.py reports any overrun).
+# caches (trace_filter says whose). 128 MB a CPU: another benchmark's drop_caches empties the plain
+# files' disk, whose events in the tiles' inode range overran 32 MB (read_requests.py reports it).
 trace_start() {
   mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
   mkdir "$trace"
-  echo 32768 >"$trace/buffer_size_kb"
+  echo 131072 >"$trace/buffer_size_kb"
   trace_filter
   echo 1 >"$trace/events/filemap/mm_filemap_delete_from_page_cache/enable"
   echo 1 >"$trace/events/fuse/fuse_request_send/enable"
@@ -76,8 +77,7 @@ trace_start() {
 # files by their disk and their inodes' range (read_requests.py keeps the tiles' own).
 trace_filter() {
   local fuse="connection == 0" pages side
-  pages="(s_dev == ${devs[files]} && i_ino >= $(sort -n "$work/files.inodes" | head -1)"
-  pages+=" && i_ino <= $(sort -n "$work/files.inodes" | tail -1))"
+  pages="(s_dev == ${devs[files]} && i_ino >= $first_inode && i_ino <= $last_inode)"
   for side in "${!devs[@]}"; do
     [ "$side" = files ] || { fuse+=" || connection == ${devs[$side]}"; pages+=" || s_dev == ${devs[$side]}"; }
   done
@@ -109,6 +109,7 @@ cp "$work/packs.db" "$work/ring.db"  # a daemon locks its database: the io_uring
 (cd "$work/world/tiles" && find . -name '*.pbf' | sed 's#^\./##' | sort) >"$work/list.txt"
 python3 scripts/bench/read_lists.py "$work/list.txt" "$work/viewports.txt" "$work/shuffled.txt"
 find "$work/world/tiles" -name '*.pbf' -printf '%i\n' >"$work/files.inodes"
+read -r first_inode last_inode < <(awk 'NR == 1 || $1 < a { a = $1 } $1 > b { b = $1 } END { print a, b }' "$work/files.inodes")
 devs[files]=$(kdev "$work/world/tiles")
 trace_start
 template=$(sqlite3 "$work/packs.db" "SELECT url_template FROM tiles LIMIT 1")
