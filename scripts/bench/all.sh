@@ -78,7 +78,7 @@ command+=" BIG_TILES=${BIG_TILES:-1000000} DOWNLOAD_TILES=${DOWNLOAD_TILES:-2000
 # A script that fails leaves its figures "not measured" and the others still run (the run fails
 # at the end). download.sh runs last: it times file creation (curl's), which the others'
 # deletions would slow. read.sh: ROUNDS cold rounds and 3 warm passes per round (its own
-# defaults: 3 and 9).
+# defaults: 2 and 5).
 failed=()
 PACKFS_BENCH_COLD_ROUNDS=$rounds PACKFS_BENCH_PASSES=$((3 * rounds)) \
   bench read.sh "${READ_TILES:-20000}" "${THREADS:-4}" || failed+=(read.sh)

@@ -170,10 +170,31 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
     reply_entry(req, ino, size);
 }
 
+// The size of a tile looked up lately, if it is still kept; 0 with *size set, or ENOENT.
+static int kept_size(fuse_ino_t ino, size_t *size) {
+    int status = ENOENT;
+    pthread_mutex_lock(&kept_lock);
+    for (size_t i = 0; i < kept; i++)
+        if (recent.inos[i] == ino) { *size = recent.sizes[i]; status = 0; break; }
+    pthread_mutex_unlock(&kept_lock);
+    return status;
+}
+
+// The kernel asks for a tile's attributes although its entry lasts an hour: when it has evicted
+// the inode, or when a read revalidates them (AUTO_INVAL_DATA). The size is the inflated one,
+// so a tile no longer kept is fetched by id again, and kept for the READ likely to follow.
 static void getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *file) {
     (void)file;
-    if (ino & tile_bit) { fuse_reply_err(req, ENOSYS); return; }  // never asked: entries last an hour
-    struct stat st = attributes(ino, 0);
+    size_t size = 0;
+    if ((ino & tile_bit) && kept_size(ino, &size) != 0) {
+        struct worker *w = worker();
+        sqlite3_bind_int64(w->by_id, 1, (long long)(ino & ~tile_bit));
+        char *bytes;
+        int status = fetch(w, w->by_id, 2, &ino, &bytes, &size);
+        if (status) { fuse_reply_err(req, status); return; }
+        keep(ino, bytes, size);
+    }
+    struct stat st = attributes(ino, size);
     fuse_reply_attr(req, &st, timeout);
 }
 

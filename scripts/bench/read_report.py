@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """read.sh's arithmetic and table. RUNS holds one file per tree and pass, SIDE-PASS, a line
 "rate seconds bytes" per round (read_tiles.c), `inflate` ("seconds tiles bytes failed" per round,
-inflate_floor.c), SIDE-PASS-cpu (the server's CPU seconds in each pass) and `memory` (the /dev/fuse daemon's VmHWM in KiB after each pass, the warm one
-last). Rates are medians over rounds; a ratio is the median of the ratios within each round (a
+inflate_floor.c), SIDE-PASS-cpu (the server's CPU seconds in each pass), SIDE-PASS-requests (what
+reached the server and its page cache in each pass, read_requests.py) and `memory` (the /dev/fuse
+daemon's VmHWM in KiB after each cold pass, the warm one last). Rates are medians over rounds; a ratio is the median of the ratios within each round (a
 slow spell of the machine slows both sides of a round; a ratio of two medians would compare
 passes from different rounds). With PACKFS_BENCH_RESULTS set, appends each round's figures to it
 (all.sh). Usage: read_report.py RUNS TILES THREADS MEAN_STORED_BYTES FLOOR_THREADS"""
 import os, statistics, sys
 
 runs, count, threads, stored, floor_threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]
-PASSES = [("cold1", "cold, 1 reader"), ("cold", f"cold, {threads} readers"), ("warm", "warm, 1 reader")]
+# The passes read.sh made (viewN only when asked for), in the order the table shows them.
+PASSES = [(p, label) for p, label in [
+    ("cold1", "cold, sorted, 1 reader"), ("cold", f"cold, sorted, {threads} readers"),
+    ("view1", "viewports, cold, 1 reader"), ("viewN", f"viewports, cold, {threads} readers"),
+    ("shuffle1", "shuffled, cold, 1 reader"), ("reread", "first re-read, 1 reader"),
+    ("warm", "warm, 1 reader")] if os.path.exists(os.path.join(runs, f"files-{p}"))]
+SIDES = ["files", "mount", "mount_ring", "bare", "bare_ring", "floor", "floor_ring"]
 TRANSPORTS = [("", "/dev/fuse"), ("_ring", "io_uring")]
 TREES = [("mount", "PackFS"), ("bare", "bare_fuse"), ("floor", "bare_db")]
 
@@ -28,6 +35,13 @@ def cpu_per_tile(side, p):
     return [float(words[0]) * 1e6 / reads for words in lines(f"{side}-{p}-cpu")]
 
 
+def requests(side, p):
+    """Each round's counts: {"LOOKUP": n, ..., "evicted": pages, "damon": pages, "lost": events,
+    "by": "COMM:PAGES,..."} (who dropped the pages, most first)."""
+    return [{key: value if key == "by" else int(value) for key, value in (word.split("=", 1) for word in words)}
+            for words in lines(f"{side}-{p}-requests")]
+
+
 def ratios(a, b, p):
     return [x / y for x, y in zip(rates(a, p), rates(b, p))]
 
@@ -42,7 +56,7 @@ def record_rounds():
     record("# read_tiles", count)
     record("# threads", threads)
     for p, _ in PASSES:
-        for side in ["files"] + [tree + suffix for tree, _ in TREES for suffix, _ in TRANSPORTS]:
+        for side in SIDES:
             for rate in rates(side, p):
                 record(f"read.{p}.{side}_rate", rate)
         for suffix, _ in TRANSPORTS:
@@ -60,6 +74,10 @@ def record_rounds():
                     record(f"read.{p}.{tree + suffix}_cpu_us", micros)
     for seconds, tiles, _, _ in lines("inflate"):
         record("read.inflate_rate", int(tiles) / float(seconds))
+        for side in SIDES:
+            for counts in requests(side, p):
+                record(f"read.{p}.{side}_requests", sum(counts.get(op, 0) for op in opcodes(side, p)))
+                record(f"read.{p}.{side}_evicted", counts["evicted"])
     memory = [int(words[0]) for words in lines("memory")]
     for kib in memory[:-1]:
         record("read.cold.daemon_mb", kib / 1024)
@@ -74,7 +92,7 @@ def table():
     print(f"{cold_rounds} cold rounds, {warm_rounds} warm; rates: medians (tiles/s); ratios: medians of the ratios "
           "within each round")
     heads = ["files", "PackFS", "bare_fuse", "bare_db", "PackFS/files", "PackFS/bare_fuse", "PackFS/bare_db"]
-    print(f"{'pass':<17} {'transport':<10}" + "".join(f" {h:>{max(9, len(h))}}" for h in heads))
+    print(f"{'pass':<27} {'transport':<10}" + "".join(f" {h:>{max(9, len(h))}}" for h in heads))
     for p, label in PASSES:
         for suffix, transport in TRANSPORTS:
             figures = [statistics.median(rates("files", p))] + \
@@ -82,8 +100,10 @@ def table():
             shares = [statistics.median(ratios("mount" + suffix, b, p))
                       for b in ("files", "bare" + suffix, "floor" + suffix)]
             cells = [f"{f:,.0f}" for f in figures] + [f"{r:.2f}" for r in shares]
-            print(f"{label if not suffix else '':<17} {transport:<10}" +
+            print(f"{label if not suffix else '':<27} {transport:<10}" +
                   "".join(f" {c:>{max(9, len(h))}}" for c, h in zip(cells, heads)))
+    if any(p == "reread" for p, _ in PASSES):
+        undisturbed_rereads()
     for tree, name in TREES:
         speedups = ", ".join(f"{p} {statistics.median(ratios(tree + '_ring', tree, p)):.2f}x" for p, _ in PASSES)
         print(f"io_uring / /dev/fuse, {name}: {speedups}")
@@ -103,12 +123,81 @@ def table():
     memory = [int(words[0]) for words in lines("memory")]
     print(f"PackFS daemon peak memory (/dev/fuse): cold {max(memory[:-1]) / 1024:.1f} MB, warm {memory[-1] / 1024:.1f} MB, "
           f"serving {raw * count / 2**20:.1f} MB of tiles")
-    print("targets (issue 12, /dev/fuse): cold mount/files >= 0.7, cold mount/bare >= 0.5, warm mount/bare >= 0.98")
+    print("targets (issue 12, /dev/fuse): cold mount/files >= 0.7, cold mount/bare >= 0.5, warm mount/bare >= 0.98;"
+          " (issue 43) first re-read mount/files >= 0.95")
     print("every pass (tiles/s):")
     for p, _ in PASSES:
-        for side in ["files"] + [tree + suffix for tree, _ in TREES for suffix, _ in TRANSPORTS]:
-            print(f"  {side + '-' + p:<17} " + " ".join(f"{r:.0f}" for r in rates(side, p)))
+        for side in SIDES:
+            print(f"  {side + '-' + p:<19} " + " ".join(f"{r:.0f}" for r in rates(side, p)))
+
+
+def opcodes(side, p):
+    return sorted({key for counts in requests(side, p) for key in counts} - {"evicted", "damon", "lost", "by"})
+
+
+def disturbed(counts):
+    """Pages of the tree dropped by a process other than DAMON's (a drop_caches of another
+    benchmark on this machine, reclaim): that round's re-read is not a re-read at the page cache."""
+    return any(pair and not pair.startswith("kdamond") for pair in counts["by"].split(","))
+
+
+def undisturbed_rereads():
+    """The first re-read's ratios over the rounds in which nothing but DAMON dropped the two trees'
+    pages, from their cold pass to the end of the re-read."""
+    cells = []
+    for a, b in [("mount", "files"), ("mount_ring", "files"), ("mount", "bare"), ("mount_ring", "bare_ring"),
+                 ("mount", "floor"), ("mount_ring", "floor_ring")]:
+        kept = [r for r, ca, cb, va, vb in zip(ratios(a, b, "reread"), requests(a, "reread"), requests(b, "reread"),
+                                               requests(a, "view1"), requests(b, "view1"))
+                if not any(map(disturbed, (ca, cb, va, vb)))]
+        cells.append(f"{a}/{b} " + (f"{statistics.median(kept):.2f} ({len(kept)})" if kept else "none"))
+    print("first re-read over the rounds no other process dropped either tree's pages in (ratio, rounds): " +
+          ", ".join(cells))
+
+
+def dropper(counts):
+    """Who dropped pages besides kdamond, if anyone did: '; by COMM:PAGES,...'."""
+    others = [pair for pair in counts["by"].split(",") if pair and not pair.startswith("kdamond")]
+    return f"; by {','.join(others)}" if others else ""
+
+
+def share(op, n, reads):
+    """A count per tile read, or in all when under one in a thousand tiles (a connection's first
+    OPEN or FLUSH, answered ENOSYS once)."""
+    return f"{op} {n / reads:.3f}" if n >= reads / 1000 else f"{op} {n:g} in all"
+
+
+def request_table():
+    """What reached each server per tile read, by opcode, and the pages dropped from each tree's page
+    cache (by DAMON's kdamond among them), medians over rounds; then every round's totals."""
+    print("requests per tile read, by opcode, and pages evicted from the tree's page cache per tile"
+          " (in the pass; reread: and the wait before it; warm: since the tree's previous pass; medians over rounds;"
+          " 'damon': by kdamond):")
+    for p, label in PASSES:
+        reads = count * (5 if p == "warm" else 1)
+        print(f"  {label}:")
+        for side in SIDES:
+            rounds = requests(side, p)
+            cells = [share(op, statistics.median(c.get(op, 0) for c in rounds), reads) for op in opcodes(side, p)]
+            evicted = statistics.median(c["evicted"] for c in rounds) / reads
+            damon = statistics.median(c["damon"] for c in rounds) / reads
+            cells.append(f"evicted {evicted:.3f} (damon {damon:.3f})")
+            print(f"    {side:<11} " + ", ".join(cells or ["none"]))
+    print("every round's totals, first re-read and warm: requests by opcode; pages evicted (by kdamond) in the"
+          " pass (reread: and the wait before it, then in the cold pass before that, whose pages it reads again;"
+          " warm: since the tree's previous pass)")
+    for p in [p for p, _ in PASSES if p in ("reread", "warm")]:
+        for side in SIDES:
+            before = requests(side, "view1") if p == "reread" else []
+            rounds = [" ".join([f"{op} {c[op]}" for op in opcodes(side, p) if c.get(op)] or ["0 requests"]) +
+                      f", evicted {c['evicted']} ({c['damon']}{dropper(c)})" +
+                      (f", in the cold pass {b['evicted']} ({b['damon']}{dropper(b)})" if b else "")
+                      for c, b in zip(requests(side, p), before or [None] * len(requests(side, p)))]
+            print(f"  {side + '-' + p:<19} " + "; ".join(rounds))
+    lost = sum(c["lost"] for p, _ in PASSES for side in SIDES for c in requests(side, p))
+    print(f"trace events lost (buffer overrun): {lost}" + ("" if not lost else ": the counts above are short"))
 
 
 record_rounds()
 table()
+request_table()
