@@ -84,9 +84,12 @@ trace_filter() {
   echo "$fuse" >"$trace/events/fuse/fuse_request_send/filter"
   echo "$pages" >"$trace/events/filemap/mm_filemap_delete_from_page_cache/filter"
 }
+# trace_stop: the instance removed (the kernel refuses while an event of it has a filter).
 trace_stop() {
   [ -d "$trace" ] || return 0
   echo 0 >"$trace/events/enable"
+  echo 0 >"$trace/events/fuse/fuse_request_send/filter"
+  echo 0 >"$trace/events/filemap/mm_filemap_delete_from_page_cache/filter"
   rmdir "$trace"
 }
 # trace_clear: the buffer emptied and nothing pending (a tree's device number is reused after its
