@@ -51,7 +51,7 @@ public final class PackFilesystem: Filesystem, Sendable {
         database: OfflineDatabase, mountpoint: String, tileLimit: Int? = nil, diskQuota: Int64? = nil,
         caches: TreeCaches? = nil,
         controller: (any PackController)? = nil, settleDelay: TimeInterval = 2, webBase: String? = nil,
-        webPage: WebPage? = nil, readAhead: ReadAheadMode = .auto
+        webPage: WebPage? = nil, readAhead: ReadAheadMode = .off
     ) {
         self.readAhead = ReadAhead(mode: readAhead)
         self.database = database

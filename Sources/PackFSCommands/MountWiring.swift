@@ -17,7 +17,7 @@ struct MountParts {
 
     /// `readOnly` (`-o ro`): the filesystem refuses every change and no download is run.
     init(database: OfflineDatabase, mountpoint: String, tileLimit: Int?, downloads: DownloadOptions,
-         readOnly: Bool = false, webBase: String? = nil, webPage: WebPage? = nil, readAhead: ReadAheadMode = .auto,
+         readOnly: Bool = false, webBase: String? = nil, webPage: WebPage? = nil, readAhead: ReadAheadMode = .off,
          fuse: FUSEMount.Options) {
         let notifier = KernelNotifier()
         let caches = TreeCaches(database: database, kernel: notifier)

@@ -4,7 +4,8 @@ import TestSupport
 import XCTest
 
 /// A reader walking a column tile after tile finds the next tiles read ahead (`ReadAhead`), byte for
-/// byte; a process that only stats tiles, or reads them out of order, gets nothing read ahead.
+/// byte; a process that only stats tiles, or reads them out of order, gets nothing read ahead; and by
+/// default (`-o read_ahead=off`) nothing is.
 final class ReadAheadMountTests: DaemonMountTestCase {
     override class func makeServer() throws -> TestServer? { nil }
 
@@ -33,13 +34,13 @@ final class ReadAheadMountTests: DaemonMountTestCase {
         unmountPackFS()
     }
 
-    func testReadAheadOffReadsNothingAheadAndAnUnknownModeIsRefusedInOneLine() throws {
+    func testByDefaultNothingIsReadAheadAndAnUnknownModeIsRefusedInOneLine() throws {
         try makeAppDatabase()
         let refused = try packfs(["mount", db, mount.path, "-o", "read_ahead=maybe"])
         XCTAssertNotEqual(refused.status, 0, refused.text)
         XCTAssertTrue(refused.text.contains("read_ahead=maybe"), refused.text)
         XCTAssertFalse(mount.isMounted)
-        try mountPackFS(["-o", "read_ahead=off"])
+        try mountPackFS()  // read_ahead=off by default
         for y in Self.column { XCTAssertEqual(FileManager.default.contents(atPath: "\(packs)/one/16/101/\(y).pbf"), Self.content(y)) }
         XCTAssertEqual(readAhead(), .object(["tiles": .number(0), "used": .number(0)]))
         unmountPackFS()

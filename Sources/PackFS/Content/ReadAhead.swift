@@ -16,7 +16,7 @@ import Synchronization
 /// is read ahead only while fewer requests are being served than there are cores and the machine has
 /// a core to spare (its runnable tasks, /proc/loadavg); what waited in the queue meanwhile is dropped.
 /// `-o read_ahead=`: `auto` reads ahead while a core is spare, `on` whenever a step is seen (tests,
-/// benchmarks), `off` never.
+/// benchmarks), `off` (the mount's default) never.
 public enum ReadAheadMode: String, Sendable {
     case auto, on, off
 }
