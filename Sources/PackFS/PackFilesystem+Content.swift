@@ -129,6 +129,7 @@ extension PackFilesystem {
         let counts = try database.databaseCounts()
         let disk = try database.diskUsage()
         let reclaiming = try database.reclaiming()
+        let ahead = readAhead.figures
         func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
         // Figures not counted yet (an app's database is counted in the background) are null.
         func counted<T: BinaryInteger>(_ value: T) -> JSONValue { counts.counted ? number(value) : .null }
@@ -154,7 +155,7 @@ extension PackFilesystem {
             ]),
             "transport": transport.withLock { $0 }.map(JSONValue.string) ?? .null,
             // Tiles read ahead of a serial reader since the mount, and how many it then asked for.
-            "read_ahead": .object(["tiles": number(readAhead.figures.tiles), "used": number(readAhead.figures.used)]),
+            "read_ahead": .object(["tiles": number(ahead.tiles), "used": number(ahead.used)]),
             // Removed packs whose rows and pages are still being given back, or null.
             "reclaiming": reclaiming.map { .object(["packs": number($0.packs), "rows": $0.rows.map(number) ?? .null]) } ?? .null,
             "problem": .null,

@@ -156,8 +156,12 @@ extension PackFilesystem {
         let served = try content ?? (known == nil ? database.servedTile(.row(id), in: region)?.content : nil)
         let inode = try InodeCodec.encode(.tile(region, id, tag))
         guard let size = known.map(Int.init) ?? served.map({ remember($0, inode).count }) else { throw FilesystemError.stale }
-        if known != nil { readAhead.claim(inode) }
-        readAhead.looked(up: ReadAhead.Place(region: region, key: key), inode: inode, by: caller.pid) { [self] in readTile(ahead: $0) }
+        if readAhead.isOn {
+            if known != nil { readAhead.claim(inode) }
+            readAhead.looked(up: ReadAhead.Place(region: region, key: key), inode: inode, by: caller.pid) { [self] in
+                readTile(ahead: $0)
+            }
+        }
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
     }
 

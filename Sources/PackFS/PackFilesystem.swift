@@ -121,7 +121,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
         try serving(reads: true) { request in
             let node = try node(inode)
-            if case .tile = node { readAhead.read(inode) }
+            if readAhead.isOn, case .tile = node { readAhead.read(inode) }
             let data = try content(of: node, inode: inode, request)
             guard offset >= 0, offset < data.count, size > 0 else { return Data() }
             let start = data.startIndex + Int(offset)
@@ -164,8 +164,9 @@ public final class PackFilesystem: Filesystem, Sendable {
     /// `.io` with its cause, for the bridge to log. A request that only `reads` reads one snapshot
     /// (`withOneSnapshot`); one that writes must see its own writes.
     func serving<T>(reads: Bool = false, _ body: (Request) throws -> T) throws -> T {
-        readAhead.demand.add(1, ordering: .relaxed)
-        defer { readAhead.demand.subtract(1, ordering: .relaxed) }
+        let counted = readAhead.isOn
+        if counted { readAhead.demand.add(1, ordering: .relaxed) }
+        defer { if counted { readAhead.demand.subtract(1, ordering: .relaxed) } }
         do {
             guard reads else { return try body(Request(self)) }
             return try database.withOneSnapshot { try body(Request(self)) }

@@ -38,6 +38,9 @@ final class ReadAhead: Sendable {
 
     init(mode: ReadAheadMode) { self.mode = mode }
 
+    /// Whether the mount reads ahead: when off, the hot paths skip even the bookkeeping.
+    var isOn: Bool { mode != .off }
+
     private struct State {
         /// Each caller's last tile and its inode (FUSE's pid is the calling thread's id).
         var last: [Int32: (place: Place, inode: Inode)] = [:]
@@ -63,7 +66,6 @@ final class ReadAhead: Sendable {
     /// Notes `caller`'s lookup of `place` and plans the tiles after it; `fetch` reads one ahead and
     /// gives the inode it cached the content under (nil: nothing cached).
     func looked(up place: Place, inode: Inode, by caller: Int32, fetch: @escaping @Sendable (Place) -> Inode?) {
-        guard mode != .off else { return }
         let planned = state.withLock { state -> Bool in
             let previous = state.last.updateValue((place, inode), forKey: caller)
             // A bound on callers seen: a busy server's threads come and go.
