@@ -17,7 +17,7 @@ final class TreeQueryPlanTests: PackFSTestCase {
             SQL.nextZoom, SQL.nextColumn, SQL.zoomProbe, SQL.columnProbe, SQL.rows[0], SQL.rows[1], SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
             SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileServedByID, SQL.resourceDataByID,
-            PackTiles.rows[0], PackTiles.rows[1], PackTiles.readySQL,
+            PackTiles.rows[0], PackTiles.rows[1], PackTiles.names[0], PackTiles.names[1], PackTiles.readySQL,
         ]
         // A download's start on a file not counted yet.
         let queries = keys.map(\.sql) + [OfflineDatabase.mapboxTileCount]

@@ -138,11 +138,20 @@ enum PackTiles {
     /// A page of a column's tiles with content, ascending (`[0]`) or descending (`[1]`): y, row id, and the
     /// served size where known without decoding. A recorded size implies content: only a tile without one
     /// reads its row (`TreeSQL.sizedRows` does the same).
-    static let rows = [false, true].map { descending in
-        StatementKey("""
-            SELECT p.y, p.tile_id, CASE WHEN p.size IS NOT NULL THEN p.size ELSE (SELECT CASE
+    static let rows = [false, true].map { page(descending: $0, sized: true) }
+
+    /// `rows` without the size, for a listing of names: a tile without a recorded size is not read for
+    /// one (its length would read the whole blob), only checked for content.
+    static let names = [false, true].map { page(descending: $0, sized: false) }
+
+    private static func page(descending: Bool, sized: Bool) -> StatementKey {
+        let size = """
+            , CASE WHEN p.size IS NOT NULL THEN p.size ELSE (SELECT CASE
                 WHEN t.compressed = 0 AND substr(t.data, 1, 2) != x'1F8B' THEN length(t.data) END
                 FROM tiles t WHERE t.id = p.tile_id) END
+            """
+        return StatementKey("""
+            SELECT p.y, p.tile_id\(sized ? size : "")
               FROM packfs_pack_tiles p
               WHERE p.region_id = ? AND p.url_template = ? AND p.pixel_ratio = ? AND p.z = ? AND p.x = ?
                 AND p.y \(descending ? "<" : ">") ? AND p.y BETWEEN ? AND ? AND typeof(p.y) = 'integer'

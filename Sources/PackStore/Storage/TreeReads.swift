@@ -53,7 +53,7 @@ extension OfflineDatabase {
         try readWithoutTransaction { db in
             guard let range = try Self.rowRange(set, z: z, x: x, inGrid: true, db) else { return }
             let kept = try PackTiles.ready(set.region, db)
-            try db.cachedStatement(kept ? PackTiles.rows[descending ? 1 : 0] : TreeSQL.rows[descending ? 1 : 0]).forEachRow(
+            try db.cachedStatement(kept ? PackTiles.names[descending ? 1 : 0] : TreeSQL.rows[descending ? 1 : 0]).forEachRow(
                 arguments: Self.rowArguments(set, z, x, after, range, limit, kept: kept)
             ) { row in
                 rows.append((y: Int(row.int64(0)), id: TileID(rawValue: row.int64(1))))
