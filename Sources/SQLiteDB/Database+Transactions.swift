@@ -54,16 +54,21 @@ extension Database {
         return result
     }
 
-    /// Prepared anew each time. Tried: a cached BEGIN; one prepared before an ATTACH does not lock
-    /// the attached database (a merge's commit then skipped the super-journal a full disk refuses).
+    /// Prepared anew on a connection that writes: a BEGIN prepared before an ATTACH does not lock the
+    /// attached database (a merge's commit then skipped the super-journal a full disk refuses). A
+    /// read-only connection, which never attaches, keeps it: every cold tile read begins one.
     func beginTransaction(_ kind: TransactionKind?) throws {
         let kind = kind ?? (isReadOnly ? .deferred : .immediate)
-        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        guard configuration.readonly, kind == .deferred else { return try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION") }
+        try cachedStatement(Self.beginDeferred).execute()
     }
 
     func commit() throws {
-        try cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        try cachedStatement(Self.commitTransaction).execute()
     }
+
+    private static let beginDeferred = StatementKey("BEGIN DEFERRED TRANSACTION")
+    private static let commitTransaction = StatementKey("COMMIT TRANSACTION")
 
     /// Rolls back if still open (a full disk may have ended it); retried after an interrupt.
     func rollback() throws {

@@ -19,6 +19,21 @@ final class InflaterTests: XCTestCase {
         }
     }
 
+    /// The one-call inflate of every cold tile read: its first buffer stays under the daemon's mmap
+    /// threshold, so contents larger than that first guess, or far more compressible, take a second try.
+    func testWholeInflateGivesEveryContentWholeWhateverItsFirstGuess() throws {
+        var generator = SystemRandomNumberGenerator()
+        let noise = { (count: Int) in Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let halfNoise = noise(100_000) + Data(repeating: 3, count: 200_000)
+        let contents = [noise(300_000), halfNoise, noise(255 * 1024), Data(repeating: 7, count: 1 << 20), Data("tile".utf8)]
+        for content in contents {
+            for packed in [try Zlib.compress(content), try Zlib.gzip(content)] {
+                XCTAssertEqual(WholeInflate.decompress(packed, limit: Zlib.maxInflatedBytes), content)
+            }
+        }
+        XCTAssertNil(WholeInflate.decompress(try Zlib.compress(halfNoise), limit: 299_999))
+    }
+
     func testWhatDoesNotInflateThrowsAndTheLimitHolds() throws {
         let inflater = Inflater()
         let packed = try Zlib.gzip(Data(repeating: 1, count: 100_000))

@@ -19,7 +19,10 @@ public enum WholeInflate {
         defer { if let owned { libdeflate_free_decompressor(owned) } }
         guard let decompressor = decompressor ?? owned else { return nil }
         let isGzip = Zlib.isGzip(input)
-        var capacity = min(limit, max(4096, input.count &* 4))
+        // The first try stays under the daemon's fixed mmap threshold (PackFSCommand): a block
+        // above it is a fresh mapping whose every page faults as the inflate writes it (4 faults
+        // a tile read cold, docs/benchmarks.md). Vector tiles inflate to 1.4-2.2 times their size.
+        var capacity = min(limit, max(4096, min(input.count &* 4, firstCapacityLimit)))
         while capacity > 0 {
             guard let buffer = malloc(capacity) else { return nil }
             var count = 0
@@ -39,4 +42,7 @@ public enum WholeInflate {
         }
         return nil
     }
+
+    /// Below glibc's mmap threshold as the daemon sets it (256 KiB), with room for malloc's header.
+    static let firstCapacityLimit = 256 * 1024 - 4096
 }
