@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/uio.h>
+#include <time.h>
 
 // FUSE_INIT: flags2 bit 9 (flags bit 41); the reply needs FUSE_INIT_EXT (flags bit 30) to carry flags2.
 #define PACKFS_FUSE_OVER_IO_URING_FLAGS2 (1u << 9)
@@ -82,4 +83,17 @@ static inline int packfs_pin_this_thread(int cpu) {
     if (cpu < 0 || cpu >= (int)(8 * sizeof set)) return -1;
     set.__bits[cpu / bits] |= 1UL << (cpu % bits);
     return sched_setaffinity(0, sizeof set, &set);
+}
+
+// The CPUs a thread may run on, kept to give them back when it stops keeping to one.
+typedef struct { cpu_set_t set; } packfs_cpus;
+static inline int packfs_this_thread_cpus(packfs_cpus *cpus) { return sched_getaffinity(0, sizeof cpus->set, &cpus->set); }
+static inline int packfs_set_this_thread_cpus(const packfs_cpus *cpus) {
+    return sched_setaffinity(0, sizeof cpus->set, &cpus->set);
+}
+
+static inline unsigned long long packfs_monotonic_coarse_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
 }

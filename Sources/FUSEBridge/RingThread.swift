@@ -1,3 +1,4 @@
+import Basics
 import CFuse
 import FoundationEssentials
 
@@ -18,22 +19,40 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     /// After each request (the transport checks whether the session was told to exit).
     private let served: @Sendable () -> Void
     private var thread: pthread_t?
-    /// Runs only on its queue's CPU (`pinnedPerQueue`).
-    private let pinned: Bool
+    private let pinning: Pinning
+    /// The ring thread's own: whether it keeps to its queue's CPU now, when it next asks, and the
+    /// CPUs it may use otherwise.
+    private var isPinned = false
+    private var nextLoadCheck: UInt64 = 0
+    private var allowedCPUs = packfs_cpus()
 
-    /// How many of each queue's threads are pinned to its CPU (`PACKFS_RING_PIN=N`), none by default:
-    /// a busy CPU's callers starve threads that may run nowhere else (docs/mount.md).
-    static let pinnedPerQueue = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"].flatMap(Int.init).map {
+    /// Where a ring thread runs. The kernel hands a queue the requests of the processes on its CPU, so
+    /// a thread kept there serves them without waking another core, which costs a serial reader more
+    /// than its request does (docs/mount.md, "Transports"). But a busy CPU's callers starve threads
+    /// that may run nowhere else: by default a thread keeps to its queue's CPU only while the machine
+    /// has a spare core (`MachineLoad`), asked at most every 100 ms, after a request.
+    enum Pinning: Equatable {
+        case always, never, whileIdle
+    }
+
+    /// Each queue's thread `index`'s pinning: `PACKFS_RING_PIN=N` pins the first N always, the others never.
+    static func pinning(ofThread index: Int) -> Pinning {
+        guard let count = fixedPinnedCount else { return .whileIdle }
+        return index < count ? .always : .never
+    }
+
+    private static let fixedPinnedCount = ProcessInfo.processInfo.environment["PACKFS_RING_PIN"].flatMap(Int.init).map {
         min(max($0, 0), RingTransport.threadsPerQueue)
-    } ?? 0
+    }
+    private static let loadCheckInterval: UInt64 = 100_000_000
     private static let wakeCookie: UInt64 = 0
     private static let entryCookie: UInt64 = 1
 
     /// The ring and its entry; the thread starts with `start()`. nil when io_uring cannot be set up.
-    init?(session: OpaquePointer, fd: Int32, queue: UInt16, pinned: Bool, payloadBytes: Int,
+    init?(session: OpaquePointer, fd: Int32, queue: UInt16, pinning: Pinning, payloadBytes: Int,
           served: @escaping @Sendable () -> Void, failed: @escaping @Sendable (String) -> Void) {
         self.session = session
-        self.pinned = pinned
+        self.pinning = pinning
         self.served = served
         self.failed = failed
         ring = .allocate(capacity: 1)
@@ -80,7 +99,9 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
 
     private func run() {
         _ = packfs_name_this_thread("packfs-ring")
-        if pinned { _ = packfs_pin_this_thread(Int32(entry.queue)) }
+        _ = packfs_this_thread_cpus(&allowedCPUs)
+        if pinning == .always { isPinned = packfs_pin_this_thread(Int32(entry.queue)) == 0 }
+        if pinning == .whileIdle { followLoad() }
         guard let wake = io_uring_get_sqe(ring) else { return }
         packfs_uring_prep_wake(wake, wakeFD, Self.wakeCookie)
         entry.register(cookie: Self.entryCookie)
@@ -97,12 +118,27 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
         }
     }
 
+    /// Keeps to the queue's CPU while the machine has a spare core, else runs where it may.
+    private func followLoad() {
+        let now = packfs_monotonic_coarse_ns()
+        guard now >= nextLoadCheck else { return }
+        nextLoadCheck = now + Self.loadCheckInterval
+        let wanted = MachineLoad.hasSpareCore()
+        guard wanted != isPinned else { return }
+        if wanted {
+            isPinned = packfs_pin_this_thread(Int32(entry.queue)) == 0
+        } else if packfs_set_this_thread_cpus(&allowedCPUs) == 0 {
+            isPinned = false
+        }
+    }
+
     /// One completion of the entry; false when the thread should end.
     private func handle(_ result: Int32) -> Bool {
         switch -result {
         case 0:
             entry.serve(session)
             served()
+            if pinning == .whileIdle { followLoad() }
             return true
         case EAGAIN, EINTR:
             entry.register(cookie: Self.entryCookie)  // INIT not processed yet: again

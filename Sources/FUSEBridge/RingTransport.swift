@@ -118,7 +118,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         for queue in 0..<queues {
             for index in 0..<Self.threadsPerQueue {
                 guard let thread = RingThread(session: session, fd: fd, queue: UInt16(truncatingIfNeeded: queue),
-                                              pinned: index < RingThread.pinnedPerQueue, payloadBytes: payloadBytes,
+                                              pinning: RingThread.pinning(ofThread: index), payloadBytes: payloadBytes,
                                               served: { [weak self] in self?.served() },
                                               failed: { [report] in report("/dev/fuse (io_uring refused: \($0))") })
                 else {

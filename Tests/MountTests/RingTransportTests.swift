@@ -1,6 +1,8 @@
 import Basics
+import CFuse
 import Foundation
 import PackStore
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -126,26 +128,100 @@ final class RingTransportTests: DaemonMountTestCase {
         unmountPackFS()
     }
 
-    /// The kernel hands a queue the requests of the processes on its CPU: ring threads pinned
-    /// there were starved by those very callers when the CPU was busy (SoakTests' reads waited
-    /// over 10 s), so each may run on every CPU the daemon may.
-    func testRingThreadsMayRunOnEveryCPU() throws {
+    /// The kernel hands a queue the requests of the processes on its CPU. While the machine has a
+    /// spare core each ring thread keeps to its queue's CPU (a serial reader's requests then wake no
+    /// other core); while it has none they may run on every CPU the daemon may, since pinned, a busy
+    /// CPU's callers starved the only threads serving them (SoakTests' reads waited over 10 s).
+    func testRingThreadsKeepToTheirQueuesCPUOnlyWhileACoreIsSpare() throws {
         try requireRing()
         try mountPackFS(["-o", "io_uring=on"])
         let served = try XCTUnwrap(transport())
         XCTAssertTrue(served.hasPrefix("io_uring ("), served)
         let pid = try XCTUnwrap(daemonPID())
-        let every = Self.allowedCPUs("/proc/\(pid)/status")
-        XCTAssertNotNil(every)
+        let every = try XCTUnwrap(Self.allowedCPUs("/proc/\(pid)/status").flatMap(Self.cpus))
         var rings: [String] = []
         XCTAssertTrue(eventually(timeout: 30) {
             rings = self.ringThreads(pid)
             return rings.count >= 4
         }, "the ring threads run")
-        for task in rings {
-            XCTAssertEqual(Self.allowedCPUs("/proc/\(pid)/task/\(task)/status"), every, "ring thread \(task)")
+        // A thread asks after a request, at most every 100 ms. Lookups of new names, made from every
+        // CPU (a queue gets its CPU's requests only), reach each queue; the threads that served them
+        // (they slept since) show where they may run.
+        let status = { (task: String) in "/proc/\(pid)/task/\(task)/status" }
+        let serving = { () -> [Set<Int>] in
+            let before = rings.map { Self.voluntarySwitches(status($0)) }
+            Self.lookUpNewNames(in: self.packs, from: every)
+            return zip(rings, before).compactMap { task, count in
+                Self.voluntarySwitches(status(task)) == count ? nil : Self.allowedCPUs(status(task)).flatMap(Self.cpus) ?? []
+            }
         }
+        let spinners = Spinners(count: 3 * ProcessInfo.processInfo.activeProcessorCount + 1)
+        XCTAssertTrue(eventually(timeout: 60) {
+            let served = serving()
+            return !served.isEmpty && served.allSatisfy { $0 == every }
+        }, "busy: the ring threads serving may run on every CPU")
+        spinners.stop()
+        XCTAssertTrue(eventually(timeout: 60) {
+            let served = serving()
+            return served.allSatisfy { $0.count == 1 } && Set(served.flatMap { $0 }) == every
+        }, "idle again: each queue's serving thread keeps to its CPU")
         unmountPackFS()
+    }
+
+    /// 20 lookups of names nobody made, from a thread kept to each of `cpus`.
+    private static func lookUpNewNames(in directory: String, from cpus: Set<Int>) {
+        let group = DispatchGroup()
+        for cpu in cpus {
+            group.enter()
+            Thread.detachNewThread {
+                _ = packfs_pin_this_thread(Int32(cpu))
+                for _ in 0..<20 {
+                    var info = stat()
+                    _ = stat(directory + "/nothing-\(UUID().uuidString)", &info)
+                }
+                group.leave()
+            }
+        }
+        _ = group.wait(timeout: .now() + 30)
+    }
+
+    private static func voluntarySwitches(_ statusPath: String) -> Int? {
+        let status = (try? String(contentsOfFile: statusPath, encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            .flatMap { Int($0.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// Threads that keep every core busy until stopped.
+    private final class Spinners: Sendable {
+        private let running = Atomic<Bool>(true)
+        private let group = DispatchGroup()
+
+        init(count: Int) {
+            for _ in 0..<count {
+                group.enter()
+                Thread.detachNewThread { [self] in
+                    var spin = 0
+                    while running.load(ordering: .relaxed) { spin &+= 1 }
+                    group.leave()
+                }
+            }
+        }
+
+        func stop() {
+            running.store(false, ordering: .relaxed)
+            _ = group.wait(timeout: .now() + 30)
+        }
+    }
+
+    /// The CPUs of a list such as "0-3,6".
+    private static func cpus(_ list: String) -> Set<Int>? {
+        var cpus = Set<Int>()
+        for part in list.split(separator: ",") {
+            let ends = part.split(separator: "-").map { Int($0) }
+            guard let first = ends.first ?? nil, let last = ends.last ?? nil, first <= last, ends.count <= 2 else { return nil }
+            cpus.formUnion(first...last)
+        }
+        return cpus
     }
 
     /// Without `-o io_uring=`, the mount serves over io_uring where the kernel offers it and

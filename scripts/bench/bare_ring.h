@@ -7,7 +7,9 @@
 // - the writev hook adds FUSE_INIT_EXT and the flag to libfuse's INIT reply, and once that reply
 //   is written (the kernel refuses entries before) starts the ring threads: per possible CPU (the
 //   kernel makes a queue for each), `bare_ring_threads` threads, each with its own SQE128 ring and
-//   one entry, the first PACKFS_RING_PIN of them pinned to the queue's CPU as PackFS's are;
+//   one entry, kept to the queue's CPU as PackFS's are: while /proc/loadavg shows no more runnable
+//   tasks than cores, checked at most every 100 ms after a request (PACKFS_RING_PIN=N instead pins
+//   the first N of each queue's threads always, the others never);
 // - a ring thread REGISTERs its entry, lays each request out as a /dev/fuse read gives it and
 //   hands it to fuse_session_process_buf; the reply comes back through the writev hook (the
 //   thread's current entry, matched by unique), goes into the entry and is COMMIT_AND_FETCHed.
@@ -32,6 +34,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 // The uapi (protocol 7.42) that Debian's kernel headers lack, from include/uapi/linux/fuse.h.
@@ -59,7 +62,10 @@ struct ring_entry {
     struct io_uring ring;
     int wake;  // an eventfd polled on the ring: written to stop the thread
     uint16_t queue;
-    bool pinned;  // runs only on its queue's CPU
+    enum { pin_never, pin_always, pin_while_idle } pinning;
+    bool is_pinned;             // runs only on its queue's CPU now
+    uint64_t next_load_check;   // CLOCK_MONOTONIC_COARSE, ns
+    cpu_set_t allowed;          // where it may run otherwise
     struct ring_header *header;
     char *payload, *request;  // request: laid out as /dev/fuse gives it, for libfuse
     size_t payload_bytes;
@@ -156,9 +162,42 @@ static void ring_serve(struct ring_entry *e) {
 }
 
 // One completion of the entry; 0 when the thread should end.
+static bool ring_pin(struct ring_entry *e) {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(e->queue, &cpus);
+    return pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus) == 0;
+}
+
+// Whether /proc/loadavg shows no more runnable tasks (the caller among them) than cores.
+static bool ring_spare_core(void) {
+    char text[128] = "";
+    FILE *file = fopen("/proc/loadavg", "r");
+    if (!file) return true;
+    bool read = fgets(text, sizeof text, file) != NULL;
+    fclose(file);
+    double a, b, c;
+    int runnable;
+    if (!read || sscanf(text, "%lf %lf %lf %d/", &a, &b, &c, &runnable) != 4) return true;
+    return runnable <= sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+// As RingThread.followLoad: kept to the queue's CPU while the machine has a spare core.
+static void ring_follow_load(struct ring_entry *e) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    uint64_t ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+    if (ns < e->next_load_check) return;
+    e->next_load_check = ns + 100000000ull;
+    bool wanted = ring_spare_core();
+    if (wanted == e->is_pinned) return;
+    if (wanted) e->is_pinned = ring_pin(e);
+    else if (pthread_setaffinity_np(pthread_self(), sizeof e->allowed, &e->allowed) == 0) e->is_pinned = false;
+}
+
 static int ring_handle(struct ring_entry *e, int result) {
     switch (-result) {
-    case 0: ring_serve(e); return 1;
+    case 0: ring_serve(e); if (e->pinning == pin_while_idle) ring_follow_load(e); return 1;
     case EAGAIN: case EINTR: ring_prep(e, ring_register, 0); return 1;  // INIT not processed yet: again
     case ENOTCONN: case ECONNABORTED: case ECANCELED: case ENODEV: return 0;  // the unmount
     default: ring_fail("entry", -result); return 0;
@@ -167,12 +206,9 @@ static int ring_handle(struct ring_entry *e, int result) {
 
 static void *ring_run(void *argument) {
     struct ring_entry *e = argument;
-    if (e->pinned) {
-        cpu_set_t cpus;
-        CPU_ZERO(&cpus);
-        CPU_SET(e->queue, &cpus);
-        pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
-    }
+    pthread_getaffinity_np(pthread_self(), sizeof e->allowed, &e->allowed);
+    if (e->pinning == pin_always) e->is_pinned = ring_pin(e);
+    if (e->pinning == pin_while_idle) ring_follow_load(e);
     struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
     io_uring_prep_poll_add(sqe, e->wake, POLLIN);
     sqe->user_data = ring_wake_cookie;
@@ -238,11 +274,11 @@ static void ring_accept(struct iovec *iov, int count) {
     bare_ring.count = bare_ring.queues * bare_ring_threads;
     bare_ring.entries = calloc((size_t)bare_ring.count, sizeof *bare_ring.entries);
     if (!bare_ring.entries) ring_fail("entries", errno);
-    const char *pin = getenv("PACKFS_RING_PIN");  // how many of each queue's threads are pinned
+    const char *pin = getenv("PACKFS_RING_PIN");  // how many of each queue's threads are pinned always
     int pinned = pin ? atoi(pin) : 0;
     for (int i = 0; i < bare_ring.count; i++) {
         ring_make_entry(&bare_ring.entries[i], (uint16_t)(i / bare_ring_threads), payload);
-        bare_ring.entries[i].pinned = i % bare_ring_threads < pinned;
+        bare_ring.entries[i].pinning = !pin ? pin_while_idle : i % bare_ring_threads < pinned ? pin_always : pin_never;
     }
     flags |= ring_init_ext;
     memcpy(reply + 12, &flags, 4);

@@ -111,7 +111,7 @@ final class ReadAhead: Sendable {
 
     /// The next place to read, or nil: the queue is empty, or the cores are busy (the queue is dropped).
     private func next() -> Place? {
-        let spare = mode == .on || (Self.runnableTasks().map { $0 <= cores } ?? true)  // this thread is one of them
+        let spare = mode == .on || MachineLoad.hasSpareCore(cores: cores)  // this thread is one of them
         return state.withLock { state in
             guard spare, mode == .on || demand.load(ordering: .relaxed) < cores else {
                 state.queue.removeAll()
@@ -138,19 +138,6 @@ final class ReadAhead: Sendable {
             return (0..<side).contains(next.key.x) && (0..<side).contains(next.key.y) ? next : nil
         }
     }
-
-    /// The machine's runnable tasks now (the "2" of /proc/loadavg's "2/345"), nil if unreadable.
-    static func runnableTasks() -> Int? {
-        guard loadFile >= 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 128)
-        let count = bytes.withUnsafeMutableBytes { pread(loadFile, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        let fields = bytes[..<count].split(separator: UInt8(ascii: " "))
-        guard fields.count > 3, let slash = fields[3].firstIndex(of: UInt8(ascii: "/")) else { return nil }
-        return Int(String(decoding: fields[3][..<slash], as: UTF8.self))
-    }
-
-    private static let loadFile = open("/proc/loadavg", O_RDONLY | O_CLOEXEC)
 
     private static func remember(_ place: Place, in state: inout State) {
         state.recent.insert(place)
