@@ -73,10 +73,10 @@ extension PackFilesystem {
             guard try database.packHolds(resource: id, in: region) || vacancies.stackName(region: region, id: id) != nil
             else { throw FilesystemError.stale }
             return (directory(inode, 0o555), directoryFreshness(region, request))
-        case .tile(let region, let id, _):
+        case .tile(let region, let id, let tag):
             _ = try request.pack(region)
             guard try database.packHolds(tile: id, in: region) else { throw FilesystemError.stale }
-            return (file(inode, 0o444, try size(of: node, inode: inode, request)), .immutable)
+            return (file(inode, 0o444, try tileSize(id, tag, node: node, inode: inode, request)), .immutable)
         case .resource(let region, let id, _):
             _ = try request.pack(region)
             guard try database.packHolds(resource: id, in: region) else { throw FilesystemError.stale }
@@ -106,6 +106,17 @@ extension PackFilesystem {
 
     private func directoryFreshness(_ region: RegionID, _ request: Request) -> Freshness {
         (try? request.isComplete(region)) == true ? .immutable : .settling
+    }
+
+    /// A tile's size for a stat (`du` after the kernel dropped its inode): the recorded one, unless a
+    /// switch may have given the inode's version other bytes, else by decoding it.
+    private func tileSize(_ id: TileID, _ tag: RowTag, node: Node, inode: Inode, _ request: Request) throws -> Int {
+        if let size = cache.size(inode) { return Int(size) }
+        if tag == .initial, !database.hasSwitchedRows, let size = try database.recordedSize(ofTile: id) {
+            cache.store(size: UInt64(size), for: inode)
+            return size
+        }
+        return try content(of: node, inode: inode, request).count
     }
 
     /// The exact size of immutable content: from the cache, else by decoding it once.

@@ -3,6 +3,7 @@ import Downloader
 import Foundation
 @testable import PackFS
 import PackStore
+import SQLiteDB
 import TestSupport
 import XCTest
 
@@ -188,6 +189,27 @@ final class TreeWalkTests: PackFSTestCase {
         XCTAssertEqual(tile.entryTimeout, 3600)
         XCTAssertEqual(try fs.open(inode: tile.attributes.inode, flags: O_RDONLY, caller: walker.caller).keepCache, true)
         XCTAssertEqual(try fs.open(inode: progress.attributes.inode, flags: O_RDONLY, caller: walker.caller).directIO, true)
+    }
+
+    /// A stat of a tile the kernel forgot (`du` after reclaim: a GETATTR of a known inode) takes its
+    /// recorded size and decodes nothing: with bytes that no longer inflate under a size recorded for
+    /// them, the stat answers and only the read fails.
+    func testAStatOfATileTakesItsRecordedSizeWithoutDecodingIt() throws {
+        let tile = try walker.lookup("packs/helsinki/14/9326/4741.pbf").attributes
+        guard case .tile(_, let id, _) = try XCTUnwrap(InodeCodec.decode(tile.inode)) else { return XCTFail("not a tile") }
+        let path = temp.path("copy.db")
+        try DatabaseQueue(path: path).write { db in
+            // Changing the bytes drops their recorded size (a trigger): it is recorded again.
+            try db.execute(sql: "UPDATE tiles SET data = x'78DA00', compressed = 1 WHERE id = ?", arguments: [id.rawValue])
+            try db.execute(sql: "INSERT INTO packfs_tile_sizes (tile_id, size) VALUES (?, ?)", arguments: [id.rawValue, Int(tile.size)])
+        }
+        let fresh = PackFilesystem(database: database, mountpoint: mountpoint)
+        XCTAssertEqual(try fresh.getattr(inode: tile.inode, caller: walker.caller).attributes.size, tile.size)
+        XCTAssertThrowsError(try fresh.read(inode: tile.inode, handle: 0, offset: 0, size: Int(tile.size)))
+        // Without a recorded size the stat decodes, and says what is wrong.
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "DELETE FROM packfs_tile_sizes WHERE tile_id = ?", arguments: [id.rawValue]) }
+        let bare = PackFilesystem(database: database, mountpoint: mountpoint)
+        XCTAssertThrowsError(try bare.getattr(inode: tile.inode, caller: walker.caller))
     }
 
     /// Every time is at most the mount's own second, so none is in the future even at the mount's

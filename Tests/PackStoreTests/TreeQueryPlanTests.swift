@@ -16,7 +16,7 @@ final class TreeQueryPlanTests: PackFSTestCase {
         let keys = [
             SQL.nextZoom, SQL.nextColumn, SQL.zoomProbe, SQL.columnProbe, SQL.rows[0], SQL.rows[1], SQL.tileByKey,
             SQL.tileByID, SQL.sampleTile, SQL.resourceByURL, SQL.resourcesOfKind,
-            SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileServedByID, SQL.resourceDataByID,
+            SQL.holdsTile, SQL.holdsResource, SQL.tileDataByKey, SQL.tileServedByID, SQL.resourceDataByID, SQL.recordedSize,
             PackTiles.rows[0], PackTiles.rows[1], PackTiles.names[0], PackTiles.names[1], PackTiles.readySQL,
         ]
         // A download's start on a file not counted yet.

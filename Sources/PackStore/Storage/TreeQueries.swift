@@ -65,6 +65,7 @@ extension OfflineDatabase {
                     """)
             }
         }
+        static let recordedSize = StatementKey("SELECT size FROM packfs_tile_sizes WHERE tile_id = ?")
         static let tileByKey = StatementKey("""
             SELECT id FROM tiles t WHERE url_template = ? AND pixel_ratio = ? AND z = ? AND x = ? AND y = ?
               AND data IS NOT NULL AND \(member)

@@ -86,6 +86,17 @@ extension OfflineDatabase {
         }
     }
 
+    /// Tile row `id`'s recorded served size (`TileSizes`), nil where none is (an app's tile, uncompressed
+    /// content, a database PackFS never wrote): a size without an inflate, for a stat of a tile.
+    public func recordedSize(ofTile id: TileID) throws -> Int? {
+        try readWithoutTransaction { db in
+            guard try db.tableExists(StoreBatch.sizesTable) else { return nil }
+            // A negative size (a damaged sizes row) counts as unknown, as in listings.
+            let size = try db.cachedStatement(TreeSQL.recordedSize).firstRow(arguments: [id.rawValue]) { $0.integer(0) }
+            return size.flatMap { $0 }.flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
+        }
+    }
+
     /// The arguments of a page of rows: `PackTiles.rows` (`kept`, the pack first) or `TreeSQL`'s.
     private static func rowArguments(
         _ set: TileColumnSet, _ z: Int, _ x: Int, _ after: Int, _ rows: ClosedRange<Int64>, _ limit: Int, kept: Bool
