@@ -34,7 +34,9 @@
 # that the io_uring trees were served over the ring.
 # The kernel's switch /sys/module/fuse/parameters/enable_uring is set Y (needs Linux 6.14+) and
 # restored on exit. Rounds: PACKFS_BENCH_COLD_ROUNDS (2) cold, PACKFS_BENCH_PASSES (5) warm (3 and 9
-# before the renderer's passes came: the run would last twice as long).
+# before the renderer's passes came: the run would last twice as long). PACKFS_BENCH_COLD_PASSES
+# ("view1", or several, space-separated) keeps only those cold passes: with more cold rounds, more
+# first re-reads in the same time.
 # PACKFS_BIN: a built packfs to use (else a release build). PACKFS_BENCH_STORE=raw: the pack's
 # tiles stored inflated (inflate_pack.py), to measure what the inflate costs cold reads. With PACKFS_BENCH_RESULTS=FILE
 # (all.sh), also appends each round's figures to FILE (read_report.py).
@@ -200,6 +202,13 @@ passes=${PACKFS_BENCH_PASSES:-5}
 # PASS:READERS:LIST, each pass of a cold round.
 cold_passes=(cold1:1:list "cold:$threads:list" view1:1:viewports shuffle1:1:shuffled)
 [ "${PACKFS_BENCH_VIEW_THREADS:-0}" = 0 ] || cold_passes+=("viewN:$threads:viewports")
+# PACKFS_BENCH_COLD_PASSES="view1": only the passes named (with more rounds, more first re-reads).
+if [ -n "${PACKFS_BENCH_COLD_PASSES:-}" ]; then
+  chosen=()
+  for spec in "${cold_passes[@]}"; do [[ " $PACKFS_BENCH_COLD_PASSES " == *" ${spec%%:*} "* ]] && chosen+=("$spec"); done
+  [ "${#chosen[@]}" -gt 0 ] || { echo "PACKFS_BENCH_COLD_PASSES names no pass of: ${cold_passes[*]%%:*}" >&2; exit 2; }
+  cold_passes=("${chosen[@]}")
+fi
 for i in $(seq "$cold_rounds"); do
   for spec in "${cold_passes[@]}"; do
     IFS=: read -r pass readers list <<<"$spec"
