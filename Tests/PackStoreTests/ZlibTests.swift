@@ -48,6 +48,19 @@ final class ZlibTests: XCTestCase {
         XCTAssertEqual(try Zlib.inflate(bomb, windowBits: 15, limit: 8 << 20).count, 8 << 20)
     }
 
+    /// Gzip is told by its first two bytes, whatever holds them.
+    func testGzipIsToldByItsFirstTwoBytes() throws {
+        let gzip = try Zlib.gzip(Data("tile".utf8))
+        XCTAssertTrue(Zlib.isGzip(gzip))
+        XCTAssertTrue(gzip.withUnsafeBytes { Zlib.isGzip($0) })
+        XCTAssertTrue(Zlib.isGzip([0x1F, 0x8B] as [UInt8]))
+        XCTAssertFalse(Zlib.isGzip(try Zlib.compress(Data("tile".utf8))))
+        XCTAssertFalse(Zlib.isGzip([0x1F] as [UInt8]))
+        XCTAssertFalse(Zlib.isGzip([0x8B, 0x1F] as [UInt8]))
+        XCTAssertFalse(Zlib.isGzip(Data()))
+        XCTAssertFalse(Zlib.isGzip(gzip.dropFirst()))
+    }
+
     func testInflatesEmptyContent() throws {
         XCTAssertEqual(try Zlib.decompress(try Zlib.compress(Data())), Data())
     }
