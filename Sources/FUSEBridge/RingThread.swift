@@ -28,7 +28,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
 
     /// Where a ring thread runs. The kernel hands a queue the requests of the processes on its CPU, so
     /// a thread kept there serves them without waking another core, which costs a serial reader more
-    /// than its request does (docs/mount.md, "Transports"). But a busy CPU's callers starve threads
+    /// than its request does (docs/mount.md, "Where ring threads run"). But a busy CPU's callers starve threads
     /// that may run nowhere else: by default a thread keeps to its queue's CPU only while the machine
     /// has a spare core (`MachineLoad`), asked at most every 100 ms, after a request.
     enum Pinning: Equatable {

@@ -20,8 +20,8 @@ public enum WholeInflate {
         guard let decompressor = decompressor ?? owned else { return nil }
         let isGzip = Zlib.isGzip(input)
         // The first try stays under the daemon's fixed mmap threshold (PackFSCommand): a block
-        // above it is a fresh mapping whose every page faults as the inflate writes it (4 faults
-        // a tile read cold, docs/benchmarks.md). Vector tiles inflate to 1.4-2.2 times their size.
+        // above it is a fresh mapping whose every page faults as the inflate writes it
+        // (docs/benchmarks.md). Vector tiles inflate to about twice their stored size.
         var capacity = min(limit, max(4096, min(input.count &* 4, firstCapacityLimit)))
         while capacity > 0 {
             guard let buffer = malloc(capacity) else { return nil }
