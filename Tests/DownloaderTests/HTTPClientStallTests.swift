@@ -36,12 +36,14 @@ final class HTTPClientStallTests: PackFSTestCase {
             XCTAssertEqual(completion.outcome.response?.content, try server.expectedContent(path), path)
             XCTAssertEqual(completion.attempts, 2, path)
             // The second request came after one stall timeout of silence: not before (a live
-            // transfer is never cut), and not libcurl's moving-average 6 s or more.
+            // transfer is never cut), and not libcurl's moving-average 6 s or more. The client
+            // counts the silence from when it sent the request, the server's clock from when the
+            // request arrived, a little later (13 ms once under ThreadSanitizer): 0.1 s of slack.
             let times = try server.arrivals().filter { $0.uri == path }.map(\.time)
             XCTAssertEqual(times.count, 2, path)
             if times.count == 2 {
                 print(String(format: "%@ asked again %.2f s after its first, silent attempt", path, times[1] - times[0]))
-                XCTAssertGreaterThanOrEqual(times[1] - times[0], 1.0, path)
+                XCTAssertGreaterThanOrEqual(times[1] - times[0], 0.9, path)
                 XCTAssertLessThan(times[1] - times[0], 5.0, path)
             }
         }
