@@ -11,7 +11,8 @@ import PackFS
 ///   models that need open state. (Tried: KEEP_CACHE and NOFLUSH opens for tiles, several times
 ///   slower warm: docs/benchmarks.md, "Designs measured and set aside".)
 /// - `statelessOpendir`: the same for directories; the kernel then also caches listings, so a model
-///   that grows them must invalidate the directory. Off by default.
+///   that grows them must invalidate the directory. Off by default: `Filesystem.opendir` says per
+///   directory whether the kernel caches its listing and keeps it over that open.
 /// - READDIRPLUS on every page (READDIRPLUS_AUTO refused: it helps only walkers that stat as they
 ///   read, not `du` or `ls`), so a walk costs a message per page, not a lookup per file. An entry
 ///   with attributes costs the kernel an inode and a lookup reference, so tile columns give them

@@ -38,9 +38,10 @@ enum Operations {
                 .attributes(try context.filesystem.getattr(inode: Inode(inode), caller: caller))
             }
         }
-        ops.opendir = { req, _, file in
-            MountContext.serve(req, "opendir", file: file) { context, _ in
-                context.agreement.statelessOpendir ? .error(ENOSYS) : .open(OpenOptions(keepCache: false))
+        ops.opendir = { req, inode, file in
+            MountContext.serve(req, "opendir", file: file) { context, caller in
+                if context.agreement.statelessOpendir { return .error(ENOSYS) }
+                return .open(try context.filesystem.opendir(inode: Inode(inode), caller: caller))
             }
         }
         ops.readdir = { req, inode, size, offset, _ in

@@ -94,6 +94,7 @@ extension OpenOptions {
         file.pointee.fh = handle
         file.pointee.keep_cache = keepCache ? 1 : 0
         file.pointee.direct_io = directIO ? 1 : 0
+        file.pointee.cache_readdir = cacheListing ? 1 : 0
     }
 }
 

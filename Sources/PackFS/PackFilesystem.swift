@@ -30,6 +30,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let dropSettler = DropSettler()
     let removedPacks = RemovedPacks()
     let statWalkers = StatWalkers()
+    let listings = KernelListings()
     let readAhead: ReadAhead
     /// Other files in `packs/` (`sed -i`'s temporary file), in memory.
     let scratches = ScratchFiles()

@@ -94,6 +94,8 @@ public final class DatabasePool: DatabaseWriter {
         try writer.syncEndingTransactions(body)
     }
 
+    public var writeCount: UInt64 { writer.writeCount }
+
     /// Interrupts the writer and every reader.
     public func interrupt() {
         writer.interrupt()

@@ -19,6 +19,8 @@ public final class DatabaseQueue: DatabaseWriter {
         try connection.syncEndingTransactions(body)
     }
 
+    public var writeCount: UInt64 { connection.writeCount }
+
     public func interrupt() { connection.interrupt() }
 
     public func close() throws { try connection.close() }

@@ -17,6 +17,10 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Runs `body` with the writer connection, outside any transaction (PRAGMAs that refuse one,
     /// ATTACH, transactions of its own). A transaction it leaves open is rolled back, and fails.
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
+
+    /// How many `writeWithoutTransaction` calls (and so writes) have ended, counted after their commit:
+    /// a value read, then read again unchanged, means this writer changed nothing in between.
+    var writeCount: UInt64 { get }
 }
 
 extension DatabaseWriter {

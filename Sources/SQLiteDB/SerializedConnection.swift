@@ -1,5 +1,6 @@
 import Basics
 import CSQLite
+import Synchronization
 
 /// One connection behind a lock: the only way to reach its `Database`. `interrupt()` may come from
 /// any thread, at any time, so it takes a lock of its own, which `close()` takes too: SQLite's
@@ -11,6 +12,7 @@ final class SerializedConnection: @unchecked Sendable {  // `database` is reache
     private let database: Database
     private let interruptLock = Lock()
     private var interruptible = true
+    private let writes = Atomic<UInt64>(0)
 
     init(path: String, configuration: Configuration) throws {
         database = try Database(path: path, configuration: configuration)
@@ -26,7 +28,9 @@ final class SerializedConnection: @unchecked Sendable {  // `database` is reache
 
     /// `body` with the connection; a transaction it left open is rolled back, and said.
     func syncEndingTransactions<T>(_ body: (Database) throws -> T) throws -> T {
-        try sync { db in
+        // Counted once the body and its commit are done: a count read after it sees what it wrote.
+        defer { writes.add(1, ordering: .releasing) }
+        return try sync { db in
             let result = Result { try body(db) }
             if db.isInsideTransaction {
                 try? db.rollback()
@@ -37,6 +41,9 @@ final class SerializedConnection: @unchecked Sendable {  // `database` is reache
             return try result.get()
         }
     }
+
+    /// How many `syncEndingTransactions` calls have ended (`DatabaseWriter.writeCount`).
+    var writeCount: UInt64 { writes.load(ordering: .acquiring) }
 
     /// Stops what the connection is running (SQLITE_INTERRUPT); nothing when it is idle.
     func interrupt() {

@@ -126,6 +126,23 @@ final class PackMountTests: DaemonMountTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: pack + "/14/9327/4742.pbf")), Data("app bytes".utf8))
     }
 
+    /// The kernel keeps a tile column's listing from one `ls` to the next while the mount writes nothing
+    /// (KernelListings), and reads it again after any write. A row dropped behind the mount's back, by a
+    /// process that ignores its lock, shows which: it stays listed until the mount's next write (`mv`).
+    func testTheKernelKeepsAColumnsListingUntilTheMountWrites() throws {
+        try mountPackFS()
+        defer { unmountPackFS() }
+        let column = mount.path + "/packs/helsinki/14/9327"
+        let listed = try FileManager.default.contentsOfDirectory(atPath: column).sorted()
+        XCTAssertEqual(listed, ["4741.pbf", "4742.pbf"])
+        let dropped = MountHelper.runTool("/usr/bin/sqlite3", ["-cmd", ".timeout 30000", db,
+            "DELETE FROM region_tiles WHERE tile_id = (SELECT id FROM tiles WHERE z = 14 AND x = 9327 AND y = 4742)"])
+        XCTAssertEqual(dropped.status, 0, String(decoding: dropped.output, as: UTF8.self))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: column).sorted(), listed, "the kernel's copy")
+        XCTAssertEqual(MountHelper.runTool("/bin/mv", [mount.path + "/packs/helsinki.region", mount.path + "/packs/moved.region"]).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mount.path + "/packs/moved/14/9327"), ["4741.pbf"])
+    }
+
     func testChangesInsideAPackFailAndUnmountLeavesOneFile() throws {
         try mountPackFS()
         let tile = mount.path + "/packs/helsinki/14/9327/4742.pbf"

@@ -212,6 +212,35 @@ final class TreeWalkTests: PackFSTestCase {
         XCTAssertThrowsError(try bare.getattr(inode: tile.inode, caller: walker.caller))
     }
 
+    /// A tile directory's listing is the kernel's to keep from one open to the next until the store writes
+    /// (any write: a column's rows could be among those it changed); a listing read for a process that
+    /// reads names only is read again for one that stats them (with attributes); other directories are
+    /// read afresh at every open.
+    func testTileListingsAreKeptByTheKernelUntilTheStoreWrites() throws {
+        let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
+        let zoom = try walker.lookup("packs/helsinki/14").attributes.inode
+        let reader = Caller(uid: getuid(), gid: getgid(), pid: 4242)
+        for inode in [column, zoom] {
+            XCTAssertEqual(try fs.opendir(inode: inode, caller: reader), OpenOptions(keepCache: false, cacheListing: true))
+            XCTAssertEqual(try fs.opendir(inode: inode, caller: reader), OpenOptions(keepCache: true, cacheListing: true))
+        }
+        try database.write { _ in }  // any write: the count does not say what changed
+        XCTAssertEqual(try fs.opendir(inode: column, caller: reader).keepCache, false, "read again after a write")
+        XCTAssertEqual(try fs.opendir(inode: zoom, caller: reader).keepCache, false, "read again after a write")
+        XCTAssertEqual(try fs.opendir(inode: column, caller: reader).keepCache, true)
+        // A process that looked a tile up stats what it lists: the names alone would cost it a lookup each.
+        let statWalker = Caller(uid: getuid(), gid: getgid(), pid: 4343)
+        _ = try fs.lookup(parent: column, name: "4741.pbf", caller: statWalker)
+        XCTAssertEqual(try fs.opendir(inode: column, caller: statWalker).keepCache, false)
+        XCTAssertEqual(try fs.opendir(inode: column, caller: statWalker).keepCache, true)
+        XCTAssertEqual(try fs.opendir(inode: column, caller: reader).keepCache, true, "a listing with attributes serves both")
+        for path in ["", "packs", "packs/helsinki", "packs/helsinki/glyphs"] {
+            let inode = try walker.lookup(path).attributes.inode
+            _ = try fs.opendir(inode: inode, caller: reader)
+            XCTAssertEqual(try fs.opendir(inode: inode, caller: reader), OpenOptions(keepCache: false), path)
+        }
+    }
+
     /// Every time is at most the mount's own second, so none is in the future even at the mount's
     /// first instant (live files' content-hash nanoseconds once were, and `ls -l` showed a year).
     func testNoTimeIsLaterThanTheMount() throws {

@@ -19,6 +19,28 @@ final class TransactionTests: SQLiteDBTestCase {
         XCTAssertEqual(try count(), 1)
     }
 
+    /// Every use of the writer is counted once it has ended, committed or not; reads are not.
+    func testTheWriteCountMovesOnAfterEveryWriteAndNoRead() throws {
+        let queued = queue.writeCount
+        try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (1)") }
+        _ = try count()
+        XCTAssertEqual(queue.writeCount, queued + 1)
+        try openPool()
+        let start = pool.writeCount
+        _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
+        XCTAssertEqual(pool.writeCount, start, "reads write nothing")
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
+            XCTAssertEqual(pool.writeCount, start, "not before the commit")
+        }
+        XCTAssertEqual(pool.writeCount, start + 1)
+        XCTAssertThrowsError(try pool.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (3)")
+            throw Failure()
+        })
+        XCTAssertEqual(pool.writeCount, start + 2, "one rolled back counts too: the count says the writer was used, not what changed")
+    }
+
     func testInTransactionRollsBackWhenAsked() throws {
         try queue.writeWithoutTransaction { db in
             try db.inTransaction {

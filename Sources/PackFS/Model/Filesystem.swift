@@ -96,11 +96,15 @@ public struct OpenOptions: Equatable, Sendable {
     public var directIO: Bool
     /// A handle the filesystem wants back in read/write/release (0: none).
     public var handle: UInt64
+    /// A directory: the kernel keeps the listing it reads (FOPEN_CACHE_DIR), which `keepCache` then keeps
+    /// over this open instead of dropping it.
+    public var cacheListing: Bool
 
-    public init(keepCache: Bool, directIO: Bool = false, handle: UInt64 = 0) {
+    public init(keepCache: Bool, directIO: Bool = false, handle: UInt64 = 0, cacheListing: Bool = false) {
         self.keepCache = keepCache
         self.directIO = directIO
         self.handle = handle
+        self.cacheListing = cacheListing
     }
 }
 
@@ -148,6 +152,8 @@ public protocol Filesystem: AnyObject, Sendable {
     /// for `.`, `..` and an entry that went meanwhile.
     func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry]
     func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions
+    /// How the kernel treats the listing of directory `inode` for this open (cached or read afresh).
+    func opendir(inode: Inode, caller: Caller) throws -> OpenOptions
     func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data
     func release(inode: Inode, handle: UInt64)
     func statfs() throws -> FilesystemStatistics
@@ -198,6 +204,9 @@ public typealias PlusEntry = (entry: DirectoryEntry, attributes: Entry?)
 extension Filesystem {
     /// Models that keep no state per open need nothing.
     public func useStatelessOpens() {}
+
+    /// Listings read afresh at every open.
+    public func opendir(inode: Inode, caller: Caller) throws -> OpenOptions { OpenOptions(keepCache: false) }
 
     /// Right for any model; PackFilesystem answers its tile columns faster.
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {

@@ -18,4 +18,8 @@ extension OfflineDatabase {
     /// Moves the count on for a change the store's caches do not see (the mount forgetting a pack whose style a
     /// refresh replaced), so nothing kept under the old count is used again.
     public func bumpCacheGeneration() { generation.bump() }
+
+    /// How many writes the store has made (`DatabaseWriter.writeCount`): while it stays the same, nothing in
+    /// the file changed. nil read-only, as another process may write.
+    public var writeCount: UInt64? { mode == .readOnly ? nil : writer.writeCount }
 }
