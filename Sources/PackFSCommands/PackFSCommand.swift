@@ -42,7 +42,7 @@ struct PackFSCommand: ParsableCommand {
     /// "Designs measured and set aside").
     private static func limitMallocArenas() {
         _ = packfs_mallopt(packfs_malloc_arena_max(), 2)
-        _ = packfs_mallopt(packfs_malloc_mmap_threshold(), 256 * 1024)
+        _ = packfs_mallopt(packfs_malloc_mmap_threshold(), Int32(WholeInflate.mmapThreshold))
         _ = packfs_mallopt(packfs_malloc_trim_threshold(), 1 << 20)
     }
 

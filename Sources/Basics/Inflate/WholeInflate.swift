@@ -43,6 +43,11 @@ public enum WholeInflate {
         return nil
     }
 
-    /// Below glibc's mmap threshold as the daemon sets it (256 KiB), with room for malloc's header.
-    static let firstCapacityLimit = 256 * 1024 - 4096
+    /// Below glibc's mmap threshold as the daemon sets it, with room for malloc's header: above it every
+    /// page of a fresh mapping faults as the inflate writes it.
+    static let firstCapacityLimit = mmapThreshold - 4096
+
+    /// glibc's mmap threshold as `packfs` fixes it (`mallopt`): FUSE's 1 MB request buffers stay out of
+    /// the arenas, and an inflate's first buffer stays under it.
+    public static let mmapThreshold = 256 * 1024
 }
