@@ -38,12 +38,13 @@ struct PackFSCommand: ParsableCommand {
 
     /// glibc gives each contending thread an arena that keeps its freed pages: two serve a mount. A fixed
     /// mmap threshold keeps FUSE's 1 MB request buffers out of them, but also fixes trimming at 128 KiB
-    /// (brk on every page of an export), so the top keeps up to 1 MiB free (docs/benchmarks.md,
-    /// "Designs measured and set aside").
+    /// (brk on every page of an export), so the top keeps up to 4 MiB free: at 1 MiB, the content cache's
+    /// turnover trimmed a ring thread's arena again and again in some runs, and every inflate wrote to
+    /// fresh pages (docs/benchmarks.md, "Designs measured and set aside").
     private static func limitMallocArenas() {
         _ = packfs_mallopt(packfs_malloc_arena_max(), 2)
         _ = packfs_mallopt(packfs_malloc_mmap_threshold(), Int32(WholeInflate.mmapThreshold))
-        _ = packfs_mallopt(packfs_malloc_trim_threshold(), 1 << 20)
+        _ = packfs_mallopt(packfs_malloc_trim_threshold(), 4 << 20)
     }
 
     /// Help and version requests exit 0; usage errors 2; every other error 1, as one line.
