@@ -4,13 +4,22 @@ import PackStore
 /// A pack's row, state and layout as one request read them, kept in `ContentCache` under the store's `cacheGeneration`
 /// read before: while it has not moved, no pack or state changed, so a cold tile lookup takes one lock instead of
 /// three. A change the count does not see (a refresh's new style) drops the view through `TreeCaches.forgetPack`.
-struct PackView {
-    var generation: UInt64
-    var pack: Pack
-    var state: PackState
-    var layout: PackLayout?
+/// A class, never changed once made: a request takes it with one retain, not one for each string and array in it.
+final class PackView: Sendable {
+    let generation: UInt64
+    let pack: Pack
+    let state: PackState
+    let layout: PackLayout?
     /// When the layout was read while the pack downloads (see `LayoutCache.lifetime`); nil once settled.
-    var layoutRead: Date?
+    let layoutRead: Date?
+
+    init(generation: UInt64, pack: Pack, state: PackState, layout: PackLayout?, layoutRead: Date?) {
+        self.generation = generation
+        self.pack = pack
+        self.state = state
+        self.layout = layout
+        self.layoutRead = layoutRead
+    }
 
     /// The layout, if kept and still young enough to use.
     var usableLayout: PackLayout? {

@@ -10,40 +10,52 @@ final class Request {
 
     private struct Memo {
         var region: RegionID
-        var pack: Pack
+        /// The kept view the request began from, whose pack it reads without a copy; nil when read afresh.
+        var view: PackView?
+        var freshPack: Pack?
         var layout: PackLayout?
         var state: PackState?
         var fontStacks: [PackFilesystem.FontStack]?
         /// The store's count the pack was read under (`PackView`), nil where nothing is kept.
         var generation: UInt64?
+
+        var pack: Pack? { view?.pack ?? freshPack }
+        /// Without copying the pack (each copy retains its strings).
+        var holdsPack: Bool { view != nil || freshPack != nil }
     }
 
     init(_ filesystem: PackFilesystem) { self.filesystem = filesystem }
 
     /// The pack `region` names now; `.stale` when it was removed.
     func pack(_ region: RegionID) throws -> Pack {
-        if let memo, memo.region == region { return memo.pack }
+        try begin(region)
+        guard let pack = memo?.pack else { throw FilesystemError.stale }
+        return pack
+    }
+
+    /// Reads the pack `region` names into the memo (or takes its kept view), unless it is there.
+    private func begin(_ region: RegionID) throws {
+        if memo?.region == region, memo?.holdsPack == true { return }
         let generation = filesystem.database.cacheGeneration
         if let generation, let view = filesystem.cache.view(of: region, generation: generation) {
-            memo = Memo(region: region, pack: view.pack, layout: view.usableLayout, state: view.state, generation: generation)
-            return view.pack
+            memo = Memo(region: region, view: view, layout: view.usableLayout, state: view.state, generation: generation)
+            return
         }
         let pack = try filesystem.currentPack(region)
-        memo = Memo(region: region, pack: pack, generation: generation)
-        return pack
+        memo = Memo(region: region, freshPack: pack, generation: generation)
     }
 
     /// A pack this request found by name (in `packs/`): its entry needs no second read of it.
     func found(_ pack: Pack) {
         guard memo?.region != pack.id else { return }
-        memo = Memo(region: pack.id, pack: pack)
+        memo = Memo(region: pack.id, freshPack: pack)
     }
 
     /// The pack's layout (`TreeCaches`), kept in the pack's view.
     func layout(_ region: RegionID) throws -> PackLayout {
-        let pack = try pack(region)
+        try begin(region)
         if let layout = memo?.layout, memo?.region == region { return layout }
-        let layout = try filesystem.caches.layout(of: pack)
+        let layout = try filesystem.caches.layout(of: try pack(region))
         if memo?.region == region {
             memo?.layout = layout
             let state = try state(region)
@@ -74,7 +86,7 @@ final class Request {
     }
 
     private func state(_ region: RegionID) throws -> PackState {
-        _ = try pack(region)
+        try begin(region)
         if let state = memo?.state, memo?.region == region { return state }
         let state = try filesystem.database.status(of: region).state
         if memo?.region == region { memo?.state = state }
@@ -83,8 +95,8 @@ final class Request {
 
     /// Keeps what this request read of its pack for the next ones, under the count read before it.
     private func keepView(state: PackState, layoutRead: Date?) {
-        guard let memo, let generation = memo.generation else { return }
-        filesystem.cache.keep(PackView(generation: generation, pack: memo.pack, state: state, layout: memo.layout, layoutRead: layoutRead))
+        guard let memo, let generation = memo.generation, let pack = memo.pack else { return }
+        filesystem.cache.keep(PackView(generation: generation, pack: pack, state: state, layout: memo.layout, layoutRead: layoutRead))
     }
 
     /// Drops what was read of the pack: this request changed it.

@@ -4,33 +4,42 @@ import StyleModel
 
 /// What a pack's style (`PackStyle`, read as the downloader read it, or synthetic) says about its tree: sources with
 /// their tiles, the primary, glyph and sprite files. A source whose TileJSON is not stored yet has no tiles to show.
-struct PackLayout: Sendable {
+/// A class, never changed once made: every request of a pack shares one (`PackView`), and a struct of these
+/// fields cost each request a retain and release of every string and array in them, on counts all the FUSE
+/// threads touch.
+final class PackLayout: Sendable {
     typealias Source = PackStyle.Source
 
     typealias FontStack = FontStackFiles
     typealias GlyphFile = FontStackFiles.File
 
-    var pack: Pack
-    var style: Style?
+    let pack: Pack
+    let style: Style?
     /// True when `style` was made from the pack's tiles (it has no usable stored style).
-    var isSynthetic = false
-    var sources: [Source] = []
+    let isSynthetic: Bool
+    let sources: [Source]
     /// Index in `sources` of the primary source (`PackStyle.primary`).
-    var primary: Int?
-    var fontStacks: [FontStack] = []
-    var spriteFiles: [SpriteSheet.File] = []
+    let primary: Int?
+    let fontStacks: [FontStack]
+    let spriteFiles: [SpriteSheet.File]
+
+    init(pack: Pack, style: Style? = nil, isSynthetic: Bool = false, sources: [Source] = [], primary: Int? = nil,
+         fontStacks: [FontStack] = [], spriteFiles: [SpriteSheet.File] = []) {
+        self.pack = pack
+        self.style = style
+        self.isSynthetic = isSynthetic
+        self.sources = sources
+        self.primary = primary
+        self.fontStacks = fontStacks
+        self.spriteFiles = spriteFiles
+    }
 
     static func load(_ pack: Pack, from database: OfflineDatabase) throws -> PackLayout {
-        var layout = PackLayout(pack: pack)
-        guard let packStyle = try PackStyle.load(pack, from: database) else { return layout }
+        guard let packStyle = try PackStyle.load(pack, from: database) else { return PackLayout(pack: pack) }
         let style = packStyle.style
-        layout.style = style
-        layout.isSynthetic = packStyle.isSynthetic
-        layout.sources = packStyle.sources
-        layout.primary = packStyle.primary
-        layout.spriteFiles = style.sprites.flatMap(\.files)
-        layout.fontStacks = style.fontStackFiles
-        return layout
+        return PackLayout(
+            pack: pack, style: style, isSynthetic: packStyle.isSynthetic, sources: packStyle.sources,
+            primary: packStyle.primary, fontStacks: style.fontStackFiles, spriteFiles: style.sprites.flatMap(\.files))
     }
 
     /// The source at `ref.index` (a primary view only for the primary, and only while its tiles are known).
