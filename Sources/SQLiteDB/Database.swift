@@ -8,6 +8,9 @@ public final class Database {
     let path: String
     /// `cachedStatement`'s statements, by SQL text or by `StatementKey`: the connection's one cache.
     private var statementCache: [StatementCacheKey: Statement] = [:]
+    /// The keyed statements used last, newest last, found by identity before the cache is hashed: a tile
+    /// lookup runs the same three (its BEGIN, its row, its COMMIT) on every request.
+    private var recentKeyed: [(key: StatementKey, statement: Statement)] = []
     /// Transaction state (Database+Transactions.swift).
     var transactionBlocks = 0
     var readOnlyDepth = 0
@@ -53,6 +56,7 @@ public final class Database {
     func close() throws {
         guard let handle = sqliteConnection else { return }
         statementCache.removeAll()
+        recentKeyed.removeAll()
         let code = sqlite3_close(handle)
         guard code == SQLITE_OK else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)))
@@ -64,6 +68,7 @@ public final class Database {
     private func closeForcibly() {
         guard let handle = sqliteConnection else { return }
         statementCache.removeAll()
+        recentKeyed.removeAll()
         sqlite3_close_v2(handle)
         sqliteConnection = nil
     }
@@ -121,7 +126,11 @@ public final class Database {
 
     /// As `cachedStatement(sql:)`, found by the key's identity: a hot path hashes no SQL text.
     public func cachedStatement(_ key: StatementKey) throws -> Statement {
-        try cachedStatement(.key(key), sql: key.sql)
+        for entry in recentKeyed where entry.key === key { return entry.statement }
+        let statement = try cachedStatement(.key(key), sql: key.sql)
+        if recentKeyed.count >= 4 { recentKeyed.removeFirst() }
+        recentKeyed.append((key, statement))
+        return statement
     }
 
     private func cachedStatement(_ cacheKey: StatementCacheKey, sql: String) throws -> Statement {
@@ -203,6 +212,7 @@ public final class Database {
         let error = DatabaseError(resultCode: ResultCode(rawValue: code), message: lastErrorMessage, sql: statement.sql)
         if let key = statement.cacheKey, statementCache[key] === statement {
             statementCache.removeValue(forKey: key)
+            recentKeyed.removeAll { $0.statement === statement }
             statement.cacheKey = nil
         }
         return error

@@ -17,7 +17,8 @@ public struct StatementArguments: ExpressibleByArrayLiteral, Equatable, Sendable
         self.init(elements)
     }
 
-    init(values: [DatabaseValue]) { self.values = values }
+    /// Values already converted: a hot path's arguments with no array of existentials to box and unbox.
+    public init(values: [DatabaseValue]) { self.values = values }
 
     public var isEmpty: Bool { values.isEmpty }
 

@@ -27,12 +27,15 @@ public enum Zlib {
         }
     }
 
-    /// Whether `bytes` start as a gzip member does (ID1 ID2). Inlinable, and without an array of the
-    /// two bytes: every cold tile read asks it twice, from another module.
+    /// Whether `bytes` start as a gzip member does (ID1 ID2). Inlinable, and by index, without an
+    /// iterator (Data's copies bytes into a buffer of its own) or an array: every cold tile read asks it
+    /// twice, from another module.
     @inlinable
     public static func isGzip<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
-        var iterator = bytes.makeIterator()
-        return iterator.next() == 0x1F && iterator.next() == 0x8B
+        let start = bytes.startIndex
+        guard start != bytes.endIndex, bytes[start] == 0x1F else { return false }
+        let second = bytes.index(after: start)
+        return second != bytes.endIndex && bytes[second] == 0x8B
     }
 
     /// zlib format at the default level, byte-for-byte what zlib's `compress()` writes.

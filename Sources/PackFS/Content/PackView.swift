@@ -31,7 +31,11 @@ final class PackView: Sendable {
 
 extension ContentCache {
     func view(of region: RegionID, generation: UInt64) -> PackView? {
-        state.withLock { state in state.views[region].flatMap { $0.generation == generation ? $0 : nil } }
+        state.withLock { state in
+            // The pack asked for last, unhashed: a map reads one pack's tiles at a time.
+            let view = state.lastView?.pack.id == region ? state.lastView : state.views[region]
+            return view.flatMap { $0.generation == generation ? $0 : nil }
+        }
     }
 
     /// Keeps `view` unless one of a later generation is kept already.
@@ -39,6 +43,7 @@ extension ContentCache {
         state.withLock { state in
             guard (state.views[view.pack.id]?.generation ?? 0) <= view.generation else { return }
             state.views[view.pack.id] = view
+            state.lastView = view
         }
     }
 }

@@ -138,8 +138,12 @@ extension OfflineDatabase {
         try readWithoutTransaction { try $0.holds(TreeSQL.holdsResource, [region.rawValue, id.rawValue]) }
     }
 
+    /// Every tile lookup's: built as values, not as an array literal of existentials.
     static func arguments(_ key: TileKey, _ region: RegionID) -> StatementArguments {
-        [key.urlTemplate, key.pixelRatio, key.z, key.x, key.y, region.rawValue]
+        StatementArguments(values: [
+            key.urlTemplate.databaseValue, key.pixelRatio.databaseValue, key.z.databaseValue, key.x.databaseValue,
+            key.y.databaseValue, region.rawValue.databaseValue,
+        ])
     }
 
     /// The first row of one statement, read in place, or nil.
