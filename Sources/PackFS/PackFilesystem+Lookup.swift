@@ -186,11 +186,9 @@ extension PackFilesystem {
     private func tileKey(
         named name: String, in region: RegionID, _ ref: SourceRef, z: Int, x: Int, _ request: Request
     ) throws -> TileKey {
-        let (layout, source) = try request.source(region, ref)
-        guard let dot = name.lastIndex(of: "."), name[name.index(after: dot)...] == source.fileExtension,
-            let y = Self.coordinate(String(name[..<dot])), y < 1 << z,
-            let key = layout.tileKey(source, z: z, x: x, y: y)
-        else { throw FilesystemError.notFound }
+        let layout = try request.layout(region)
+        guard layout.holds(ref) else { throw FilesystemError.stale }
+        guard let key = layout.tileKey(atSource: ref.index, named: name, z: z, x: x) else { throw FilesystemError.notFound }
         return key
     }
 
@@ -225,9 +223,10 @@ extension PackFilesystem {
     ]
 
     /// A z, x or y written the canonical way (digits, no leading zero, no sign), or nil.
-    static func coordinate(_ text: String) -> Int? {
-        // By UTF-8 bytes: every tile lookup parses two or three of these.
-        let digits = text.utf8
+    static func coordinate(_ text: String) -> Int? { coordinate(text.utf8) }
+
+    /// As `coordinate(_:)`, of bytes: every tile lookup parses two or three of these.
+    static func coordinate<Digits: Collection<UInt8>>(_ digits: Digits) -> Int? {
         guard (1...8).contains(digits.count), digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
         var value = 0
         for byte in digits {

@@ -44,8 +44,25 @@ final class PackLayout: Sendable {
 
     /// The source at `ref.index` (a primary view only for the primary, and only while its tiles are known).
     func source(_ ref: SourceRef) -> Source? {
-        guard sources.indices.contains(ref.index), !ref.primary || ref.index == primary else { return nil }
-        return sources[ref.index]
+        holds(ref) ? sources[ref.index] : nil
+    }
+
+    /// Whether `source(ref)` is there, without a copy of it.
+    func holds(_ ref: SourceRef) -> Bool {
+        sources.indices.contains(ref.index) && (!ref.primary || ref.index == primary)
+    }
+
+    /// The stored key of the file `name` (`<y>.<ext>`) in column z/x of source `index`, or nil when no tile
+    /// has that name. Read in place, by bytes: a copy of the source retains each string and array in it,
+    /// on counts every FUSE thread shares, and every cold tile's lookup asks.
+    func tileKey(atSource index: Int, named name: String, z: Int, x: Int) -> TileKey? {
+        let bytes = name.utf8
+        guard sources.indices.contains(index), let dot = bytes.lastIndex(of: UInt8(ascii: ".")),
+            bytes[bytes.index(after: dot)...].elementsEqual(sources[index].fileExtension.utf8),
+            let y = PackFilesystem.coordinate(bytes[..<dot]), y < 1 << z,
+            let pixelRatio = sources[index].columns?.pixelRatio
+        else { return nil }
+        return sources[index].tiles?.key(z: z, x: x, y: y, keyPixelRatio: pixelRatio)
     }
 
     /// The primary source (its tiles are at the pack's top), if the pack has one.
