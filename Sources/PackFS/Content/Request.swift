@@ -19,9 +19,8 @@ final class Request {
         /// The store's count the pack was read under (`PackView`), nil where nothing is kept.
         var generation: UInt64?
 
+        /// Every memo holds one of the two.
         var pack: Pack? { view?.pack ?? freshPack }
-        /// Without copying the pack (each copy retains its strings).
-        var holdsPack: Bool { view != nil || freshPack != nil }
     }
 
     init(_ filesystem: PackFilesystem) { self.filesystem = filesystem }
@@ -35,7 +34,7 @@ final class Request {
 
     /// Reads the pack `region` names into the memo (or takes its kept view), unless it is there.
     private func begin(_ region: RegionID) throws {
-        if memo?.region == region, memo?.holdsPack == true { return }
+        if memo?.region == region { return }
         let generation = filesystem.database.cacheGeneration
         if let generation, let view = filesystem.cache.view(of: region, generation: generation) {
             memo = Memo(region: region, view: view, layout: view.usableLayout, state: view.state, generation: generation)

@@ -53,8 +53,8 @@ final class PackLayout: Sendable {
     }
 
     /// The stored key of the file `name` (`<y>.<ext>`) in column z/x of source `index`, or nil when no tile
-    /// has that name. Read in place, by bytes: a copy of the source retains each string and array in it,
-    /// on counts every FUSE thread shares, and every cold tile's lookup asks.
+    /// has that name (XYZ row in, stored row out). Read in place, by bytes: a copy of the source retains
+    /// each string and array in it, on counts every FUSE thread shares, and every cold tile's lookup asks.
     func tileKey(atSource index: Int, named name: String, z: Int, x: Int) -> TileKey? {
         let bytes = name.utf8
         guard sources.indices.contains(index), let dot = bytes.lastIndex(of: UInt8(ascii: ".")),
@@ -67,10 +67,4 @@ final class PackLayout: Sendable {
 
     /// The primary source (its tiles are at the pack's top), if the pack has one.
     var primarySource: Source? { primary.flatMap { sources.indices.contains($0) ? sources[$0] : nil } }
-
-    /// The stored key of tile `y.<ext>` in column z/x of `source` (XYZ row in, stored row out).
-    func tileKey(_ source: Source, z: Int, x: Int, y: Int) -> TileKey? {
-        guard let tiles = source.tiles, let columns = source.columns else { return nil }
-        return tiles.key(z: z, x: x, y: y, keyPixelRatio: columns.pixelRatio)
-    }
 }
