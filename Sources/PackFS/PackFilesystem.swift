@@ -120,15 +120,23 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        try serving(reads: true) { request in
+        // A content its lookup has just kept (a cold tile's, nearly every read) needs no request and no snapshot:
+        // `content(of:)` would answer from the cache first as well. Read-ahead counts the reads of tiles.
+        if !readAhead.isOn, let kept = cache.content(inode) { return Self.part(of: kept, offset: offset, size: size) }
+        return try serving(reads: true) { request in
             let node = try node(inode)
             if readAhead.isOn, case .tile = node { readAhead.read(inode) }
-            let data = try content(of: node, inode: inode, request)
-            guard offset >= 0, offset < data.count, size > 0 else { return Data() }
-            let start = data.startIndex + Int(offset)
-            // The kernel's size is not added to the offset: a size near Int.max would overflow.
-            return data[start..<start + min(size, data.endIndex - start)]
+            return Self.part(of: try content(of: node, inode: inode, request), offset: offset, size: size)
         }
+    }
+
+    /// What a read of `size` bytes at `offset` gets of `data`: the whole, as it is, for a read of all of it.
+    static func part(of data: Data, offset: Int64, size: Int) -> Data {
+        guard offset >= 0, offset < data.count, size > 0 else { return Data() }
+        if offset == 0, size >= data.count { return data }
+        let start = data.startIndex + Int(offset)
+        // The kernel's size is not added to the offset: a size near Int.max would overflow.
+        return data[start..<start + min(size, data.endIndex - start)]
     }
 
     /// Used: the database's bytes. Free: what its disk has left, where new packs grow, so `df` shows

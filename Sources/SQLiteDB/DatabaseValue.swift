@@ -15,6 +15,7 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
 
     public static let null = DatabaseValue(storage: .null)
 
+    @usableFromInline
     init(storage: Storage) { self.storage = storage }
 
     /// Column `index` of the row `sqliteStatement` is on, copied out.

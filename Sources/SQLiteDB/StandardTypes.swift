@@ -5,6 +5,7 @@ import FoundationEssentials
 // `fromColumn` takes SQLite's own conversion of a non-NULL column (`fetchOne`, `fetchAll`).
 
 extension Int64: DatabaseValueConvertible {
+    @inlinable
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(self)) }
 
     /// An integer, or a real within Int64's range (truncated toward zero).
@@ -25,8 +26,10 @@ extension Int: DatabaseValueConvertible {}
 
 extension Int32: DatabaseValueConvertible {}
 
-/// Int and Int32 go through Int64, and convert only when the value fits.
+/// Int and Int32 go through Int64, and convert only when the value fits. Inlinable: unspecialized, the
+/// conversion went through the generic integer protocols at run time (a tile lookup binds five).
 extension DatabaseValueConvertible where Self: FixedWidthInteger & SignedInteger {
+    @inlinable
     public var databaseValue: DatabaseValue { Int64(self).databaseValue }
 
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {

@@ -54,6 +54,7 @@ public final class Statement {
     }
 
     /// Resets, binds `newArguments` (or those set before), runs `body` (which steps), resets again.
+    @usableFromInline
     func run<T>(_ newArguments: StatementArguments?, _ body: () throws -> T) throws -> T {
         if let newArguments {
             try validate(newArguments)
@@ -84,6 +85,7 @@ public final class Statement {
     }
 
     /// One step: true on a row, false at the end; an SQLite failure throws.
+    @usableFromInline
     func step() throws -> Bool {
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
@@ -103,25 +105,29 @@ public final class Statement {
         }
     }
 
-    /// Binds without copying text and blobs, valid while `body` runs: SQLite copies no stored tile.
-    private func bindTemporarily<T>(_ values: ArraySlice<DatabaseValue>, at index: CInt, _ body: () throws -> T) throws -> T {
-        guard let value = values.first else { return try body() }
-        let rest = values.dropFirst()
-        switch value.storage {
-        case .string(let text):
-            return try text.withCString { pointer in
-                try check(sqlite3_bind_text(sqliteStatement, index, pointer, CInt(text.utf8.count), packfs_sqlite_static()))
-                return try bindTemporarily(rest, at: index + 1, body)
+    /// Binds without copying text and blobs, valid while `body` runs: SQLite copies no stored tile. Numbers
+    /// bind in a loop; only a text or blob nests a call, to keep its bytes in place until `body` ends.
+    private func bindTemporarily<T>(_ values: ArraySlice<DatabaseValue>, at first: CInt, _ body: () throws -> T) throws -> T {
+        var index = first
+        for position in values.indices {
+            let value = values[position]
+            switch value.storage {
+            case .string(let text):
+                return try text.withCString { pointer in
+                    try check(sqlite3_bind_text(sqliteStatement, index, pointer, CInt(text.utf8.count), packfs_sqlite_static()))
+                    return try bindTemporarily(values[(position + 1)...], at: index + 1, body)
+                }
+            case .blob(let data):
+                return try data.withUnsafeBytes { bytes in
+                    try check(DatabaseValue.bindBlob(bytes, sqliteStatement, index, packfs_sqlite_static()))
+                    return try bindTemporarily(values[(position + 1)...], at: index + 1, body)
+                }
+            default:
+                try check(value.bind(to: sqliteStatement, at: index))
+                index += 1
             }
-        case .blob(let data):
-            return try data.withUnsafeBytes { bytes in
-                try check(DatabaseValue.bindBlob(bytes, sqliteStatement, index, packfs_sqlite_static()))
-                return try bindTemporarily(rest, at: index + 1, body)
-            }
-        default:
-            try check(value.bind(to: sqliteStatement, at: index))
-            return try bindTemporarily(rest, at: index + 1, body)
         }
+        return try body()
     }
 
     /// A binding's result: a text or blob beyond SQLite's limit fails here (SQLITE_TOOBIG).

@@ -22,6 +22,9 @@ final class ThreadSnapshot {
         return taken
     }
 
+    /// The connection once the transaction has begun (at the scope's first read), else nil.
+    var begun: SerializedConnection? { connection }
+
     /// Ends the transaction and gives the connection back (closed if it would not end: see
     /// `ConnectionPool`).
     private func end() {
@@ -64,6 +67,15 @@ extension DatabasePool {
     public func readWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         if let snapshot = ThreadSnapshot.current(for: readers) { return try snapshot.reading().sync(body) }
         // Never waits for a connection: a caller may hold one already (inside a `read`).
+        return try readers.withConnection(overflowing: true, body)
+    }
+
+    /// Runs `body`, one statement that only reads, in this thread's snapshot if it has begun, else alone
+    /// (autocommit) without beginning it. A snapshot begun for it would read what it reads alone, at the
+    /// cost of a BEGIN and a COMMIT: a cold tile's lookup, whose pack and layout are kept, reads only this.
+    /// A read after it in the same scope begins the snapshot then, which may see a later commit.
+    public func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
+        if let connection = ThreadSnapshot.current(for: readers)?.begun { return try connection.sync(body) }
         return try readers.withConnection(overflowing: true, body)
     }
 

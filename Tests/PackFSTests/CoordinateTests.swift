@@ -14,4 +14,16 @@ final class CoordinateTests: XCTestCase {
             XCTAssertNil(PackFilesystem.coordinate(text), text)
         }
     }
+
+    /// A tile file's name: its row, then exactly the source's extension.
+    func testATileNameIsItsRowAndTheSourcesExtension() {
+        for (name, row) in [("0.pbf", 0), ("12.pbf", 12), ("16383.pbf", 16383)] {
+            XCTAssertEqual(PackLayout.row(named: name, extension: "pbf"), row, name)
+        }
+        for name in ["12.png", "12.pb", "12.pbff", "12.PBF", "012.pbf", "12", ".pbf", "1.2.pbf", "12.pbf.", "١٢.pbf", "x.pbf", ""] {
+            XCTAssertNil(PackLayout.row(named: name, extension: "pbf"), name)
+        }
+        XCTAssertEqual(PackLayout.row(named: "5.webp", extension: "webp"), 5)
+        XCTAssertEqual(PackLayout.row(named: "5.", extension: ""), 5, "an empty extension: the name ends at its dot")
+    }
 }

@@ -40,6 +40,26 @@ final class SnapshotTests: SQLiteDBTestCase {
         XCTAssertEqual(try pool.withThreadSnapshot { try rows() }, 1)
     }
 
+    private func rowsAlone() throws -> Int64? {
+        try pool.readAlone { db in try db.cachedStatement(Self.count).firstRow { $0.int64(0) } } ?? nil
+    }
+
+    /// A read alone joins a snapshot that has begun, and begins none: the scope's first read it is not.
+    func testAReadAloneJoinsABegunSnapshotAndBeginsNone() throws {
+        XCTAssertEqual(try rowsAlone(), 0)
+        XCTAssertFalse(try pool.readAlone { $0.isInsideTransaction }, "outside a scope: autocommit")
+        try pool.withThreadSnapshot {
+            XCTAssertFalse(try pool.readAlone { $0.isInsideTransaction }, "first in the scope: no BEGIN")
+            try insert()
+            XCTAssertEqual(try rowsAlone(), 1, "nothing begun: the last commit")
+            XCTAssertEqual(try rows(), 1, "the snapshot begins at this read")
+            try insert()
+            XCTAssertEqual(try rowsAlone(), 1, "begun: the scope's snapshot")
+            XCTAssertTrue(try pool.readAlone { $0.isInsideTransaction })
+        }
+        XCTAssertEqual(try rowsAlone(), 2)
+    }
+
     func testASnapshotThatThrowsEndsItsTransaction() throws {
         struct Failed: Error {}
         XCTAssertThrowsError(try pool.withThreadSnapshot {

@@ -60,6 +60,18 @@ final class StatementTests: SQLiteDBTestCase {
         }
     }
 
+    /// Numbers, texts, blobs and NULL in any order bind in place, each at its own parameter, and
+    /// the statement reads them all before the texts' and blobs' bytes go.
+    func testMixedArgumentsBindInPlaceInOrder() throws {
+        let sql = "SELECT quote(?) || ' ' || quote(?) || ' ' || quote(?) || ' ' || quote(?) || ' ' || quote(?) || ' ' || quote(?)"
+        let arguments: StatementArguments = [7, "a'b", Data([0xCA, 0xFE]), 2.5, nil, Int32(-3)]
+        let quoted = try queue.read { db in try String.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) }
+        XCTAssertEqual(quoted, "7 'a''b' X'CAFE' 2.5 NULL -3")
+        let numbersAfterText: StatementArguments = ["t", 1, 2, 3]
+        let joined = try queue.read { db in try String.fetchOne(db, sql: "SELECT ? || ? || ? || ?", arguments: numbersAfterText) }
+        XCTAssertEqual(joined, "t123")
+    }
+
     func testLargeArgumentListsAreCopied() throws {
         let values = (0..<30).map { "value \($0)" }
         let sql = "SELECT " + Array(repeating: "?", count: 30).joined(separator: " || ")

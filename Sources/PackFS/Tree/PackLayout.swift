@@ -53,16 +53,29 @@ final class PackLayout: Sendable {
     }
 
     /// The stored key of the file `name` (`<y>.<ext>`) in column z/x of source `index`, or nil when no tile
-    /// has that name (XYZ row in, stored row out). Read in place, by bytes: a copy of the source retains
-    /// each string and array in it, on counts every FUSE thread shares, and every cold tile's lookup asks.
+    /// has that name (XYZ row in, stored row out). Read in place, field by field: a copy of the source, or of
+    /// its `TileSource`, retains each string in it, on counts every FUSE thread shares, and every cold tile's
+    /// lookup asks.
     func tileKey(atSource index: Int, named name: String, z: Int, x: Int) -> TileKey? {
-        let bytes = name.utf8
-        guard sources.indices.contains(index), let dot = bytes.lastIndex(of: UInt8(ascii: ".")),
-            bytes[bytes.index(after: dot)...].elementsEqual(sources[index].fileExtension.utf8),
-            let y = PackFilesystem.coordinate(bytes[..<dot]), y < 1 << z,
-            let pixelRatio = sources[index].columns?.pixelRatio
+        guard sources.indices.contains(index), let y = Self.row(named: name, extension: sources[index].fileExtension),
+            y < 1 << z, let pixelRatio = sources[index].columns?.pixelRatio, let scheme = sources[index].tiles?.scheme,
+            let template = sources[index].tiles?.urlTemplate
         else { return nil }
-        return sources[index].tiles?.key(z: z, x: x, y: y, keyPixelRatio: pixelRatio)
+        return TileKey(urlTemplate: template, pixelRatio: pixelRatio, z: z, x: x, y: scheme.row(y, z: z))
+    }
+
+    /// The y of a tile file `name` (`<y>.<ext>`) whose extension is `ext`, or nil; by bytes in place (a
+    /// native string's are contiguous; another's are read as a copy).
+    static func row(named name: String, extension ext: String) -> Int? {
+        let inPlace = name.utf8.withContiguousStorageIfAvailable { row(named: $0, extension: ext) }
+        return inPlace ?? Array(name.utf8).withUnsafeBufferPointer { row(named: $0, extension: ext) }
+    }
+
+    private static func row(named bytes: UnsafeBufferPointer<UInt8>, extension ext: String) -> Int? {
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let suffix = bytes[(dot + 1)...]
+        let matches = ext.utf8.withContiguousStorageIfAvailable { suffix.elementsEqual($0) } ?? suffix.elementsEqual(ext.utf8)
+        return matches ? PackFilesystem.coordinate(bytes[..<dot]) : nil
     }
 
     /// The primary source (its tiles are at the pack's top), if the pack has one.

@@ -39,9 +39,12 @@ extension OfflineDatabase {
         case .key(let tileKey): (key, arguments) = (TreeSQL.tileDataByKey, Self.arguments(tileKey, region))
         case .row(let id): (key, arguments) = (TreeSQL.tileServedByID, [id.rawValue, region.rawValue])
         }
-        return try first(key, arguments) { row in
-            let id = TileID(rawValue: row.int64(0))
-            return (id, wantsContent(id) ? try row.served(1, compressed: row.bool(2)) : nil)
+        // One statement, membership and bytes together: it needs no snapshot of its own.
+        return try readAlone { db in
+            try db.cachedStatement(key).firstRow(arguments: arguments) { row in
+                let id = TileID(rawValue: row.int64(0))
+                return (id, wantsContent(id) ? try row.served(1, compressed: row.bool(2)) : nil)
+            }
         }
     }
 }

@@ -53,8 +53,15 @@ extension OfflineDatabase {
         try wrap { try readers.pool().readWithoutTransaction(body) }
     }
 
+    /// Runs `body`, one statement that only reads, in the scope's snapshot if it has begun, else alone
+    /// (`DatabasePool.readAlone`).
+    func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
+        try wrap { try readers.pool().readAlone(body) }
+    }
+
     /// Runs `body` (one FUSE request that only reads) with its `readWithoutTransaction` reads in one read
-    /// transaction, so they agree. Not for a request that writes: its later reads would miss its write.
+    /// transaction, so they agree (a `readAlone` read that comes first runs alone). Not for a request that
+    /// writes: its later reads would miss its write.
     public func withOneSnapshot<T>(_ body: () throws -> T) throws -> T {
         try wrap { try readers.pool() }.withThreadSnapshot(body)
     }
