@@ -8,8 +8,9 @@ public final class Database {
     let path: String
     /// `cachedStatement`'s statements, by SQL text or by `StatementKey`: the connection's one cache.
     private var statementCache: [StatementCacheKey: Statement] = [:]
-    /// The keyed statements used last, newest last, found by identity before the cache is hashed: a tile
-    /// lookup runs the same three (its BEGIN, its row, its COMMIT) on every request.
+    /// The keyed statements used last, newest last, found by identity before the cache is hashed: a
+    /// connection serving tiles runs the same few (a tile's row by key and by id, a snapshot's BEGIN and
+    /// COMMIT) request after request.
     private var recentKeyed: [(key: StatementKey, statement: Statement)] = []
     /// Transaction state (Database+Transactions.swift).
     var transactionBlocks = 0

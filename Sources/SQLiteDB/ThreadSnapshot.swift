@@ -4,7 +4,8 @@ import Basics
 /// begun at its first read. Found through thread-specific data, so readers need no parameter for it.
 final class ThreadSnapshot {
     private let readers: ConnectionPool
-    private var connection: SerializedConnection?
+    /// The connection once the transaction has begun (at the scope's first read), else nil.
+    private(set) var connection: SerializedConnection?
 
     private init(_ readers: ConnectionPool) { self.readers = readers }
 
@@ -21,9 +22,6 @@ final class ThreadSnapshot {
         connection = taken
         return taken
     }
-
-    /// The connection once the transaction has begun (at the scope's first read), else nil.
-    var begun: SerializedConnection? { connection }
 
     /// Ends the transaction and gives the connection back (closed if it would not end: see
     /// `ConnectionPool`).
@@ -75,7 +73,7 @@ extension DatabasePool {
     /// cost of a BEGIN and a COMMIT: a cold tile's lookup, whose pack and layout are kept, reads only this.
     /// A read after it in the same scope begins the snapshot then, which may see a later commit.
     public func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
-        if let connection = ThreadSnapshot.current(for: readers)?.begun { return try connection.sync(body) }
+        if let connection = ThreadSnapshot.current(for: readers)?.connection { return try connection.sync(body) }
         return try readers.withConnection(overflowing: true, body)
     }
 

@@ -61,7 +61,7 @@ final class PackLayout: Sendable {
             y < 1 << z, let pixelRatio = sources[index].columns?.pixelRatio, let scheme = sources[index].tiles?.scheme,
             let template = sources[index].tiles?.urlTemplate
         else { return nil }
-        return TileKey(urlTemplate: template, pixelRatio: pixelRatio, z: z, x: x, y: scheme.row(y, z: z))
+        return TileSource.key(urlTemplate: template, scheme: scheme, z: z, x: x, y: y, keyPixelRatio: pixelRatio)
     }
 
     /// The y of a tile file `name` (`<y>.<ext>`) whose extension is `ext`, or nil; by bytes in place (a
