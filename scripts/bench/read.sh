@@ -124,6 +124,9 @@ default_threads() { local n=$((2 * $(nproc))); echo $((n < 2 ? 2 : n > 16 ? 16 :
 
 # tree SIDE: where SIDE's tiles are (z/x/y.pbf under it).
 tree() { case $1 in files) echo "$work/world/tiles" ;; mount*) echo "$work/mnt/$1/packs/bench" ;; *) echo "$work/mnt/$1" ;; esac; }
+# db_file SIDE: the database SIDE's server reads. A daemon locks its database, so the io_uring trees
+# read a copy; each floor reads its PackFS tree's file (the copy's blocks lie elsewhere on the disk).
+db_file() { [[ $1 == *_ring ]] && echo "$work/ring.db" || echo "$work/packs.db"; }
 # ring_flag SIDE: the bare servers' option for SIDE's transport.
 ring_flag() { [[ $1 == *_ring ]] && echo --io-uring || true; }
 # start SIDE: a fresh process serving SIDE (nothing for files); a bare server's stderr (its
@@ -132,12 +135,10 @@ start() {
   local mnt=$work/mnt/$1
   case $1 in
     files) return ;;
-    mount) mount_db "$work/packs.db" "$mnt" -o io_uring=off ${PACKFS_BENCH_MOUNT_OPTIONS:-} ;;
-    mount_ring) mount_db "$work/ring.db" "$mnt" -o io_uring=on ${PACKFS_BENCH_MOUNT_OPTIONS:-} ;;
+    mount) mount_db "$(db_file "$1")" "$mnt" -o io_uring=off ${PACKFS_BENCH_MOUNT_OPTIONS:-} ;;
+    mount_ring) mount_db "$(db_file "$1")" "$mnt" -o io_uring=on ${PACKFS_BENCH_MOUNT_OPTIONS:-} ;;
     bare*) "$work/bare_fuse" $(ring_flag "$1") "$work/world/tiles" "$work/list.txt" "$mnt" 2>>"$work/logs/$1" & ;;
-    floor) "$work/bare_db" "$work/packs.db" "$template" 1 pbf "$mnt" "$(default_threads)" 2>>"$work/logs/$1" & ;;
-    # Each floor reads the file its PackFS tree reads: the copy's blocks lie elsewhere on the disk.
-    floor_ring) "$work/bare_db" --io-uring "$work/ring.db" "$template" 1 pbf "$mnt" "$(default_threads)" \
+    floor*) "$work/bare_db" $(ring_flag "$1") "$(db_file "$1")" "$template" 1 pbf "$mnt" "$(default_threads)" \
               2>>"$work/logs/$1" & ;;
   esac
   [[ $1 != mount* ]] && pids[$1]=$!
@@ -155,8 +156,8 @@ stop() {
     files) ;;
     mount*) python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["transport"])' \
               "$work/mnt/$1/status.json" >>"$work/logs/$1"
-            [ "$1" = mount ] && vm_hwm "$work/packs.db" "$work/mnt/$1" >>"$work/runs/memory"
-            unmount_db "$work/$([ "$1" = mount ] && echo packs || echo ring).db" "$work/mnt/$1" ;;
+            [ "$1" = mount ] && vm_hwm "$(db_file "$1")" "$work/mnt/$1" >>"$work/runs/memory"
+            unmount_db "$(db_file "$1")" "$work/mnt/$1" ;;
     *) fusermount3 -u "$work/mnt/$1"; wait "${pids[$1]}" 2>/dev/null || true; unset "pids[$1]" ;;
   esac
   [ "$1" = files ] || unset "devs[$1]"  # the kernel gives its number to the next mount
@@ -165,8 +166,7 @@ stop() {
 pid_of() {
   case $1 in
     files) ;;
-    mount) daemon_pid "$work/packs.db" "$work/mnt/$1" ;;
-    mount_ring) daemon_pid "$work/ring.db" "$work/mnt/$1" ;;
+    mount*) daemon_pid "$(db_file "$1")" "$work/mnt/$1" ;;
     *) echo "${pids[$1]}" ;;
   esac
 }
