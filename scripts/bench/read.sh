@@ -38,6 +38,9 @@
 # before the renderer's passes came: the run would last twice as long). PACKFS_BENCH_COLD_PASSES
 # ("view1", or several, space-separated) keeps only those cold passes: with more cold rounds, more
 # first re-reads in the same time.
+# PACKFS_BENCH_SIDES ("mount_ring floor_ring", or any of the seven trees) reads only those trees in
+# the cold rounds, then stops: no warm pass, no inflate; the report gives each tree's rates and CPU and
+# each PackFS tree's ratio to the others on its transport (many rounds of one pair in minutes).
 # PACKFS_BIN: a built packfs to use (else a release build). PACKFS_BENCH_STORE=raw: the pack's
 # tiles stored inflated (inflate_pack.py), to measure what the inflate costs cold reads. With PACKFS_BENCH_RESULTS=FILE
 # (all.sh), also appends each round's figures to FILE (read_report.py).
@@ -48,7 +51,11 @@ tiles=${1:-20000}
 threads=${2:-4}
 source "$(dirname "$0")/common.sh"
 bench_start read
-sides=(files mount mount_ring bare bare_ring floor floor_ring)
+all_sides=(files mount mount_ring bare bare_ring floor floor_ring)
+read -r -a sides <<<"${PACKFS_BENCH_SIDES:-${all_sides[*]}}"
+for side in "${sides[@]}"; do
+  [[ " ${all_sides[*]} " == *" $side "* ]] || { echo "PACKFS_BENCH_SIDES: no tree $side (trees: ${all_sides[*]})" >&2; exit 2; }
+done
 server=
 declare -A pids  # the bare servers' (a PackFS daemon detaches: common.sh's daemon_pid finds it)
 declare -A devs  # each tree's device as the kernel's tracepoints give it (kdev)
@@ -215,9 +222,38 @@ fi
 for i in $(seq "$cold_rounds"); do
   for spec in "${cold_passes[@]}"; do
     IFS=: read -r pass readers list <<<"$spec"
-    for k in $(seq 0 6); do cold "${sides[(i + k) % 7]}" "$pass" "$readers" "$list"; done
+    for k in $(seq 0 $((${#sides[@]} - 1))); do cold "${sides[(i + k) % ${#sides[@]}]}" "$pass" "$readers" "$list"; done
   done
 done
+# check_rings: each io_uring tree read was served over the ring, every time (a bare server: at
+# least a request per tile over it).
+check_rings() {
+  local side
+  for side in bare_ring floor_ring; do
+    [[ " ${sides[*]} " == *" $side "* ]] || continue
+    grep -o '[0-9]* requests over the ring' "$work/logs/$side" | awk -v least="$count" '$1 < least { bad++ } END { exit !(NR && !bad) }' ||
+      { echo "$side was not served over io_uring:" >&2; cat "$work/logs/$side" >&2; exit 1; }
+  done
+  if [[ " ${sides[*]} " == *" mount_ring "* ]] && grep -qv '^io_uring' "$work/logs/mount_ring"; then
+    echo "PackFS did not always serve over io_uring:" >&2; cat "$work/logs/mount_ring" >&2; exit 1
+  fi
+}
+# check_bytes [PASS...]: in each cold pass and each PASS, every tree served the same bytes (a reread
+# follows view1, when it ran).
+check_bytes() {
+  local checked=("${cold_passes[@]}" "$@") spec pass
+  [[ " ${cold_passes[*]%%:*} " != *" view1 "* ]] || checked+=(reread)
+  for spec in "${checked[@]}"; do
+    pass=${spec%%:*}
+    [ "$(cut -d' ' -f3 "$work"/runs/*-$pass | sort -u | wc -l)" = 1 ] || { echo "$pass: byte totals differ" >&2; exit 1; }
+  done
+}
+if [ -n "${PACKFS_BENCH_SIDES:-}" ]; then
+  check_rings
+  check_bytes
+  python3 scripts/bench/read_report.py "$work/runs" "$count" "$threads" 0 "$(default_threads)" "${sides[*]}"
+  exit 0
+fi
 for side in "${sides[@]}"; do start "$side"; done
 trace_clear
 for side in "${sides[@]}"; do run "$side" unmeasured 1 list; done
@@ -229,21 +265,8 @@ for side in "${sides[@]}"; do stop "$side"; done
 # bytes failed" each.
 for _ in $(seq "$cold_rounds"); do "$work/inflate_floor" "$work/packs.db" >>"$work/runs/inflate"; done
 
-# In each pass, every tree served the same bytes (a reread follows view1, when it ran).
-checked=("${cold_passes[@]}" warm)
-[[ " ${cold_passes[*]%%:*} " != *" view1 "* ]] || checked+=(reread)
-for spec in "${checked[@]}"; do
-  pass=${spec%%:*}
-  [ "$(cut -d' ' -f3 "$work"/runs/*-$pass | sort -u | wc -l)" = 1 ] || { echo "$pass: byte totals differ" >&2; exit 1; }
-done
-# Served over the ring: each io_uring tree served at least a request per tile over it, each time.
-for side in bare_ring floor_ring; do
-  grep -o '[0-9]* requests over the ring' "$work/logs/$side" | awk -v least="$count" '$1 < least { bad++ } END { exit !(NR && !bad) }' ||
-    { echo "$side was not served over io_uring:" >&2; cat "$work/logs/$side" >&2; exit 1; }
-done
-if grep -qv '^io_uring' "$work/logs/mount_ring"; then
-  echo "PackFS did not always serve over io_uring:" >&2; cat "$work/logs/mount_ring" >&2; exit 1
-fi
+check_bytes warm
+check_rings
 stored=$(sqlite3 "$work/packs.db" "SELECT AVG(LENGTH(data)) FROM tiles")
 python3 scripts/bench/read_report.py "$work/runs" "$count" "$threads" "$stored" "$(default_threads)"
 echo "io_uring trees, per mount: $(sort "$work/logs/mount_ring" | uniq -c | xargs) (PackFS);" \

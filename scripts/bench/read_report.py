@@ -6,17 +6,20 @@ reached the server and its page cache in each pass, read_requests.py) and `memor
 daemon's VmHWM in KiB after each cold pass, the warm one last). Rates are medians over rounds; a ratio is the median of the ratios within each round (a
 slow spell of the machine slows both sides of a round; a ratio of two medians would compare
 passes from different rounds). With PACKFS_BENCH_RESULTS set, appends each round's figures to it
-(all.sh). Usage: read_report.py RUNS TILES THREADS MEAN_STORED_BYTES FLOOR_THREADS"""
+(all.sh). Usage: read_report.py RUNS TILES THREADS MEAN_STORED_BYTES FLOOR_THREADS [SIDES]: with SIDES
+(PACKFS_BENCH_SIDES: some trees, cold passes only), only each tree's rates and CPU and each PackFS
+tree's ratios to the others on its transport."""
 import os, statistics, sys
 
 runs, count, threads, stored, floor_threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]
-# The passes read.sh made (viewN only when asked for), in the order the table shows them.
+CHOSEN = sys.argv[6].split() if len(sys.argv) > 6 else None
+SIDES = ["files", "mount", "mount_ring", "bare", "bare_ring", "floor", "floor_ring"]
+# The passes read.sh made (viewN only when asked for; no warm one with SIDES), in the order the table shows them.
 PASSES = [(p, label) for p, label in [
     ("cold1", "cold, sorted, 1 reader"), ("cold", f"cold, sorted, {threads} readers"),
     ("view1", "viewports, cold, 1 reader"), ("viewN", f"viewports, cold, {threads} readers"),
     ("shuffle1", "shuffled, cold, 1 reader"), ("reread", "first re-read, 1 reader"),
-    ("warm", "warm, 1 reader")] if os.path.exists(os.path.join(runs, f"files-{p}"))]
-SIDES = ["files", "mount", "mount_ring", "bare", "bare_ring", "floor", "floor_ring"]
+    ("warm", "warm, 1 reader")] if os.path.exists(os.path.join(runs, f"{(CHOSEN or SIDES)[0]}-{p}"))]
 TRANSPORTS = [("", "/dev/fuse"), ("_ring", "io_uring")]
 TREES = [("mount", "PackFS"), ("bare", "bare_fuse"), ("floor", "bare_db")]
 
@@ -199,6 +202,27 @@ def request_table():
     print(f"trace events lost (buffer overrun): {lost}" + ("" if not lost else ": the counts above are short"))
 
 
+def chosen_table():
+    """PACKFS_BENCH_SIDES: per pass, each tree's median rate and CPU per tile, and each PackFS tree's
+    ratios to the other trees on its transport (and to files), round by round."""
+    print(f"{len(rates(CHOSEN[0], PASSES[0][0]))} cold rounds of {', '.join(CHOSEN)}; rates: medians (tiles/s); "
+          "ratios: medians of the ratios within each round, then each round's")
+    for p, label in PASSES:
+        print(f"{label}:")
+        for side in CHOSEN:
+            cpu = f", server CPU {statistics.median(cpu_per_tile(side, p)):.1f} us a tile" if side != "files" else ""
+            print(f"  {side:<11} {statistics.median(rates(side, p)):,.0f}{cpu}")
+        for a in [side for side in CHOSEN if side.startswith("mount")]:
+            ring = a.endswith("_ring")
+            for b in [side for side in CHOSEN if side != a and (side == "files" or side.endswith("_ring") == ring)]:
+                each = ratios(a, b, p)
+                print(f"  {a}/{b}: {statistics.median(each):.3f} (mean {statistics.mean(each):.3f}; " +
+                      " ".join(f"{r:.2f}" for r in each) + ")")
+
+
+if CHOSEN:
+    chosen_table()
+    sys.exit(0)
 record_rounds()
 table()
 request_table()
