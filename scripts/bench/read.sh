@@ -204,27 +204,6 @@ cold() {
   stop "$1"
 }
 
-# Rounds of one pass per tree, back to back, so that every tree meets the same machine (a
-# background job slows a whole round); the order rotates, so that no tree always follows the
-# same one.
-cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-2}
-passes=${PACKFS_BENCH_PASSES:-5}
-# PASS:READERS:LIST, each pass of a cold round.
-cold_passes=(cold1:1:list "cold:$threads:list" view1:1:viewports shuffle1:1:shuffled)
-[ "${PACKFS_BENCH_VIEW_THREADS:-0}" = 0 ] || cold_passes+=("viewN:$threads:viewports")
-# PACKFS_BENCH_COLD_PASSES="view1": only the passes named (with more rounds, more first re-reads).
-if [ -n "${PACKFS_BENCH_COLD_PASSES:-}" ]; then
-  chosen=()
-  for spec in "${cold_passes[@]}"; do [[ " $PACKFS_BENCH_COLD_PASSES " == *" ${spec%%:*} "* ]] && chosen+=("$spec"); done
-  [ "${#chosen[@]}" -gt 0 ] || { echo "PACKFS_BENCH_COLD_PASSES names no pass of: ${cold_passes[*]%%:*}" >&2; exit 2; }
-  cold_passes=("${chosen[@]}")
-fi
-for i in $(seq "$cold_rounds"); do
-  for spec in "${cold_passes[@]}"; do
-    IFS=: read -r pass readers list <<<"$spec"
-    for k in $(seq 0 $((${#sides[@]} - 1))); do cold "${sides[(i + k) % ${#sides[@]}]}" "$pass" "$readers" "$list"; done
-  done
-done
 # check_rings: each io_uring tree read was served over the ring, every time (a bare server: at
 # least a request per tile over it).
 check_rings() {
@@ -248,6 +227,28 @@ check_bytes() {
     [ "$(cut -d' ' -f3 "$work"/runs/*-$pass | sort -u | wc -l)" = 1 ] || { echo "$pass: byte totals differ" >&2; exit 1; }
   done
 }
+
+# Rounds of one pass per tree, back to back, so that every tree meets the same machine (a
+# background job slows a whole round); the order rotates, so that no tree always follows the
+# same one.
+cold_rounds=${PACKFS_BENCH_COLD_ROUNDS:-2}
+passes=${PACKFS_BENCH_PASSES:-5}
+# PASS:READERS:LIST, each pass of a cold round.
+cold_passes=(cold1:1:list "cold:$threads:list" view1:1:viewports shuffle1:1:shuffled)
+[ "${PACKFS_BENCH_VIEW_THREADS:-0}" = 0 ] || cold_passes+=("viewN:$threads:viewports")
+# PACKFS_BENCH_COLD_PASSES="view1": only the passes named (with more rounds, more first re-reads).
+if [ -n "${PACKFS_BENCH_COLD_PASSES:-}" ]; then
+  chosen=()
+  for spec in "${cold_passes[@]}"; do [[ " $PACKFS_BENCH_COLD_PASSES " == *" ${spec%%:*} "* ]] && chosen+=("$spec"); done
+  [ "${#chosen[@]}" -gt 0 ] || { echo "PACKFS_BENCH_COLD_PASSES names no pass of: ${cold_passes[*]%%:*}" >&2; exit 2; }
+  cold_passes=("${chosen[@]}")
+fi
+for i in $(seq "$cold_rounds"); do
+  for spec in "${cold_passes[@]}"; do
+    IFS=: read -r pass readers list <<<"$spec"
+    for k in $(seq 0 $((${#sides[@]} - 1))); do cold "${sides[(i + k) % ${#sides[@]}]}" "$pass" "$readers" "$list"; done
+  done
+done
 if [ -n "${PACKFS_BENCH_SIDES:-}" ]; then
   check_rings
   check_bytes
