@@ -39,8 +39,9 @@
 # ("view1", or several, space-separated) keeps only those cold passes: with more cold rounds, more
 # first re-reads in the same time.
 # PACKFS_BENCH_SIDES ("mount_ring floor_ring", or any of the seven trees) reads only those trees in
-# the cold rounds, then stops: no warm pass, no inflate; the report gives each tree's rates and CPU and
-# each PackFS tree's ratio to the others on its transport (many rounds of one pair in minutes).
+# the cold rounds, then stops: no warm pass, no inflate; the report gives each tree's rates, its server's
+# CPU per tile in user space and in the kernel, the readers' time in the kernel, and each PackFS
+# tree's ratio to the others on its transport (many rounds of one pair in minutes).
 # PACKFS_BIN: a built packfs to use (else a release build). PACKFS_BENCH_STORE=raw: the pack's
 # tiles stored inflated (inflate_pack.py), to measure what the inflate costs cold reads. With PACKFS_BENCH_RESULTS=FILE
 # (all.sh), also appends each round's figures to FILE (read_report.py).
@@ -177,20 +178,21 @@ pid_of() {
     *) echo "${pids[$1]}" ;;
   esac
 }
-# cpu_ticks PID: the process's user + system time so far, all threads, in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# cpu_ticks PID: the process's user and system time so far, all threads, in clock ticks.
+cpu_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
 # run SIDE PASS READERS LIST [REPEATS]: one timed pass over SIDE's tree reading LIST (list,
-# viewports or shuffled), its "rate seconds bytes" line appended to runs/SIDE-PASS (a warm pass
-# reads the list 5 times, so that it lasts long enough), the CPU seconds its server spent in the
-# pass to runs/SIDE-PASS-cpu, and what reached it since its previous pass (or since the trace was
-# cleared: a cold pass; the wait before a reread) to runs/SIDE-PASS-requests.
+# viewports or shuffled), read_tiles's "rate seconds bytes user system" line appended to
+# runs/SIDE-PASS (a warm pass reads the list 5 times, so that it lasts long enough), the CPU
+# seconds its server spent in the pass to runs/SIDE-PASS-cpu ("total user system"), and what
+# reached it since its previous pass (or since the trace was cleared: a cold pass; the wait before
+# a reread) to runs/SIDE-PASS-requests.
 run() {
   local pid before
   pid=$(pid_of "$1")
   [ -z "$pid" ] || before=$(cpu_ticks "$pid")
   "$work/read_tiles" "$(tree "$1")" "$work/$4.txt" "$3" "${5:-1}" >>"$work/runs/$1-$2"
-  [ -z "$pid" ] || echo "$(( $(cpu_ticks "$pid") - before )) $(getconf CLK_TCK)" |
-    awk '{ print $1 / $2 }' >>"$work/runs/$1-$2-cpu"
+  [ -z "$pid" ] || echo "$before $(cpu_ticks "$pid") $(getconf CLK_TCK)" |
+    awk '{ u = ($3 - $1) / $5; s = ($4 - $2) / $5; print u + s, u, s }' >>"$work/runs/$1-$2-cpu"
   python3 scripts/bench/read_requests.py "$trace" "${devs[$1]}" "$work/pending.json" "${devs[files]}" \
     "$work/files.inodes" >>"$work/runs/$1-$2-requests"
   echo >"$trace/trace"  # the other trees' events are pending.json's now

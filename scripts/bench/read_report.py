@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """read.sh's arithmetic and table. RUNS holds one file per tree and pass, SIDE-PASS, a line
-"rate seconds bytes" per round (read_tiles.c), `inflate` ("seconds tiles bytes failed" per round,
-inflate_floor.c), SIDE-PASS-cpu (the server's CPU seconds in each pass), SIDE-PASS-requests (what
+"rate seconds bytes user system" per round (read_tiles.c: the last two the readers' own CPU
+seconds), `inflate` ("seconds tiles bytes failed" per round, inflate_floor.c), SIDE-PASS-cpu (the
+server's CPU seconds in each pass: "total user system"), SIDE-PASS-requests (what
 reached the server and its page cache in each pass, read_requests.py) and `memory` (the /dev/fuse
 daemon's VmHWM in KiB after each cold pass, the warm one last). Rates are medians over rounds; a ratio is the median of the ratios within each round (a
 slow spell of the machine slows both sides of a round; a ratio of two medians would compare
@@ -32,10 +33,18 @@ def rates(side, p):
     return [float(words[0]) for words in lines(f"{side}-{p}")]
 
 
-def cpu_per_tile(side, p):
-    """Microseconds of the server's CPU per tile read, each round (a warm pass reads each tile 5 times)."""
+def cpu_per_tile(side, p, part=0):
+    """Microseconds of the server's CPU per tile read, each round (a warm pass reads each tile 5 times):
+    part 0 all of it, 1 in user space (its own code, SQLite's, the inflate), 2 in the kernel."""
     reads = count * (5 if p == "warm" else 1)
-    return [float(words[0]) * 1e6 / reads for words in lines(f"{side}-{p}-cpu")]
+    return [float(words[part]) * 1e6 / reads for words in lines(f"{side}-{p}-cpu")]
+
+
+def readers_kernel_per_tile(side, p):
+    """Microseconds the readers spent in the kernel per tile read, each round (path walks, FUSE's round
+    trips, the page cache's copies): what a tree costs its readers beyond the server's own CPU."""
+    reads = count * (5 if p == "warm" else 1)
+    return [float(words[4]) * 1e6 / reads for words in lines(f"{side}-{p}")]
 
 
 def requests(side, p):
@@ -210,8 +219,11 @@ def chosen_table():
     for p, label in PASSES:
         print(f"{label}:")
         for side in CHOSEN:
-            cpu = f", server CPU {statistics.median(cpu_per_tile(side, p)):.1f} us a tile" if side != "files" else ""
-            print(f"  {side:<11} {statistics.median(rates(side, p)):,.0f}{cpu}")
+            cpu = "" if side == "files" else (
+                f", server CPU {statistics.median(cpu_per_tile(side, p)):.1f} us a tile (user "
+                f"{statistics.median(cpu_per_tile(side, p, 1)):.1f}, system {statistics.median(cpu_per_tile(side, p, 2)):.1f})")
+            readers = f", readers in the kernel {statistics.median(readers_kernel_per_tile(side, p)):.1f} us a tile"
+            print(f"  {side:<11} {statistics.median(rates(side, p)):,.0f}{cpu}{readers}")
         for a in [side for side in CHOSEN if side.startswith("mount")]:
             ring = a.endswith("_ring")
             for b in [side for side in CHOSEN if side != a and (side == "files" or side.endswith("_ring") == ring)]:
