@@ -33,18 +33,21 @@ def rates(side, p):
     return [float(words[0]) for words in lines(f"{side}-{p}")]
 
 
+def tiles_read(p):
+    """Tiles read in one pass of p: a warm pass reads the list 5 times."""
+    return count * (5 if p == "warm" else 1)
+
+
 def cpu_per_tile(side, p, part=0):
-    """Microseconds of the server's CPU per tile read, each round (a warm pass reads each tile 5 times):
-    part 0 all of it, 1 in user space (its own code, SQLite's, the inflate), 2 in the kernel."""
-    reads = count * (5 if p == "warm" else 1)
-    return [float(words[part]) * 1e6 / reads for words in lines(f"{side}-{p}-cpu")]
+    """Microseconds of the server's CPU per tile read, each round: part 0 all of it, 1 in user space
+    (its own code, SQLite's, the inflate), 2 in the kernel."""
+    return [float(words[part]) * 1e6 / tiles_read(p) for words in lines(f"{side}-{p}-cpu")]
 
 
 def readers_kernel_per_tile(side, p):
     """Microseconds the readers spent in the kernel per tile read, each round (path walks, FUSE's round
     trips, the page cache's copies): what a tree costs its readers beyond the server's own CPU."""
-    reads = count * (5 if p == "warm" else 1)
-    return [float(words[4]) * 1e6 / reads for words in lines(f"{side}-{p}")]
+    return [float(words[4]) * 1e6 / tiles_read(p) for words in lines(f"{side}-{p}")]
 
 
 def requests(side, p):
@@ -187,7 +190,7 @@ def request_table():
           " (in the pass; reread: and the wait before it; warm: since the tree's previous pass; medians over rounds;"
           " 'damon': by kdamond):")
     for p, label in PASSES:
-        reads = count * (5 if p == "warm" else 1)
+        reads = tiles_read(p)
         print(f"  {label}:")
         for side in SIDES:
             rounds = requests(side, p)
