@@ -5,8 +5,7 @@
 # Tests of pure logic run in a plain build; tests that start threads, processes, servers or mounts
 # run in a ThreadSanitizer build, daemons and commands included, and fail on any report
 # (scripts/testrun.py says which class is which). Each kind runs its classes in parallel shards
-# (PACKFS_TEST_JOBS, default 4): most of a mount test's time is waiting for another process (with 3,
-# a 2-core VM's cores stood idle a third of the sanitized phase, and CI took 24 minutes).
+# (PACKFS_TEST_JOBS, default 3): most of a mount test's time is waiting for another process.
 #
 #   PACKFS_TESTS=plain ./scripts/test.sh    every test in the plain build (quick, no sanitizer)
 #
@@ -16,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
 ./scripts/setup.sh --tests
-jobs="${PACKFS_TEST_JOBS:-4}"
+jobs="${PACKFS_TEST_JOBS:-3}"
 logs="$(mktemp -d /tmp/packfs-tests.XXXXXX)"
 started=$(date +%s)
 swift build --build-tests
