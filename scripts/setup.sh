@@ -5,7 +5,7 @@
 #                       web/ and MapLibre GL JS (BSD-3) from PyPI's maplibre, with its licence
 #   setup.sh --tests    and to test it: Mesa EGL and pymgl (MapLibre Native) for the render tests,
 #                       Chromium, its driver and selenium for the web tests, the reference tile-cover and PMTiles/MBTiles readers, moto's S3
-#                       server for the upload tests, strace, lintian.
+#                       server for the upload tests, strace.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -17,8 +17,7 @@ tests=false
 if $tests; then
   packages+=(libegl-mesa0 libgl1-mesa-dri  # headless rendering for the render tests (Mesa EGL, surfaceless)
     chromium chromium-driver  # the web-map test: MapLibre GL JS in headless Chromium (Tests/web)
-    strace
-    lintian)  # Debian's package checker, run on scripts/package.sh's package (MountScriptTests)
+    strace)
 fi
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

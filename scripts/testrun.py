@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the XCTest bundle's test classes in parallel shards and reports every test.
 
-    scripts/testrun.py --bundle .build/debug/PackFSPackageTests.xctest --kind plain|sanitized|all
+    scripts/testrun.py --bundle .build/debug/PackFSPackageTests.xctest --kind plain|sanitized|long|all
                        [--jobs N] [--logs DIR] [--sanitizer-reports DIR]
 
 Kinds: a class is "sanitized" (run under ThreadSanitizer in CI) when it starts threads, processes,
@@ -9,7 +9,9 @@ servers or mounts: every class of DownloaderTests, PackLifecycleTests, CLITests 
 and any other class whose file (or whose superclass's file) uses TestServer, MountHelper,
 Process, Command.run, Thread, DispatchQueue, concurrentPerform or TileDiff (which reads each
 side on a thread of its own). The rest ("plain") test pure logic, SQLite files and formats in
-the test process's one thread: a sanitizer adds nothing there but time.
+the test process's one thread: a sanitizer adds nothing there but time. "long" classes (LONG,
+below) take minutes of every core and are in neither kind: CI leaves them out and
+scripts/long-tests.sh runs them; "all" is every class.
 
 Classes, not tests, are the unit: a class's `class func setUp` (a server, a downloaded pack)
 runs once for all of its tests, as in a serial run. Each shard is one process of the bundle,
@@ -42,6 +44,10 @@ def listed_tests(bundle):
     return [line.strip() for line in output.splitlines() if re.match(r"^\w+\.\w+/\w+$", line.strip())]
 
 
+# Too long for CI: DebianPackageTests builds the release binary with the static Swift runtime
+# (about 400 s, most of it both cores, in a CI whose sanitized tests already keep them busy).
+LONG = {"MountTests.DebianPackageTests"}
+
 CONCURRENT_TARGETS = {"DownloaderTests", "PackLifecycleTests", "CLITests", "MountTests"}
 CONCURRENT_MARKS = re.compile(
     r"TestServer|MountHelper|Process\(|Command\.run|Thread\.|DispatchQueue|concurrentPerform|TileDiff\(")
@@ -66,6 +72,11 @@ def concurrent_classes():
                 found.add((target, name))
                 changed = True
     return {f"{target}.{name}" for target, name in found}
+
+
+def kind_of(name, concurrent):
+    """"long", "sanitized" or "plain", for `Target.Class`."""
+    return "long" if name in LONG else "sanitized" if name in concurrent else "plain"
 
 
 def class_weights():
@@ -166,15 +177,14 @@ def report(shards, statuses, logs, tests, started, reports, record):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bundle", required=True)
-    parser.add_argument("--kind", choices=["plain", "sanitized", "all"], default="all")
+    parser.add_argument("--kind", choices=["plain", "sanitized", "long", "all"], default="all")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--logs", default="")
     parser.add_argument("--sanitizer-reports", default="")
     parser.add_argument("--record", default="", help="write the seconds per class measured to this file")
     arguments = parser.parse_args()
     concurrent = concurrent_classes()
-    tests = [t for t in listed_tests(arguments.bundle)
-             if arguments.kind == "all" or (t.split("/")[0] in concurrent) == (arguments.kind == "sanitized")]
+    tests = [t for t in listed_tests(arguments.bundle) if arguments.kind in ("all", kind_of(t.split("/")[0], concurrent))]
     classes = sorted({t.split("/")[0] for t in tests})
     logs = Path(arguments.logs or f"/tmp/packfs-tests-{os.getpid()}")
     logs.mkdir(parents=True, exist_ok=True)
