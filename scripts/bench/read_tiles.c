@@ -2,7 +2,7 @@
 // EOF and closed, as a renderer or a tile server reads a tile, split over THREADS threads, with
 // nothing between the system calls, so that the files' own cost is what it times. (A Python reader
 // with threads, used before, spent much of each pass waiting for the interpreter lock, which
-// diluted the difference between filesystems.) Prints files per second, seconds and bytes read.
+// diluted the difference between filesystems.)
 // usage: read_tiles ROOT LIST THREADS [ROUNDS]   (ROUNDS > 1 reads the list again and again, for
 // warm passes long enough to time: 20,000 warm tiles take about 50 ms; the rate counts every read)
 // Prints "RATE SECONDS BYTES USER SYSTEM": the last two the readers' own CPU seconds (all threads),
