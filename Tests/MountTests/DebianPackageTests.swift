@@ -6,21 +6,7 @@ import XCTest
 /// The Debian package, built, checked, installed, used and removed. Its release build takes
 /// minutes of every core, so CI leaves it out: `scripts/long-tests.sh` runs it, before a change
 /// to the package, the binary's size or the mount scripts is resolved (docs/testing.md).
-final class DebianPackageTests: PackFSTestCase {
-    var mount: MountHelper!
-    var db: String { databasePath }
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try MountHelper.requireFUSE()
-        mount = try MountHelper(in: temp)
-    }
-
-    override func tearDown() {
-        mount?.unmount()
-        super.tearDown()
-    }
-
+final class DebianPackageTests: MountpointTestCase {
     /// Debian's own checker accepts the package: no error, no warning (lintian prints one line
     /// per finding; its note about running as root goes to stderr). scripts/long-tests.sh installs lintian.
     private func assertLintianAccepts(_ deb: String) throws {

@@ -5,19 +5,10 @@ import XCTest
 
 /// mount-scripts/: `mount -t fuse.packfs` through mount.packfs, and umount.packfs waiting for the
 /// daemon to close the database.
-final class MountScriptTests: PackFSTestCase {
-    var mount: MountHelper!
+final class MountScriptTests: MountpointTestCase {
     let helper = "/sbin/mount.fuse.packfs"
-    var db: String { databasePath }
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try MountHelper.requireFUSE()
-        mount = try MountHelper(in: temp)
-    }
 
     override func tearDown() {
-        mount?.unmount()
         try? FileManager.default.removeItem(atPath: helper)
         super.tearDown()
     }
