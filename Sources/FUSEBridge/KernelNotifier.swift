@@ -24,18 +24,22 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
     /// Notifications inside libfuse right now; `waitUntilIdle` waits for them.
     private var sending = 0
     /// Per serving thread, the notifications held until its reply: thread-specific, so serving a
-    /// request takes no lock all FUSE threads contend for.
+    /// request takes no lock all FUSE threads contend for, and made once a thread (`held(making:)`), not once a request.
     private let heldKey: pthread_key_t
 
     private final class Held {
+        /// Set while the thread serves a request: what it notifies then waits for the reply.
+        var isHolding = false
         var notifications: [Notification] = []
     }
 
     public init() {
         var key = pthread_key_t()
         // Fails only when the process has used up its keys; then every notification goes out at once.
-        if pthread_key_create(&key, nil) != 0 { key = .max }
-        heldKey = key
+        let made = pthread_key_create(&key) { raw in
+            if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }  // the thread's `Held`, at its exit
+        }
+        heldKey = made == 0 ? key : .max
     }
 
     deinit {
@@ -88,20 +92,34 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
 
     /// Runs `serve` (a request's work and reply) holding back the notifications it makes, then queues them.
     func holding(_ serve: () -> Void) {
-        guard heldKey != .max else { return serve() }
-        let held = Unmanaged.passRetained(Held())
-        pthread_setspecific(heldKey, held.toOpaque())
+        guard let held = held(making: true) else { return serve() }
+        held.isHolding = true
         serve()
-        pthread_setspecific(heldKey, nil)
-        let made = held.takeRetainedValue().notifications
+        held.isHolding = false
+        guard !held.notifications.isEmpty else { return }
+        let made = held.notifications
+        held.notifications = []
         // Over io_uring the reply waits in its ring until the thread loops back: submit it first.
-        if !made.isEmpty { RingEntry.thread.current?.submitQueued() }
+        RingEntry.thread.current?.submitQueued()
         for notify in made { enqueue(notify) }
     }
 
+    /// The calling thread's `Held`, made on its first request when `making`.
+    private func held(making: Bool) -> Held? {
+        guard heldKey != .max else { return nil }
+        if let raw = pthread_getspecific(heldKey) { return Unmanaged<Held>.fromOpaque(raw).takeUnretainedValue() }
+        guard making else { return nil }
+        let held = Unmanaged.passRetained(Held())
+        guard pthread_setspecific(heldKey, held.toOpaque()) == 0 else {
+            held.release()
+            return nil
+        }
+        return held.takeUnretainedValue()
+    }
+
     private func send(_ notify: @escaping Notification) {
-        guard heldKey != .max, let raw = pthread_getspecific(heldKey) else { return enqueue(notify) }
-        Unmanaged<Held>.fromOpaque(raw).takeUnretainedValue().notifications.append(notify)
+        guard let held = held(making: false), held.isHolding else { return enqueue(notify) }
+        held.notifications.append(notify)
     }
 
     private func enqueue(_ notify: @escaping Notification) {

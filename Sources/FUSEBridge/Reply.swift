@@ -52,6 +52,18 @@ enum Reply {
     }
 }
 
+extension QuickLookup {
+    /// The reply `Reply.entry` or `Reply.error(ENOENT)` would send.
+    func send(_ req: fuse_req_t?) {
+        switch self {
+        case .entry(let entry):
+            var param = entry.param
+            fuse_reply_entry(req, &param)
+        case .notFound: fuse_reply_err(req, ENOENT)
+        }
+    }
+}
+
 extension Attributes {
     /// `struct stat` as the kernel wants it: the bridge adds the file type to the permissions.
     var status: stat {

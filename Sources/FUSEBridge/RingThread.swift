@@ -16,7 +16,8 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
     private let entry: RingEntry
     private let wakeFD: Int32
     private let failed: @Sendable (String) -> Void
-    /// After each request (the transport checks whether the session was told to exit).
+    /// After a request that finds the session told to exit (checked here: the transport's closure holds it
+    /// weakly, and a weak load on every request cost a cold tile more than the check).
     private let served: @Sendable () -> Void
     private var thread: pthread_t?
     private let pinning: Pinning
@@ -137,7 +138,7 @@ final class RingThread: @unchecked Sendable {  // `ring` and the entry are used 
         switch -result {
         case 0:
             entry.serve(session)
-            served()
+            if fuse_session_exited(session) != 0 { served() }
             if pinning == .whileIdle { followLoad() }
             return true
         case EAGAIN, EINTR:

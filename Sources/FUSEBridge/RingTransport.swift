@@ -152,7 +152,7 @@ final class RingTransport: @unchecked Sendable {  // `session` is libfuse's (its
         state.withLock { $0.whenExited = wake }
     }
 
-    /// Called by the ring threads after each request.
+    /// Called by a ring thread after a request that finds the session told to exit.
     func served() {
         guard fuse_session_exited(session) != 0 else { return }
         let wake = state.withLock { state in

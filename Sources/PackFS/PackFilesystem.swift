@@ -120,14 +120,21 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     public func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data {
-        // A content its lookup has just kept (a cold tile's, nearly every read) needs no request and no snapshot:
-        // `content(of:)` would answer from the cache first as well. Read-ahead counts the reads of tiles.
-        if !readAhead.isOn, let kept = cache.content(inode) { return Self.part(of: kept, offset: offset, size: size) }
+        if let kept = quickRead(inode: inode, offset: offset, size: size) { return kept }
         return try serving(reads: true) { request in
             let node = try node(inode)
             if readAhead.isOn, case .tile = node { readAhead.read(inode) }
             return Self.part(of: try content(of: node, inode: inode, request), offset: offset, size: size)
         }
+    }
+
+    /// A read of a content its lookup has just kept (a cold tile's: nearly every read), which needs no request and no
+    /// snapshot; the read that reaches its end takes it. Nil otherwise, and while reading ahead, which counts the reads
+    /// of tiles (`read` then answers).
+    public func quickRead(inode: Inode, offset: Int64, size: Int) -> Data? {
+        guard !readAhead.isOn else { return nil }
+        let end = offset.addingReportingOverflow(Int64(size)).overflow ? Int64.max : offset + Int64(size)
+        return cache.content(inode, readTo: end).map { Self.part(of: $0, offset: offset, size: size) }
     }
 
     /// What a read of `size` bytes at `offset` gets of `data`: the whole, as it is, for a read of all of it.

@@ -84,6 +84,23 @@ public final class Statement {
         }
     }
 
+    /// As `firstRow(arguments:)`, with the parameters set by `bind` on the SQLite statement itself (numbers, and text
+    /// SQLite copies), for the statement every cold tile's lookup runs: no array of values is built and destroyed, no
+    /// nested call holds a text's bytes. `bind` returns SQLite's first failing code, or SQLITE_OK. The arguments
+    /// `setArguments` gave are bound again by the next run given none.
+    public func firstRow<T>(binding bind: (SQLiteStatement) -> CInt, _ value: (StatementRow) throws -> T) throws -> T? {
+        sqlite3_reset(sqliteStatement)
+        argumentsBound = parameterCount == 0
+        defer { database.statementDidEnd() }
+        try database.willExecute(self)
+        defer {
+            sqlite3_reset(sqliteStatement)
+            sqlite3_clear_bindings(sqliteStatement)
+        }
+        try check(bind(sqliteStatement))
+        return try step() ? try value(StatementRow(sqliteStatement)) : nil
+    }
+
     /// One step: true on a row, false at the end; an SQLite failure throws.
     @usableFromInline
     func step() throws -> Bool {

@@ -375,4 +375,32 @@ final class TreeWalkTests: PackFSTestCase {
         XCTAssertLessThanOrEqual(Set(taken).count, 2, "locks taken: \(taken)")
         XCTAssertLessThanOrEqual(taken.count, 5)
     }
+
+    /// The bridge's first try for a lookup (`quickLookup`): in a column of a pack whose view is kept, a tile's entry
+    /// is the one `lookup` gives and its content is kept for the read that ends it; a missing tile is `.notFound`;
+    /// anything else (a name that is no tile's, a parent that is no column, a pack not read yet, reading ahead)
+    /// is left to `lookup`.
+    func testAQuickLookupAnswersATileAsLookupDoesAndLeavesTheRestToIt() throws {
+        let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
+        let names = try walker.list(column).map(\.name).filter { $0.hasSuffix(".pbf") }
+        XCTAssertGreaterThan(names.count, 1)
+        let quick = fs.quickLookup(parent: column, name: names[1], caller: walker.caller)
+        guard case .entry(let entry)? = quick else { return XCTFail("no quick entry: \(String(describing: quick))") }
+        let inode = entry.attributes.inode
+        let content = try fs.read(inode: inode, handle: 0, offset: 0, size: 1 << 20)
+        XCTAssertEqual(UInt64(content.count), entry.attributes.size)
+        XCTAssertEqual(content, try origin("tiles/helsinki/14/9326/" + names[1]))
+        XCTAssertNil(fs.cache.content(inode), "the read to the end took the kept content")
+        XCTAssertEqual(try fs.lookup(parent: column, name: names[1], caller: walker.caller), entry)
+        XCTAssertEqual(fs.quickLookup(parent: column, name: "1.pbf", caller: walker.caller), .notFound)
+        XCTAssertNil(fs.quickLookup(parent: column, name: "style.json", caller: walker.caller), "no tile's name")
+        XCTAssertNil(fs.quickLookup(parent: column, name: "07.pbf", caller: walker.caller), "not the canonical y")
+        let zoom = try walker.lookup("packs/helsinki/14").attributes.inode
+        XCTAssertNil(fs.quickLookup(parent: zoom, name: "9326", caller: walker.caller), "a zoom is no column")
+        let fresh = PackFilesystem(database: database, mountpoint: mountpoint)
+        XCTAssertNil(fresh.quickLookup(parent: column, name: names[1], caller: walker.caller), "its pack not read yet")
+        let ahead = PackFilesystem(database: database, mountpoint: mountpoint, caches: fs.caches, readAhead: .on)
+        defer { ahead.stopReadingAhead() }
+        XCTAssertNil(ahead.quickLookup(parent: column, name: names[1], caller: walker.caller), "reading ahead")
+    }
 }

@@ -72,6 +72,28 @@ final class StatementTests: SQLiteDBTestCase {
         XCTAssertEqual(joined, "t123")
     }
 
+    /// A statement bound by the caller on SQLite's handle (a cold tile's lookup): the row comes back, the statement
+    /// is reset and unbound after, a failing bind is an error naming it, and arguments set before are bound again
+    /// by the next run given none.
+    func testFirstRowBindingOnTheHandleReadsOneRowAndLeavesNothingBound() throws {
+        try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES ('a'), ('b')") }
+        try queue.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT v FROM t WHERE id = ? AND v = ?")
+            try statement.setArguments([1, "a"])
+            let found = try statement.firstRow(binding: { handle in
+                let text = "b".withCString { sqlite3_bind_text(handle, 2, $0, -1, packfs_sqlite_transient()) }
+                return text == SQLITE_OK ? sqlite3_bind_int64(handle, 1, 2) : text
+            }) { $0.text(0) }
+            XCTAssertEqual(found ?? nil, "b")
+            XCTAssertEqual(sqlite3_stmt_busy(statement.sqliteStatement), 0, "reset after the row")
+            XCTAssertNil(sqlite3_bind_parameter_name(statement.sqliteStatement, 1), "positional parameters")
+            XCTAssertNil(try statement.firstRow(binding: { sqlite3_bind_int64($0, 1, 9) }) { _ in true }, "no row: nil")
+            XCTAssertEqual(try String.fetchOne(statement), "a", "the arguments set before, bound again")
+            let failed = databaseError { _ = try statement.firstRow(binding: { sqlite3_bind_int64($0, 3, 1) }) { _ in true } }
+            XCTAssertEqual(failed?.resultCode.rawValue, SQLITE_RANGE, "a parameter the statement does not have")
+        }
+    }
+
     func testLargeArgumentListsAreCopied() throws {
         let values = (0..<30).map { "value \($0)" }
         let sql = "SELECT " + Array(repeating: "?", count: 30).joined(separator: " || ")

@@ -4,24 +4,26 @@ import PackStore
 
 /// Decoded sizes and small contents by inode, bounded, shared by every FUSE thread, with each pack's `PackView` under
 /// the same lock: a cold tile lookup takes this lock and the reader pool's only. `st_size` must be exact (a decoded
-/// tile) and the read follows the lookup within microseconds: contents are kept briefly, sizes longer. First in, first
-/// out: tiles are read in bursts. Larger caches were no faster (docs/benchmarks.md, "Designs measured and set aside").
-/// The contents are a short list searched from its newest end, not a dictionary: a read asks for what a lookup has
-/// just stored, and hashing an inode costs more than comparing a few dozen.
+/// tile) and the read follows the lookup within microseconds: a content waits here for the read that reaches its end,
+/// which takes it (the kernel's page cache holds it from then on), and sizes stay longer (`SizeTable`). Taken at once,
+/// the list stays a few entries long, and the next inflate writes into memory just freed, still in the CPU's caches,
+/// where a list kept full would have it write over a megabyte read long ago (docs/benchmarks.md). First in, first out
+/// beyond that: tiles are read in bursts. The contents are a short list searched from its newest end, not a
+/// dictionary: a read asks for what a lookup has just stored, and hashing an inode costs more than comparing a few.
 final class ContentCache: Sendable {
     let maxContentBytes = 1 << 20
     let maxFileBytes = 1 << 20
     /// Contents kept at most, whatever their bytes (a list of empty tiles stays short to search).
     let maxContents = 64
-    let maxSizes = 200_000
-    let state = LockedState(State())
+    /// Sizes kept at most: 2^17 slots (2 MiB once every page is written).
+    static let sizeBits = 17
+    let state = LockedState(State(sizes: SizeTable(bits: ContentCache.sizeBits)))
 
     struct State {
         /// Oldest first.
         var contents: [(inode: Inode, data: Data)] = []
         var contentBytes = 0
-        var sizes: [Inode: UInt64] = [:]
-        var sizeOrder: [Inode] = []
+        let sizes: SizeTable
         var views: [RegionID: PackView] = [:]
         /// The view kept last (also in `views`).
         var lastView: PackView?
@@ -33,6 +35,21 @@ final class ContentCache: Sendable {
     }
 
     func content(_ inode: Inode) -> Data? { state.withLock { $0.content(inode) } }
+
+    /// The content kept for `inode`, for a read of its bytes up to `end`: one that reaches the content's end takes it.
+    func content(_ inode: Inode, readTo end: Int64) -> Data? {
+        state.withLock { state in
+            for index in state.contents.indices.reversed() where state.contents[index].inode == inode {
+                let data = state.contents[index].data
+                if end >= data.count {
+                    state.contents.remove(at: index)
+                    state.contentBytes -= data.count
+                }
+                return data
+            }
+            return nil
+        }
+    }
 
     func size(_ inode: Inode) -> UInt64? {
         state.withLock { $0.sizes[inode] ?? $0.content(inode).map { UInt64($0.count) } }
@@ -59,20 +76,13 @@ final class ContentCache: Sendable {
             let stays = { (inode: Inode) in InodeCodec.region(of: inode) != region }
             state.contents.removeAll { !stays($0.inode) }
             state.contentBytes = state.contents.reduce(0) { $0 + $1.data.count }
-            state.sizes = state.sizes.filter { stays($0.key) }
-            state.sizeOrder.removeAll { !stays($0) }
+            state.sizes.removeAll { !stays($0) }
             state.views[region] = nil
             if state.lastView?.pack.id == region { state.lastView = nil }
         }
     }
 
     private func remember(size: UInt64, for inode: Inode, in state: inout State) {
-        guard state.sizes.updateValue(size, forKey: inode) == nil else { return }
-        state.sizeOrder.append(inode)
-        // Drop the older half at once: one array shift per maxSizes / 2 insertions.
-        guard state.sizeOrder.count > maxSizes else { return }
-        let dropped = state.sizeOrder.count / 2
-        for inode in state.sizeOrder.prefix(dropped) { state.sizes[inode] = nil }
-        state.sizeOrder.removeFirst(dropped)
+        state.sizes[inode] = size
     }
 }

@@ -43,6 +43,20 @@ public struct Attributes: Equatable, Sendable {
 }
 
 /// A lookup's answer: the node and how long the kernel may cache the name and the attributes.
+extension Filesystem {
+    /// None here: every lookup goes to `lookup`.
+    public func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup? { nil }
+
+    /// None here: every read goes to `read`.
+    public func quickRead(inode: Inode, offset: Int64, size: Int) -> Data? { nil }
+}
+
+/// What a quick lookup found: the entry, or that the name is not there.
+public enum QuickLookup: Equatable, Sendable {
+    case entry(Entry)
+    case notFound
+}
+
 public struct Entry: Equatable, Sendable {
     public var attributes: Attributes
     /// Seconds the kernel may keep the name -> inode mapping without asking again.
@@ -143,6 +157,9 @@ public protocol Filesystem: AnyObject, Sendable {
     /// even for files it creates. Called from `init`, before any request.
     func useStatelessOpens()
     func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
+    /// A lookup answered without a request's machinery where that is all it takes (`PackFilesystem.quickLookup`);
+    /// nil: ask `lookup`.
+    func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup?
     /// The kernel dropped `lookups` references to `inode`.
     func forget(inode: Inode, lookups: UInt64)
     func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes
@@ -155,6 +172,9 @@ public protocol Filesystem: AnyObject, Sendable {
     /// How the kernel treats the listing of directory `inode` for this open (cached or read afresh).
     func opendir(inode: Inode, caller: Caller) throws -> OpenOptions
     func read(inode: Inode, handle: UInt64, offset: Int64, size: Int) throws -> Data
+    /// A read answered without a request's machinery where that is all it takes (`PackFilesystem.quickRead`); nil:
+    /// ask `read`.
+    func quickRead(inode: Inode, offset: Int64, size: Int) -> Data?
     func release(inode: Inode, handle: UInt64)
     func statfs() throws -> FilesystemStatistics
 

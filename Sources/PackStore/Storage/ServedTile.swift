@@ -1,5 +1,6 @@
 import Basics
 import CDeflate
+import CSQLite
 import FoundationEssentials
 import SQLiteDB
 
@@ -34,18 +35,30 @@ extension OfflineDatabase {
     public func servedTile(_ tile: TileSelector, in region: RegionID, wantsContent: (TileID) -> Bool = { _ in true })
         throws -> (id: TileID, content: Data?)?
     {
-        let (key, arguments): (StatementKey, StatementArguments)
-        switch tile {
-        case .key(let tileKey): (key, arguments) = (TreeSQL.tileDataByKey, Self.arguments(tileKey, region))
-        case .row(let id): (key, arguments) = (TreeSQL.tileServedByID, [id.rawValue, region.rawValue])
+        func read(_ row: StatementRow) throws -> (id: TileID, content: Data?) {
+            let id = TileID(rawValue: row.int64(0))
+            return (id, wantsContent(id) ? try row.served(1, compressed: row.bool(2)) : nil)
         }
         // One statement, membership and bytes together: it needs no snapshot of its own.
         return try readAlone { db in
-            try db.cachedStatement(key).firstRow(arguments: arguments) { row in
-                let id = TileID(rawValue: row.int64(0))
-                return (id, wantsContent(id) ? try row.served(1, compressed: row.bool(2)) : nil)
+            switch tile {
+            case .key(let key):
+                return try db.cachedStatement(TreeSQL.tileDataByKey).firstRow(binding: { Self.bind(key, region, to: $0) }, read)
+            case .row(let id):
+                return try db.cachedStatement(TreeSQL.tileServedByID).firstRow(arguments: [id.rawValue, region.rawValue], read)
             }
         }
+    }
+
+    /// `TreeSQL.tileDataByKey`'s parameters, in its order (`arguments(_:_:)`'s), set on the statement itself.
+    static func bind(_ key: TileKey, _ region: RegionID, to statement: SQLiteStatement) -> CInt {
+        var code = key.urlTemplate.withCString { sqlite3_bind_text(statement, 1, $0, -1, packfs_sqlite_transient()) }
+        if code == SQLITE_OK { code = sqlite3_bind_int64(statement, 2, Int64(key.pixelRatio)) }
+        if code == SQLITE_OK { code = sqlite3_bind_int64(statement, 3, Int64(key.z)) }
+        if code == SQLITE_OK { code = sqlite3_bind_int64(statement, 4, Int64(key.x)) }
+        if code == SQLITE_OK { code = sqlite3_bind_int64(statement, 5, Int64(key.y)) }
+        if code == SQLITE_OK { code = sqlite3_bind_int64(statement, 6, region.rawValue) }
+        return code
     }
 }
 
