@@ -172,8 +172,8 @@ extension PackFilesystem {
 
     /// A cold tile's lookup, most of what a map's reads send, answered with no request, snapshot, memo or reply
     /// value around it: it needs one statement and one inflate, and on a host whose caches the inflate and the kernel
-    /// empty between two lookups, every function a lookup passes through is fetched again from memory (about 35 ns
-    /// a cache line; docs/benchmarks.md, "What PackFS still pays over the floor"). Only while the pack's view is
+    /// empty between two lookups, every function a lookup passes through is fetched again from memory (about 30 ns
+    /// a cache line; docs/benchmarks.md, "Where the gap was"). Only while the pack's view is
     /// kept with its layout, nothing reads ahead, and the name parses; else nil, and `lookup` answers as for any
     /// name (also when this fails: it says why).
     public func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup? {

@@ -7,8 +7,8 @@ import XCTest
 /// A change forgets what is cached of the pack it concerns, and only that: one pack's verdict or
 /// removal leaves the sizes, contents and layouts of the others, which their readers are using.
 final class PackCachesTests: WriteTestCase {
-    /// Reads tile 1/0/0 of both packs (its size and content cached by inode, the layouts by pack)
-    /// and returns the two inodes.
+    /// Reads tile 1/0/0 of both packs (its size cached by inode, its content taken by the read that
+    /// ended it, the layouts by pack) and returns the two inodes.
     private func readBothPacks() throws -> (alpha: Inode, beta: Inode) {
         XCTAssertEqual(try text("packs/alpha/1/0/0.pbf"), "tile 1/0/0")
         XCTAssertEqual(try text("packs/beta/1/0/0.pbf"), "tile 1/0/0")
@@ -31,7 +31,7 @@ final class PackCachesTests: WriteTestCase {
 
         XCTAssertNil(fs.cache.size(alpha))
         XCTAssertNil(fs.caches.layouts.cached(try region("alpha")))
-        XCTAssertNotNil(fs.cache.content(beta), "the other pack's tile is still at hand for its read")
+        XCTAssertNotNil(fs.cache.size(beta), "the other pack's tile size is still at hand for its stat")
         XCTAssertNotNil(fs.caches.layouts.cached(try region("beta")))
     }
 
@@ -66,7 +66,7 @@ final class PackCachesTests: WriteTestCase {
 
         XCTAssertNil(fs.cache.size(beta))
         XCTAssertNil(fs.caches.layouts.cached(removed))
-        XCTAssertNotNil(fs.cache.content(alpha))
+        XCTAssertNotNil(fs.cache.size(alpha), "the other pack's tile size is still at hand for its stat")
         XCTAssertNotNil(fs.caches.layouts.cached(try region("alpha")))
     }
 }
