@@ -18,10 +18,10 @@ enum Operations {
         }
         ops.lookup = { req, parent, name in
             // A tile's, first on its own short path; it makes no notification to hold back.
-            if let context = MountContext.of(req), let text = name.flatMap(String.init(validatingCString:)),
+            if let context = MountContext.of(req), let text = try? FUSEBridge.name(name),
                 let quick = context.filesystem.quickLookup(parent: Inode(parent), name: text, caller: MountContext.caller(req))
             {
-                return quick.send(req)
+                return quick.reply.send(req)
             }
             MountContext.serve(req, "lookup") { context, caller in
                 .entry(try context.filesystem.lookup(parent: Inode(parent), name: try FUSEBridge.name(name), caller: caller))

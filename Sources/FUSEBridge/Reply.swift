@@ -53,13 +53,11 @@ enum Reply {
 }
 
 extension QuickLookup {
-    /// The reply `Reply.entry` or `Reply.error(ENOENT)` would send.
-    func send(_ req: fuse_req_t?) {
+    /// The reply a lookup's `serve` would send for the same answer.
+    var reply: Reply {
         switch self {
-        case .entry(let entry):
-            var param = entry.param
-            fuse_reply_entry(req, &param)
-        case .notFound: fuse_reply_err(req, ENOENT)
+        case .entry(let entry): .entry(entry)
+        case .notFound: .error(ENOENT)
         }
     }
 }

@@ -28,10 +28,10 @@ final class ContentCache: Sendable {
         /// The view kept last (also in `views`).
         var lastView: PackView?
 
-        func content(_ inode: Inode) -> Data? {
-            for index in contents.indices.reversed() where contents[index].inode == inode { return contents[index].data }
-            return nil
-        }
+        /// Where `inode`'s content is in `contents`, searched from the newest end.
+        func index(of inode: Inode) -> Int? { contents.indices.last { contents[$0].inode == inode } }
+
+        func content(_ inode: Inode) -> Data? { index(of: inode).map { contents[$0].data } }
     }
 
     func content(_ inode: Inode) -> Data? { state.withLock { $0.content(inode) } }
@@ -39,15 +39,13 @@ final class ContentCache: Sendable {
     /// The content kept for `inode`, for a read of its bytes up to `end`: one that reaches the content's end takes it.
     func content(_ inode: Inode, readTo end: Int64) -> Data? {
         state.withLock { state in
-            for index in state.contents.indices.reversed() where state.contents[index].inode == inode {
-                let data = state.contents[index].data
-                if end >= data.count {
-                    state.contents.remove(at: index)
-                    state.contentBytes -= data.count
-                }
-                return data
+            guard let index = state.index(of: inode) else { return nil }
+            let data = state.contents[index].data
+            if end >= data.count {
+                state.contents.remove(at: index)
+                state.contentBytes -= data.count
             }
-            return nil
+            return data
         }
     }
 
@@ -57,7 +55,7 @@ final class ContentCache: Sendable {
 
     func store(_ data: Data, for inode: Inode) {
         state.withLock { state in
-            remember(size: UInt64(data.count), for: inode, in: &state)
+            state.sizes[inode] = UInt64(data.count)
             guard data.count <= maxFileBytes, state.content(inode) == nil else { return }
             state.contents.append((inode, data))
             state.contentBytes += data.count
@@ -68,7 +66,7 @@ final class ContentCache: Sendable {
     }
 
     /// Remembers the size of `inode` alone (a listing's: its content is not about to be read).
-    func store(size: UInt64, for inode: Inode) { state.withLock { remember(size: size, for: inode, in: &$0) } }
+    func store(size: UInt64, for inode: Inode) { state.withLock { $0.sizes[inode] = size } }
 
     /// Forgets one pack's inodes and view, found by each inode's region bits.
     func removeAll(of region: RegionID) {
@@ -80,9 +78,5 @@ final class ContentCache: Sendable {
             state.views[region] = nil
             if state.lastView?.pack.id == region { state.lastView = nil }
         }
-    }
-
-    private func remember(size: UInt64, for inode: Inode, in state: inout State) {
-        state.sizes[inode] = size
     }
 }

@@ -42,7 +42,6 @@ public struct Attributes: Equatable, Sendable {
     }
 }
 
-/// A lookup's answer: the node and how long the kernel may cache the name and the attributes.
 extension Filesystem {
     /// None here: every lookup goes to `lookup`.
     public func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup? { nil }
@@ -57,6 +56,7 @@ public enum QuickLookup: Equatable, Sendable {
     case notFound
 }
 
+/// A lookup's answer: the node and how long the kernel may cache the name and the attributes.
 public struct Entry: Equatable, Sendable {
     public var attributes: Attributes
     /// Seconds the kernel may keep the name -> inode mapping without asking again.
