@@ -78,6 +78,11 @@ func name(_ pointer: UnsafePointer<CChar>?) throws -> String {
     return name
 }
 
+/// A name's bytes in place, without its NUL.
+func bytes(of name: UnsafePointer<CChar>) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
+}
+
 extension Inode {
     init(_ ino: fuse_ino_t) { self.init(rawValue: ino) }
 }

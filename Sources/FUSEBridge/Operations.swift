@@ -18,8 +18,9 @@ enum Operations {
         }
         ops.lookup = { req, parent, name in
             // A tile's, first on its own short path; it makes no notification to hold back.
-            if let context = MountContext.of(req), let text = try? FUSEBridge.name(name),
-                let quick = context.filesystem.quickLookup(parent: Inode(parent), name: text, caller: MountContext.caller(req))
+            if let context = MountContext.of(req), let name,
+                let quick = context.filesystem.quickLookup(
+                    parent: Inode(parent), name: FUSEBridge.bytes(of: name), caller: MountContext.caller(req))
             {
                 return quick.reply.send(req)
             }

@@ -176,7 +176,7 @@ extension PackFilesystem {
     /// a cache line; docs/benchmarks.md, "Where the gap was"). Only while the pack's view is
     /// kept with its layout, nothing reads ahead, and the name parses; else nil, and `lookup` answers as for any
     /// name (also when this fails: it says why).
-    public func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup? {
+    public func quickLookup(parent: Inode, name: UnsafeBufferPointer<UInt8>, caller: Caller) -> QuickLookup? {
         guard !readAhead.isOn, case .column(let region, let ref, let z, let x)? = InodeCodec.decode(parent),
             let generation = database.cacheGeneration,
             let layout = cache.view(of: region, generation: generation)?.usableLayout, layout.holds(ref),
@@ -254,10 +254,12 @@ extension PackFilesystem {
 
     /// As `coordinate(_:)`, of bytes: every tile lookup parses two or three of these.
     static func coordinate<Digits: Collection<UInt8>>(_ digits: Digits) -> Int? {
-        guard (1...8).contains(digits.count), digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        // Comparisons, not ranges' `contains`: that left a generic witness call per tile unspecialized.
+        let count = digits.count
+        guard count >= 1, count <= 8, digits.first != UInt8(ascii: "0") || count == 1 else { return nil }
         var value = 0
         for byte in digits {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
             value = value * 10 + Int(byte - UInt8(ascii: "0"))
         }
         return value

@@ -13,6 +13,8 @@ import Dispatch
 public final class DatabasePool: DatabaseWriter {
     private let writer: SerializedConnection
     let readers: ConnectionPool
+    /// Each reading thread's own reader, for `readAlone`.
+    let threadReaders: ThreadReaders
 
     /// Opens the writer, sets WAL with `synchronous = NORMAL` and makes sure a non-empty log exists:
     /// read-only connections cannot create one, and would fail to open the file without it.
@@ -24,9 +26,13 @@ public final class DatabasePool: DatabaseWriter {
         readerConfiguration.readonly = true
         // WAL readers meet a lock only while a connection recovers or checkpoints the log: they wait.
         readerConfiguration.busyMode = .timeout(10)
-        readers = ConnectionPool(maximum: configuration.maximumReaderCount) { [readerConfiguration] in
+        let makeReader: @Sendable () throws -> SerializedConnection = { [readerConfiguration] in
             try SerializedConnection(path: path, configuration: readerConfiguration)
         }
+        readers = ConnectionPool(maximum: configuration.maximumReaderCount, make: makeReader)
+        // A read-only pool's writer writes nothing: another process may, and nothing would end a kept snapshot.
+        threadReaders = ThreadReaders(
+            maximum: configuration.maximumReaderCount, keepsSnapshots: !configuration.readonly, make: makeReader)
         if !configuration.readonly { try writer.sync { try Self.setUpWAL($0) } }
     }
 
@@ -91,7 +97,9 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
-        try writer.syncEndingTransactions(body)
+        threadReaders.writeWillBegin()
+        defer { threadReaders.writeDidEnd() }
+        return try writer.syncEndingTransactions(body)
     }
 
     public var writeCount: UInt64 { writer.writeCount }
@@ -100,6 +108,7 @@ public final class DatabasePool: DatabaseWriter {
     public func interrupt() {
         writer.interrupt()
         readers.forEach { $0.interrupt() }
+        threadReaders.interrupt()
     }
 
     /// Closes the writer, then (once every read has ended) the readers. A writer that cannot
@@ -107,5 +116,6 @@ public final class DatabasePool: DatabaseWriter {
     public func close() throws {
         try writer.close()
         try readers.close()
+        try threadReaders.close()
     }
 }

@@ -26,6 +26,14 @@ final class SerializedConnection: @unchecked Sendable {  // `database` is reache
         }
     }
 
+    /// As `sync`, unless another thread uses the connection now: then nil at once.
+    func syncIfFree<T>(_ body: (Database) throws -> T) throws -> T? {
+        try lock.withLockIfAvailable {
+            guard database.sqliteConnection != nil else { throw DatabaseError.connectionIsClosed() }
+            return try body(database)
+        }
+    }
+
     /// `body` with the connection; a transaction it left open is rolled back, and said.
     func syncEndingTransactions<T>(_ body: (Database) throws -> T) throws -> T {
         // Counted once the body and its commit are done: a count read after it sees what it wrote.

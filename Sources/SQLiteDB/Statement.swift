@@ -88,17 +88,30 @@ public final class Statement {
     /// SQLite copies), for the statement every cold tile's lookup runs: no array of values is built and destroyed, no
     /// nested call holds a text's bytes. `bind` returns SQLite's first failing code, or SQLITE_OK. The arguments
     /// `setArguments` gave are bound again by the next run given none.
+    /// Inlinable (its two halves are not), so that a caller's `T` is specialized: unspecialized, `T?` is a value
+    /// witness call on every return.
+    @inlinable
     public func firstRow<T>(binding bind: (SQLiteStatement) -> CInt, _ value: (StatementRow) throws -> T) throws -> T? {
+        defer { endBoundRun() }
+        try beginBoundRun(bind)
+        return try step() ? try value(StatementRow(sqliteStatement)) : nil
+    }
+
+    /// `firstRow(binding:)`'s start: reset, the run's checks, the parameters bound.
+    @usableFromInline
+    func beginBoundRun(_ bind: (SQLiteStatement) -> CInt) throws {
         sqlite3_reset(sqliteStatement)
         argumentsBound = parameterCount == 0
-        defer { database.statementDidEnd() }
         try database.willExecute(self)
-        defer {
-            sqlite3_reset(sqliteStatement)
-            sqlite3_clear_bindings(sqliteStatement)
-        }
         try check(bind(sqliteStatement))
-        return try step() ? try value(StatementRow(sqliteStatement)) : nil
+    }
+
+    /// `firstRow(binding:)`'s end, whether or not it began: reset, nothing left bound.
+    @usableFromInline
+    func endBoundRun() {
+        sqlite3_reset(sqliteStatement)
+        sqlite3_clear_bindings(sqliteStatement)
+        database.statementDidEnd()
     }
 
     /// One step: true on a row, false at the end; an SQLite failure throws.

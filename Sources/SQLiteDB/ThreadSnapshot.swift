@@ -68,14 +68,18 @@ extension DatabasePool {
         return try readers.withConnection(overflowing: true, body)
     }
 
-    /// Runs `body`, one statement that only reads, in this thread's snapshot if it has begun, else alone
-    /// (autocommit) without beginning it. A snapshot begun for it would read what it reads alone, at the
-    /// cost of a BEGIN and a COMMIT: a cold tile's lookup, whose pack and layout are kept, reads only this.
-    /// A read after it in the same scope begins the snapshot then, which may see a later commit.
+    /// Runs `body`, one statement that only reads, in this thread's snapshot if it has begun, else on the
+    /// thread's own reader (`ThreadReaders`: a snapshot that has seen every write this pool's writer ended
+    /// before the call), without beginning the scope's. A snapshot begun for it would read what it reads
+    /// alone, at the cost of a BEGIN and a COMMIT: a cold tile's lookup, whose pack and layout are kept, reads
+    /// only this. A read after it in the same scope begins the snapshot then, which may see a later commit.
     public func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
         if let connection = ThreadSnapshot.current(for: readers)?.connection { return try connection.sync(body) }
-        return try readers.withConnection(overflowing: true, body)
+        return try threadReaders.read(body) { try readers.withConnection(overflowing: true, body) }
     }
+
+    /// How many threads hold a reader of their own (`readAlone`): each until it ends or the pool closes.
+    public var threadReaderCount: Int { threadReaders.count }
 
     /// Runs `body` with this thread's `readWithoutTransaction` calls in one read transaction: one
     /// snapshot, two pool visits however many calls (nested scopes share it). `read` inside takes its

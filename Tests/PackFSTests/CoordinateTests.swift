@@ -18,12 +18,18 @@ final class CoordinateTests: XCTestCase {
     /// A tile file's name: its row, then exactly the source's extension.
     func testATileNameIsItsRowAndTheSourcesExtension() {
         for (name, row) in [("0.pbf", 0), ("12.pbf", 12), ("16383.pbf", 16383)] {
-            XCTAssertEqual(PackLayout.row(named: name, extension: "pbf"), row, name)
+            XCTAssertEqual(tileRow(name, "pbf"), row, name)
         }
         for name in ["12.png", "12.pb", "12.pbff", "12.PBF", "012.pbf", "12", ".pbf", "1.2.pbf", "12.pbf.", "١٢.pbf", "x.pbf", ""] {
-            XCTAssertNil(PackLayout.row(named: name, extension: "pbf"), name)
+            XCTAssertNil(tileRow(name, "pbf"), name)
         }
-        XCTAssertEqual(PackLayout.row(named: "5.webp", extension: "webp"), 5)
-        XCTAssertEqual(PackLayout.row(named: "5.", extension: ""), 5, "an empty extension: the name ends at its dot")
+        XCTAssertEqual(tileRow("5.webp", "webp"), 5)
+        XCTAssertEqual(tileRow("5.", ""), 5, "an empty extension: the name ends at its dot")
+        XCTAssertNil(Array([0xFF, 0x2E, 0x70, 0x62, 0x66]).withUnsafeBufferPointer { PackLayout.row(named: $0, extension: "pbf") }, "not UTF-8")
+    }
+
+    /// The kernel's bytes of `name`, as the bridge hands them over.
+    private func tileRow(_ name: String, _ ext: String) -> Int? {
+        Array(name.utf8).withUnsafeBufferPointer { PackLayout.row(named: $0, extension: ext) }
     }
 }

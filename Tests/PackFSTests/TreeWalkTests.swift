@@ -203,11 +203,14 @@ final class TreeWalkTests: PackFSTestCase {
             try db.execute(sql: "UPDATE tiles SET data = x'78DA00', compressed = 1 WHERE id = ?", arguments: [id.rawValue])
             try db.execute(sql: "INSERT INTO packfs_tile_sizes (tile_id, size) VALUES (?, ?)", arguments: [id.rawValue, Int(tile.size)])
         }
+        // Another connection's change: a mount, the file's only writer, reads it after a write of its own.
+        try database.write { _ in }
         let fresh = PackFilesystem(database: database, mountpoint: mountpoint)
         XCTAssertEqual(try fresh.getattr(inode: tile.inode, caller: walker.caller).attributes.size, tile.size)
         XCTAssertThrowsError(try fresh.read(inode: tile.inode, handle: 0, offset: 0, size: Int(tile.size)))
         // Without a recorded size the stat decodes, and says what is wrong.
         try DatabaseQueue(path: path).write { try $0.execute(sql: "DELETE FROM packfs_tile_sizes WHERE tile_id = ?", arguments: [id.rawValue]) }
+        try database.write { _ in }
         let bare = PackFilesystem(database: database, mountpoint: mountpoint)
         XCTAssertThrowsError(try bare.getattr(inode: tile.inode, caller: walker.caller))
     }
@@ -402,5 +405,14 @@ final class TreeWalkTests: PackFSTestCase {
         let ahead = PackFilesystem(database: database, mountpoint: mountpoint, caches: fs.caches, readAhead: .on)
         defer { ahead.stopReadingAhead() }
         XCTAssertNil(ahead.quickLookup(parent: column, name: names[1], caller: walker.caller), "reading ahead")
+        let notUTF8: [UInt8] = [0x31, 0xFF, 0x2E, 0x70, 0x62, 0x66]
+        XCTAssertNil(notUTF8.withUnsafeBufferPointer { fs.quickLookup(parent: column, name: $0, caller: walker.caller) })
+    }
+}
+
+extension PackFilesystem {
+    /// `quickLookup` of `name`'s bytes, as the bridge hands them over.
+    fileprivate func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup? {
+        Array(name.utf8).withUnsafeBufferPointer { quickLookup(parent: parent, name: $0, caller: caller) }
     }
 }

@@ -24,6 +24,13 @@ public class Lock: @unchecked Sendable {  // `mutex` is used only through pthrea
         defer { unlock() }
         return try body()
     }
+
+    /// `body` under the lock if no thread holds it now, else nil at once.
+    public final func withLockIfAvailable<Result>(_ body: () throws -> Result) rethrows -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { unlock() }
+        return try body()
+    }
 }
 
 /// A lock with a condition variable, as NSCondition: `wait` releases the lock while it sleeps.

@@ -44,7 +44,7 @@ public struct Attributes: Equatable, Sendable {
 
 extension Filesystem {
     /// None here: every lookup goes to `lookup`.
-    public func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup? { nil }
+    public func quickLookup(parent: Inode, name: UnsafeBufferPointer<UInt8>, caller: Caller) -> QuickLookup? { nil }
 
     /// None here: every read goes to `read`.
     public func quickRead(inode: Inode, offset: Int64, size: Int) -> Data? { nil }
@@ -158,8 +158,8 @@ public protocol Filesystem: AnyObject, Sendable {
     func useStatelessOpens()
     func lookup(parent: Inode, name: String, caller: Caller) throws -> Entry
     /// A lookup answered without a request's machinery where that is all it takes (`PackFilesystem.quickLookup`);
-    /// nil: ask `lookup`.
-    func quickLookup(parent: Inode, name: String, caller: Caller) -> QuickLookup?
+    /// nil: ask `lookup`. `name`: the kernel's bytes, no Swift string made of them (valid UTF-8 or not).
+    func quickLookup(parent: Inode, name: UnsafeBufferPointer<UInt8>, caller: Caller) -> QuickLookup?
     /// The kernel dropped `lookups` references to `inode`.
     func forget(inode: Inode, lookups: UInt64)
     func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes

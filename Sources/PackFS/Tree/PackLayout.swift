@@ -57,6 +57,12 @@ final class PackLayout: Sendable {
     /// its `TileSource`, retains each string in it, on counts every FUSE thread shares, and every cold tile's
     /// lookup asks.
     func tileKey(atSource index: Int, named name: String, z: Int, x: Int) -> TileKey? {
+        let inPlace = name.utf8.withContiguousStorageIfAvailable { tileKey(atSource: index, named: $0, z: z, x: x) }
+        return inPlace ?? Array(name.utf8).withUnsafeBufferPointer { tileKey(atSource: index, named: $0, z: z, x: x) }
+    }
+
+    /// As `tileKey(atSource:named:z:x:)`, of a name's bytes (the kernel's, for `PackFilesystem.quickLookup`).
+    func tileKey(atSource index: Int, named name: UnsafeBufferPointer<UInt8>, z: Int, x: Int) -> TileKey? {
         guard sources.indices.contains(index), let y = Self.row(named: name, extension: sources[index].fileExtension),
             y < 1 << z, let pixelRatio = sources[index].columns?.pixelRatio, let scheme = sources[index].tiles?.scheme,
             let template = sources[index].tiles?.urlTemplate
@@ -64,14 +70,8 @@ final class PackLayout: Sendable {
         return TileSource.key(urlTemplate: template, scheme: scheme, z: z, x: x, y: y, keyPixelRatio: pixelRatio)
     }
 
-    /// The y of a tile file `name` (`<y>.<ext>`) whose extension is `ext`, or nil; by bytes in place (a
-    /// native string's are contiguous; another's are read as a copy).
-    static func row(named name: String, extension ext: String) -> Int? {
-        let inPlace = name.utf8.withContiguousStorageIfAvailable { row(named: $0, extension: ext) }
-        return inPlace ?? Array(name.utf8).withUnsafeBufferPointer { row(named: $0, extension: ext) }
-    }
-
-    private static func row(named bytes: UnsafeBufferPointer<UInt8>, extension ext: String) -> Int? {
+    /// The y of a tile file `name` (`<y>.<ext>`) whose extension is `ext`, or nil.
+    static func row(named bytes: UnsafeBufferPointer<UInt8>, extension ext: String) -> Int? {
         guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
         let suffix = bytes[(dot + 1)...]
         let matches = ext.utf8.withContiguousStorageIfAvailable { suffix.elementsEqual($0) } ?? suffix.elementsEqual(ext.utf8)
