@@ -25,7 +25,7 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
     private var sending = 0
     /// Per serving thread, the notifications held until its reply: thread-specific, so serving a
     /// request takes no lock all FUSE threads contend for, and made once a thread (`held(making:)`), not once a request.
-    private let heldKey: pthread_key_t
+    private let perThread = OwnedThreadSlot<Held>()
 
     private final class Held {
         /// Set while the thread serves a request: what it notifies then waits for the reply.
@@ -33,18 +33,7 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         var notifications: [Notification] = []
     }
 
-    public init() {
-        var key = pthread_key_t()
-        // Fails only when the process has used up its keys; then every notification goes out at once.
-        let made = pthread_key_create(&key) { raw in
-            if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }  // the thread's `Held`, at its exit
-        }
-        heldKey = made == 0 ? key : .max
-    }
-
-    deinit {
-        if heldKey != .max { pthread_key_delete(heldKey) }
-    }
+    public init() {}
 
     public func invalidate(inode: Inode) {
         send { fuse_lowlevel_notify_inval_inode($0, inode.rawValue, 0, 0) }
@@ -104,17 +93,13 @@ public final class KernelNotifier: KernelCache, @unchecked Sendable {  // `sessi
         for notify in made { enqueue(notify) }
     }
 
-    /// The calling thread's `Held`, made on its first request when `making`.
+    /// The calling thread's `Held`, made on its first request when `making` (nil if the process has no thread
+    /// key left: then every notification goes out at once).
     private func held(making: Bool) -> Held? {
-        guard heldKey != .max else { return nil }
-        if let raw = pthread_getspecific(heldKey) { return Unmanaged<Held>.fromOpaque(raw).takeUnretainedValue() }
+        if let held = perThread.current { return held }
         guard making else { return nil }
-        let held = Unmanaged.passRetained(Held())
-        guard pthread_setspecific(heldKey, held.toOpaque()) == 0 else {
-            held.release()
-            return nil
-        }
-        return held.takeUnretainedValue()
+        let made = Held()
+        return perThread.set(made) ? made : nil
     }
 
     private func send(_ notify: @escaping Notification) {

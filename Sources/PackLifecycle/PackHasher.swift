@@ -11,14 +11,21 @@ public final class PackHasher: Sendable {
     private let database: OfflineDatabase
     private let hashed: @Sendable (RegionID) -> Void
     private let log: @Sendable (String) -> Void
+    private let budget: SourceWalk.Budget
     private let worker = BackgroundWorker(name: "PackFS hasher")
     /// Packs whose older-rule hashes this hasher tried to confirm: once each, not at every wake.
     private let tried = LockedState(Set<RegionID>())
 
-    /// `hashed` runs after a pack's hashes were recorded (the mount then forgets its progress.json).
-    public init(database: OfflineDatabase, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
-                log: @escaping @Sendable (String) -> Void = { StandardError.write("packfs: \($0)\n") }) {
+    /// A mount's: `hashed` runs after a pack's hashes were recorded (the mount then forgets its progress.json).
+    public convenience init(database: OfflineDatabase, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
+                            log: @escaping @Sendable (String) -> Void = { StandardError.write("packfs: \($0)\n") }) {
+        self.init(database: database, budget: .background, hashed: hashed, log: log)
+    }
+
+    private init(database: OfflineDatabase, budget: SourceWalk.Budget, hashed: @escaping @Sendable (RegionID) -> Void,
+                 log: @escaping @Sendable (String) -> Void) {
         self.database = database
+        self.budget = budget
         self.hashed = hashed
         self.log = log
     }
@@ -32,9 +39,10 @@ public final class PackHasher: Sendable {
     /// Stops between pages and waits for the thread: what is owed stays owed, for the next mount.
     public func stop() { worker.stop() }
 
-    /// Computes every owed hash on the calling thread (`packfs download` and `refresh`).
+    /// Computes every owed hash on the calling thread (`packfs download` and `refresh`, which the user waits for).
     public static func settle(_ database: OfflineDatabase) {
-        PackHasher(database: database).work(stopped: { false })
+        PackHasher(database: database, budget: .command, hashed: { _ in }, log: { StandardError.write("packfs: \($0)\n") })
+            .work(stopped: { false })
     }
 
     /// One pass: every request owed, then every hash recorded under an older rule.
@@ -53,7 +61,7 @@ public final class PackHasher: Sendable {
     private func settle(_ region: RegionID, token: Int64, stopped: @escaping @Sendable () -> Bool) {
         do {
             let pack = try database.pack(id: region)
-            let hashes = try Self.hashes(of: pack, in: database, cancelled: stopped)
+            let hashes = try Self.hashes(of: pack, in: database, budget: budget, cancelled: stopped)
             let now = Date()
             if try database.write({ try $0.recordHashes(hashes.map { $0.recorded(at: now) }, of: region, pending: token) }) {
                 hashed(region)
@@ -101,7 +109,8 @@ public final class PackHasher: Sendable {
     }
 
     /// The hashes of `pack`, each tiled source once, in the style's order, under the current rule.
-    static func hashes(of pack: Pack, in database: OfflineDatabase, cancelled: @escaping () -> Bool) throws -> [PackHash.Source] {
+    static func hashes(of pack: Pack, in database: OfflineDatabase, budget: SourceWalk.Budget = .command,
+                       cancelled: @escaping () -> Bool) throws -> [PackHash.Source] {
         guard let style = try PackStyle.load(pack, from: database) else { return [] }
         var seen = Set<TileColumnSet>()
         var hashes: [PackHash.Source] = []
@@ -109,6 +118,7 @@ public final class PackHasher: Sendable {
             guard let columns = source.columns, let tiles = source.tiles, seen.insert(columns).inserted else { continue }
             let problems = ProblemList(keeping: 1)
             var walk = SourceWalk(database: database, problems: problems, done: LockedState(0), checks: false)
+            walk.budget = budget
             walk.cancelled = cancelled
             var keys: Set<UInt64>?
             let hash = try walk.run(source, vector: tiles.type == .vector, keys: &keys)

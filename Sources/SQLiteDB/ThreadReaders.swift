@@ -1,14 +1,6 @@
 import Basics
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A pool's thread readers (`DatabasePool.readAlone`): each thread that reads alone gets a reader connection
 /// of its own, outside the pool, made at its first such read and closed at its exit or with the pool; up to
 /// `maximum` at once (later threads read from the pool). A cold tile's lookup then visits no pool, and its
@@ -29,8 +21,8 @@ final class ThreadReaders: Sendable {
     }
 
     private let roster = LockedState(Roster())
-    /// The key of each thread's retained `ThreadReader`; nil if the process had none left (then no thread has one).
-    private let key: pthread_key_t?
+    /// Each thread's `ThreadReader`, retired at the thread's exit.
+    private let perThread = OwnedThreadSlot<ThreadReader>()
     private let maximum: Int
     private let make: @Sendable () throws -> SerializedConnection
     private let keepsSnapshots: Bool
@@ -42,16 +34,10 @@ final class ThreadReaders: Sendable {
         self.maximum = maximum
         self.keepsSnapshots = keepsSnapshots
         self.make = make
-        var key = pthread_key_t()
-        let made = pthread_key_create(&key) { raw in
-            if let raw { Unmanaged<ThreadReader>.fromOpaque(raw).takeRetainedValue().retire() }  // at the thread's exit
-        }
-        self.key = made == 0 ? key : nil
     }
 
     deinit {
         try? close()
-        if let key { pthread_key_delete(key) }
     }
 
     /// `body` on the calling thread's reader, in a snapshot that has seen every write that ended before the call;
@@ -112,18 +98,15 @@ final class ThreadReaders: Sendable {
     /// The calling thread's reader, made at its first call; nil when closed, `maximum` are out or the file
     /// does not open.
     private func current() -> ThreadReader? {
-        guard let key else { return nil }
-        if let raw = pthread_getspecific(key) { return Unmanaged<ThreadReader>.fromOpaque(raw).takeUnretainedValue() }
-        guard roster.withLock({ !$0.closed && $0.readers.count < maximum }), let connection = try? make() else { return nil }
+        if let reader = perThread.current { return reader }
+        guard perThread.isUsable, roster.withLock({ !$0.closed && $0.readers.count < maximum }), let connection = try? make() else { return nil }
         let reader = ThreadReader(connection, roster: roster)
         let kept = roster.withLock { roster -> Bool in
             guard !roster.closed, roster.readers.count < maximum else { return false }
             roster.readers.append(reader)
             return true
         }
-        let retained = Unmanaged.passRetained(reader)
-        guard kept, pthread_setspecific(key, retained.toOpaque()) == 0 else {
-            retained.release()
+        guard kept, perThread.set(reader) else {
             reader.retire()
             return nil
         }
@@ -132,15 +115,13 @@ final class ThreadReaders: Sendable {
 
     /// Closes the calling thread's reader and forgets it: the thread makes another at its next read.
     private func release(_ reader: ThreadReader) {
-        guard let key, let raw = pthread_getspecific(key) else { return }
-        pthread_setspecific(key, nil)
-        Unmanaged<ThreadReader>.fromOpaque(raw).release()
+        perThread.set(nil)
         reader.retire()
     }
 }
 
 /// One thread's reader connection (`ThreadReaders`) and the read transaction it keeps open.
-final class ThreadReader: @unchecked Sendable {  // `began` is reached only inside `connection`'s lock
+final class ThreadReader: ThreadExiting, @unchecked Sendable {  // `began` is reached only inside `connection`'s lock
     let connection: SerializedConnection
     private let roster: LockedState<ThreadReaders.Roster>
     /// The count of begun writes (`ThreadReaders`) when the kept read transaction began; nil when none is kept.
@@ -185,6 +166,8 @@ final class ThreadReader: @unchecked Sendable {  // `began` is reached only insi
         do { try db.commit() } catch { try? db.rollback() }
         if db.isInsideTransaction { throw Stuck() }
     }
+
+    func threadDidExit() { retire() }
 
     /// Leaves the roster and closes (its thread has ended, or it is dropped).
     func retire() {

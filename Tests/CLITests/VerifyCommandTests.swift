@@ -67,7 +67,7 @@ final class VerifyCommandTests: CLITestCase {
         XCTAssertEqual(try packfs("verify", db, "world_cities").status, 0)
     }
 
-    /// A pack of several batches' worth of tiles (`PackVerification.batchBytes`), hashed and
+    /// A pack of several batches' worth of tiles (`SourceWalk.Budget.command`), hashed and
     /// checked on other threads than the walk's: the hash is the import's (the batches hashed in
     /// order), and damaged tiles in different batches are each named.
     func testAPackOfManyBatchesVerifiesInOrderAndNamesEachDamagedTile() throws {

@@ -1,7 +1,7 @@
 import Basics
 import Downloader
 import Foundation
-import PackLifecycle
+@testable import PackLifecycle
 import PackStore
 import StyleModel
 import TestSupport
@@ -49,6 +49,17 @@ final class PackHasherTests: LifecycleTestCase {
         // nginx gzips the vector tiles: their streams are nginx's, so rule 1 (deflated again) differs.
         let helsinki = try XCTUnwrap(recorded.keys.first { $0.contains("/tiles/helsinki/") })
         XCTAssertNotEqual(try hashes(pack, rule: .deflatedAgain)[helsinki], recorded[helsinki]?.hash)
+    }
+
+    /// A walk of many small batches (a mount's budget, made smaller than the pack), several under way at
+    /// once, hashes as one stream in order: the serial hash.
+    func testSmallBatchesHashAsTheSerialOne() throws {
+        let pack = try downloadedPack()
+        manager.stop()
+        let small = SourceWalk.Budget(batchBytes: 16 << 10, inFlight: 2)
+        let walked = try PackHasher.hashes(of: pack, in: database, budget: small, cancelled: { false })
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: walked.map { ($0.columns.urlTemplate, $0.hash) }), try hashes(pack, rule: .current))
+        XCTAssertGreaterThan(walked.map(\.tiles).reduce(0, +), 10)
     }
 
     /// A request renewed while its walk was under way (a patch, a refresh) is not settled by the

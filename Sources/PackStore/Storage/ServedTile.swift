@@ -85,17 +85,21 @@ extension ServedTile {
     /// libdeflate's state for the calling thread, made on its first inflate and freed when the thread
     /// ends, so no decompressor is made per tile (nil if it could not be made: each inflate makes its own).
     private static var threadDecompressor: OpaquePointer? {
-        if let made = pthread_getspecific(decompressorKey) { return OpaquePointer(made) }
-        guard let made = libdeflate_alloc_decompressor() else { return nil }
-        pthread_setspecific(decompressorKey, UnsafeRawPointer(made))
-        return made
+        if let made = decompressors.current { return made.state }
+        guard let made = Decompressor(), decompressors.set(made) else { return nil }
+        return made.state
     }
 
-    private static let decompressorKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { made in
-            if let made { libdeflate_free_decompressor(OpaquePointer(made)) }
+    private static let decompressors = OwnedThreadSlot<Decompressor>()
+
+    private final class Decompressor {
+        let state: OpaquePointer
+
+        init?() {
+            guard let state = libdeflate_alloc_decompressor() else { return nil }
+            self.state = state
         }
-        return key
-    }()
+
+        deinit { libdeflate_free_decompressor(state) }
+    }
 }
