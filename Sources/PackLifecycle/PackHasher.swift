@@ -18,12 +18,12 @@ public final class PackHasher: Sendable {
 
     /// A mount's: `hashed` runs after a pack's hashes were recorded (the mount then forgets its progress.json).
     public convenience init(database: OfflineDatabase, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
-                            log: @escaping @Sendable (String) -> Void = { StandardError.write("packfs: \($0)\n") }) {
+                            log: @escaping @Sendable (String) -> Void = PackHasher.standardError) {
         self.init(database: database, budget: .background, hashed: hashed, log: log)
     }
 
-    private init(database: OfflineDatabase, budget: SourceWalk.Budget, hashed: @escaping @Sendable (RegionID) -> Void,
-                 log: @escaping @Sendable (String) -> Void) {
+    private init(database: OfflineDatabase, budget: SourceWalk.Budget, hashed: @escaping @Sendable (RegionID) -> Void = { _ in },
+                 log: @escaping @Sendable (String) -> Void = PackHasher.standardError) {
         self.database = database
         self.budget = budget
         self.hashed = hashed
@@ -41,9 +41,11 @@ public final class PackHasher: Sendable {
 
     /// Computes every owed hash on the calling thread (`packfs download` and `refresh`, which the user waits for).
     public static func settle(_ database: OfflineDatabase) {
-        PackHasher(database: database, budget: .command, hashed: { _ in }, log: { StandardError.write("packfs: \($0)\n") })
-            .work(stopped: { false })
+        PackHasher(database: database, budget: .command).work(stopped: { false })
     }
+
+    /// What a hasher logs to unless given another log.
+    @usableFromInline static let standardError: @Sendable (String) -> Void = { StandardError.write("packfs: \($0)\n") }
 
     /// One pass: every request owed, then every hash recorded under an older rule.
     private func work(stopped: @escaping @Sendable () -> Bool) {
@@ -109,7 +111,7 @@ public final class PackHasher: Sendable {
     }
 
     /// The hashes of `pack`, each tiled source once, in the style's order, under the current rule.
-    static func hashes(of pack: Pack, in database: OfflineDatabase, budget: SourceWalk.Budget = .command,
+    static func hashes(of pack: Pack, in database: OfflineDatabase, budget: SourceWalk.Budget,
                        cancelled: @escaping () -> Bool) throws -> [PackHash.Source] {
         guard let style = try PackStyle.load(pack, from: database) else { return [] }
         var seen = Set<TileColumnSet>()
