@@ -24,6 +24,8 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         var handle: SQLiteConnection?
+        // SQLite's own VFS. Tried: one reading a row's consecutive overflow pages in one call;
+        // fewer preads, no less CPU (docs/benchmarks.md, "Designs measured and set aside").
         let code = sqlite3_open_v2(path, &handle, configuration.openFlags, nil)
         guard code == SQLITE_OK, let handle else {
             sqlite3_close(handle)

@@ -41,6 +41,34 @@ final class PackTilesTests: StoreTestCase {
 
     /// An app's file whose region rows it deletes with the cascade, and a reused region id that finds
     /// memberships left behind: the latter is not listed from the table.
+    /// A pack whose tiles are kept is listed from them alone, page after page: its extents, which narrow the
+    /// tiles index's range for a pack without them, are not read (here one is made wrong to show it).
+    func testAKeptPacksPagesDoNotReadItsExtents() throws {
+        let database = try OfflineDatabase.open(path: path, mode: .mount)
+        defer { try? database.close() }
+        let pack = try database.createPack(name: "a", definition: sampleDefinition())
+        try database.write { batch in
+            for y in 0..<6 {
+                let id = try batch.putTile(self.tileKey(3, 1, y), data: .encoding(Data([UInt8(y)])), headers: CacheHeaders(), contentSize: 1)
+                try batch.link(tile: id, to: pack.id)
+            }
+        }
+        let set = TileColumnSet(region: pack.id, urlTemplate: tileKey(3, 1, 0).urlTemplate, pixelRatio: 1)
+        func listed() throws -> [Int] {
+            try database.tileRowsWithSizes(set, z: 3, x: 1, after: -1, descending: false, limit: 20).map(\.y)
+        }
+        XCTAssertTrue(try database.read { try PackTiles.ready(pack.id, $0) })
+        XCTAssertTrue(try database.read { try OfflineDatabase.extentsReady(pack.id, $0) })
+        try raw().writeWithoutTransaction { db in
+            try db.execute(sql: "UPDATE packfs_pack_extents SET min_y = 2, max_y = 3 WHERE region_id = ?", arguments: [pack.id.rawValue])
+        }
+        XCTAssertEqual(try listed(), Array(0..<6), "the kept tiles, whatever the extent says")
+        XCTAssertEqual(try database.tileRows(set, z: 3, x: 1, after: 0, descending: false, limit: 2).map(\.y), [1, 2])
+        // Without kept tiles the extent bounds the tiles index's range: the wrong one shows.
+        try raw().writeWithoutTransaction { try $0.execute(sql: "DELETE FROM packfs_pack_tiles_ready") }
+        XCTAssertEqual(try listed(), [2, 3])
+    }
+
     func testARegionGoingTakesItsRowsAndAReusedIdWithLeftoversIsNotKept() throws {
         let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }

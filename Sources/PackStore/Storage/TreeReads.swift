@@ -34,12 +34,25 @@ extension OfflineDatabase {
     /// The rows of column z/x worth reading: the pack's extent when known (nil when the pack holds
     /// nothing there), else all; `inGrid`, only the zoom's grid (0 to 2^z - 1), the rows a path can name.
     static func rowRange(_ set: TileColumnSet, z: Int, x: Int, inGrid: Bool, _ db: Database) throws -> ClosedRange<Int64>? {
-        let grid = inGrid ? 0...Int64((1 << min(max(z, 0), 62)) - 1) : Int64.min...Int64.max
+        let grid = inGrid ? Self.grid(z) : Int64.min...Int64.max
         switch try columnExtent(set, z: z, x: x, db) {
         case .none: return grid
         case .some(.none): return nil
         case .some(.some(let extent)): return extent.overlaps(grid) ? extent.clamped(to: grid) : nil
         }
+    }
+
+    /// The rows of zoom z's grid, 0 to 2^z - 1.
+    static func grid(_ z: Int) -> ClosedRange<Int64> { 0...Int64((1 << min(max(z, 0), 62)) - 1) }
+
+    /// The rows a page of column z/x reads, and whether the pack's tiles are kept by key (`PackTiles`): then
+    /// the grid, as the kept tiles' one range of one b-tree ends where the column does, and the extent's
+    /// two lookups (`rowRange`) would be paid again for every page of a listing (7 for a column of 1,000).
+    private static func pageRange(_ set: TileColumnSet, z: Int, x: Int, _ db: Database) throws
+        -> (rows: ClosedRange<Int64>, kept: Bool)?
+    {
+        if try PackTiles.ready(set.region, db) { return (grid(z), true) }
+        return try rowRange(set, z: z, x: x, inGrid: true, db).map { ($0, false) }
     }
 
     /// Up to `limit` stored rows (y as stored, and row id) of column z/x after `after`, ascending, or
@@ -51,8 +64,7 @@ extension OfflineDatabase {
         var rows: [(y: Int, id: TileID)] = []
         rows.reserveCapacity(max(limit, 0))
         try readWithoutTransaction { db in
-            guard let range = try Self.rowRange(set, z: z, x: x, inGrid: true, db) else { return }
-            let kept = try PackTiles.ready(set.region, db)
+            guard let (range, kept) = try Self.pageRange(set, z: z, x: x, db) else { return }
             try db.cachedStatement(kept ? PackTiles.names[descending ? 1 : 0] : TreeSQL.rows[descending ? 1 : 0]).forEachRow(
                 arguments: Self.rowArguments(set, z, x, after, range, limit, kept: kept)
             ) { row in
@@ -68,8 +80,7 @@ extension OfflineDatabase {
         throws -> [(y: Int, id: TileID, size: Int?)]
     {
         try readWithoutTransaction { db in
-            guard let range = try Self.rowRange(set, z: z, x: x, inGrid: true, db) else { return [] }
-            let kept = try PackTiles.ready(set.region, db)
+            guard let (range, kept) = try Self.pageRange(set, z: z, x: x, db) else { return [] }
             let statement = try kept
                 ? PackTiles.rows[descending ? 1 : 0]
                 : TreeSQL.sizedRows[descending ? 1 : 0][db.tableExists(StoreBatch.sizesTable) ? 1 : 0]
