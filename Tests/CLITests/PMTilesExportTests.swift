@@ -86,12 +86,13 @@ final class PMTilesExportTests: PMTilesTestCase {
         XCTAssertEqual(raster.tiles, ["0/0/0": try Data(contentsOf: tiles.appendingPathComponent("geography-class-png/0/0/0@2x.png"))])
     }
 
-    /// A pack of about 49,000 tiles made straight in the database, more entries than a root
-    /// directory holds (16,384): leaf directories, and every tile back, byte for byte. Blocks of
-    /// a shared "sea" tile become runs. (Exports at scale are measured by the benchmarks.)
+    /// A pack of about 22,000 tiles made straight in the database, more entries than a root
+    /// directory holds (16,384) even with its runs: leaf directories, and every tile back, byte for
+    /// byte. Blocks of a shared "sea" tile become runs. (Exports at scale are measured by the
+    /// benchmarks; the pack is no larger than that, as the suite runs it under ThreadSanitizer.)
     func testAPackOfTensOfThousandsOfTilesExportsWithLeafDirectories() throws {
         let expected = try makeGridPack()
-        XCTAssertGreaterThanOrEqual(expected.count, 45_000)
+        XCTAssertGreaterThanOrEqual(expected.count, 21_000)
         let out = temp.path("grid.pmtiles")
         let start = Date()
         let outcome = try packfs("export", db, "grid", out)
@@ -112,7 +113,7 @@ final class PMTilesExportTests: PMTilesTestCase {
         XCTAssertEqual(different, 0)
     }
 
-    /// Pack "grid": zooms 10 to 17 over 192 x 192 tiles of zoom 17 (49,153 tiles), each a valid
+    /// Pack "grid": zooms 10 to 17 over 128 x 128 tiles of zoom 17 (21,862 tiles), each a valid
     /// vector tile naming itself, padded to an irregular size; at zoom 17, 16 x 16 blocks of one
     /// shared tile. Returns the tiles' contents by "z/x/y".
     private func makeGridPack() throws -> [String: Data] {
@@ -130,8 +131,8 @@ final class PMTilesExportTests: PMTilesTestCase {
         try database.write { batch in
             for z in 10...17 {
                 let shift = 17 - z
-                for x in (74_000 >> shift)...(74_191 >> shift) {
-                    for y in (37_800 >> shift)...(37_991 >> shift) {
+                for x in (74_000 >> shift)...(74_127 >> shift) {
+                    for y in (37_808 >> shift)...(37_935 >> shift) {
                         random ^= random << 13
                         random ^= random >> 7
                         random ^= random << 17
