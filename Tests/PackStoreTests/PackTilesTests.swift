@@ -39,8 +39,6 @@ final class PackTilesTests: StoreTestCase {
         XCTAssertEqual(try listed(), expected)
     }
 
-    /// An app's file whose region rows it deletes with the cascade, and a reused region id that finds
-    /// memberships left behind: the latter is not listed from the table.
     /// A pack whose tiles are kept is listed from them alone, page after page: its extents, which narrow the
     /// tiles index's range for a pack without them, are not read (here one is made wrong to show it).
     func testAKeptPacksPagesDoNotReadItsExtents() throws {
@@ -69,6 +67,8 @@ final class PackTilesTests: StoreTestCase {
         XCTAssertEqual(try listed(), [2, 3])
     }
 
+    /// An app's file whose region rows it deletes with the cascade, and a reused region id that finds
+    /// memberships left behind: the latter is not listed from the table.
     func testARegionGoingTakesItsRowsAndAReusedIdWithLeftoversIsNotKept() throws {
         let database = try OfflineDatabase.open(path: path, mode: .mount)
         defer { try? database.close() }
