@@ -73,11 +73,12 @@ class PMTilesTestCase: CLITestCase {
 
     /// Writes an archive with the reference Python writer (Tests/interchange/pmtiles_write.py):
     /// every tile of zooms 0 to `maxZoom`; returns the tiles it wrote, as written.
-    func writeWithPython(_ path: String, maxZoom: Int) throws -> [String: Data] {
+    func writeWithPython(_ path: String, maxZoom: Int, leafEntries: Int? = nil) throws -> [String: Data] {
         try Self.requirePMTilesPackage()
         let outcome = try run(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", Self.scripts.appendingPathComponent("pmtiles_write.py").path, path, "\(maxZoom)"])
+            ["python3", Self.scripts.appendingPathComponent("pmtiles_write.py").path, path, "\(maxZoom)"]
+                + (leafEntries.map { ["\($0)"] } ?? []))
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let json = try XCTUnwrap(JSONValue.parse(Data(outcome.stdout.utf8)), outcome.stderr)
         return (json.object ?? [:]).compactMapValues { $0.string.flatMap { Data(base64Encoded: $0) } }

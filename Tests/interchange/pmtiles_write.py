@@ -6,9 +6,11 @@ Every tile of zooms 0 to MAXZOOM, a gzipped vector tile of one layer "grid" whos
 name and 0-299 seeded random hex digits (so that entry lengths vary, as real tiles' do; a
 downloader checks that tiles are vector tiles); every fifth tile of the deepest zoom holds
 one shared "ocean" content (the writer stores it once, and runs of it become run-length entries).
-With MAXZOOM 7 (21,845 tiles) the root outgrows 16 KiB and the writer makes leaf directories.
+With MAXZOOM 7 (21,845 tiles) the root outgrows 16 KiB and the writer makes leaf directories. With
+LEAF, the writer's own leaves of LEAF entries each whatever the root's size (its build_roots_leaves),
+so that a small archive has several.
 
-usage: pmtiles_write.py ARCHIVE MAXZOOM
+usage: pmtiles_write.py ARCHIVE MAXZOOM [LEAF]
 """
 import base64
 import gzip
@@ -17,6 +19,7 @@ import random
 import sys
 
 from pmtiles.tile import Compression, TileType, zxy_to_tileid
+import pmtiles.writer
 from pmtiles.writer import Writer
 
 
@@ -32,7 +35,9 @@ def vector_tile(*keys):
     return field(3, layer) if len(layer) < 128 else bytes([3 << 3 | 2, len(layer) & 0x7F | 0x80, len(layer) >> 7]) + layer
 
 
-def main(path, maxzoom):
+def main(path, maxzoom, leaf=None):
+    if leaf is not None:
+        pmtiles.writer.optimize_directories = lambda entries, _: pmtiles.writer.build_roots_leaves(entries, leaf)
     ocean = gzip.compress(vector_tile(b"ocean"), mtime=0)
     tiles = {}
     noise = random.Random(8)
@@ -67,4 +72,4 @@ def main(path, maxzoom):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
