@@ -60,10 +60,11 @@ enum Operations {
         }
         ops.readdirplus = { req, inode, size, offset, _ in
             MountContext.serve(req, "readdirplus") { context, caller in
-                let entries = try context.filesystem.readdirPlus(
-                    inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size),
-                    caller: caller)
-                return .bytes(DirectoryBuffer.fillPlus(req, size: size, entries: entries))
+                .bytes(try DirectoryBuffer.fillPlus(req, size: size) { add in
+                    try context.filesystem.readdirPlus(
+                        inode: Inode(inode), offset: Int64(offset), limit: DirectoryBuffer.plusCapacity(size),
+                        caller: caller, into: add)
+                })
             }
         }
         ops.open = { req, inode, file in
@@ -117,18 +118,28 @@ enum DirectoryBuffer {
     /// lookups are wasted on entries that do not fit.
     static func plusCapacity(_ size: Int) -> Int { max(1, size / 168) }
 
-    /// A readdirplus reply. An entry without attributes (`.`, `..`, one that went) goes with inode 0,
-    /// which the kernel lists without instantiating.
-    static func fillPlus(_ req: fuse_req_t?, size: Int, entries: [PlusEntry]) -> Data {
-        fill(size: size, entries) { item, buffer, room in
-            let (entry, found) = item
-            var param = found?.param ?? fuse_entry_param()
-            if found == nil {
-                param.attr.st_ino = ino_t(entry.inode.rawValue)
-                param.attr.st_mode = entry.kind.fileType
+    /// A readdirplus reply, written as `list` puts each entry: no buffer cleared first (each entry writes all of
+    /// its bytes, padding included) and no array of entries. An entry without attributes (`.`, `..`, one that
+    /// went) goes with inode 0, which the kernel lists without instantiating.
+    static func fillPlus(_ req: fuse_req_t?, size: Int, _ list: (PlusSink) throws -> Void) rethrows -> Data {
+        guard size > 0 else { return Data() }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        var used = 0
+        try list { name, inode, kind, entry, cookie in
+            var param = fuse_entry_param()
+            if let entry {
+                param = entry.param
+            } else {
+                param.attr.st_ino = ino_t(inode.rawValue)
+                param.attr.st_mode = kind.fileType
             }
-            return entry.name.withCString { fuse_add_direntry_plus(req, buffer, room, $0, &param, off_t(entry.cookie)) }
+            let needed = fuse_add_direntry_plus(req, buffer + used, size - used, name, &param, off_t(cookie))
+            guard needed <= size - used else { return false }
+            used += needed
+            return true
         }
+        return Data(bytes: buffer, count: used)
     }
 
     /// A buffer of `size` bytes filled by `add` (which returns the size it needs) until one does not fit.

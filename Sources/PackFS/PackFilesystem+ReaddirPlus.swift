@@ -4,51 +4,84 @@ import PackStore
 /// Listings with attributes (READDIRPLUS; see `KernelCaching`). A tile column is answered from one
 /// query per page that gives each tile's size, for a process that stats what it lists
 /// (`StatWalkers`), names alone for others; other directories are small and looked up entry by entry.
+/// A column's page goes from its rows to the reply's bytes (`PlusSink`), and the page after it is read
+/// while the walker takes this one in (`ListingAhead`).
 extension PackFilesystem {
-    public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
+    public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller, into add: PlusSink) throws {
         try serving(reads: true) { request in
             let node = try node(inode)
             guard case .column(let region, let ref, let z, let x) = node, statWalkers.wantsAttributes(caller.pid) else {
                 let entries = try listing(of: node, inode: inode, after: offset, limit: max(limit, 0), request)
-                guard case .column = node else { return lookingUp(entries, in: node, caller: caller, request) }
-                return entries.map { ($0, nil) }
+                let column = if case .column = node { true } else { false }
+                if column { statWalkers.noteListing(by: caller.pid) }
+                for entry in entries {
+                    let dot = entry.name == "." || entry.name == ".."
+                    // Each entry looked up only once the one before it fitted.
+                    let found = column || dot ? nil : try? self.entry(named: entry.name, in: node, caller: caller, request)
+                    guard entry.put(found, into: add) else { return }
+                }
+                return
             }
-            let dots = try dots(of: node, inode: inode, after: offset, request).map { ($0, Entry?.none) }
-            let tiles = try tilesWithAttributes(
-                region, ref, z: z, x: x, after: offset, limit: max(limit, 0) - dots.count, request)
-            return dots + tiles
+            let dots = try dots(of: node, inode: inode, after: offset, request)
+            for dot in dots { guard dot.put(nil, into: add) else { return } }
+            let column = TileColumn(region: region, ref: ref, z: z, x: x, inode: inode)
+            try putTiles(of: column, after: offset, limit: max(limit, 0), dots: dots.count, request, into: add)
         }
     }
 
-    /// `entries` of `parent`, each as a lookup gives it (nil for `.`, `..` and one that went).
-    private func lookingUp(_ entries: [DirectoryEntry], in parent: Node, caller: Caller, _ request: Request)
-        -> [PlusEntry]
-    {
-        entries.map { entry in
-            guard entry.name != ".", entry.name != ".." else { return (entry, nil) }
-            return (entry, try? self.entry(named: entry.name, in: parent, caller: caller, request))
-        }
+    /// A tile column being listed.
+    private struct TileColumn {
+        var region: RegionID
+        var ref: SourceRef
+        var z: Int
+        var x: Int
+        var inode: Inode
     }
 
-    /// Up to `limit` tiles of column z/x after cookie `offset`, each with its entry.
-    private func tilesWithAttributes(
-        _ region: RegionID, _ ref: SourceRef, z: Int, x: Int, after offset: Int64, limit: Int, _ request: Request
-    ) throws -> [PlusEntry] {
-        let (_, source) = try request.source(region, ref)
-        guard limit > 0, let columns = source.columns else { return [] }
-        let rows = try database.tileRowsWithSizes(
-            columns, z: z, x: x, after: source.row(Int(max(offset, 2) - 3), z: z),
-            descending: source.tiles?.scheme == .tms, limit: limit)
-        return rows.compactMap { row -> PlusEntry? in
+    /// The column's tiles after cookie `offset` that fit in a page of `limit` entries beside `dots` dots, each with
+    /// its entry, put into `add` until it is full; the rows of the page after a full one are read ahead.
+    private func putTiles(
+        of column: TileColumn, after offset: Int64, limit: Int, dots: Int, _ request: Request, into add: PlusSink
+    ) throws {
+        let (region, z) = (column.region, column.z)
+        let (_, source) = try request.source(region, column.ref)
+        guard limit > dots, let columns = source.columns else { return }
+        let after = source.row(Int(max(offset, 2) - 3), z: z)
+        let (x, descending) = (column.x, source.tiles?.scheme == .tms)
+        let read: @Sendable (Int, Int) throws -> ListingAhead.Rows = { [database] after, limit in
+            try database.tileRowsWithSizes(columns, z: z, x: x, after: after, descending: descending, limit: limit)
+        }
+        let writes = database.writeCount
+        let page = writes.map { ListingAhead.Page(column: column.inode, after: after, limit: limit - dots, writes: $0) }
+        let rows = try page.flatMap(listingAhead.take) ?? read(after, limit - dots)
+        if let writes, rows.count == limit - dots, let last = rows.last {
+            readNextPage(ListingAhead.Page(column: column.inode, after: last.y, limit: limit, writes: writes), read)
+        }
+        var name = TileFileName(fileExtension: source.fileExtension)
+        for row in rows {
             let y = source.row(row.y, z: z)
             // Outside the grid, or a row no inode can name: left out, as `listing` does.
             guard (0..<1 << z).contains(y), let tag = try? database.rowTag(.tile, row.id.rawValue),
                 let inode = try? InodeCodec.encode(.tile(region, row.id, tag))
-            else { return nil }
-            let entry = DirectoryEntry(name: "\(y).\(source.fileExtension)", inode: inode, kind: .regularFile, cookie: 3 + Int64(y))
+            else { continue }
             // A switched row's size is its current version's (`tileRowsWithSizes` reads the live row).
-            guard let size = row.size ?? decodedSize(of: row.id, in: region, inode: inode) else { return (entry, nil) }
-            return (entry, Entry(attributes: file(inode, 0o444, size), freshness: .immutable))
+            let size = row.size ?? decodedSize(of: row.id, in: region, inode: inode)
+            let entry = size.map { Entry(attributes: file(inode, 0o444, $0), freshness: .immutable) }
+            guard name.with(y, { add($0, inode, .regularFile, entry, 3 + Int64(y)) }) else { return }
+        }
+    }
+
+    /// Reads `page` with `read` on the listing's own thread (`ListingAhead`), under its write count: a write that
+    /// ended meanwhile leaves nothing kept.
+    private func readNextPage(
+        _ page: ListingAhead.Page, _ read: @escaping @Sendable (_ after: Int, _ limit: Int) throws -> ListingAhead.Rows
+    ) {
+        listingAhead.schedule(page) { [database] in
+            try? database.withOneSnapshot { () -> ListingAhead.Rows? in
+                guard database.writeCount == page.writes else { return nil }
+                let rows = try read(page.after, page.limit)
+                return database.writeCount == page.writes ? rows : nil
+            }
         }
     }
 

@@ -32,6 +32,7 @@ public final class PackFilesystem: Filesystem, Sendable {
     let statWalkers = StatWalkers()
     let listings = KernelListings()
     let readAhead: ReadAhead
+    let listingAhead = ListingAhead()
     /// Other files in `packs/` (`sed -i`'s temporary file), in memory.
     let scratches = ScratchFiles()
     /// Patches being copied to `packs/<name>.patch`, spooled beside the database.
@@ -88,7 +89,10 @@ public final class PackFilesystem: Filesystem, Sendable {
     }
 
     /// Stops reading ahead (at unmount, before the store closes).
-    public func stopReadingAhead() { readAhead.stop() }
+    public func stopReadingAhead() {
+        readAhead.stop()
+        listingAhead.stop()
+    }
 
     public func useStatelessOpens() {
         statelessOpens.withLock { $0 = true }
@@ -104,7 +108,9 @@ public final class PackFilesystem: Filesystem, Sendable {
 
     public func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry] {
         try serving(reads: true) { request in
-            try listing(of: try node(inode), inode: inode, after: offset, limit: max(limit, 0), request)
+            let node = try node(inode)
+            if case .column = node { statWalkers.noteListing(by: caller.pid) }
+            return try listing(of: node, inode: inode, after: offset, limit: max(limit, 0), request)
         }
     }
 

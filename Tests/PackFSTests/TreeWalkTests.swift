@@ -5,6 +5,7 @@ import Foundation
 import PackStore
 import SQLiteDB
 import TestSupport
+import Synchronization
 import XCTest
 
 /// The whole read side over a real download of the fixture pack, walked as the kernel would.
@@ -215,6 +216,79 @@ final class TreeWalkTests: PackFSTestCase {
         XCTAssertThrowsError(try bare.getattr(inode: tile.inode, caller: walker.caller))
     }
 
+    /// A process that listed a column and then looks its tiles up (`du`'s and `ls -l`'s first column) gets each
+    /// tile's recorded size without its content being read; a process that listed nothing (a renderer) gets the
+    /// content kept for the read that follows; a tile with no recorded size is read either way.
+    func testALookupByAProcessThatListedTheColumnTakesTheRecordedSize() throws {
+        let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
+        let lister = Caller(uid: getuid(), gid: getgid(), pid: 4545)
+        let names = try fs.readdir(inode: column, offset: 0, limit: 64, caller: lister).map(\.name).filter { $0.hasSuffix(".pbf") }
+        XCTAssertGreaterThan(names.count, 1)
+        for name in names.prefix(2) {
+            let quick = fs.quickLookup(parent: column, name: name, caller: lister)
+            let full = try fs.lookup(parent: column, name: name, caller: lister)
+            guard case .entry(let entry)? = quick else { return XCTFail("no quick entry: \(String(describing: quick))") }
+            XCTAssertEqual(entry, full, name)
+            XCTAssertNil(fs.cache.content(entry.attributes.inode), "\(name): its content not read")
+            let content = try fs.read(inode: entry.attributes.inode, handle: 0, offset: 0, size: 1 << 20)
+            XCTAssertEqual(UInt64(content.count), entry.attributes.size, name)
+            XCTAssertEqual(content, try origin("tiles/helsinki/14/9326/" + name))
+        }
+        let reader = Caller(uid: getuid(), gid: getgid(), pid: 4646)
+        let read = try fs.lookup(parent: column, name: names[0], caller: reader)
+        XCTAssertNotNil(fs.cache.content(read.attributes.inode), "a renderer's lookup keeps the content")
+        // Without a recorded size, the lister's lookup reads the tile for it.
+        guard case .tile(_, let id, _) = try XCTUnwrap(InodeCodec.decode(read.attributes.inode)) else { return XCTFail("not a tile") }
+        try DatabaseQueue(path: temp.path("copy.db")).write {
+            try $0.execute(sql: "DELETE FROM packfs_tile_sizes WHERE tile_id = ?", arguments: [id.rawValue])
+        }
+        try database.write { _ in }
+        let fresh = PackFilesystem(database: database, mountpoint: mountpoint)
+        _ = try fresh.readdir(inode: column, offset: 0, limit: 64, caller: lister)
+        XCTAssertEqual(try fresh.lookup(parent: column, name: names[0], caller: lister), read)
+        XCTAssertNotNil(fresh.cache.content(read.attributes.inode), "no size recorded: the tile was read")
+    }
+
+    /// A walker's next page of a column is read on the listing's own thread once a full page is served, and the
+    /// next request takes it (the same entries a listing reads afresh); after a write it is read afresh.
+    func testAWalkersNextPageIsReadAheadUnlessTheStoreWrites() throws {
+        let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
+        let names = try fs.readdir(inode: column, offset: 0, limit: 64, caller: walker.caller).map(\.name)
+            .filter { $0.hasSuffix(".pbf") }
+        XCTAssertGreaterThanOrEqual(names.count, 2)
+        let du = Caller(uid: getuid(), gid: getgid(), pid: 4848)
+        _ = try fs.lookup(parent: column, name: names[0], caller: du)  // from now on it stats what it lists
+        defer { fs.stopReadingAhead() }
+        func page(after cookie: Int64) throws -> (name: String, size: UInt64?, cookie: Int64) {
+            var entries: [(name: String, size: UInt64?, cookie: Int64)] = []
+            try fs.readdirPlus(inode: column, offset: cookie, limit: 1, caller: du) { name, _, _, entry, cookie in
+                entries.append((String(cString: name), entry?.attributes.size, cookie))
+                return true
+            }
+            XCTAssertEqual(entries.count, 1)
+            return try XCTUnwrap(entries.first)
+        }
+        func waitForPagesReadAhead(_ count: Int) {
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while fs.listingAhead.kept < count, Date() < deadline { usleep(1000) }
+            XCTAssertEqual(fs.listingAhead.kept, count)
+        }
+        let first = try page(after: 2)
+        XCTAssertEqual(first.name, names[0])
+        waitForPagesReadAhead(1)
+        try database.write { _ in }
+        let afresh = try page(after: first.cookie)
+        XCTAssertEqual(fs.listingAhead.taken.load(ordering: .relaxed), 0, "read afresh after a write")
+        XCTAssertEqual(afresh.name, names[1])
+        XCTAssertEqual(fs.listingAhead.kept, 0, "what was read before the write went")
+        XCTAssertEqual(try page(after: 2).name, names[0])
+        waitForPagesReadAhead(2)  // the second page, and the third after the full page read afresh
+        let second = try page(after: first.cookie)
+        XCTAssertEqual(fs.listingAhead.taken.load(ordering: .relaxed), 1, "the page was read ahead")
+        XCTAssertEqual(second.name, names[1])
+        XCTAssertEqual(second.size, try fs.lookup(parent: column, name: names[1], caller: du).attributes.size)
+    }
+
     /// A tile directory's listing is the kernel's to keep from one open to the next until the store writes
     /// (any write: a column's rows could be among those it changed); a listing read for a process that
     /// reads names only is read again for one that stats them (with attributes); other directories are
@@ -387,9 +461,12 @@ final class TreeWalkTests: PackFSTestCase {
         let column = try walker.lookup("packs/helsinki/14/9326").attributes.inode
         let names = try walker.list(column).map(\.name).filter { $0.hasSuffix(".pbf") }
         XCTAssertGreaterThan(names.count, 1)
-        let quick = fs.quickLookup(parent: column, name: names[1], caller: walker.caller)
+        // A renderer's lookup: its process listed nothing.
+        let reader = Caller(uid: getuid(), gid: getgid(), pid: 4747)
+        let quick = fs.quickLookup(parent: column, name: names[1], caller: reader)
         guard case .entry(let entry)? = quick else { return XCTFail("no quick entry: \(String(describing: quick))") }
         let inode = entry.attributes.inode
+        XCTAssertNotNil(fs.cache.content(inode), "kept for the read that follows")
         let content = try fs.read(inode: inode, handle: 0, offset: 0, size: 1 << 20)
         XCTAssertEqual(UInt64(content.count), entry.attributes.size)
         XCTAssertEqual(content, try origin("tiles/helsinki/14/9326/" + names[1]))

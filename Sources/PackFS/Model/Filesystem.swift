@@ -165,9 +165,10 @@ public protocol Filesystem: AnyObject, Sendable {
     func getattr(inode: Inode, caller: Caller) throws -> TimedAttributes
     /// At most `limit` entries after `offset` (0, or a previous entry's cookie); `.` and `..` included.
     func readdir(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [DirectoryEntry]
-    /// `readdir` with each entry as `lookup` gives it (the kernel counts a lookup for each); nil
-    /// for `.`, `..` and an entry that went meanwhile.
-    func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry]
+    /// `readdir` with each entry as `lookup` gives it (the kernel counts a lookup for each), handed to `add` in
+    /// order until it says the reply is full: a tile column's page goes from its query's rows to the reply's
+    /// bytes with no array of names or entries between (a `du` of a big pack lists a million).
+    func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller, into add: PlusSink) throws
     func open(inode: Inode, flags: Int32, caller: Caller) throws -> OpenOptions
     /// How the kernel treats the listing of directory `inode` for this open (cached or read afresh).
     func opendir(inode: Inode, caller: Caller) throws -> OpenOptions
@@ -219,7 +220,18 @@ public struct AttributeChanges: Equatable, Sendable {
     }
 }
 
-public typealias PlusEntry = (entry: DirectoryEntry, attributes: Entry?)
+/// Where `readdirPlus` puts an entry: its name (NUL-terminated), inode, kind, the entry as `lookup` gives it (nil
+/// for `.`, `..` and one that went meanwhile) and cookie. False: it did not fit, and the listing stops there.
+public typealias PlusSink = (
+    _ name: UnsafePointer<CChar>, _ inode: Inode, _ kind: Attributes.Kind, _ entry: Entry?, _ cookie: Int64
+) -> Bool
+
+extension DirectoryEntry {
+    /// Puts this entry, with `entry` as its attributes, into `add`; false when it did not fit.
+    public func put(_ entry: Entry?, into add: PlusSink) -> Bool {
+        name.withCString { add($0, inode, kind, entry, cookie) }
+    }
+}
 
 extension Filesystem {
     /// Models that keep no state per open need nothing.
@@ -229,10 +241,10 @@ extension Filesystem {
     public func opendir(inode: Inode, caller: Caller) throws -> OpenOptions { OpenOptions(keepCache: false) }
 
     /// Right for any model; PackFilesystem answers its tile columns faster.
-    public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller) throws -> [PlusEntry] {
-        try readdir(inode: inode, offset: offset, limit: limit, caller: caller).map { entry in
-            guard entry.name != ".", entry.name != ".." else { return (entry, nil) }
-            return (entry, try? lookup(parent: inode, name: entry.name, caller: caller))
+    public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller, into add: PlusSink) throws {
+        for entry in try readdir(inode: inode, offset: offset, limit: limit, caller: caller) {
+            let dot = entry.name == "." || entry.name == ".."
+            guard entry.put(dot ? nil : try? lookup(parent: inode, name: entry.name, caller: caller), into: add) else { return }
         }
     }
 }
