@@ -144,7 +144,11 @@ extension PackFilesystem {
     /// The entry of the tile `key` names in `region`, whose layout gave the key: `tileEntry(named:)`'s and
     /// `quickLookup`'s.
     private func tileEntry(key: TileKey, in region: RegionID, caller: Caller) throws -> Entry {
-        if statWalkers.listed(caller.pid), let entry = try recordedEntry(key, in: region) { return entry }
+        if statWalkers.listed(caller.pid), let entry = try recordedEntry(key, in: region) {
+            // `cp -r` and `tar` list too, and read what they look up: their next tiles are still read ahead.
+            noteLookedUp(key, in: region, inode: entry.attributes.inode, sizeOnly: true, caller: caller)
+            return entry
+        }
         // A size already known needs no inflate, but not after a switch: the row's version, which
         // its inode and so its size depend on, must be read first.
         var known: UInt64?
@@ -162,13 +166,17 @@ extension PackFilesystem {
         let served = try content ?? (known == nil ? database.servedTile(.row(id), in: region)?.content : nil)
         let inode = try InodeCodec.encode(.tile(region, id, tag))
         guard let size = known.map(Int.init) ?? served.map({ remember($0, inode).count }) else { throw FilesystemError.stale }
-        if readAhead.isOn {
-            if known != nil { readAhead.claim(inode) }
-            readAhead.looked(up: ReadAhead.Place(region: region, key: key), inode: inode, by: caller.pid) { [self] in
-                readTile(ahead: $0)
-            }
-        }
+        noteLookedUp(key, in: region, inode: inode, sizeOnly: known != nil, caller: caller)
         return Entry(attributes: file(inode, 0o444, size), freshness: .immutable)
+    }
+
+    /// Tells the read-ahead, when on, that `caller` looked up the tile `key` names (`sizeOnly`: its content was not read).
+    private func noteLookedUp(_ key: TileKey, in region: RegionID, inode: Inode, sizeOnly: Bool, caller: Caller) {
+        guard readAhead.isOn else { return }
+        if sizeOnly { readAhead.claim(inode) }
+        readAhead.looked(up: ReadAhead.Place(region: region, key: key), inode: inode, by: caller.pid) { [self] in
+            readTile(ahead: $0)
+        }
     }
 
     /// The entry of a tile whose size is recorded, from its row id and size alone, for a process that listed the
