@@ -15,9 +15,8 @@ extension PackFilesystem {
                 let column = if case .column = node { true } else { false }
                 if column { statWalkers.noteListing(by: caller.pid) }
                 for entry in entries {
-                    let dot = entry.name == "." || entry.name == ".."
                     // Each entry looked up only once the one before it fitted.
-                    let found = column || dot ? nil : try? self.entry(named: entry.name, in: node, caller: caller, request)
+                    let found = column || entry.isDot ? nil : try? self.entry(named: entry.name, in: node, caller: caller, request)
                     guard entry.put(found, into: add) else { return }
                 }
                 return

@@ -227,6 +227,9 @@ public typealias PlusSink = (
 ) -> Bool
 
 extension DirectoryEntry {
+    /// `.` or `..`: listed without attributes, never looked up.
+    public var isDot: Bool { name == "." || name == ".." }
+
     /// Puts this entry, with `entry` as its attributes, into `add`; false when it did not fit.
     public func put(_ entry: Entry?, into add: PlusSink) -> Bool {
         name.withCString { add($0, inode, kind, entry, cookie) }
@@ -243,8 +246,7 @@ extension Filesystem {
     /// Right for any model; PackFilesystem answers its tile columns faster.
     public func readdirPlus(inode: Inode, offset: Int64, limit: Int, caller: Caller, into add: PlusSink) throws {
         for entry in try readdir(inode: inode, offset: offset, limit: limit, caller: caller) {
-            let dot = entry.name == "." || entry.name == ".."
-            guard entry.put(dot ? nil : try? lookup(parent: inode, name: entry.name, caller: caller), into: add) else { return }
+            guard entry.put(entry.isDot ? nil : try? lookup(parent: inode, name: entry.name, caller: caller), into: add) else { return }
         }
     }
 }
